@@ -1,0 +1,74 @@
+"""The offline world builder as a backend: deterministic, seeded, no network."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from awm.builder.data import generate_rows
+from awm.builder.taskgen import TASKS_PER_ENV, generate_tasks
+from awm.builder.toolgen import generate_tools
+from awm.builder.verifiergen import verifier_source
+from awm.builder.world import WorldPlan, make_scenario, plan_world
+from awm.contracts import Column, Scenario, SchemaSpec, Table, TaskSet, ToolSet, Verifier, VerifierSet
+
+BUILDER_VERSION = "offline-1"
+
+
+@lru_cache(maxsize=64)
+def _plan(scenario_json: str) -> WorldPlan:
+    return plan_world(Scenario.model_validate_json(scenario_json))
+
+
+def _rows_by_table(plan: WorldPlan) -> dict[str, list[dict]]:
+    rows = generate_rows(plan)
+    return {plan[role].table: rows[role] for role in plan.entities}
+
+
+class OfflineBackend:
+    name = "offline"
+    model = None
+
+    def __init__(self, base_seed: int = 0, tasks_per_env: int = TASKS_PER_ENV):
+        self.base_seed = base_seed
+        self.tasks_per_env = tasks_per_env
+
+    def plan(self, scenario: Scenario) -> WorldPlan:
+        return _plan(scenario.model_dump_json())
+
+    @property
+    def params(self) -> dict:
+        return {"base_seed": self.base_seed, "tasks_per_env": self.tasks_per_env, "builder": BUILDER_VERSION}
+
+    def scenario(self, domain: str, slot: int) -> Scenario:
+        return make_scenario(domain, slot, self.base_seed)
+
+    def tasks(self, scenario: Scenario) -> TaskSet:
+        plan = self.plan(scenario)
+        return generate_tasks(plan, generate_rows(plan), self.tasks_per_env)
+
+    def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
+        plan = self.plan(scenario)
+        tables = []
+        for entity in plan.entities.values():
+            cols = []
+            for c in entity.columns:
+                cols.append(Column(
+                    name=c.name, type=c.type, primary_key=c.name == "id", nullable=c.nullable,
+                    unique=c.unique, references=f"{plan[c.ref].table}.id" if c.ref else None,
+                    enum=list(c.enum) if c.enum else None, minimum=c.minimum, maximum=c.maximum,
+                    description=c.description,
+                ))
+            tables.append(Table(name=entity.table, description=entity.description, columns=cols,
+                                indexes=[list(ix) for ix in entity.indexes]))
+        return SchemaSpec(env_id=scenario.env_id, tables=tables)
+
+    def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
+        return _rows_by_table(self.plan(scenario))
+
+    def tools(self, scenario: Scenario, schema: SchemaSpec, tasks: TaskSet) -> tuple[str, ToolSet]:
+        return generate_tools(self.plan(scenario))
+
+    def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
+        return VerifierSet(env_id=scenario.env_id, verifiers=[
+            Verifier(task_id=t.task_id, code=verifier_source(scenario.env_id, t)) for t in tasks.tasks
+        ])

@@ -1,0 +1,225 @@
+"""From (domain, slot) to a scenario, and from a scenario to a world plan.
+
+A scenario fixes everything an environment is about: its sub-business, the
+labels of its roles, its case lifecycle and its optional modules. The world plan
+(entities with their columns) is a pure function of the scenario, so every
+stage that needs it recomputes the same plan from scenario.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
+from awm.builder.entities import DEFAULT_LABELS, MODULE_ROLES, Entity, build_entities
+from awm.builder.flavours import FLAVOURS, Flavour
+from awm.builder.naming import plural, snake, title
+from awm.contracts import Scenario
+from awm.domains import env_id_for, validate_domain_slug
+
+CORE_TABLES = 10
+MIN_TABLES = 15
+MAX_TABLES = 21
+
+
+def stable_seed(*parts: object) -> int:
+    """A seed that is the same in every process (unlike hash())."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+# --- unseen domains: compose from archetypes -----------------------------------
+
+_ARCHETYPES: dict[str, dict[str, str]] = {
+    "fulfillment": {"party": "customer", "staff": "sales associate", "site": "store", "category": "product line",
+                    "item": "product", "case": "order", "line": "order item"},
+    "appointment": {"party": "client", "staff": "specialist", "site": "location", "category": "service line",
+                    "item": "service", "case": "appointment", "line": "booked service"},
+    "application": {"party": "applicant", "staff": "case officer", "site": "office", "category": "program area",
+                    "item": "program", "case": "application", "line": "application item"},
+    "service": {"party": "client", "staff": "technician", "site": "depot", "category": "service type",
+                "item": "service", "case": "work order", "line": "work order item"},
+    "reservation": {"party": "guest", "staff": "coordinator", "site": "venue", "category": "offering type",
+                    "item": "offering", "case": "reservation", "line": "reserved item"},
+}
+_QUALIFIERS = ("boutique", "regional", "online", "family run", "premium", "discount", "mobile", "wholesale",
+               "community", "franchise", "specialist", "nationwide")
+_ITEM_NOUNS = ("Starter Package", "Standard Package", "Premium Package", "Consultation", "Annual Plan",
+               "Express Service", "Maintenance Visit", "Deluxe Bundle", "Inspection", "Gift Voucher",
+               "Add-on Kit", "Priority Upgrade")
+_CATEGORY_NOUNS = ("Essentials", "Professional", "Seasonal", "Premium", "Accessories", "Services")
+
+
+def compose_unseen_domain(slug: str) -> DomainSeed:
+    """A sensible seed for a domain the catalogue has never seen, composed from archetypes."""
+    rng = random.Random(stable_seed("unseen", slug))
+    flavour = rng.choice(sorted(_ARCHETYPES))
+    words = slug.replace("_", " ").strip()
+    topic = title(words)
+    subs = []
+    qualifiers = list(_QUALIFIERS)
+    rng.shuffle(qualifiers)
+    for q in qualifiers[:10]:
+        nouns = list(_ITEM_NOUNS)
+        rng.shuffle(nouns)
+        cats = list(_CATEGORY_NOUNS)
+        rng.shuffle(cats)
+        subs.append(
+            SubBusiness(
+                name=f"{q} {words} business",
+                categories=tuple(f"{topic} {c}" for c in cats[:4]),
+                items=tuple(f"{topic} {n}" for n in nouns[:8]),
+            )
+        )
+    modules = rng.sample(list(MODULES), 4)
+    return DomainSeed(
+        slug=slug,
+        title=topic,
+        category="composed",
+        flavour=flavour,
+        roles=dict(_ARCHETYPES[flavour]),
+        modules=tuple(modules),
+        sub_businesses=tuple(subs),
+        price_range=(10.0, 400.0),
+    )
+
+
+def domain_seed(slug: str) -> tuple[DomainSeed, bool]:
+    validate_domain_slug(slug)
+    if slug in DOMAIN_SEEDS:
+        return DOMAIN_SEEDS[slug], True
+    return compose_unseen_domain(slug), False
+
+
+# --- scenarios ----------------------------------------------------------------
+
+
+def _labels(seed: DomainSeed) -> dict[str, str]:
+    labels = dict(DEFAULT_LABELS)
+    labels.update(seed.roles)
+    # Two roles must never share a table: a later duplicate falls back to a qualified label.
+    seen: dict[str, str] = {}
+    for role in labels:
+        table = snake(plural(labels[role]))
+        if table in seen:
+            labels[role] = f"{seed.roles.get('case', 'case')} {DEFAULT_LABELS[role]}"
+            if snake(plural(labels[role])) in seen:
+                labels[role] = f"{role.replace('_', ' ')} record"
+        seen[snake(plural(labels[role]))] = role
+    return labels
+
+
+def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random) -> list[str]:
+    """Preferred modules first (one may be left out for variety), then others up to the target size."""
+    target = rng.randint(MIN_TABLES, MAX_TABLES - 2)
+    preferred = list(seed.modules)
+    rng.shuffle(preferred)
+    if len(preferred) > 3 and slot % 3 == 1:
+        preferred = preferred[:-1]
+    others = [m for m in MODULES if m not in preferred]
+    rng.shuffle(others)
+    chosen: list[str] = []
+    tables = CORE_TABLES
+    for module in preferred + others:
+        if tables >= target:
+            break
+        size = len(MODULE_ROLES[module])
+        if tables + size > MAX_TABLES:
+            continue
+        chosen.append(module)
+        tables += size
+    return sorted(chosen, key=MODULES.index)
+
+
+def _describe(seed: DomainSeed, sub: SubBusiness, labels: dict[str, str], modules: list[str],
+              flavour: Flavour, city: str) -> str:
+    L = labels
+    parts = [
+        f"A {sub.name} based in {city} ({seed.title.lower()}).",
+        f"Its {plural(L['staff'])} work across several {plural(L['site'])} and handle "
+        f"{plural(L['case'])} for {plural(L['party'])}; each {L['case']} moves through "
+        f"{', '.join(s.replace('_', ' ') for s in flavour.statuses)}.",
+        f"It offers {plural(L['item'])} in {', '.join(sub.categories)}.",
+    ]
+    extras = {
+        "invoices": f"issues {plural(L['invoice'])}",
+        "accounts": f"keeps {plural(L['account'])} with balances",
+        "documents": f"collects {plural(L['document'])}",
+        "reviews": f"gathers {plural(L['review'])}",
+        "promotions": f"runs {plural(L['promotion'])}",
+        "procurement": f"buys from {plural(L['vendor'])}",
+        "inventory": "tracks stock per location",
+        "support": f"answers {plural(L['ticket'])}",
+        "notifications": f"sends {plural(L['notification'])}",
+        "subscriptions": f"sells {plural(L['subscription'])}",
+        "shifts": f"schedules {plural(L['shift'])}",
+        "departments": f"is organised in {plural(L['department'])}",
+        "loyalty": "runs a loyalty programme",
+    }
+    if modules:
+        parts.append("It also " + ", ".join(extras[m] for m in modules) + ".")
+    return " ".join(parts)
+
+
+_CITIES = ("Springfield", "Riverton", "Lakeside", "Fairview", "Brookhaven", "Oakridge", "Maple Falls",
+           "Cedar Point", "Harborview", "Westfield", "Northgate", "Pinecrest")
+
+
+def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
+    seed, builtin = domain_seed(domain)
+    rng = random.Random(stable_seed("scenario", domain, slot, base_seed))
+    sub = seed.sub_businesses[slot % len(seed.sub_businesses)]
+    round_ = slot // len(seed.sub_businesses)
+    name = title(sub.name) if round_ == 0 else f"{title(sub.name)} ({rng.choice(_CITIES)} branch network {round_})"
+    labels = _labels(seed)
+    modules = _pick_modules(seed, slot, rng)
+    flavour = FLAVOURS[seed.flavour]
+    city = rng.choice(_CITIES)
+    return Scenario(
+        env_id=env_id_for(domain, slot),
+        domain=domain,
+        slot=slot,
+        seed=stable_seed("env", domain, slot, base_seed),
+        name=name,
+        description=_describe(seed, sub, labels, modules, flavour, city),
+        category=seed.category,
+        flavour=seed.flavour,
+        sub_business=sub.name,
+        labels=labels,
+        modules=modules,
+        item_categories=list(sub.categories),
+        items=list(sub.items),
+        price_range=seed.price_range,
+        builtin=builtin,
+    )
+
+
+# --- world plan ---------------------------------------------------------------
+
+
+@dataclass
+class WorldPlan:
+    scenario: Scenario
+    flavour: Flavour
+    entities: dict[str, Entity]
+
+    def has(self, role: str) -> bool:
+        return role in self.entities
+
+    def __getitem__(self, role: str) -> Entity:
+        return self.entities[role]
+
+    def table_of(self, role: str) -> str:
+        return self.entities[role].table
+
+
+def plan_world(scenario: Scenario) -> WorldPlan:
+    flavour = FLAVOURS[scenario.flavour]
+    entities = build_entities(scenario.labels, scenario.modules, flavour)
+    tables = [e.table for e in entities.values()]
+    if len(tables) != len(set(tables)):
+        raise ValueError(f"{scenario.env_id}: two roles map to one table: {sorted(tables)}")
+    return WorldPlan(scenario, flavour, entities)

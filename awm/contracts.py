@@ -1,0 +1,327 @@
+"""Typed contracts for what each stage produces.
+
+Every artifact on disk is one of these models serialised as JSON; reading it
+back validates it, so a bad value is rejected where it enters a stage.
+CONTRACT_VERSION changes whenever a model changes incompatibly.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+CONTRACT_VERSION = "1"
+IDENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+def _ident(value: str, what: str) -> str:
+    if not IDENT.match(value):
+        raise ValueError(f"{what} {value!r} is not a lowercase identifier")
+    return value
+
+
+# --- scenarios ---------------------------------------------------------------
+
+
+class Scenario(Contract):
+    """scenario.json: the business one environment simulates."""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    domain: str
+    slot: int = Field(ge=0)
+    seed: int
+    name: str
+    description: str
+    category: str
+    flavour: str
+    sub_business: str
+    labels: dict[str, str] = Field(description="role -> singular label, e.g. party -> patient")
+    modules: list[str]
+    item_categories: list[str]
+    items: list[str]
+    price_range: tuple[float, float]
+    builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
+
+
+# --- tasks -------------------------------------------------------------------
+
+
+class ToolCall(Contract):
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Goal(Contract):
+    """One condition the final state (or the answer) must meet for the task to be complete.
+
+    kinds:
+      row_equals   final row `table`[`pk`] has every column in `expect`
+      row_delta    final `column` of `table`[`pk`] minus its initial value equals `delta`
+      rows_created `count` new rows in `table` whose columns match `expect`
+                   (children: rows of `child_table` pointing at the new row via `child_fk`,
+                   each matching one entry of `children`)
+      row_deleted  `table`[`pk`] no longer exists
+      answer       the final answer mentions `expect['value']` (numbers compared to 2 decimals)
+    """
+
+    kind: Literal["row_equals", "row_delta", "rows_created", "row_deleted", "answer"]
+    table: str | None = None
+    pk: int | None = None
+    column: str | None = None
+    delta: float | None = None
+    count: int | None = None
+    expect: dict[str, Any] = Field(default_factory=dict)
+    child_table: str | None = None
+    child_fk: str | None = None
+    children: list[dict[str, Any]] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fields_for_kind(self) -> Goal:
+        need = {
+            "row_equals": ("table", "pk"),
+            "row_delta": ("table", "pk", "column", "delta"),
+            "rows_created": ("table", "count"),
+            "row_deleted": ("table", "pk"),
+            "answer": (),
+        }[self.kind]
+        missing = [f for f in need if getattr(self, f) is None]
+        if missing:
+            raise ValueError(f"goal {self.kind} needs {', '.join(missing)}")
+        if self.kind == "answer" and "value" not in self.expect:
+            raise ValueError("answer goal needs expect.value")
+        if self.children and not (self.child_table and self.child_fk):
+            raise ValueError("goal children need child_table and child_fk")
+        return self
+
+
+class Task(Contract):
+    task_id: str
+    instruction: str = Field(min_length=10)
+    kind: Literal["action", "question"]
+    template: str
+    reference_solution: list[ToolCall] = Field(min_length=1)
+    reference_answer: str | None = None
+    goals: list[Goal] = Field(min_length=1)
+
+    @field_validator("task_id")
+    @classmethod
+    def _task_id(cls, v: str) -> str:
+        if not re.match(r"^t\d{2}$", v):
+            raise ValueError(f"task_id {v!r} must look like t01")
+        return v
+
+    @model_validator(mode="after")
+    def _question_has_answer(self) -> Task:
+        if self.kind == "question" and not self.reference_answer:
+            raise ValueError(f"{self.task_id}: a question needs a reference_answer")
+        return self
+
+    @property
+    def steps(self) -> int:
+        return len(self.reference_solution)
+
+    @property
+    def distinct_tools(self) -> int:
+        return len({c.tool for c in self.reference_solution})
+
+
+class TaskSet(Contract):
+    """tasks.json"""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    acting_user: str = Field(description="who the agent acts for (staff of the business)")
+    tasks: list[Task] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> TaskSet:
+        ids = [t.task_id for t in self.tasks]
+        if len(ids) != len(set(ids)):
+            raise ValueError("duplicate task ids")
+        return self
+
+
+# --- schemas -----------------------------------------------------------------
+
+
+class Column(Contract):
+    name: str
+    type: Literal["INTEGER", "TEXT", "REAL"]
+    primary_key: bool = False
+    nullable: bool = True
+    unique: bool = False
+    references: str | None = Field(default=None, description="'table.column' this column points at")
+    enum: list[str] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return _ident(v, "column name")
+
+
+class Table(Contract):
+    name: str
+    description: str
+    columns: list[Column] = Field(min_length=2)
+    indexes: list[list[str]] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return _ident(v, "table name")
+
+    @property
+    def primary_key(self) -> str:
+        return next(c.name for c in self.columns if c.primary_key)
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"table {self.name} has no column {name}")
+
+
+class SchemaSpec(Contract):
+    """schema.json: the structure of env.db (schema.sql is its DDL)."""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    tables: list[Table] = Field(min_length=1)
+
+    def table(self, name: str) -> Table:
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(f"schema of {self.env_id} has no table {name}")
+
+
+# --- tools -------------------------------------------------------------------
+
+
+class ToolSpec(BaseModel):
+    """One MCP tool: name, description, inputSchema (JSON Schema of the arguments)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] = Field(alias="inputSchema")
+    annotations: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return _ident(v, "tool name")
+
+    def mcp(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True)
+
+
+class ToolSet(Contract):
+    """tools.json"""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    tools: list[ToolSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> ToolSet:
+        names = [t.name for t in self.tools]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise ValueError(f"duplicate tool names: {sorted(dupes)}")
+        return self
+
+
+# --- verification ------------------------------------------------------------
+
+
+class Verifier(Contract):
+    task_id: str
+    code: str = Field(description="Python source defining verify(initial, final, answer)")
+
+
+class VerifierSet(Contract):
+    """verifiers.json"""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    verifiers: list[Verifier]
+
+
+class TaskReport(Contract):
+    task_id: str
+    reference_passed: bool
+    null_passed: bool
+    steps: int
+    distinct_tools: int
+    error: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+
+    @property
+    def publishable(self) -> bool:
+        return self.reference_passed and not self.null_passed
+
+
+class VerificationReport(Contract):
+    """report.json: what was proven about each task."""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    tasks: list[TaskReport]
+
+    @property
+    def passed(self) -> list[TaskReport]:
+        return [t for t in self.tasks if t.publishable]
+
+
+class CatalogEntry(Contract):
+    """One line of catalog.jsonl: a published task."""
+
+    env_id: str
+    domain: str
+    task_id: str
+    instruction: str
+    kind: str
+    scenario: str
+    steps: int
+    tools: int
+    path: str
+
+
+# --- provenance --------------------------------------------------------------
+
+
+class Provenance(Contract):
+    """Where an artifact came from. Kept in provenance.json, one record per stage."""
+
+    stage: str
+    backend: str
+    model: str | None = None
+    prompt_hash: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    attempts: int = 1
+    errors: list[str] = Field(default_factory=list)
+    code_version: str
+    inputs: dict[str, str] = Field(default_factory=dict, description="input file -> sha256")
+    outputs: dict[str, str] = Field(default_factory=dict, description="output file -> sha256")
+    metrics: dict[str, Any] = Field(default_factory=dict, description="counts the stage reported")
+    duration_ms: float = 0.0
+
+
+class Failure(Contract):
+    """failed.json: the stage that failed an environment, and why."""
+
+    env_id: str
+    stage: str
+    reason: str

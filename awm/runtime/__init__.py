@@ -1,0 +1,1 @@
+"""Running environments: the sandbox for generated code, tool calls, episodes and scoring."""

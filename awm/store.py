@@ -1,0 +1,241 @@
+"""The artifact store: one folder per environment under AWM_HOME, atomic writes, provenance.
+
+Layout (a public contract):
+
+    AWM_HOME/corpus/<domain>/<env_id>/scenario.json, tasks.json, schema.sql, schema.json,
+                                      env.db, tools.py, tools.json, verifiers.json,
+                                      report.json, provenance.json, failed.json (if failed)
+    AWM_HOME/catalog.jsonl            one line per published task
+
+Every write goes to a temporary file in the same folder, is flushed to disk and
+renamed over the target, so a reader sees the old file or the new one, never half.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from awm.contracts import Failure, Provenance
+from awm.domains import split_env_id, validate_domain_slug
+from awm.errors import CorruptArtifactError, MissingArtifactError
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_HOME = ".awm"
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("AWM_HOME") or DEFAULT_HOME).resolve()
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def dump_json(model: BaseModel | dict | list) -> str:
+    if isinstance(model, BaseModel):
+        data = model.model_dump(mode="json", by_alias=True)
+    else:
+        data = model
+    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def read_json_file(path: Path, model: type[M]) -> M:
+    if not path.exists():
+        raise MissingArtifactError(f"{path} does not exist")
+    try:
+        raw = path.read_text(encoding="utf-8")
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorruptArtifactError(f"{path} is not valid JSON ({exc}); delete it and re-materialize") from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise CorruptArtifactError(
+            f"{path} does not match the {model.__name__} contract at {where}: {first['msg']} "
+            f"({exc.error_count()} error(s))"
+        ) from exc
+
+
+def check_sqlite_file(path: Path) -> None:
+    """Raise CorruptArtifactError unless `path` is a readable SQLite database."""
+    if not path.exists():
+        raise MissingArtifactError(f"{path} does not exist")
+    with open(path, "rb") as fh:
+        header = fh.read(16)
+    if header != b"SQLite format 3\x00":
+        raise CorruptArtifactError(f"{path} is not a SQLite database (bad header); delete it and re-materialize")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            result = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise CorruptArtifactError(f"{path} is a damaged SQLite database: {exc}") from exc
+    if result != "ok":
+        raise CorruptArtifactError(f"{path} failed SQLite's integrity check: {result}")
+
+
+class ArtifactStore:
+    """Reads and writes environment artifacts under one root."""
+
+    def __init__(self, home: str | Path | None = None):
+        self.home = Path(home).resolve() if home else default_home()
+
+    # paths -------------------------------------------------------------------
+    @property
+    def corpus_dir(self) -> Path:
+        return self.home / "corpus"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.home / "catalog.jsonl"
+
+    def env_dir(self, env_id: str) -> Path:
+        domain, _ = split_env_id(env_id)
+        return self.corpus_dir / domain / env_id
+
+    def path(self, env_id: str, name: str) -> Path:
+        return self.env_dir(env_id) / name
+
+    def exists(self, env_id: str, name: str) -> bool:
+        return self.path(env_id, name).exists()
+
+    def env_ids(self, domain: str | None = None) -> list[str]:
+        domains = [validate_domain_slug(domain)] if domain else self.domains()
+        found = []
+        for d in domains:
+            folder = self.corpus_dir / d
+            if folder.is_dir():
+                found.extend(sorted(p.name for p in folder.iterdir() if p.is_dir() and "__" in p.name))
+        return found
+
+    def domains(self) -> list[str]:
+        if not self.corpus_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.corpus_dir.iterdir() if p.is_dir())
+
+    # writes ------------------------------------------------------------------
+    def write_model(self, env_id: str, name: str, model: BaseModel) -> Path:
+        path = self.path(env_id, name)
+        atomic_write_text(path, dump_json(model))
+        return path
+
+    def write_text(self, env_id: str, name: str, text: str) -> Path:
+        path = self.path(env_id, name)
+        atomic_write_text(path, text)
+        return path
+
+    def write_file_from(self, env_id: str, name: str, source: Path) -> Path:
+        """Move a finished file (built beside the target) into place atomically."""
+        path = self.path(env_id, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(source, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(source, path)
+        return path
+
+    def temp_path(self, env_id: str, name: str) -> Path:
+        """A fresh temporary path in the environment's folder, for files built in place."""
+        folder = self.env_dir(env_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+        return Path(tmp)
+
+    # reads -------------------------------------------------------------------
+    def read_model(self, env_id: str, name: str, model: type[M]) -> M:
+        return read_json_file(self.path(env_id, name), model)
+
+    def read_text(self, env_id: str, name: str) -> str:
+        path = self.path(env_id, name)
+        if not path.exists():
+            raise MissingArtifactError(f"{path} does not exist")
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorruptArtifactError(f"{path} is not UTF-8 text: {exc}") from exc
+
+    def database_path(self, env_id: str) -> Path:
+        path = self.path(env_id, "env.db")
+        check_sqlite_file(path)
+        return path
+
+    def hash(self, env_id: str, name: str) -> str:
+        return sha256_file(self.path(env_id, name))
+
+    # provenance and failure ---------------------------------------------------
+    def provenance(self, env_id: str) -> dict[str, Provenance]:
+        path = self.path(env_id, "provenance.json")
+        if not path.exists():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise CorruptArtifactError(f"{path} is not valid JSON ({exc})") from exc
+        return {stage: Provenance.model_validate(record) for stage, record in data.items()}
+
+    def record_provenance(self, env_id: str, record: Provenance) -> None:
+        records = self.provenance(env_id)
+        records[record.stage] = record
+        payload = {stage: rec.model_dump(mode="json") for stage, rec in records.items()}
+        atomic_write_text(self.path(env_id, "provenance.json"), dump_json(payload))
+
+    def failure(self, env_id: str) -> Failure | None:
+        path = self.path(env_id, "failed.json")
+        return read_json_file(path, Failure) if path.exists() else None
+
+    def mark_failed(self, env_id: str, stage: str, reason: str) -> Failure:
+        failure = Failure(env_id=env_id, stage=stage, reason=reason[:2000])
+        self.write_model(env_id, "failed.json", failure)
+        return failure
+
+    def clear_failure(self, env_id: str, stage: str) -> None:
+        failure = self.failure(env_id)
+        if failure and failure.stage == stage:
+            self.path(env_id, "failed.json").unlink(missing_ok=True)
+
+    def iter_catalog(self) -> Iterator[dict]:
+        if not self.catalog_path.exists():
+            return
+        with open(self.catalog_path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise CorruptArtifactError(f"{self.catalog_path} line {lineno} is not JSON: {exc}") from exc
