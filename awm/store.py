@@ -178,6 +178,16 @@ class ArtifactStore:
         os.unlink(tmp)
         return Path(tmp)
 
+    def sweep_temp(self, env_id: str, names: list[str]) -> int:
+        """Remove temporary files a killed writer left behind for these artifacts."""
+        folder = self.env_dir(env_id)
+        if not folder.is_dir():
+            return 0
+        stale = [p for name in names for p in folder.glob(f".{name}.*.tmp")]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        return len(stale)
+
     # reads -------------------------------------------------------------------
     def read_model(self, env_id: str, name: str, model: type[M]) -> M:
         return read_json_file(self.path(env_id, name), model)

@@ -86,6 +86,7 @@ def run_env_stage(
         except FileNotFoundError:
             pass
     started = time.perf_counter()
+    store.sweep_temp(env_id, outputs)
     try:
         artifacts, metrics = produce()
     except ENV_ERRORS as exc:

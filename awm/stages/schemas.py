@@ -11,7 +11,18 @@ from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
 
 STAGE = "schemas"
-FORBIDDEN_TABLE_WORDS = ("password", "credential", "auth", "login", "session_token")
+# Whole words (of snake_case names) that mark authentication data, which environments must not model:
+# "authors" is fine, "user_auth" and "password_hash" are not.
+# ("coaching_sessions" and "game_tokens" are business data; "session_tokens" is not.)
+AUTH_WORDS = {"password", "passwords", "passwd", "credential", "credentials", "auth", "authentication",
+              "login", "logins", "otp", "mfa"}
+AUTH_PAIRS = {("session", "token"), ("session", "tokens"), ("access", "token"), ("access", "tokens"),
+              ("refresh", "token"), ("refresh", "tokens"), ("api", "key"), ("api", "keys")}
+
+
+def looks_like_auth(name: str) -> bool:
+    words = name.lower().split("_")
+    return bool(AUTH_WORDS & set(words)) or any(pair in AUTH_PAIRS for pair in zip(words, words[1:]))
 
 
 def validate_schema(spec: SchemaSpec) -> None:
@@ -23,8 +34,11 @@ def validate_schema(spec: SchemaSpec) -> None:
     for table in spec.tables:
         if sum(c.primary_key for c in table.columns) != 1:
             raise StageError(STAGE, spec.env_id, f"table {table.name} needs exactly one primary key column")
-        if any(word in table.name for word in FORBIDDEN_TABLE_WORDS):
+        if looks_like_auth(table.name):
             raise StageError(STAGE, spec.env_id, f"table {table.name} looks like authentication data")
+        for col in table.columns:
+            if looks_like_auth(col.name):
+                raise StageError(STAGE, spec.env_id, f"column {table.name}.{col.name} looks like authentication data")
         for col in table.columns:
             if col.references:
                 ref_table, _, ref_col = col.references.partition(".")

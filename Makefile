@@ -1,0 +1,35 @@
+# Two commands on a fresh machine: `make run` (build a corpus) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test ui bench lint format clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
+	$(PY) -m awm_assets.launch
+
+test: $(STAMP)  ## lint and run the test suite
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+ui: $(STAMP)  ## Dagster webserver + daemon on 127.0.0.1:3000
+	DAGSTER_HOME=$$($(PY) -m awm_assets.launch --prepare) $(VENV)/bin/dagster dev -h 127.0.0.1 -p $${AWM_UI_PORT:-3000} -w workspace.yaml
+
+bench: $(STAMP)  ## measure Dagster overhead against the core library (writes benchmarks/results/*.json)
+	$(PY) benchmarks/bench_pipeline.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf .awm .pytest_cache

@@ -1,0 +1,1 @@
+"""The Dagster layer: partitions, one module per stage asset, jobs, sensors, definitions."""

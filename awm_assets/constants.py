@@ -1,0 +1,21 @@
+"""Names used across the Dagster layer, defined once."""
+
+SCENARIOS = "scenarios"
+TASKS = "tasks"
+SCHEMAS = "schemas"
+DATABASES = "databases"
+TOOLS = "tools"
+VERIFICATION_REPORTS = "verification_reports"
+ENVIRONMENT_CATALOG = "environment_catalog"
+
+STAGE_ASSETS = (SCENARIOS, TASKS, SCHEMAS, DATABASES, TOOLS, VERIFICATION_REPORTS)
+
+PIPELINE_GROUP = "awm_pipeline"
+CATALOG_GROUP = "awm_catalog"
+LLM_POOL = "llm"
+OWNERS = ["team:awm-platform"]
+
+CORPUS_JOB = "build_corpus"
+CATALOG_JOB = "publish_catalog"
+DOMAIN_PARTITIONS_NAME = "domains"
+SEEDS_FILE_ENV = "AWM_SEEDS_FILE"

@@ -1,0 +1,261 @@
+"""The main job behind `make run`: materialize a corpus through Dagster and summarise it.
+
+    python -m awm_assets.launch            # AWM_DOMAINS, AWM_SLOTS, AWM_HOME, AWM_WORKERS
+
+It registers the requested domains as partitions, splits them into contiguous
+partition ranges, runs each range as one in-process Dagster run in its own worker
+process (two at a time on two cores), shows progress (environments done out of the
+total), then materializes environment_catalog and prints a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from awm.domains import resolve_domains
+from awm.store import DEFAULT_HOME, ArtifactStore
+
+DEFAULT_DOMAIN_COUNT = 100
+# Events still go to the run's event log (and the UI); only the console echo is quieted.
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+DAGSTER_YAML = """\
+# Local profile: SQLite storage under AWM_HOME, queued runs with limits, the llm pool.
+storage:
+  sqlite:
+    base_dir: {base}
+concurrency:
+  runs:
+    max_concurrent_runs: 2
+  pools:
+    default_limit: 4
+telemetry:
+  enabled: false
+"""
+
+
+def prepare_dagster_home(home: Path) -> Path:
+    """DAGSTER_HOME defaults to AWM_HOME/dagster, with a local dagster.yaml written once."""
+    dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster").resolve()
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    config = dagster_home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(DAGSTER_YAML.format(base=dagster_home / "storage"))
+    os.environ["DAGSTER_HOME"] = str(dagster_home)
+    return dagster_home
+
+
+def contiguous_ranges(ordered: list[str], wanted: list[str], workers: int) -> list[tuple[str, str]]:
+    """Split `wanted` into at most ~`workers` ranges of consecutive keys in partition order."""
+    chosen = set(wanted)
+    segments: list[list[str]] = []
+    for key in ordered:
+        if key in chosen:
+            if segments and segments[-1][-1] == ordered[ordered.index(key) - 1]:
+                segments[-1].append(key)
+            else:
+                segments.append([key])
+    target = max(1, -(-len(wanted) // max(1, workers)))
+    ranges = []
+    for seg in segments:
+        for i in range(0, len(seg), target):
+            part = seg[i:i + target]
+            ranges.append((part[0], part[-1]))
+    return ranges
+
+
+def _quiet() -> None:
+    warnings.filterwarnings("ignore", category=Warning, module="dagster")
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+
+
+def run_range(start: str, end: str) -> int:
+    """Worker: one Dagster run over the partition range start..end of the corpus job."""
+    _quiet()
+    import dagster as dg
+
+    from awm_assets.constants import CORPUS_JOB
+    from awm_assets.definitions import defs
+
+    job = defs.resolve_job_def(CORPUS_JOB)
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(
+            instance=instance,
+            run_config=QUIET_LOGS,
+            tags={"dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end,
+                  "awm/trigger": "make-run"},
+            raise_on_error=False,
+        )
+    if not result.success:
+        for event in result.all_events:
+            if event.is_failure:
+                print(f"run {result.run_id} {start}..{end}: {event.message}", file=sys.stderr)
+    return 0 if result.success else 1
+
+
+def publish_catalog() -> dict:
+    _quiet()
+    import dagster as dg
+
+    from awm_assets.constants import CATALOG_JOB
+    from awm_assets.definitions import defs
+
+    with dg.DagsterInstance.get() as instance:
+        result = defs.resolve_job_def(CATALOG_JOB).execute_in_process(instance=instance, run_config=QUIET_LOGS,
+                                                                       tags={"awm/trigger": "make-run"})
+        mats = result.asset_materializations_for_node("environment_catalog")
+    return {k: v.value for k, v in mats[0].metadata.items()} if mats else {}
+
+
+def register(domains: list[str]) -> list[str]:
+    _quiet()
+    import dagster as dg
+
+    from awm_assets.constants import DOMAIN_PARTITIONS_NAME
+
+    with dg.DagsterInstance.get() as instance:
+        existing = instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
+        new = [d for d in domains if d not in existing]
+        if new:
+            instance.add_dynamic_partitions(DOMAIN_PARTITIONS_NAME, new)
+        return list(instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME))
+
+
+STAGE_ORDER = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
+
+
+def _progress_line(lines: list[str], total: int, started: float) -> str:
+    """One line: a bar over all stage steps, environments fully done, and the current stage."""
+    per_stage = {stage: 0 for stage in STAGE_ORDER}
+    failed = set()
+    for line in lines:
+        stage, env_id, status = (line.split() + ["", "", ""])[:3]
+        if stage in per_stage:
+            per_stage[stage] += 1
+        if status == "failed":
+            failed.add(env_id)
+    steps = sum(per_stage.values())
+    done = per_stage["verification_reports"]
+    width = 30
+    filled = int(width * steps / (total * len(STAGE_ORDER))) if total else width
+    current = next((s for s in STAGE_ORDER if per_stage[s] < total), "verification_reports")
+    elapsed = time.monotonic() - started
+    rate = steps / max(elapsed, 1e-6)
+    eta = (total * len(STAGE_ORDER) - steps) / rate if rate > 0 else 0
+    extra = f", {len(failed)} failed" if failed else ""
+    return (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} environments done{extra} "
+            f"| stage {current} {per_stage[current]}/{total} | {elapsed:.0f}s elapsed, ~{eta:.0f}s left")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", nargs=2, metavar=("START", "END"), help=argparse.SUPPRESS)
+    parser.add_argument("--prepare", action="store_true", help="set up DAGSTER_HOME, print its path and exit")
+    args = parser.parse_args(argv)
+    home = Path(os.environ.get("AWM_HOME", DEFAULT_HOME)).resolve()
+    os.environ["AWM_HOME"] = str(home)
+    dagster_home = prepare_dagster_home(home)
+    if args.prepare:
+        print(dagster_home)
+        return 0
+    if args.worker:
+        return run_range(*args.worker)
+
+    try:
+        domains = resolve_domains(os.environ.get("AWM_DOMAINS"), DEFAULT_DOMAIN_COUNT)
+        slots = int(os.environ.get("AWM_SLOTS", "10"))
+        if not 1 <= slots <= 999:
+            raise ValueError(f"AWM_SLOTS={slots}: use 1..999")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    workers = max(1, int(os.environ.get("AWM_WORKERS", str(min(2, os.cpu_count() or 1)))))
+    total = len(domains) * slots
+    print(f"AWM: building {total} environments ({len(domains)} domains x {slots} scenarios) "
+          f"with the offline world builder into {home}")
+    ordered = register(domains)
+    ranges = contiguous_ranges(ordered, domains, workers)
+
+    progress = home / f".progress-{os.getpid()}"
+    progress.write_text("")
+    env = {**os.environ, "AWM_PROGRESS_FILE": str(progress), "AWM_SLOTS": str(slots)}
+    started = time.monotonic()
+    pending = list(ranges)
+    running: list[subprocess.Popen] = []
+    failures = 0
+    last_print = 0.0
+    tty = sys.stdout.isatty()
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                start, end = pending.pop(0)
+                running.append(subprocess.Popen([sys.executable, "-m", "awm_assets.launch", "--worker", start, end],
+                                                env=env))
+            for proc in list(running):
+                if proc.poll() is not None:
+                    running.remove(proc)
+                    failures += proc.returncode != 0
+            lines = progress.read_text().splitlines()
+            now = time.monotonic()
+            if tty or now - last_print >= 5 or not (pending or running):
+                line = _progress_line(lines, total, started)
+                print(("\r" + line) if tty else line, end="" if tty else "\n", flush=True)
+                last_print = now
+            time.sleep(0.25)
+    finally:
+        for proc in running:
+            proc.terminate()
+        progress.unlink(missing_ok=True)
+    if tty:
+        print()
+    catalog = publish_catalog()
+    print_summary(home, domains, slots, catalog, time.monotonic() - started)
+    if failures:
+        print(f"{failures} Dagster run(s) failed; open the UI (make ui) to see why.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> None:
+    store = ArtifactStore(home)
+    from awm.domains import env_id_for
+
+    envs = tasks = tools = ref_ok = null_ok = proven = 0
+    for domain in domains:
+        for slot in range(slots):
+            env_id = env_id_for(domain, slot)
+            report = store.path(env_id, "report.json")
+            if not report.exists() or store.failure(env_id):
+                continue
+            envs += 1
+            rep = json.loads(report.read_text())
+            tasks += len(rep["tasks"])
+            ref_ok += sum(t["reference_passed"] for t in rep["tasks"])
+            null_ok += sum(not t["null_passed"] for t in rep["tasks"])
+            proven += sum(t["reference_passed"] and not t["null_passed"] for t in rep["tasks"])
+            tools += len(json.loads(store.path(env_id, "tools.json").read_text())["tools"])
+    print(f"""
+Done in {seconds:.0f}s.
+  environments built     {envs} of {len(domains) * slots}
+  tasks                  {tasks}  (reference solution passes: {ref_ok}, null trajectory rejected: {null_ok})
+  tools                  {tools}
+  checks passed          {proven} of {tasks} tasks proven solvable and not trivially passing
+  published              {catalog.get('published_environments', 0)} environments, {catalog.get('published_tasks', 0)} tasks \
+(quarantined {catalog.get('quarantined_environments', 0)}, failed {catalog.get('failed_environments', 0)})
+  artifacts              {store.corpus_dir}
+  catalog                {store.catalog_path}
+  inspect one            .venv/bin/awm inspect {env_id_for(domains[0], 0)}
+  browse in Dagster      make ui   (DAGSTER_HOME={os.environ.get('DAGSTER_HOME')})""")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

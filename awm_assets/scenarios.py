@@ -1,0 +1,39 @@
+"""The scenarios asset."""
+
+import dagster as dg
+
+from awm.contracts import Scenario
+from awm.stages.scenarios import build_scenario
+from awm_assets.constants import OWNERS, PIPELINE_GROUP, SCENARIOS
+from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.stage_runner import run_stage
+from resources import ArtifactStoreResource, GeneratorResource
+
+
+def preview(store, outcomes) -> str:
+    lines = ["| environment | scenario | modules |", "|---|---|---|"]
+    for o in outcomes:
+        sc = store.read_model(o.env_id, "scenario.json", Scenario)
+        lines.append(f"| {sc.env_id} | **{sc.name}**: {sc.description[:220]} | {', '.join(sc.modules)} |")
+    return "\n".join(lines)
+
+
+@dg.asset(
+    name=SCENARIOS,
+    partitions_def=domain_partitions,
+    backfill_policy=backfill_policy,
+    retry_policy=retry_policy,
+    group_name=PIPELINE_GROUP,
+    owners=OWNERS,
+    kinds={"python", "json"},
+    code_version="scenarios-1",
+    tags={"stage": "1"},
+)
+def scenarios(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
+              generator: GeneratorResource) -> dg.MaterializeResult:
+    """Expand each seed domain into K distinct scenarios (sub-businesses with their own entity sets).
+    Writes corpus/<domain>/<env_id>/scenario.json."""
+    return run_stage(context, store, generator, SCENARIOS,
+                     lambda st, domain, slot, backend: build_scenario(st, domain, slot, backend), preview)
+
+

@@ -1,0 +1,1 @@
+"""Dagster asset checks, one module per concern."""

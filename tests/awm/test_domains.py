@@ -1,0 +1,69 @@
+import json
+
+import pytest
+
+from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
+from awm.domains import env_id_for, load_seeds_file, resolve_domains, split_env_id, validate_domain_slug
+from awm.errors import InvalidDomainError, SeedsFileError
+
+
+@pytest.mark.parametrize("slug", ["banking", "dental_clinic", "k12_school", "ab"])
+def test_valid_slugs(slug):
+    assert validate_domain_slug(slug) == slug
+
+
+@pytest.mark.parametrize("slug", ["", "a", "Banking", "bank|ing", "bank,ing", "9lives", "a b", "x__y", "a/b", None, 3])
+def test_invalid_slugs_are_refused_with_the_value_named(slug):
+    with pytest.raises(InvalidDomainError, match="invalid domain slug"):
+        validate_domain_slug(slug)
+
+
+def test_env_ids_are_url_safe_and_round_trip():
+    env_id = env_id_for("banking", 3)
+    assert env_id == "banking__03"
+    assert split_env_id(env_id) == ("banking", 3)
+    with pytest.raises(InvalidDomainError):
+        split_env_id("../etc")
+
+
+def test_catalogue_size():
+    assert len(DOMAIN_SEEDS) >= 100
+    assert len(CATEGORIES) >= 20
+    for seed in DOMAIN_SEEDS.values():
+        assert len(seed.sub_businesses) >= 10
+        assert len({s.name for s in seed.sub_businesses}) == len(seed.sub_businesses), seed.slug
+
+
+def test_seeds_file_forms(tmp_path):
+    plain = tmp_path / "seeds.txt"
+    plain.write_text("# my domains\nbanking\n\nllama_farm\nbanking\n")
+    assert load_seeds_file(plain) == ["banking", "llama_farm"]
+    as_json = tmp_path / "seeds.json"
+    as_json.write_text(json.dumps({"domains": ["a1", "b2"]}))
+    assert load_seeds_file(as_json) == ["a1", "b2"]
+
+
+def test_missing_seeds_file_names_the_file(tmp_path):
+    with pytest.raises(SeedsFileError, match="nope.txt does not exist"):
+        load_seeds_file(tmp_path / "nope.txt")
+
+
+def test_malformed_seeds_file_names_file_and_entry(tmp_path):
+    bad = tmp_path / "seeds.txt"
+    bad.write_text("banking\nNot A Slug\n")
+    with pytest.raises(SeedsFileError, match=r"seeds.txt, entry 2: invalid domain slug 'Not A Slug'"):
+        load_seeds_file(bad)
+    broken_json = tmp_path / "seeds.json"
+    broken_json.write_text('["banking", ')
+    with pytest.raises(SeedsFileError, match="not valid JSON"):
+        load_seeds_file(broken_json)
+
+
+def test_resolve_domains_knob():
+    assert len(resolve_domains("3", 100)) == 3
+    assert resolve_domains("llama_farm, retail_banking", 100) == ["llama_farm", "retail_banking"]
+    assert len(resolve_domains(None, 7)) == 7
+    with pytest.raises(InvalidDomainError):
+        resolve_domains("good,BAD!", 100)
+    with pytest.raises(InvalidDomainError, match="only"):
+        resolve_domains("100000", 100)
