@@ -1,99 +1,32 @@
-"""The `awm` command line.
-
-    awm inspect <env_id>     an environment's summary: scenario, tables, tools, tasks and their status
-    awm domains              the built-in seed domains by category
-"""
+"""The `awm` command line. Subcommands live in awm/commands/, one module each."""
 
 from __future__ import annotations
 
 import argparse
-import sqlite3
+import importlib
 import sys
 from pathlib import Path
 
-from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, VerificationReport
-from awm.domains import split_env_id
+from awm.commands import COMMAND_MODULES
 from awm.errors import AWMError
-from awm.store import ArtifactStore
-
-
-def inspect_environment(store: ArtifactStore, env_id: str) -> str:
-    split_env_id(env_id)
-    folder = store.env_dir(env_id)
-    if not folder.is_dir():
-        raise AWMError(f"no environment {env_id} under {store.corpus_dir} (build it with make run)")
-    out: list[str] = []
-    scenario = store.read_model(env_id, "scenario.json", Scenario)
-    out += [f"{env_id}: {scenario.name}  [{scenario.category} / {scenario.flavour}]", f"  {scenario.description}",
-            f"  artifacts: {folder}"]
-    failure = store.failure(env_id)
-    if failure:
-        out.append(f"  FAILED at stage {failure.stage}: {failure.reason}")
-    if store.exists(env_id, "schema.json"):
-        spec = store.read_model(env_id, "schema.json", SchemaSpec)
-        counts: dict[str, int] = {}
-        if store.exists(env_id, "env.db"):
-            conn = sqlite3.connect(f"file:{store.database_path(env_id)}?mode=ro", uri=True)
-            try:
-                counts = {t.name: conn.execute(f'SELECT COUNT(*) FROM "{t.name}"').fetchone()[0] for t in spec.tables}
-            finally:
-                conn.close()
-        out.append(f"\nTables ({len(spec.tables)}, {sum(counts.values())} rows):")
-        out += [f"  {t.name:<28} {counts.get(t.name, '-'):>5} rows  {len(t.columns)} columns" for t in spec.tables]
-    if store.exists(env_id, "tools.json"):
-        toolset = store.read_model(env_id, "tools.json", ToolSet)
-        out.append(f"\nTools ({len(toolset.tools)}):")
-        out += [f"  {t.name:<36} {t.description[:90]}" for t in toolset.tools]
-    if store.exists(env_id, "tasks.json"):
-        taskset = store.read_model(env_id, "tasks.json", TaskSet)
-        verdicts = {}
-        if store.exists(env_id, "report.json"):
-            report = store.read_model(env_id, "report.json", VerificationReport)
-            verdicts = {r.task_id: r for r in report.tasks}
-        out.append(f"\nTasks ({len(taskset.tasks)}; acting user: {taskset.acting_user}):")
-        for t in taskset.tasks:
-            r = verdicts.get(t.task_id)
-            status = "not verified" if r is None else ("verified" if r.publishable else
-                                                       f"FAILED (reference {'ok' if r.reference_passed else 'fails'}, "
-                                                       f"null {'passes' if r.null_passed else 'rejected'})")
-            out.append(f"  {t.task_id} [{t.kind}, {t.steps} steps, {t.distinct_tools} tools, {status}] {t.instruction}")
-    return "\n".join(out)
-
-
-def list_domains() -> str:
-    from awm.builder.catalogue import DOMAIN_SEEDS
-
-    by_category: dict[str, list[str]] = {}
-    for seed in DOMAIN_SEEDS.values():
-        by_category.setdefault(seed.category, []).append(seed.slug)
-    lines = [f"{len(DOMAIN_SEEDS)} built-in domains in {len(by_category)} categories "
-             "(any other valid slug is composed from archetypes):"]
-    lines += [f"  {cat}: {', '.join(slugs)}" for cat, slugs in sorted(by_category.items())]
-    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="awm", description="Agent World Model platform")
     parser.add_argument("--home", type=Path, default=None, help="artifact root (default $AWM_HOME or ./.awm)")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("inspect", help="summarise one environment")
-    p.add_argument("env_id")
-    sub.add_parser("domains", help="list the built-in seed domains")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    store = ArtifactStore(args.home)
     try:
-        if args.command == "inspect":
-            print(inspect_environment(store, args.env_id))
-        elif args.command == "domains":
-            print(list_domains())
+        return int(args.handler(args) or 0)
     except AWMError as exc:
         print(f"awm: {exc}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

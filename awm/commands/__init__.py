@@ -1,0 +1,11 @@
+"""Subcommands of the `awm` command line, one module each.
+
+A module here defines `register(subparsers)`, which adds its parser and sets
+`handler=fn(args) -> int` on it. To add a command, write a module and list it in
+COMMAND_MODULES; keep imports of heavy packages inside the handler.
+"""
+
+COMMAND_MODULES = (
+    "awm.commands.inspect",
+    "awm.commands.domains",
+)
