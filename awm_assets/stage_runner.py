@@ -33,6 +33,7 @@ def run_domains(context: dg.AssetExecutionContext) -> list[str]:
             raise dg.Failure(
                 description=f"partition key {domain!r} is not a valid domain: {exc}. Delete this partition "
                 "(Partitions tab) and add a valid slug to the seeds file.",
+                allow_retries=False,
             ) from exc
     return domains
 

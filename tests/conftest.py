@@ -7,26 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from awm.backends import get_backend
-from awm.domains import env_id_for
-from awm.stages.databases import build_database
-from awm.stages.scenarios import build_scenario
-from awm.stages.schemas import build_schema
-from awm.stages.tasks import build_tasks
-from awm.stages.tools import build_tools
-from awm.stages.verification import build_verification
+from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
 
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 
-
-def build_environment(store: ArtifactStore, domain: str, slot: int, backend=None, force: bool = False) -> list:
-    backend = backend or get_backend()
-    outcomes = [build_scenario(store, domain, slot, backend, force)]
-    env_id = env_id_for(domain, slot)
-    for stage in (build_tasks, build_schema, build_database, build_tools, build_verification):
-        outcomes.append(stage(store, env_id, backend, force))
-    return outcomes
+__all__ = ["build_environment"]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,36 @@
+"""`make run`'s main job, as a user runs it: a subprocess with the knobs in the environment."""
+
+import json
+import os
+import subprocess
+import sys
+
+from awm_assets.launch import contiguous_ranges
+
+
+def test_contiguous_ranges_follow_partition_order():
+    ordered = ["a1", "b2", "c3", "d4", "e5", "f6"]
+    assert contiguous_ranges(ordered, ["a1", "b2", "c3", "d4"], 2) == [("a1", "b2"), ("c3", "d4")]
+    assert contiguous_ranges(ordered, ["a1", "c3", "d4"], 2) == [("a1", "a1"), ("c3", "d4")]
+
+
+def test_main_job_builds_publishes_and_summarises(tmp_path):
+    env = {**os.environ, "AWM_HOME": str(tmp_path / "home"), "AWM_DOMAINS": "airline,llama_farm", "AWM_SLOTS": "2"}
+    env.pop("DAGSTER_HOME", None)
+    out = subprocess.run([sys.executable, "-m", "awm_assets.launch"], env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "4/4 environments done" in out.stdout
+    assert "environments built     4 of 4" in out.stdout
+    assert "published              4 environments, 40 tasks" in out.stdout
+    catalog = (tmp_path / "home" / "catalog.jsonl").read_text().splitlines()
+    assert len(catalog) == 40
+    assert {json.loads(line)["domain"] for line in catalog} == {"airline", "llama_farm"}
+    assert (tmp_path / "home" / "dagster" / "dagster.yaml").exists()
+
+
+def test_bad_knobs_are_clear_errors(tmp_path):
+    env = {**os.environ, "AWM_HOME": str(tmp_path), "AWM_DOMAINS": "airline,Bad Slug"}
+    out = subprocess.run([sys.executable, "-m", "awm_assets.launch"], env=env, capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "invalid domain slug 'Bad Slug'" in out.stderr

@@ -1,0 +1,142 @@
+"""Materialize real partitions through Dagster with a test instance."""
+
+import json
+from datetime import datetime
+
+import dagster as dg
+import pytest
+
+from awm.store import ArtifactStore
+from awm_assets.catalog import environment_catalog
+from awm_assets.constants import CORPUS_JOB
+from awm_assets.databases import databases
+from awm_assets.definitions import defs
+from awm_assets.scenarios import scenarios
+from awm_assets.schemas import schemas
+from awm_assets.sensors import domain_seeds_sensor, nightly_domain_regeneration
+from awm_assets.tasks import tasks
+from awm_assets.tools import tools
+from awm_assets.verification_reports import verification_reports
+from resources import ArtifactStoreResource, GeneratorResource
+
+STAGES = [scenarios, tasks, schemas, databases, tools, verification_reports]
+
+
+def resources_for(home, slots=2):
+    return {"store": ArtifactStoreResource(home=str(home)), "generator": GeneratorResource(slots=slots)}
+
+
+def stage_metadata(result, asset_name):
+    mats = result.asset_materializations_for_node(asset_name)
+    assert mats, f"no materialization for {asset_name}"
+    return {k: v.value for k, v in mats[0].metadata.items()}
+
+
+def test_materialize_one_domain_end_to_end(tmp_path):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["dental_clinic"])
+        result = dg.materialize(STAGES, partition_key="dental_clinic", instance=instance,
+                                resources=resources_for(tmp_path))
+        assert result.success
+        meta = stage_metadata(result, "verification_reports")
+        assert meta["environments"] == 2 and meta["built"] == 2 and meta["failed"] == 0
+        assert meta["total_publishable"] == 20
+        assert "| dental_clinic__00 |" in meta["preview"]
+        tasks_meta = stage_metadata(result, "tasks")
+        assert "| t01 |" in tasks_meta["preview"]
+        assert stage_metadata(result, "schemas")["mean_tables_per_env"] >= 15
+        store = ArtifactStore(tmp_path)
+        for name in ("scenario.json", "tasks.json", "schema.sql", "schema.json", "env.db", "tools.py", "tools.json",
+                     "report.json"):
+            assert store.exists("dental_clinic__01", name), name
+        provenance = store.provenance("dental_clinic__01")
+        assert set(provenance) == {"scenarios", "tasks", "schemas", "databases", "tools", "verification_reports"}
+        assert provenance["databases"].inputs["schema.sql"] == store.hash("dental_clinic__01", "schema.sql")
+
+        # the catalog publishes what passed, for the registered domains
+        cat = dg.materialize([environment_catalog], instance=instance, resources=resources_for(tmp_path))
+        lines = store.catalog_path.read_text().splitlines()
+        assert len(lines) == 20
+        entry = json.loads(lines[0])
+        assert {"env_id", "domain", "task_id", "instruction"} <= set(entry)
+        assert stage_metadata(cat, "environment_catalog")["published_environments"] == 2
+
+        # a second materialization reuses every valid environment
+        again = dg.materialize(STAGES, partition_key="dental_clinic", instance=instance,
+                               resources=resources_for(tmp_path))
+        meta = stage_metadata(again, "databases")
+        assert meta["built"] == 0 and meta["reused"] == 2
+
+
+def test_a_range_run_covers_several_domains(tmp_path, monkeypatch):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["airline", "pet_grooming", "k12_school"])
+        job = defs.resolve_job_def(CORPUS_JOB)
+        result = job.execute_in_process(
+            instance=instance, resources=resources_for(tmp_path, slots=1),
+            tags={"dagster/asset_partition_range_start": "airline",
+                  "dagster/asset_partition_range_end": "pet_grooming"})
+        assert result.success
+        store = ArtifactStore(tmp_path)
+        assert store.exists("airline__00", "report.json") and store.exists("pet_grooming__00", "report.json")
+        assert not store.env_dir("k12_school__00").exists()
+
+
+def test_invalid_domain_partition_is_refused_with_a_clear_message(tmp_path):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["Not_A_Slug"])
+        result = dg.materialize([scenarios], partition_key="Not_A_Slug", instance=instance,
+                                resources=resources_for(tmp_path), raise_on_error=False)
+        assert not result.success
+        failure = next(e for e in result.all_events if e.event_type_value == "STEP_FAILURE")
+        assert "partition key 'Not_A_Slug' is not a valid domain" in str(failure.step_failure_data.user_failure_data
+                                                                         or failure.message)
+
+
+def test_one_bad_environment_does_not_fail_its_domain(tmp_path):
+    store = ArtifactStore(tmp_path)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["airline"])
+        assert dg.materialize(STAGES[:3], partition_key="airline", instance=instance,
+                              resources=resources_for(tmp_path)).success
+        store.write_text("airline__01", "schema.sql", "CREATE TABLE broken (")  # corrupt one environment
+        result = dg.materialize(STAGES[3:], partition_key="airline", instance=instance,
+                                resources=resources_for(tmp_path))
+        assert result.success
+        meta = stage_metadata(result, "databases")
+        assert meta["failed"] == 1 and meta["built"] == 1
+        assert "airline__01" in meta["failures"]
+        assert store.failure("airline__01").stage == "databases"
+        assert store.exists("airline__00", "report.json")
+
+
+def test_sensor_registers_builtin_and_seeds_file_domains(tmp_path, monkeypatch):
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("llama_farm\n")
+    monkeypatch.setenv("AWM_SEEDS_FILE", str(seeds))
+    with dg.instance_for_test() as instance:
+        result = domain_seeds_sensor(dg.build_sensor_context(instance=instance))
+        added = result.dynamic_partitions_requests[0].partition_keys
+        assert "llama_farm" in added and "retail_banking" in added
+        instance.add_dynamic_partitions("domains", list(added))
+        again = domain_seeds_sensor(dg.build_sensor_context(instance=instance))
+        assert isinstance(again, dg.SkipReason)
+
+
+def test_sensor_reports_a_malformed_seeds_file(tmp_path, monkeypatch):
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("good_one\nBad Slug!\n")
+    monkeypatch.setenv("AWM_SEEDS_FILE", str(seeds))
+    from awm.errors import SeedsFileError
+
+    with dg.instance_for_test() as instance, pytest.raises(SeedsFileError, match=r"seeds.txt, entry 2"):
+        domain_seeds_sensor(dg.build_sensor_context(instance=instance))
+
+
+def test_schedule_requests_one_run_per_domain(monkeypatch):
+    monkeypatch.setenv("AWM_SCHEDULE_DOMAINS", "airline,retail_banking")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["airline", "retail_banking", "k12_school"])
+        ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 1, 2, 3, 0))
+        requests = list(nightly_domain_regeneration(ctx))
+        assert sorted(r.partition_key for r in requests) == ["airline", "retail_banking"]
