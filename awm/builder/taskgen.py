@@ -262,6 +262,7 @@ def update_contact_details(w: _World) -> Draft | None:
             Goal(kind="rows_created", table=w.table("note"), count=1,
                  expect={w.fk("case"): case["id"], "body": {"contains": note}}),
         ],
+        targets={("party", party["id"]), ("case", case["id"])},
     )
 
 
@@ -323,6 +324,7 @@ def reprice_item(w: _World) -> Draft | None:
         [Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"price": {"approx": new_price}}),
          Goal(kind="answer", expect={"value": new_price})],
         answer=money(new_price),
+        targets={("item", item["id"])},
     )
 
 
@@ -387,6 +389,76 @@ def reschedule_case(w: _World) -> Draft | None:
     )
 
 
+@template
+def site_status_question(w: _World) -> Draft | None:
+    options = []
+    for site in w.rows["site"]:
+        for status in w.fl.statuses:
+            cases = [c for c in w.rows["case"] if c[w.fk("site")] == site["id"] and c["status"] == status]
+            if 2 <= len(cases) <= 20:
+                options.append((site, status, cases))
+    if not options:
+        return None
+    site, status, cases = w.rng.choice(options)
+    total = round(sum(c["total_amount"] for c in cases), 2)
+    calls = [(w.n.list("site"), {"query": site["name"]}),
+             (w.n.list("case"), {w.fk("site"): site["id"], "status": status, "limit": 100})]
+    return Draft(
+        "site_status_question",
+        f"How many {plural(w.L['case'])} at {site['name']} currently have status '{status}', and what is their "
+        "combined total amount?",
+        calls,
+        [Goal(kind="answer", expect={"value": len(cases)}), Goal(kind="answer", expect={"value": total})],
+        answer=f"{len(cases)} {plural(w.L['case'])}, {money(total)} in total",
+    )
+
+
+@template
+def top_item_question(w: _World) -> Draft | None:
+    options = []
+    for category in w.rows["category"]:
+        items = [i for i in w.rows["item"] if i[w.fk("category")] == category["id"] and i["active"]]
+        prices = sorted((i["price"] for i in items), reverse=True)
+        if len(items) >= 2 and prices[0] > prices[1]:
+            options.append((category, max(items, key=lambda i: i["price"])))
+    if not options:
+        return None
+    category, item = w.rng.choice(options)
+    calls = [(w.n.list("category"), {"query": category["name"]}),
+             (w.n.list("item"), {w.fk("category"): category["id"], "active": 1, "limit": 100})]
+    return Draft(
+        "top_item_question",
+        f"Which active {w.L['item']} in the '{category['name']}' {w.L['category']} has the highest price, and "
+        "what is that price?",
+        calls,
+        [Goal(kind="answer", expect={"value": item["name"]}), Goal(kind="answer", expect={"value": item["price"]})],
+        answer=f"{item['name']} at {money(item['price'])}",
+    )
+
+
+@template
+def latest_case_question(w: _World) -> Draft | None:
+    options = []
+    for party in w.rows["party"]:
+        cases = sorted(w.children("case", "party", party["id"]), key=lambda c: c["created_at"])
+        if len(cases) >= 2 and cases[-1]["created_at"] != cases[-2]["created_at"] and cases[-1][w.fk("staff")]:
+            options.append((party, cases[-1]))
+    if not options:
+        return None
+    party, case = w.rng.choice(options)
+    member = w.by_id("staff", case[w.fk("staff")])
+    calls = [w.find_party(party), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             (w.n.get("staff"), {f"{w.plan['staff'].name}_id": member["id"]})]
+    return Draft(
+        "latest_case_question",
+        f"What is the status of the most recently created {w.L['case']} of {w.person(party)} ({party['email']}), "
+        f"and which {w.L['staff']} handles it? Give the status and their full name.",
+        calls,
+        [Goal(kind="answer", expect={"value": case["status"]}), Goal(kind="answer", expect={"value": w.person(member)})],
+        answer=f"{case['status']}, handled by {w.person(member)}",
+    )
+
+
 # --- module templates ---------------------------------------------------------
 
 
@@ -426,6 +498,7 @@ def transfer_between_accounts(w: _World) -> Draft | None:
          Goal(kind="row_delta", table=w.table("account"), pk=target["id"], column="balance", delta=amount),
          Goal(kind="answer", expect={"value": new_balance})],
         answer=money(new_balance),
+        targets={("account", source["id"]), ("account", target["id"])},
     )
 
 
@@ -455,6 +528,7 @@ def settle_invoices(w: _World) -> Draft | None:
         [Goal(kind="row_equals", table=inv.table, pk=i["id"], expect={"status": "paid"}) for i in unpaid]
         + [Goal(kind="answer", expect={"value": total})],
         answer=money(total),
+        targets={("party_invoices", party["id"])},
     )
 
 
@@ -531,7 +605,10 @@ def receive_purchase_order(w: _World) -> Draft | None:
         goals.append(Goal(kind="answer", expect={"value": held}))
         text += f"; then tell me how many units of '{item['name']}' {site['name']} now holds"
         answer = str(held)
-    return Draft("receive_purchase_order", text + ".", calls, goals, answer=answer)
+    targets = {("purchase_order", po["id"])}
+    if answer is not None:
+        targets.add(("stock_level", level["id"]))
+    return Draft("receive_purchase_order", text + ".", calls, goals, answer=answer, targets=targets)
 
 
 @template
@@ -557,6 +634,7 @@ def write_off_stock(w: _World) -> Draft | None:
         [Goal(kind="row_delta", table=w.table("stock_level"), pk=level["id"], column="quantity", delta=-n),
          Goal(kind="answer", expect={"value": left})],
         answer=str(left),
+        targets={("stock_level", level["id"])},
     )
 
 
@@ -588,6 +666,7 @@ def escalate_ticket(w: _World) -> Draft | None:
               expect={"status": "escalated", w.fk("staff"): member["id"]}),
          Goal(kind="rows_created", table=w.table("ticket_comment"), count=1,
               expect={t.fk: ticket["id"], "body": {"contains": comment}})],
+        targets={("ticket", ticket["id"])},
     )
 
 
@@ -619,7 +698,7 @@ def pause_subscription(w: _World) -> Draft | None:
         goals.append(Goal(kind="rows_created", table=w.table("notification"), count=1,
                           expect={w.fk("party"): party["id"], "channel": "email", "subject": subject}))
         text += f" and send them an email {w.L['notification']} with the subject '{subject}'"
-    return Draft("pause_subscription", text + ".", calls, goals)
+    return Draft("pause_subscription", text + ".", calls, goals, targets={("subscription", sub["id"])})
 
 
 @template
@@ -642,6 +721,7 @@ def redeem_points(w: _World) -> Draft | None:
         [Goal(kind="row_delta", table=la.table, pk=acct["id"], column="points", delta=-n),
          Goal(kind="answer", expect={"value": acct["points"] - n})],
         answer=str(acct["points"] - n),
+        targets={("loyalty_account", acct["id"])},
     )
 
 
@@ -718,25 +798,37 @@ def schedule_shift(w: _World) -> Draft | None:
         [Goal(kind="rows_created", table=w.table("shift"), count=1,
               expect={w.fk("staff"): member["id"], w.fk("site"): site["id"], "shift_date": date,
                       "start_time": "09:00", "end_time": "17:00", "status": "scheduled"})],
+        targets={("staff_shift", member["id"])},
     )
 
 
 # --- assembly -------------------------------------------------------------------
 
 
-def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> TaskSet:
-    """`count` tasks drawn from the templates that fit this world, at most two per template."""
-    sc = plan.scenario
-    rng = random.Random(stable_seed("tasks", sc.seed))
-    world = _World(plan, rows, rng)
-    names = list(TEMPLATES)
-    rng.shuffle(names)
+SHORT_TASK_STEPS = 5  # drafts this short are paired into one compound task
+
+
+def combine(first: Draft, second: Draft) -> Draft:
+    """One task that asks for both: '<first>; then <second>'."""
+    tail = second.instruction[0].lower() + second.instruction[1:]
+    answers = [a for a in (first.answer, second.answer) if a]
+    return Draft(
+        f"{first.template}+{second.template}",
+        f"{first.instruction.rstrip('.?')}; then {tail}",
+        first.calls + second.calls,
+        first.goals + second.goals,
+        answer="; ".join(answers) if answers else None,
+        targets=first.targets | second.targets,
+    )
+
+
+def _draw(world: _World, names: list[str], budget: int) -> list[Draft]:
     drafts: list[Draft] = []
     used_targets: set[tuple[str, int]] = set()
     for round_ in range(3):
         for name in names:
-            if len(drafts) >= count:
-                break
+            if len(drafts) >= budget:
+                return drafts
             if sum(d.template == name for d in drafts) > round_:
                 continue
             for _ in range(4):  # a few tries for targets not used by an earlier task
@@ -745,6 +837,46 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
                     drafts.append(draft)
                     used_targets |= draft.targets
                     break
+    return drafts
+
+
+def _is_question(draft: Draft) -> bool:
+    return all(g.kind == "answer" for g in draft.goals)
+
+
+def _assemble(drafts: list[Draft], count: int) -> list[Draft]:
+    """Long drafts stand alone; short ones are paired with a short one of the same kind (question with
+    question, action with action), so tasks need several steps and tools and questions stay questions."""
+    tasks: list[Draft] = []
+    waiting: dict[bool, Draft] = {}
+    for draft in drafts:
+        if len(tasks) >= count:
+            break
+        if len(draft.calls) > SHORT_TASK_STEPS:
+            tasks.append(draft)
+            continue
+        kind = _is_question(draft)
+        if kind in waiting:
+            tasks.append(combine(waiting.pop(kind), draft))
+        else:
+            waiting[kind] = draft
+    for draft in waiting.values():
+        if len(tasks) < count:
+            tasks.append(draft)
+    return tasks
+
+
+def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> TaskSet:
+    """`count` tasks drawn from the templates that fit this world (at most two drafts per template
+    in a first pass); short drafts are paired into compound tasks."""
+    sc = plan.scenario
+    rng = random.Random(stable_seed("tasks", sc.seed))
+    world = _World(plan, rows, rng)
+    names = list(TEMPLATES)
+    rng.shuffle(names)
+    drafts = _assemble(_draw(world, names, budget=2 * count), count)
+    if len(drafts) < count:  # a small world: allow more drafts per template
+        drafts = _assemble(_draw(world, names * 2, budget=4 * count), count)
     tasks = []
     for n, d in enumerate(drafts, 1):
         answer_only = all(g.kind == "answer" for g in d.goals)

@@ -73,8 +73,8 @@ def test_every_builtin_domain_builds_a_valid_environment_of_the_papers_size(tmp_
     assert min(tools) >= 30
     assert min(tasks) >= 10
     assert min(rows) >= 100
-    assert statistics.mean(steps) >= 5.0
-    assert statistics.mean(distinct) >= 4.0
+    assert statistics.mean(steps) >= 6.5  # the paper averages 8 steps and 7 distinct tools per task
+    assert statistics.mean(distinct) >= 5.5
 
 
 @pytest.mark.parametrize("name,expected", [("authors", False), ("user_auth", True), ("password_hash", True),
