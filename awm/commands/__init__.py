@@ -8,4 +8,5 @@ COMMAND_MODULES; keep imports of heavy packages inside the handler.
 COMMAND_MODULES = (
     "awm.commands.inspect",
     "awm.commands.domains",
+    "awm.commands.backfill",
 )
