@@ -20,33 +20,32 @@ import warnings
 from pathlib import Path
 
 from awm.domains import resolve_domains
-from awm.store import DEFAULT_HOME, ArtifactStore
+from awm.store import DEFAULT_HOME, ArtifactStore, atomic_write_text
 
 DEFAULT_DOMAIN_COUNT = 100
 # Events still go to the run's event log (and the UI); only the console echo is quieted.
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-DAGSTER_YAML = """\
-# Local profile: SQLite storage under AWM_HOME, queued runs with limits, the llm pool.
-storage:
-  sqlite:
-    base_dir: {base}
-concurrency:
-  runs:
-    max_concurrent_runs: 2
-  pools:
-    default_limit: 4
-telemetry:
-  enabled: false
-"""
+PROFILES = {"local": "dagster.local.yaml", "production": "dagster.production.yaml"}
+DEPLOY_DIR = Path(__file__).resolve().parent.parent / "deploy"
 
 
-def prepare_dagster_home(home: Path) -> Path:
-    """DAGSTER_HOME defaults to AWM_HOME/dagster, with a local dagster.yaml written once."""
+def prepare_dagster_home(home: Path, profile: str | None = None) -> Path:
+    """DAGSTER_HOME defaults to AWM_HOME/dagster, with dagster.yaml from a deploy/ profile written once.
+
+    AWM_DAGSTER_PROFILE picks the profile: local (SQLite under DAGSTER_HOME, the default) or
+    production (Postgres at AWM_PG_URL). An existing dagster.yaml is never overwritten.
+    """
+    profile = profile or os.environ.get("AWM_DAGSTER_PROFILE", "local")
+    if profile not in PROFILES:
+        raise ValueError(f"AWM_DAGSTER_PROFILE={profile!r}: choose one of {', '.join(PROFILES)}")
+    if profile == "production" and not os.environ.get("AWM_PG_URL"):
+        raise ValueError("the production profile needs AWM_PG_URL=postgresql+psycopg2://USER:PASSWORD@HOST:PORT/DB")
     dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster").resolve()
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
     if not config.exists():
-        config.write_text(DAGSTER_YAML.format(base=dagster_home / "storage"))
+        template = (DEPLOY_DIR / PROFILES[profile]).read_text()
+        atomic_write_text(config, template.replace("{base}", str(dagster_home / "storage")))
     os.environ["DAGSTER_HOME"] = str(dagster_home)
     return dagster_home
 
@@ -163,7 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home = Path(os.environ.get("AWM_HOME", DEFAULT_HOME)).resolve()
     os.environ["AWM_HOME"] = str(home)
-    dagster_home = prepare_dagster_home(home)
+    try:
+        dagster_home = prepare_dagster_home(home)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.prepare:
         print(dagster_home)
         return 0
