@@ -178,12 +178,15 @@ class ArtifactStore:
         os.unlink(tmp)
         return Path(tmp)
 
-    def sweep_temp(self, env_id: str, names: list[str]) -> int:
-        """Remove temporary files a killed writer left behind for these artifacts."""
+    def sweep_temp(self, env_id: str) -> int:
+        """Remove temporary files a killed writer left in the environment's folder.
+
+        Safe because one environment is written by one stage at a time (its partition's step).
+        """
         folder = self.env_dir(env_id)
         if not folder.is_dir():
             return 0
-        stale = [p for name in names for p in folder.glob(f".{name}.*.tmp")]
+        stale = list(folder.glob(".*.tmp"))
         for path in stale:
             path.unlink(missing_ok=True)
         return len(stale)

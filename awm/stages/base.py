@@ -1,11 +1,21 @@
-"""What every stage shares: skip-if-valid, failure isolation, atomic outputs, provenance."""
+"""What every stage shares: skip-if-valid, failure isolation, atomic outputs, provenance, attempts.
+
+Self-correction: when a stage rejects an environment's output, the error goes into the
+environment's attempt log (attempts.json, one list per stage). The next attempt runs
+inside an AttemptContext that carries those errors, so a generating backend can put
+them into its prompt; the backend also reports its model calls into the context, and
+their usage lands in the outcome and in provenance. Success clears the stage's log and
+records the attempt count and the errors seen in provenance.
+"""
 
 from __future__ import annotations
 
+import contextvars
+import json
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,7 +24,7 @@ from pydantic import ValidationError
 from awm import __version__
 from awm.contracts import Provenance
 from awm.errors import AWMError, MissingArtifactError
-from awm.store import ArtifactStore, sha256_file
+from awm.store import ArtifactStore, atomic_write_text, dump_json, sha256_file
 
 STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
 
@@ -22,6 +32,10 @@ STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_r
 ENV_ERRORS = (AWMError, ValidationError, sqlite3.Error, ValueError, KeyError)
 
 Artifact = str | bytes | Path  # text, bytes, or a finished temp file to move into place
+
+ATTEMPT_LOG = "attempts.json"
+MAX_LOGGED_ATTEMPTS = 10  # per stage; older failures are dropped
+LOGGED_ERROR_CHARS = 4000
 
 
 @dataclass
@@ -32,14 +46,95 @@ class StageOutcome:
     duration_ms: float = 0.0
     error: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 1  # this environment's attempt at this stage (1 + failures in its attempt log)
+    usage: dict[str, Any] = field(default_factory=dict)  # model calls of this attempt (empty when none)
 
     @property
     def ok(self) -> bool:
         return self.status in ("built", "cached")
 
 
-def code_version(stage: str, backend_params: dict) -> str:
-    return f"{stage}:{__version__}:{backend_params.get('builder', 'llm')}"
+@dataclass
+class AttemptRecord:
+    """One failed attempt at a stage, as kept in the attempt log."""
+
+    attempt: int
+    error: str
+    details: dict[str, str] = field(default_factory=dict)  # e.g. task id -> what was wrong with its verifier
+    feedback: bool = True  # False for failures that are not the output's fault (an endpoint that was down)
+
+
+@dataclass
+class AttemptContext:
+    """What a backend may know about the attempt it is producing output for."""
+
+    stage: str
+    env_id: str
+    attempt: int
+    previous: list[AttemptRecord] = field(default_factory=list)
+    calls: list[Any] = field(default_factory=list)  # model call records the backend reports
+
+    def errors_for(self, subject: str | None = None) -> list[str]:
+        """Errors worth showing the model, oldest first: all of them, or those about one subject."""
+        errors = []
+        for record in self.previous:
+            if not record.feedback:
+                continue
+            if subject is not None and record.details:
+                if subject in record.details:
+                    errors.append(record.details[subject])
+            else:
+                errors.append(record.error)
+        return errors
+
+
+_CURRENT_ATTEMPT: contextvars.ContextVar[AttemptContext | None] = contextvars.ContextVar("awm_attempt", default=None)
+
+
+def current_attempt() -> AttemptContext | None:
+    """The attempt the calling thread is producing output for, if any."""
+    return _CURRENT_ATTEMPT.get()
+
+
+def read_attempts(store: ArtifactStore, env_id: str, stage: str) -> list[AttemptRecord]:
+    path = store.path(env_id, ATTEMPT_LOG)
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [AttemptRecord(**entry) for entry in data.get(stage, [])]
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, AttributeError):
+        path.unlink(missing_ok=True)  # a damaged log only loses feedback; start afresh
+        return []
+
+
+def _write_attempts(store: ArtifactStore, env_id: str, stage: str, records: list[AttemptRecord]) -> None:
+    path = store.path(env_id, ATTEMPT_LOG)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if records:
+        data[stage] = [asdict(r) for r in records[-MAX_LOGGED_ATTEMPTS:]]
+    else:
+        data.pop(stage, None)
+    if data:
+        atomic_write_text(path, dump_json(data))
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _usage(calls: list[Any]) -> dict[str, Any]:
+    if not calls:
+        return {}
+    from awm.llm.ledger import summarize
+
+    return summarize(calls)
+
+
+def code_version(stage: str, backend_params: dict, backend: Any = None) -> str:
+    """What must match for a stage's earlier output to be reused: stage, platform version, generator,
+    and for a model-backed generator its fingerprint (prompt hash, model, sampling parameters)."""
+    version = f"{stage}:{__version__}:{backend_params.get('builder', 'llm')}"
+    fingerprint = getattr(backend, "fingerprint", None)
+    return f"{version}:{fingerprint(stage)}" if callable(fingerprint) else version
 
 
 def upstream_failure(store: ArtifactStore, env_id: str, stage: str) -> str | None:
@@ -67,11 +162,12 @@ def run_env_stage(
     every output atomically, and records provenance. A bad environment is
     recorded in failed.json and returned as a failed outcome, never raised.
     """
+    store.sweep_temp(env_id)
     blocked = upstream_failure(store, env_id, stage)
     if blocked:
         return StageOutcome(env_id, stage, "skipped", error=blocked)
     params = dict(getattr(backend, "params", {}))
-    version = code_version(stage, params)
+    version = code_version(stage, params, backend)
     try:
         in_hashes = {name: store.hash(env_id, name) for name in inputs}
     except FileNotFoundError as exc:
@@ -86,13 +182,25 @@ def run_env_stage(
         except FileNotFoundError:
             pass
     started = time.perf_counter()
-    store.sweep_temp(env_id, outputs)
+    previous_attempts = read_attempts(store, env_id, stage)
+    context = AttemptContext(stage, env_id, len(previous_attempts) + 1, previous_attempts)
+    token = _CURRENT_ATTEMPT.set(context)
     try:
         artifacts, metrics = produce()
     except ENV_ERRORS as exc:
         reason = f"{type(exc).__name__}: {exc}"
         store.mark_failed(env_id, stage, reason)
-        return StageOutcome(env_id, stage, "failed", (time.perf_counter() - started) * 1000, reason)
+        _write_attempts(store, env_id, stage, previous_attempts + [AttemptRecord(
+            attempt=context.attempt, error=reason[:LOGGED_ERROR_CHARS],
+            details={k: str(v)[:LOGGED_ERROR_CHARS] for k, v in dict(getattr(exc, "details", {}) or {}).items()},
+            feedback=bool(getattr(exc, "feedback", True)))])
+        reject = getattr(backend, "reject", None)
+        if callable(reject):
+            reject(context)  # the backend forgets the responses that led to this output
+        return StageOutcome(env_id, stage, "failed", (time.perf_counter() - started) * 1000, reason,
+                            attempt=context.attempt, usage=_usage(context.calls))
+    finally:
+        _CURRENT_ATTEMPT.reset(token)
     missing = [name for name in outputs if name not in artifacts]
     if missing:
         raise MissingArtifactError(f"stage {stage} did not produce {missing} for {env_id}")
@@ -104,16 +212,23 @@ def run_env_stage(
         else:
             store.write_text(env_id, name, content)
     duration = (time.perf_counter() - started) * 1000
+    usage = _usage(context.calls)
+    prompt_hash = getattr(backend, "prompt_hash", None)
     store.record_provenance(env_id, Provenance(
         stage=stage,
         backend=getattr(backend, "name", "unknown"),
         model=getattr(backend, "model", None),
+        prompt_hash=prompt_hash(stage) if callable(prompt_hash) else None,
         params=params,
+        attempts=context.attempt,
+        errors=[r.error[:1000] for r in previous_attempts],
         code_version=version,
         inputs=in_hashes,
         outputs={name: sha256_file(store.path(env_id, name)) for name in outputs},
-        metrics=metrics,
+        metrics={**metrics, "llm_usage": usage} if usage else metrics,
         duration_ms=round(duration, 2),
     ))
     store.clear_failure(env_id, stage)
-    return StageOutcome(env_id, stage, "built", duration, metrics=metrics)
+    if previous_attempts:
+        _write_attempts(store, env_id, stage, [])
+    return StageOutcome(env_id, stage, "built", duration, metrics=metrics, attempt=context.attempt, usage=usage)
