@@ -4,7 +4,7 @@ import dagster as dg
 
 from awm.contracts import Scenario
 from awm.stages.scenarios import build_scenario
-from awm_assets.constants import OWNERS, PIPELINE_GROUP, SCENARIOS
+from awm_assets.constants import LLM_POOL, OWNERS, PIPELINE_GROUP, SCENARIOS
 from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
@@ -23,6 +23,7 @@ def preview(store, outcomes) -> str:
     partitions_def=domain_partitions,
     backfill_policy=backfill_policy,
     retry_policy=retry_policy,
+    pool=LLM_POOL,
     group_name=PIPELINE_GROUP,
     owners=OWNERS,
     kinds={"python", "json"},
@@ -32,7 +33,7 @@ def preview(store, outcomes) -> str:
 def scenarios(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
               generator: GeneratorResource) -> dg.MaterializeResult:
     """Expand each seed domain into K distinct scenarios (sub-businesses with their own entity sets).
-    Writes corpus/<domain>/<env_id>/scenario.json."""
+    Writes corpus/DOMAIN/ENV_ID/scenario.json under AWM_HOME."""
     return run_stage(context, store, generator, SCENARIOS,
                      lambda st, domain, slot, backend: build_scenario(st, domain, slot, backend), preview)
 

@@ -1,0 +1,74 @@
+"""The Dagster UI in a real browser (Debian's Chromium driven by Playwright, no browser download):
+open the asset graph, launch a materialization of one partition, wait for success, and save
+screenshots of the asset page (metadata, lineage) as test artifacts."""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from awm.dagster_client import DagsterClient
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(os.environ.get("AWM_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+
+if not CHROMIUM and os.environ.get("CI"):
+    raise RuntimeError("CI must install Debian's chromium package for the UI test")
+pytestmark = pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium package is not installed")
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def dismiss_welcome(page) -> None:
+    skip = page.get_by_role("button", name="Skip")
+    if skip.count():
+        skip.first.click()
+
+
+def test_materialize_a_partition_from_the_ui(dagster_dev):
+    from playwright.sync_api import sync_playwright
+
+    url, awm_home = dagster_dev
+    DagsterClient(url).add_domain("dental_clinic")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = awm_home / "corpus" / "dental_clinic" / "dental_clinic__00" / "scenario.json"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/asset-groups/awm_pipeline@awm/lineage")
+        page.wait_for_load_state("networkidle")
+        dismiss_welcome(page)
+        page.get_by_text("awm_pipeline", exact=True).last.dblclick()  # expand the group node in the graph
+        for name in ("scenarios", "tasks", "schemas", "databases", "tools"):
+            page.get_by_text(name, exact=True).first.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "asset-graph.png"))
+
+        page.goto(f"{url}/assets/scenarios")
+        page.wait_for_load_state("networkidle")
+        dismiss_welcome(page)
+        page.get_by_role("button", name="Materialize").first.click()
+        page.get_by_text("Select a partition or create one").click()
+        page.get_by_text("dental_clinic", exact=True).first.click()
+        launch = page.get_by_role("button", name="Launch 1 run")
+        launch.wait_for(timeout=15_000)
+        launch.click()
+
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and not target.exists():
+            time.sleep(0.5)
+        assert target.exists(), "the run launched from the UI did not build the scenario"
+        page.goto(f"{url}/assets/scenarios")
+        page.get_by_text("Latest materialization").wait_for(timeout=30_000)
+        page.get_by_text("environments", exact=True).first.wait_for(timeout=60_000)  # the materialization's metadata
+        page.screenshot(path=str(ARTIFACTS / "asset-page.png"), full_page=True)
+        page.goto(f"{url}/assets/scenarios?view=lineage")
+        page.get_by_text("tasks", exact=True).first.wait_for(timeout=30_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_text("Loading...").first.wait_for(state="hidden", timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "asset-lineage.png"))
+        browser.close()
+    for name in ("asset-graph.png", "asset-page.png", "asset-lineage.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000, name
