@@ -77,23 +77,30 @@ def _quiet() -> None:
     warnings.filterwarnings("ignore", category=dg.PreviewWarning)
 
 
+def resolved_corpus_job():
+    """The corpus job, importable by name so executors that run steps elsewhere can rebuild it."""
+    from awm_assets.constants import CORPUS_JOB
+    from awm_assets.definitions import defs
+
+    return defs.resolve_job_def(CORPUS_JOB)
+
+
 def run_range(start: str, end: str) -> int:
     """Worker: one Dagster run over the partition range start..end of the corpus job."""
     _quiet()
     import dagster as dg
 
-    from awm_assets.constants import CORPUS_JOB
-    from awm_assets.definitions import defs
+    from awm_assets.executors import selected_executor_name
 
-    job = defs.resolve_job_def(CORPUS_JOB)
+    tags = {"dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end,
+            "awm/trigger": "make-run"}
     with dg.DagsterInstance.get() as instance:
-        result = job.execute_in_process(
-            instance=instance,
-            run_config=QUIET_LOGS,
-            tags={"dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end,
-                  "awm/trigger": "make-run"},
-            raise_on_error=False,
-        )
+        if selected_executor_name() == "in_process":
+            result = resolved_corpus_job().execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags,
+                                                              raise_on_error=False)
+        else:  # steps run in other processes (Celery workers), which rebuild the job by reference
+            result = dg.execute_job(dg.reconstructable(resolved_corpus_job), instance=instance,
+                                    run_config=QUIET_LOGS, tags=tags, raise_on_error=False)
     if not result.success:
         for event in result.all_events:
             if event.is_failure:
@@ -230,9 +237,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> None:
     store = ArtifactStore(home)
+    from awm.contracts import VerificationReport
     from awm.domains import env_id_for
 
-    envs = tasks = tools = ref_ok = null_ok = proven = 0
+    envs = tasks = tools = ref_ok = null_ok = proven = tried = killed = 0
     for domain in domains:
         for slot in range(slots):
             env_id = env_id_for(domain, slot)
@@ -240,18 +248,21 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
             if not report.exists() or store.failure(env_id):
                 continue
             envs += 1
-            rep = json.loads(report.read_text())
-            tasks += len(rep["tasks"])
-            ref_ok += sum(t["reference_passed"] for t in rep["tasks"])
-            null_ok += sum(not t["null_passed"] for t in rep["tasks"])
-            proven += sum(t["reference_passed"] and not t["null_passed"] for t in rep["tasks"])
+            rep = store.read_model(env_id, "report.json", VerificationReport)
+            tasks += len(rep.tasks)
+            ref_ok += sum(t.reference_passed for t in rep.tasks)
+            null_ok += sum(not t.null_passed for t in rep.tasks)
+            proven += len(rep.passed)
+            tried += sum(t.mutations_tried for t in rep.tasks)
+            killed += sum(t.mutations_killed for t in rep.tasks)
             tools += len(json.loads(store.path(env_id, "tools.json").read_text())["tools"])
     print(f"""
 Done in {seconds:.0f}s.
   environments built     {envs} of {len(domains) * slots}
   tasks                  {tasks}  (reference solution passes: {ref_ok}, null trajectory rejected: {null_ok})
   tools                  {tools}
-  checks passed          {proven} of {tasks} tasks proven solvable and not trivially passing
+  checks passed          {proven} of {tasks} tasks proven (solvable, null rejected, verifier deterministic and
+                         read-only); verifiers rejected {killed} of {tried} wrong final states (mutations)
   published              {catalog.get('published_environments', 0)} environments, {catalog.get('published_tasks', 0)} tasks \
 (quarantined {catalog.get('quarantined_environments', 0)}, failed {catalog.get('failed_environments', 0)})
   artifacts              {store.corpus_dir}
