@@ -1,19 +1,24 @@
 """The database handle generated code gets: query, one, execute; nothing else.
 
-The handle wraps a sqlite3 connection whose authorizer refuses ATTACH, DETACH,
-PRAGMA and extension loading, so generated code reaches only its own database.
-A read-only handle (verifiers) also refuses every write. A progress handler
-interrupts a query that runs past the call's deadline.
+The handle wraps a sqlite3 connection whose authorizer refuses ATTACH (which
+VACUUM INTO also needs), DETACH, PRAGMA, transaction control and extension
+loading, so generated code reaches only its own in-memory database and cannot
+commit or undo around the runtime's savepoint. The one savepoint the runtime
+uses has a per-process random name that generated code cannot know. A read-only
+handle (verifiers) also refuses every write, on a private copy opened with
+`query_only`. A progress handler interrupts a query that runs past the call's
+deadline, and SQLite's own limits cap the size of one value and one statement.
 """
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-_DENY_ALWAYS = {sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH, sqlite3.SQLITE_PRAGMA}
+_DENY_ALWAYS = {sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH, sqlite3.SQLITE_PRAGMA, sqlite3.SQLITE_TRANSACTION}
 _WRITES = {
     sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE, sqlite3.SQLITE_CREATE_TABLE,
     sqlite3.SQLITE_DROP_TABLE, sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_CREATE_INDEX,
@@ -22,18 +27,29 @@ _WRITES = {
     sqlite3.SQLITE_CREATE_TEMP_TRIGGER, sqlite3.SQLITE_CREATE_TEMP_VIEW, sqlite3.SQLITE_CREATE_TEMP_INDEX,
 }
 _FUNCTION = getattr(sqlite3, "SQLITE_FUNCTION", 31)
+_SAVEPOINT = getattr(sqlite3, "SQLITE_SAVEPOINT", 32)
+_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+
+# The runtime's savepoint; generated code cannot name it, so it cannot release or roll it back.
+_SAVEPOINT_NAME = f"awm_{secrets.token_hex(8)}"
+
+MAX_VALUE_BYTES = 16 * 1024 * 1024
+MAX_SQL_BYTES = 1024 * 1024
+PROGRESS_EVERY = 2000  # SQLite VM steps between deadline checks
 
 
 def _authorizer_rw(action: int, arg1: Any, arg2: Any, db_name: Any, source: Any) -> int:
     if action in _DENY_ALWAYS:
         return sqlite3.SQLITE_DENY
-    if action == _FUNCTION and arg2 in ("load_extension", "readfile", "writefile"):
+    if action == _SAVEPOINT:
+        return sqlite3.SQLITE_OK if arg2 == _SAVEPOINT_NAME else sqlite3.SQLITE_DENY
+    if action == _FUNCTION and isinstance(arg2, str) and arg2.lower() in _DENIED_FUNCTIONS:
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
 
 
 def _authorizer_ro(action: int, arg1: Any, arg2: Any, db_name: Any, source: Any) -> int:
-    if action in _WRITES:
+    if action in _WRITES or action == _SAVEPOINT:
         return sqlite3.SQLITE_DENY
     return _authorizer_rw(action, arg1, arg2, db_name, source)
 
@@ -42,22 +58,43 @@ def _row_factory(cursor: sqlite3.Cursor, row: tuple) -> dict:
     return {d[0]: v for d, v in zip(cursor.description, row)}
 
 
+def _limit(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    return conn
+
+
 def open_template(path: Path) -> sqlite3.Connection:
     """A read-only connection to a database file (a template or an initial state)."""
     conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
-    return conn
+    return _limit(conn)
 
 
 def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
-    """An in-memory copy of `template` (SQLite backup API), private to one episode."""
+    """A private, writable in-memory copy of `template` through the SQLite backup API.
+
+    benchmarks/bench_runtime.py compares it with a file copy and with deserialize (one
+    memcpy of the file image): deserialize is as fast, but an episode it makes holds the
+    image and the page cache's copies of the same pages, about a third more memory once
+    queried, which counts at a thousand concurrent sessions.
+    """
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     template.backup(conn)
     conn.execute("PRAGMA foreign_keys = ON")
-    return conn
+    return _limit(conn)
+
+
+def readonly_copy(source: sqlite3.Connection) -> sqlite3.Connection:
+    """A private in-memory copy of `source` that refuses writes (for verifiers)."""
+    copy = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    source.backup(copy)
+    copy.execute("PRAGMA query_only = ON")
+    return _limit(copy)
 
 
 class DBHandle:
-    """What generated code sees of a database."""
+    """What generated code sees of a database: query, one, execute."""
 
     __slots__ = ("_conn", "_deadline", "_readonly")
 
@@ -67,13 +104,10 @@ class DBHandle:
         self._deadline = 0.0
         conn.row_factory = _row_factory
         conn.set_authorizer(_authorizer_ro if readonly else _authorizer_rw)
-        conn.set_progress_handler(self._progress, 2000)
+        conn.set_progress_handler(self._progress, PROGRESS_EVERY)
 
     def _progress(self) -> int:
         return 1 if self._deadline and time.monotonic() > self._deadline else 0
-
-    def set_deadline(self, seconds: float | None) -> None:
-        self._deadline = time.monotonic() + seconds if seconds else 0.0
 
     def query(self, sql: str, params: list | tuple = ()) -> list[dict]:
         return self._conn.execute(sql, tuple(params)).fetchall()
@@ -85,9 +119,20 @@ class DBHandle:
         cursor = self._conn.execute(sql, tuple(params))
         return {"rowcount": cursor.rowcount, "lastrowid": cursor.lastrowid}
 
-    def release(self) -> sqlite3.Connection:
-        """Give back the connection with the sandbox hooks removed (for the runtime, not generated code)."""
-        self._conn.set_authorizer(None)
-        self._conn.set_progress_handler(None, 0)
-        self._conn.row_factory = None
-        return self._conn
+    # The runtime's side (underscored, so out of reach of generated code) -----------
+
+    def _set_deadline(self, seconds: float | None) -> None:
+        self._deadline = time.monotonic() + seconds if seconds else 0.0
+
+    def _begin(self) -> None:
+        self._conn.execute(f"SAVEPOINT {_SAVEPOINT_NAME}")
+
+    def _commit(self) -> None:
+        self._conn.execute(f"RELEASE {_SAVEPOINT_NAME}")
+
+    def _rollback(self) -> None:
+        self._conn.execute(f"ROLLBACK TO {_SAVEPOINT_NAME}")
+        self._conn.execute(f"RELEASE {_SAVEPOINT_NAME}")
+
+    def _close(self) -> None:
+        self._conn.close()

@@ -1,29 +1,31 @@
 """Environments and episodes: the Python API trainers use.
 
-    env = open_environment("banking__03")
-    episode = env.reset("t01")
-    episode.call("search_customers", {"query": "ann"})
-    episode.score(answer=None)  # {"reward", "complete", "evidence"}
-    episode.close()
+    env = open_environment("retail_banking__00")
+    with env.reset("t01") as episode:
+        episode.call("search_customers", {"query": "ann"})
+        episode.score(answer=None)  # {"reward", "complete", "evidence"}
 
-An episode's database is an in-memory copy of the environment's initial state
-(SQLite backup API), so episodes never see each other's writes.
+An episode's database is a private in-memory copy of the environment's initial
+state, held by a sandbox worker process (awm/runtime/pool.py) where the
+environment's generated tools and verifiers run; episodes never see each
+other's writes. Every method has an async twin (`areset`, `acall`, `ascore`,
+...) for event loops.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
+import asyncio
+import base64
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from awm.contracts import Task, TaskSet, ToolSet, VerifierSet
-from awm.errors import MissingArtifactError
-from awm.runtime.db import DBHandle, fresh_copy, open_template
-from awm.runtime.tools import ToolRuntime
-from awm.runtime.verify import load_verifier, run_verifier
-from awm.store import ArtifactStore
+from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCodeError
+from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
+from awm.runtime.sandbox import functions_of, load_module
+from awm.runtime.tools import ArgumentCheck
+from awm.store import ArtifactStore, check_sqlite_file
 
 
 @dataclass(frozen=True)
@@ -34,39 +36,60 @@ class RewardMapping:
     partial: float = 0.1
     incomplete: float = 0.0
 
+    def reward(self, verdict: dict) -> float:
+        if verdict["complete"]:
+            return self.complete
+        return self.partial if verdict.get("partial") else self.incomplete
+
 
 class Environment:
+    """One environment: its tool specs, tasks and verifiers, and the initial database episodes copy.
+
+    The tools' code is checked and loaded here, so unsafe code is rejected when the
+    environment is built (UnsafeCodeError), before any episode exists.
+    """
+
     def __init__(self, env_id: str, tools_source: str, toolset: ToolSet, tasks: TaskSet,
-                 verifiers: VerifierSet | None, db_path: Path, reward: RewardMapping | None = None):
+                 verifiers: VerifierSet | None, db_path: Path, reward: RewardMapping | None = None,
+                 pool: WorkerPool | None = None):
         self.env_id = env_id
-        self.runtime = ToolRuntime(tools_source, toolset)
         self.toolset = toolset
         self.taskset = tasks
         self._tasks = {t.task_id: t for t in tasks.tasks}
+        filename = f"{env_id}/tools.py"
+        functions = functions_of(load_module(tools_source, filename))
+        missing = sorted({spec.name for spec in toolset.tools} - set(functions))
+        if missing:
+            raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
+        self.tools_source = tools_source
+        self._program = compiled_program(tools_source, filename)[1]
+        self.arguments = ArgumentCheck({spec.name: spec.input_schema for spec in toolset.tools})
         self._verifier_code = {v.task_id: v.code for v in verifiers.verifiers} if verifiers else {}
-        self._verifiers: dict[str, Any] = {}
+        self._verifier_programs: dict[str, tuple[str, str]] = {}
         self.db_path = Path(db_path)
-        self._template = open_template(self.db_path)
-        self._lock = threading.Lock()
+        check_sqlite_file(self.db_path)
         self.reward = reward or RewardMapping()
+        self._pool = pool
+        self._key: str | None = None
 
     @classmethod
-    def from_store(cls, store: ArtifactStore, env_id: str, reward: RewardMapping | None = None) -> Environment:
+    def from_store(cls, store: ArtifactStore, env_id: str, reward: RewardMapping | None = None,
+                   pool: WorkerPool | None = None, task_ids: list[str] | None = None) -> Environment:
+        """Load an environment's artifacts; `task_ids` keeps only those tasks (the published ones)."""
         verifiers = None
         if store.exists(env_id, "verifiers.json"):
             verifiers = store.read_model(env_id, "verifiers.json", VerifierSet)
-        return cls(
-            env_id,
-            store.read_text(env_id, "tools.py"),
-            store.read_model(env_id, "tools.json", ToolSet),
-            store.read_model(env_id, "tasks.json", TaskSet),
-            verifiers,
-            store.database_path(env_id),
-            reward,
-        )
+        tasks = store.read_model(env_id, "tasks.json", TaskSet)
+        if task_ids is not None:
+            tasks = tasks.model_copy(update={"tasks": [t for t in tasks.tasks if t.task_id in set(task_ids)]})
+        return cls(env_id, store.read_text(env_id, "tools.py"), store.read_model(env_id, "tools.json", ToolSet),
+                   tasks, verifiers, store.database_path(env_id), reward, pool)
+
+    # what the environment offers --------------------------------------------------------
 
     @property
     def tools(self) -> list[dict]:
+        """MCP tool specs: name, description, inputSchema, annotations."""
         return [spec.mcp() for spec in self.toolset.tools]
 
     @property
@@ -79,73 +102,157 @@ class Environment:
         except KeyError:
             raise KeyError(f"{self.env_id} has no task {task_id!r}; tasks: {', '.join(self._tasks)}") from None
 
-    def verifier(self, task_id: str):
-        if task_id not in self._verifiers:
-            if task_id not in self._verifier_code:
+    def verifier_program(self, task_id: str) -> tuple[str, str]:
+        """The task's verifier, checked against the sandbox policy and compiled (UnsafeCodeError if it breaks it)."""
+        program = self._verifier_programs.get(task_id)
+        if program is None:
+            code = self._verifier_code.get(task_id)
+            if code is None:
                 raise MissingArtifactError(f"{self.env_id}: no verifier for task {task_id} (verifiers.json)")
-            self._verifiers[task_id] = load_verifier(self._verifier_code[task_id], f"{self.env_id}/{task_id}")
-        return self._verifiers[task_id]
+            program = self._verifier_programs[task_id] = compiled_program(code, f"{self.env_id}/{task_id}")
+        return program
 
     def with_verifiers(self, verifiers: VerifierSet) -> Environment:
         self._verifier_code = {v.task_id: v.code for v in verifiers.verifiers}
-        self._verifiers.clear()
+        self._verifier_programs.clear()
         return self
 
-    def fresh_connection(self) -> sqlite3.Connection:
-        with self._lock:
-            return fresh_copy(self._template)
+    # episodes ----------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = default_pool()
+        return self._pool
+
+    def _env_key(self) -> str:
+        if self._key is None:
+            names = [spec.name for spec in self.toolset.tools]
+            self._key = self.pool.register(self.env_id, self._program, names, self.db_path)
+        return self._key
+
+    def _task_or_none(self, task_id: str | None) -> Task | None:
+        return self.task(task_id) if task_id is not None else None
 
     def reset(self, task_id: str | None = None) -> Episode:
-        task = self.task(task_id) if task_id is not None else None
-        return Episode(self, task, self.fresh_connection())
+        """A fresh episode: a private copy of the initial database (use as a context manager, or close it)."""
+        task = self._task_or_none(task_id)
+        record, ready = self.pool.open_episode(self._env_key())
+        ready.result()
+        return Episode(self, task, record)
+
+    async def areset(self, task_id: str | None = None) -> Episode:
+        task = self._task_or_none(task_id)
+        record, ready = self.pool.open_episode(self._env_key(), asyncio.get_running_loop())
+        await ready
+        return Episode(self, task, record)
+
+    def judge_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
+        """Judge a saved final state (for example from `awm serve --transport stdio --final-db`)."""
+        task = self.task(task_id)
+        future = self.pool.judge(self.verifier_program(task_id), f"{self.env_id}/{task_id}", answer,
+                                 env_key=self._env_key(), final=Path(final_db))
+        return _with_partial(task, future.result())
+
+    def score_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
+        verdict = self.judge_database(task_id, final_db, answer)
+        return {"reward": self.reward.reward(verdict), "complete": verdict["complete"], "evidence": verdict["evidence"]}
 
     def close(self) -> None:
-        self._template.close()
+        """Forget the environment in the sandbox workers (open episodes stop working)."""
+        if self._key is not None and self._pool is not None:
+            self._pool.unregister(self._key)
+        self._key = None
+
+    def __enter__(self) -> Environment:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _with_partial(task: Task, verdict: dict) -> dict:
+    """Partial means some, not all, goals are met (and the verifier itself did not fail)."""
+    failed = len([e for e in verdict["evidence"] if e != "every goal is met"])
+    verdict["partial"] = not verdict["complete"] and "error" not in verdict and failed < len(task.goals)
+    return verdict
 
 
 class Episode:
-    def __init__(self, env: Environment, task: Task | None, conn: sqlite3.Connection):
+    """One run of one task: call tools, then score the final state."""
+
+    def __init__(self, env: Environment, task: Task | None, record: EpisodeRecord):
         self.env = env
         self.task = task
-        self._conn = conn
-        self.db = DBHandle(conn)
+        self.record = record
         self.calls = 0
 
-    def call(self, tool: str, arguments: dict | None = None) -> Any:
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def closed(self) -> bool:
+        return self.record.closed
+
+    def _checked(self, tool: str, arguments: Any) -> tuple[dict, dict | None]:
         self.calls += 1
-        return self.env.runtime.call(self.db, tool, arguments)
+        arguments = {} if arguments is None else arguments
+        return arguments, self.env.arguments.problem(tool, arguments)
 
-    def score(self, answer: str | None = None) -> dict:
-        if self.task is None:
-            raise ValueError("this episode was reset without a task; nothing to score")
-        verdict = self.judge(answer)
-        if verdict["complete"]:
-            reward = self.env.reward.complete
-        elif verdict.get("partial"):
-            reward = self.env.reward.partial
-        else:
-            reward = self.env.reward.incomplete
-        return {"reward": reward, "complete": verdict["complete"], "evidence": verdict["evidence"]}
+    def call(self, tool: str, arguments: dict | None = None) -> Any:
+        """Run one tool; its JSON-able result, or a structured error (see awm.runtime.tools)."""
+        arguments, problem = self._checked(tool, arguments)
+        if problem is not None:
+            return problem
+        return self.env.pool.call(self.record, tool, arguments).result()
 
-    def judge(self, answer: str | None) -> dict:
-        """Run the task's verifier on (initial DB, this episode's DB, answer), both read-only."""
-        fn = self.env.verifier(self.task.task_id)
-        initial = DBHandle(open_template(self.env.db_path), readonly=True)
-        self.db.release()
-        final = DBHandle(self._conn, readonly=True)
-        try:
-            verdict = run_verifier(fn, initial, final, answer)
-        finally:
-            final.release()
-            initial.release().close()
-            self.db = DBHandle(self._conn)
-        goals = len(self.task.goals)
-        failed = len([e for e in verdict["evidence"] if e != "every goal is met"])
-        verdict["partial"] = not verdict["complete"] and "error" not in verdict and failed < goals
-        return verdict
+    async def acall(self, tool: str, arguments: dict | None = None) -> Any:
+        arguments, problem = self._checked(tool, arguments)
+        if problem is not None:
+            return problem
+        return await self.env.pool.call(self.record, tool, arguments, asyncio.get_running_loop())
+
+    def _judge_task(self, task_id: str | None) -> Task:
+        task = self.env.task(task_id) if task_id is not None else self.task
+        if task is None:
+            raise ValueError("this episode was reset without a task; name the task to judge against")
+        return task
+
+    def _judge_future(self, task: Task, answer: str | None, loop: asyncio.AbstractEventLoop | None = None):
+        program = self.env.verifier_program(task.task_id)
+        return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer, episode=self.record,
+                                   loop=loop)
+
+    def judge(self, answer: str | None = None, task_id: str | None = None) -> dict:
+        """Run the task's verifier on (initial DB, this episode's DB, answer): {"complete", "evidence", "partial"}."""
+        task = self._judge_task(task_id)
+        return _with_partial(task, self._judge_future(task, answer).result())
+
+    async def ajudge(self, answer: str | None = None, task_id: str | None = None) -> dict:
+        task = self._judge_task(task_id)
+        return _with_partial(task, await self._judge_future(task, answer, asyncio.get_running_loop()))
+
+    def _score(self, verdict: dict) -> dict:
+        return {"reward": self.env.reward.reward(verdict), "complete": verdict["complete"],
+                "evidence": verdict["evidence"]}
+
+    def score(self, answer: str | None = None, task_id: str | None = None) -> dict:
+        """{"reward", "complete", "evidence"} from the task's verifier; the episode stays usable."""
+        return self._score(self.judge(answer, task_id))
+
+    async def ascore(self, answer: str | None = None, task_id: str | None = None) -> dict:
+        return self._score(await self.ajudge(answer, task_id))
+
+    def snapshot(self) -> bytes:
+        """The episode's database as SQLite file bytes."""
+        return base64.b64decode(self.env.pool.snapshot(self.record).result())
+
+    async def asnapshot(self) -> bytes:
+        return base64.b64decode(await self.env.pool.snapshot(self.record, asyncio.get_running_loop()))
 
     def close(self) -> None:
-        self._conn.close()
+        self.env.pool.close_episode(self.record)
 
     def __enter__(self) -> Episode:
         return self
@@ -154,5 +261,19 @@ class Episode:
         self.close()
 
 
-def open_environment(env_id: str, home: str | Path | None = None, reward: RewardMapping | None = None) -> Environment:
-    return Environment.from_store(ArtifactStore(home), env_id, reward)
+def published_task_ids(store: ArtifactStore, env_id: str) -> list[str]:
+    """The tasks of `env_id` in the catalog; UnknownEnvironmentError if it publishes none."""
+    if not store.catalog_path.exists():
+        raise UnknownEnvironmentError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
+    tasks = [entry["task_id"] for entry in store.iter_catalog() if entry.get("env_id") == env_id]
+    if not tasks:
+        raise UnknownEnvironmentError(f"{env_id} publishes no task in {store.catalog_path} "
+                                      "(see failures.jsonl for environments that failed or were quarantined)")
+    return tasks
+
+
+def open_environment(env_id: str, home: str | Path | None = None, reward: RewardMapping | None = None,
+                     pool: WorkerPool | None = None) -> Environment:
+    """A published environment, with its published tasks only."""
+    store = ArtifactStore(home)
+    return Environment.from_store(store, env_id, reward, pool, task_ids=published_task_ids(store, env_id))

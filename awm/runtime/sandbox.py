@@ -1,33 +1,48 @@
 """The sandbox for generated code (tools and verifiers).
 
-Generated code is untrusted data. Before it runs it must pass an AST allowlist:
-no imports beyond a few pure modules (served as facades, not the real modules),
-no names or attributes that reach interpreter internals (anything starting with
-an underscore, frame and code attributes, str.format), no eval/exec/open. It
-then runs with a small set of builtins, and every call has a wall-clock deadline
-enforced by a watchdog thread that raises inside the running thread; SQLite
-queries are interrupted by a progress handler at the same deadline.
+Generated code is untrusted data. Three layers keep it in its box:
+
+1. Load time, in any process: an AST allowlist. No imports beyond a few pure
+   modules (served as facades, not the real modules), no names or attributes that
+   reach interpreter internals (anything starting with an underscore, frame and
+   code attributes, str.format), no eval/exec/open/getattr. The module body itself
+   may only import, define functions and bind literal values, so loading a module
+   runs no loop and allocates nothing of note: loading is safe anywhere.
+2. Call time, in a sandbox worker process (awm/runtime/worker.py): every call runs
+   under `call_limits`, a wall-clock timer (SIGALRM, which also interrupts the
+   regular-expression engine and big-integer arithmetic) and an address-space
+   budget (RLIMIT_AS), so an infinite loop ends in SandboxTimeout and a memory bomb
+   in MemoryError, both reported as a tool error while the worker carries on.
+3. Process: code the timer cannot interrupt (a C-level loop such as
+   sum(range(10 ** 13))) is stopped by the parent, which kills the worker at the
+   deadline plus a grace period and rebuilds its episodes (awm/runtime/pool.py);
+   a per-call CPU-time limit (RLIMIT_CPU) makes the kernel end it even without
+   the parent.
 """
 
 from __future__ import annotations
 
 import ast
-import ctypes
-import heapq
-import itertools
+import functools
 import json
 import math
+import os
 import re
+import resource
+import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
-from types import SimpleNamespace
+from types import CodeType, SimpleNamespace
 from typing import Any
 
 from awm.errors import UnsafeCodeError
 
 MAX_SOURCE_BYTES = 512 * 1024
+MAX_TOP_LEVEL_STATEMENTS = 2000
+MAX_MODULE_SLICE = 10_000
 _DUNDER = re.compile(r"__[A-Za-z]\w*__")
 
 _ALLOWED_NODES = {
@@ -55,6 +70,14 @@ _FORBIDDEN_ATTRS = {
     "format", "format_map", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "ag_frame",
     "ag_code", "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame", "tb_next",
     "co_code", "func_globals", "mro", "im_func", "load_extension", "enable_load_extension",
+}
+
+# What a module-level value may be built from: literals, names, attribute reads,
+# containers and bounded slices. No call, operator or comprehension, so loading
+# a module costs time and memory proportional to its source, never more.
+_STATIC_NODES = {
+    ast.Constant, ast.Name, ast.Load, ast.Attribute, ast.Tuple, ast.List, ast.Dict, ast.Set,
+    ast.Subscript, ast.Slice, ast.UnaryOp, ast.USub, ast.UAdd, ast.Not,
 }
 
 _SAFE_MODULES: dict[str, SimpleNamespace] = {
@@ -91,6 +114,9 @@ _SAFE_BUILTINS = dict({
 })
 
 
+# --- load-time policy -------------------------------------------------------------
+
+
 def check_source(source: str, filename: str = "<generated>") -> ast.Module:
     """Parse `source` and enforce the policy; raise UnsafeCodeError naming the first violation."""
     if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
@@ -99,38 +125,133 @@ def check_source(source: str, filename: str = "<generated>") -> ast.Module:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         raise UnsafeCodeError(f"{filename}:{exc.lineno}: syntax error: {exc.msg}") from exc
-    for node in ast.walk(tree):
-        where = f"{filename}:{getattr(node, 'lineno', '?')}"
-        if type(node) not in _ALLOWED_NODES:
-            raise UnsafeCodeError(f"{where}: {type(node).__name__} is not allowed in generated code")
-        if isinstance(node, ast.Name) and (node.id.startswith("__") or node.id in _FORBIDDEN_NAMES):
-            raise UnsafeCodeError(f"{where}: name {node.id!r} is not allowed")
-        if isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRS):
-            raise UnsafeCodeError(f"{where}: attribute {node.attr!r} is not allowed")
-        if isinstance(node, (ast.FunctionDef, ast.arg)):
-            name = node.name if isinstance(node, ast.FunctionDef) else node.arg
-            if name.startswith("__"):
-                raise UnsafeCodeError(f"{where}: name {name!r} is not allowed")
-            if isinstance(node, ast.FunctionDef) and node.decorator_list:
-                raise UnsafeCodeError(f"{where}: decorators are not allowed")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _DUNDER.search(node.value):
-            raise UnsafeCodeError(f"{where}: strings naming dunder attributes are not allowed")
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            modules = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            for module in modules:
-                if module not in _SAFE_MODULES:
-                    raise UnsafeCodeError(f"{where}: import of {module!r} is not allowed "
-                                          f"(allowed: {', '.join(sorted(_SAFE_MODULES))})")
+    except (RecursionError, MemoryError) as exc:
+        raise UnsafeCodeError(f"{filename}: source nests too deeply to parse") from exc
+    stack: list[ast.AST] = [tree]
+    while stack:  # a flat walk: ast.walk's nested generators cost twice as much per node
+        node = stack.pop()
+        problem = _node_problem(node)
+        if problem:
+            raise UnsafeCodeError(f"{filename}:{getattr(node, 'lineno', '?')}: {problem}")
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    _check_module_body(tree, filename)
     return tree
+
+
+def _node_problem(node: ast.AST) -> str | None:
+    kind = node.__class__
+    if kind not in _ALLOWED_NODES:
+        return f"{kind.__name__} is not allowed in generated code"
+    if kind is ast.Name:
+        if node.id.startswith("__") or node.id in _FORBIDDEN_NAMES:
+            return f"name {node.id!r} is not allowed"
+    elif kind is ast.Attribute:
+        if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRS:
+            return f"attribute {node.attr!r} is not allowed"
+    elif kind is ast.Constant:
+        if isinstance(node.value, str) and "__" in node.value and _DUNDER.search(node.value):
+            return "strings naming dunder attributes are not allowed"
+    elif kind is ast.arg:
+        if node.arg.startswith("__"):
+            return f"name {node.arg!r} is not allowed"
+    elif kind is ast.FunctionDef:
+        if node.name.startswith("__"):
+            return f"name {node.name!r} is not allowed"
+        if node.decorator_list:
+            return "decorators are not allowed"
+    elif kind is ast.Import or kind is ast.ImportFrom:
+        modules = [node.module] if kind is ast.ImportFrom else [a.name for a in node.names]
+        for module in modules:
+            if module not in _SAFE_MODULES:
+                return f"import of {module!r} is not allowed (allowed: {', '.join(sorted(_SAFE_MODULES))})"
+    return None
+
+
+def _check_module_body(tree: ast.Module, filename: str) -> None:
+    """The module body may import, define functions and bind literal values; nothing there runs."""
+    if len(tree.body) > MAX_TOP_LEVEL_STATEMENTS:
+        raise UnsafeCodeError(f"{filename}: more than {MAX_TOP_LEVEL_STATEMENTS} top-level statements")
+    for statement in tree.body:
+        where = f"{filename}:{statement.lineno}"
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if isinstance(statement, ast.FunctionDef):
+            args = statement.args
+            evaluated_at_definition = [*args.defaults, *[d for d in args.kw_defaults if d is not None],
+                                       statement.returns, *[a.annotation for a in _all_args(args)]]
+            for expr in evaluated_at_definition:
+                if expr is not None:
+                    _require_static(expr, where, f"a default or annotation of {statement.name}")
+            continue
+        if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+            _require_static(statement.value, where, "a module-level value")
+            continue
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            _require_static(statement.annotation, where, "a module-level annotation")
+            if statement.value is not None:
+                _require_static(statement.value, where, "a module-level value")
+            continue
+        raise UnsafeCodeError(f"{where}: {type(statement).__name__} at module level; the module body may only "
+                              "import allowed modules, define functions and assign literal values")
+
+
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
+
+
+def _require_static(expr: ast.AST, where: str, what: str) -> None:
+    for node in ast.walk(expr):
+        if type(node) not in _STATIC_NODES:
+            raise UnsafeCodeError(f"{where}: {what} uses {type(node).__name__}; values evaluated when the module "
+                                  "loads must be literals, names or bounded slices (compute inside a function)")
+        if isinstance(node, ast.Slice):
+            bounds = [b for b in (node.lower, node.upper) if b is not None]
+            small = all(isinstance(b, ast.Constant) and isinstance(b.value, int) and abs(b.value) <= MAX_MODULE_SLICE
+                        for b in bounds)
+            if node.upper is None or node.step is not None or not small:
+                raise UnsafeCodeError(f"{where}: {what} slices without small constant bounds "
+                                      f"(at most {MAX_MODULE_SLICE})")
+
+
+def top_level_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+@functools.lru_cache(maxsize=128)
+def compile_checked(source: str, filename: str = "<generated>") -> CodeType:
+    """The policy-checked, compiled module; cached, since stages and the runtime load the same code.
+
+    A sandbox worker receives this code object (marshalled) rather than the source: the
+    policy is enforced once, in the process that hands code to workers.
+    """
+    return compile(check_source(source, filename), filename, "exec")
+
+
+def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:
+    """Execute a module compiled by `compile_checked` with the safe builtins; return its namespace.
+
+    Safe in any process: the policy leaves the module body nothing to run but imports of
+    facades, function definitions and literal bindings.
+    """
+    namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "__name__": "generated"}
+    try:
+        exec(code, namespace)  # noqa: S102 - policy-checked, restricted builtins, static module body
+    except Exception as exc:  # noqa: BLE001 - untrusted code: a failing module body is a rejection
+        raise UnsafeCodeError(f"{filename}: the module body raised {type(exc).__name__}: {exc}") from exc
+    return namespace
 
 
 def load_module(source: str, filename: str = "<generated>") -> dict[str, Any]:
     """Check, compile and execute `source` with safe builtins; return its namespace."""
-    tree = check_source(source, filename)
-    code = compile(tree, filename, "exec")
-    namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "__name__": "generated"}
-    run_with_deadline(lambda: exec(code, namespace), 2.0)  # noqa: S102 - policy-checked, restricted builtins
-    return namespace
+    return run_module(compile_checked(source, filename), filename)
 
 
 def functions_of(namespace: dict[str, Any]) -> dict[str, Callable[..., Any]]:
@@ -138,59 +259,74 @@ def functions_of(namespace: dict[str, Any]) -> dict[str, Callable[..., Any]]:
             if callable(obj) and not name.startswith("_") and getattr(obj, "__module__", None) == "generated"}
 
 
-# --- deadlines ------------------------------------------------------------------
+# --- call-time limits (sandbox worker processes) ------------------------------------
 
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-
-
-class _Watchdog:
-    """One thread that raises SandboxTimeout in threads whose deadline passed."""
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, int, int]] = []
-        self._live: dict[int, int] = {}  # token -> thread id
-        self._cond = threading.Condition()
-        self._tokens = itertools.count()
-        self._thread: threading.Thread | None = None
-
-    def arm(self, seconds: float) -> int:
-        token = next(self._tokens)
-        with self._cond:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="awm-sandbox-watchdog", daemon=True)
-                self._thread.start()
-            self._live[token] = threading.get_ident()
-            heapq.heappush(self._heap, (time.monotonic() + seconds, token, threading.get_ident()))
-            self._cond.notify()
-        return token
-
-    def disarm(self, token: int) -> None:
-        with self._cond:
-            self._live.pop(token, None)
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._heap:
-                    self._cond.wait()
-                deadline, token, tid = self._heap[0]
-                now = time.monotonic()
-                if deadline > now:
-                    self._cond.wait(deadline - now)
-                    continue
-                heapq.heappop(self._heap)
-                if self._live.pop(token, None) is not None:
-                    _set_async_exc(tid, SandboxTimeout)
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_statm_fd: int | None = None
 
 
-_WATCHDOG = _Watchdog()
+class _Timer:
+    """SIGALRM-based deadline for the main thread of a sandbox worker."""
+
+    armed = False
+
+    @classmethod
+    def install(cls) -> None:
+        signal.signal(signal.SIGALRM, cls._on_alarm)
+
+    @classmethod
+    def _on_alarm(cls, signum, frame) -> None:
+        if cls.armed:  # an alarm that lands after the call finished is ignored
+            cls.armed = False
+            raise SandboxTimeout()
 
 
-def run_with_deadline(fn: Callable[[], Any], seconds: float) -> Any:
-    """Run fn() in this thread; raise SandboxTimeout if it is still running after `seconds`."""
-    token = _WATCHDOG.arm(seconds)
+def install_call_limits() -> None:
+    """Prepare this process (a sandbox worker's main thread) for `call_limits`."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("call limits need the main thread of a sandbox worker process")
+    _Timer.install()
+
+
+def address_space_bytes() -> int:
+    """This process's current virtual size (what RLIMIT_AS limits); one pread of a descriptor kept open."""
+    global _statm_fd
+    if _statm_fd is None:
+        _statm_fd = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
+    return int(os.pread(_statm_fd, 64, 0).split()[0]) * _PAGE
+
+
+def _below(hard: int, value: int) -> int:
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+@contextmanager
+def call_limits(seconds: float, memory_bytes: int | None) -> Iterator[None]:
+    """Run the body with a wall-clock deadline, a CPU-time limit and an address-space budget.
+
+    Exceeding the deadline raises SandboxTimeout inside the body (between bytecodes, or
+    from a regular-expression match); exceeding the memory budget raises MemoryError at
+    the allocation. The CPU-time limit (RLIMIT_CPU, whole seconds, a little above the
+    deadline) is enforced by the kernel, which ends the process with SIGXCPU: the
+    backstop for a C-level loop no signal handler can interrupt, even if the parent that
+    would otherwise stop the worker is gone. All limits are lifted on the way out.
+    """
+    as_soft, as_hard = resource.getrlimit(resource.RLIMIT_AS)
+    cpu_soft, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (_below(as_hard, address_space_bytes() + memory_bytes), as_hard))
+    resource.setrlimit(resource.RLIMIT_CPU, (_below(cpu_hard, int(time.process_time() + seconds) + 2), cpu_hard))
+    _Timer.armed = True
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:
-        return fn()
+        yield
     finally:
-        _WATCHDOG.disarm(token)
+        # The alarm may land on any bytecode here; it raises at most once (the handler
+        # disarms first), and the inner `finally` lifts the limits whatever happens.
+        try:
+            _Timer.armed = False
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_soft, cpu_hard))
+            if memory_bytes:
+                resource.setrlimit(resource.RLIMIT_AS, (as_soft, as_hard))

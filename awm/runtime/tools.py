@@ -1,19 +1,33 @@
-"""Loading a tools module and calling its tools with validated arguments."""
+"""Tool calls: argument checks (in the caller's process) and execution (in a sandbox worker).
+
+A call's result is a JSON-able value, or a structured error
+`{"error": {"code": ..., "message": ...}}` with one of these codes:
+
+    unknown_tool       no tool of that name
+    invalid_arguments  the arguments violate the tool's JSON Schema
+    <business code>    the tool refused (not_found, invalid_state, ...); its writes are undone
+    tool_failed        the tool raised; its writes are undone
+    database_error     SQLite refused a statement (constraint, denied by the sandbox, ...)
+    timeout            the tool ran past its deadline and was stopped
+    resource_limit     the tool exceeded its memory budget, or its result is too large
+    sandbox_crashed    the sandbox process running the tool died; the episode was rebuilt
+    episode_lost       the episode could not be rebuilt after its sandbox process died
+"""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-import jsonschema
-
-from awm.contracts import ToolSet
-from awm.errors import UnsafeCodeError
 from awm.runtime.db import DBHandle
-from awm.runtime.sandbox import SandboxTimeout, functions_of, load_module, run_with_deadline
+from awm.runtime.sandbox import SandboxTimeout, call_limits
 
 DEFAULT_CALL_SECONDS = 2.0
+DEFAULT_CALL_MEMORY_MB = 256
+MAX_RESULT_CHARS = 1024 * 1024
+MAX_MESSAGE_CHARS = 500
 
 
 def tool_error(code: str, message: str, **details: Any) -> dict:
@@ -24,64 +38,76 @@ def is_error(result: Any) -> bool:
     return isinstance(result, dict) and set(result) == {"error"} and isinstance(result["error"], dict)
 
 
-class ToolRuntime:
-    """The tools of one environment: checked code, compiled validators, one call path."""
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "..."
 
-    def __init__(self, source: str, toolset: ToolSet, filename: str = "tools.py"):
-        namespace = load_module(source, filename)
-        functions = functions_of(namespace)
-        self.specs = {spec.name: spec for spec in toolset.tools}
-        missing = sorted(set(self.specs) - set(functions))
-        if missing:
-            raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
-        self.functions: dict[str, Callable[..., Any]] = {name: functions[name] for name in self.specs}
-        self.validators = {
-            name: jsonschema.Draft202012Validator(spec.input_schema) for name, spec in self.specs.items()
-        }
 
-    def call(self, db: DBHandle, tool: str, arguments: dict | None, seconds: float = DEFAULT_CALL_SECONDS) -> Any:
-        """Run one tool; return its JSON-able result or a structured error (never raises for bad calls)."""
-        if tool not in self.functions:
-            return tool_error("unknown_tool", f"no tool named {tool!r}", available=sorted(self.functions))
-        arguments = {} if arguments is None else arguments
+class ArgumentCheck:
+    """The JSON Schemas of one environment's tools, compiled on first use."""
+
+    def __init__(self, specs: dict[str, dict]):
+        self.schemas = specs
+        self._validators: dict[str, Any] = {}
+
+    def problem(self, tool: str, arguments: Any) -> dict | None:
+        """None if `arguments` fit `tool`'s schema, else the structured error to return."""
+        if tool not in self.schemas:
+            return tool_error("unknown_tool", f"no tool named {tool!r}", available=sorted(self.schemas))
         if not isinstance(arguments, dict):
-            return tool_error("invalid_arguments", "arguments must be a JSON object")
-        problems = sorted(self.validators[tool].iter_errors(arguments), key=lambda e: list(e.path))
-        if problems:
-            first = problems[0]
-            where = "/".join(str(p) for p in first.path) or "arguments"
-            return tool_error("invalid_arguments", f"{tool}: {where}: {first.message}")
-        fn = self.functions[tool]
-        db.set_deadline(seconds)
-        conn = db._conn
-        savepoint_ok = True
-        try:
-            conn.execute("SAVEPOINT tool_call")
-        except sqlite3.Error:
-            savepoint_ok = False
-        try:
-            result = run_with_deadline(lambda: fn(db, **arguments), seconds)
-        except SandboxTimeout:
-            self._rollback(conn, savepoint_ok)
-            return tool_error("timeout", f"{tool} ran longer than {seconds:g} s and was stopped")
-        except sqlite3.OperationalError as exc:
-            self._rollback(conn, savepoint_ok)
-            code = "timeout" if "interrupted" in str(exc) else "database_error"
-            return tool_error(code, f"{tool}: {exc}")
-        except (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, ZeroDivisionError,
-                ArithmeticError, RuntimeError, LookupError, RecursionError) as exc:
-            self._rollback(conn, savepoint_ok)
-            return tool_error("tool_failed", f"{tool} raised {type(exc).__name__}: {exc}")
-        finally:
-            db.set_deadline(None)
-        if is_error(result):
-            self._rollback(conn, savepoint_ok)
-        elif savepoint_ok:
-            conn.execute("RELEASE tool_call")
-        return result
+            return tool_error("invalid_arguments", f"{tool}: arguments must be a JSON object")
+        validator = self._validators.get(tool)
+        if validator is None:
+            import jsonschema
 
-    @staticmethod
-    def _rollback(conn: sqlite3.Connection, savepoint_ok: bool) -> None:
-        if savepoint_ok:
-            conn.execute("ROLLBACK TO tool_call")
-            conn.execute("RELEASE tool_call")
+            validator = self._validators[tool] = jsonschema.Draft202012Validator(self.schemas[tool])
+        problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if not problems:
+            return None
+        first = problems[0]
+        where = "/".join(str(p) for p in first.path) or "arguments"
+        return tool_error("invalid_arguments", _short(f"{tool}: {where}: {first.message}"))
+
+
+def encode_result(result: Any) -> str:
+    """The JSON text of a tool's result; raises ValueError or TypeError if it is not JSON."""
+    return json.dumps(result, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+
+
+def run_tool(db: DBHandle, fn: Callable[..., Any], tool: str, arguments: dict, seconds: float,
+             memory_bytes: int | None) -> str:
+    """Run one tool in this (sandbox worker) process; return the JSON text of its result or error.
+
+    The call runs inside a savepoint under the call limits; an error result, an
+    exception, a timeout or an exceeded budget rolls its writes back.
+    """
+    failure: dict | None = None
+    encoded = ""
+    db._set_deadline(seconds)
+    db._begin()
+    try:
+        with call_limits(seconds, memory_bytes):
+            result = fn(db, **arguments)
+            encoded = encode_result(result)
+            if len(encoded) > MAX_RESULT_CHARS:
+                failure = tool_error("resource_limit", f"{tool} returned {len(encoded)} characters of JSON "
+                                                       f"(at most {MAX_RESULT_CHARS})")
+            elif is_error(result):
+                failure = {}  # the tool's own refusal: returned as it is, its writes undone
+    except SandboxTimeout:
+        failure = tool_error("timeout", f"{tool} ran longer than {seconds:g} s and was stopped")
+    except MemoryError:
+        failure = tool_error("resource_limit", f"{tool} exceeded its memory budget and was stopped")
+    except sqlite3.OperationalError as exc:
+        code = "timeout" if "interrupted" in str(exc) else "database_error"
+        failure = tool_error(code, _short(f"{tool}: {exc}"))
+    except sqlite3.Error as exc:
+        failure = tool_error("database_error", _short(f"{tool}: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - untrusted code: any failure is a result, reported
+        failure = tool_error("tool_failed", _short(f"{tool} raised {type(exc).__name__}: {exc}"))
+    finally:
+        db._set_deadline(None)
+    if failure is None:
+        db._commit()
+        return encoded
+    db._rollback()
+    return encode_result(failure) if failure else encoded

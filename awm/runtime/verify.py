@@ -1,42 +1,59 @@
-"""Running verifiers: sandboxed code that reads the initial and final state and the answer."""
+"""Running verifiers (in a sandbox worker): sandboxed code that reads the initial and final state and the answer.
+
+A verifier is `verify(initial, final, answer) -> {"complete": bool, "evidence": [str]}`.
+Both databases are private read-only copies, so a verifier can neither change
+the episode it judges nor the template, and it runs under the call limits.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 from awm.errors import UnsafeCodeError
 from awm.runtime.db import DBHandle
-from awm.runtime.sandbox import SandboxTimeout, load_module, run_with_deadline
+from awm.runtime.sandbox import SandboxTimeout, call_limits, run_module
 
 VERIFY_SECONDS = 5.0
+MAX_EVIDENCE = 20
+MAX_EVIDENCE_CHARS = 1000
 
 
-def load_verifier(code: str, name: str) -> Callable[..., Any]:
-    namespace = load_module(code, name)
+def load_verifier(code: CodeType, name: str) -> Callable[..., Any]:
+    """The verify function of a module compiled by `compile_checked`."""
+    namespace = run_module(code, name)
     fn = namespace.get("verify")
     if not callable(fn):
         raise UnsafeCodeError(f"{name}: defines no verify(initial, final, answer) function")
     return fn
 
 
-def run_verifier(fn: Callable[..., Any], initial: DBHandle, final: DBHandle, answer: str | None) -> dict:
-    """{"complete": bool, "evidence": [str]}; a verifier that crashes or misbehaves counts as incomplete."""
-    initial.set_deadline(VERIFY_SECONDS)
-    final.set_deadline(VERIFY_SECONDS)
-    try:
-        result = run_with_deadline(lambda: fn(initial, final, answer), VERIFY_SECONDS)
-    except SandboxTimeout:
-        return {"complete": False, "evidence": [f"verifier ran longer than {VERIFY_SECONDS:g} s"], "error": "timeout"}
-    except Exception as exc:  # noqa: BLE001 - untrusted code: any failure is a verdict, reported
-        return {"complete": False, "evidence": [f"verifier raised {type(exc).__name__}: {exc}"], "error": "crash"}
-    finally:
-        initial.set_deadline(None)
-        final.set_deadline(None)
+def _normalise(result: Any) -> dict:
     if not isinstance(result, dict) or not isinstance(result.get("complete"), bool):
-        return {"complete": False, "evidence": [f"verifier returned {result!r}, not {{'complete': bool, ...}}"],
+        return {"complete": False, "evidence": [f"verifier returned {result!r:.200}, not {{'complete': bool, ...}}"],
                 "error": "bad_result"}
     evidence = result.get("evidence") or []
     if not isinstance(evidence, list):
-        evidence = [str(evidence)]
-    return {"complete": result["complete"], "evidence": [str(e) for e in evidence][:20]}
+        evidence = [evidence]
+    return {"complete": result["complete"], "evidence": [str(e)[:MAX_EVIDENCE_CHARS] for e in evidence[:MAX_EVIDENCE]]}
+
+
+def run_verifier(fn: Callable[..., Any], initial: DBHandle, final: DBHandle, answer: str | None,
+                 seconds: float = VERIFY_SECONDS, memory_bytes: int | None = None) -> dict:
+    """{"complete": bool, "evidence": [str]}; a verifier that crashes or misbehaves counts as incomplete."""
+    initial._set_deadline(seconds)
+    final._set_deadline(seconds)
+    try:
+        with call_limits(seconds, memory_bytes):
+            return _normalise(fn(initial, final, answer))
+    except SandboxTimeout:
+        return {"complete": False, "evidence": [f"verifier ran longer than {seconds:g} s"], "error": "timeout"}
+    except MemoryError:
+        return {"complete": False, "evidence": ["verifier exceeded its memory budget"], "error": "resource_limit"}
+    except Exception as exc:  # noqa: BLE001 - untrusted code: any failure is a verdict, reported
+        return {"complete": False, "evidence": [f"verifier raised {type(exc).__name__}: {str(exc)[:500]}"],
+                "error": "crash"}
+    finally:
+        initial._set_deadline(None)
+        final._set_deadline(None)

@@ -1,0 +1,82 @@
+"""awm serve: the published environments over MCP (streamable HTTP, or stdio for one environment)."""
+
+from __future__ import annotations
+
+import gc
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from awm.errors import AWMError
+
+TOKEN_ENV = "AWM_ADMIN_TOKEN"
+
+
+def serve(args) -> int:
+    from awm.runtime.environment import RewardMapping
+    from awm.runtime.pool import WorkerPool
+    from awm.runtime.server import RuntimeServer, run_http, run_stdio
+    from awm.store import ArtifactStore
+
+    store = ArtifactStore(args.home)
+    reward = RewardMapping(*args.reward) if args.reward else None
+    pool = WorkerPool(workers=args.workers, call_seconds=args.call_timeout, memory_mb=args.memory_mb)
+    try:
+        if args.transport == "stdio":
+            if not args.env or len(args.env) != 1:
+                raise AWMError("--transport stdio serves one environment: give exactly one --env")
+            run_stdio(store, args.env[0], args.task, pool, args.final_db, reward)
+            return 0
+        if args.task or args.final_db:
+            raise AWMError("--task and --final-db are for --transport stdio; over HTTP the task goes in the URL "
+                           "(?task=t01)")
+        token = args.admin_token or os.environ.get(TOKEN_ENV)
+        generated = not token
+        token = token or secrets.token_urlsafe(24)
+        server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
+                               score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
+                               max_sessions=args.max_sessions)
+
+        def ready(http) -> None:
+            port = http.servers[0].sockets[0].getsockname()[1] if http.servers else args.port
+            print(f"awm serve: {len(server.catalog)} environments at http://{args.host}:{port}/envs/<env_id>/mcp "
+                  f"(list: GET /envs); {pool.stats()['workers'].__len__()} sandbox workers", file=sys.stderr)
+            if generated:
+                print(f"awm serve: admin token (set {TOKEN_ENV} to choose one): {token}", file=sys.stderr)
+            sys.stderr.flush()
+
+        # A server process holds thousands of long-lived session objects: with the default thresholds the
+        # cyclic collector rescans them so often that it doubled the CPU per call at 1,000 sessions
+        # (benchmarks/bench_runtime.py). Freeze what startup made and collect young objects less eagerly.
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 20)
+        run_http(server, args.port, ready)
+        return 0
+    finally:
+        pool.close()
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("serve", help="serve published environments to agents over MCP",
+                            description="Serve the catalog's environments over MCP. Each MCP session is an episode "
+                                        "with its own database copy; a trainer scores it through the admin endpoint "
+                                        "(HTTP) or from the saved final database (stdio). See docs/runtime.md.")
+    parser.add_argument("--transport", choices=("http", "stdio"), default="http")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default loopback)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (0 picks a free one)")
+    parser.add_argument("--env", action="append", metavar="ENV_ID",
+                        help="serve only this environment (repeatable; exactly one with stdio)")
+    parser.add_argument("--task", help="stdio: the task the episode is for")
+    parser.add_argument("--final-db", type=Path, help="stdio: write the episode's final database here at the end")
+    parser.add_argument("--admin-token", help=f"token for /admin endpoints (default ${TOKEN_ENV}, else generated)")
+    parser.add_argument("--workers", type=int, default=None, help="sandbox worker processes (default: CPU count)")
+    parser.add_argument("--call-timeout", type=float, default=2.0, help="seconds one tool call may run")
+    parser.add_argument("--memory-mb", type=int, default=256, help="memory budget of one tool call, MiB")
+    parser.add_argument("--score-grace", type=float, default=60.0,
+                        help="seconds an ended session's episode is kept for scoring")
+    parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds before an idle session ends")
+    parser.add_argument("--max-sessions", type=int, default=10_000)
+    parser.add_argument("--reward", type=float, nargs=3, metavar=("COMPLETE", "PARTIAL", "INCOMPLETE"),
+                        help="reward mapping (default 1.0 0.1 0.0)")
+    parser.set_defaults(handler=serve)

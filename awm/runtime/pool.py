@@ -1,0 +1,733 @@
+"""The sandbox worker pool: where episodes live and generated code runs, out of the caller's process.
+
+Each worker (awm/runtime/worker.py) is a process holding the databases of the
+episodes placed on it; requests to it are pipelined and answered in order.
+Answers are read by a thread per worker, or, while a server's event loop is
+attached (`await pool.attach()`), by that loop itself: a busy loop and reader
+threads would hand the GIL back and forth for every answer, which caps
+throughput once hundreds of sessions call at once. Requests are written without
+blocking (an outbox drains as the pipe accepts), so a loop never stalls on a
+full pipe.
+
+The reader is also the watchdog: when the request at the head of a worker's
+queue runs past its deadline plus a grace period (code the in-worker timer
+cannot interrupt, such as a C-level loop), the worker is killed. Whatever the
+cause of a worker's death, a successor is started and every episode that lived
+there is rebuilt by replaying its logged calls on a fresh copy (tools are
+deterministic functions of the database), then the requests that were waiting
+are resent. Only the request that was running fails, as a `timeout` or
+`sandbox_crashed` tool error; every other episode carries on as if nothing
+happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import base64
+import fcntl
+import hashlib
+import itertools
+import json
+import logging
+import marshal
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from awm.errors import AWMError, UnsafeCodeError
+from awm.runtime.sandbox import compile_checked
+from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
+from awm.runtime.verify import VERIFY_SECONDS
+from awm.runtime.worker import FrameReader, encode_frame
+
+log = logging.getLogger(__name__)
+
+KILL_GRACE_SECONDS = 1.0
+ADMIN_OP_SECONDS = 30.0  # load, open, snapshot, close: our own code, generous
+START_SECONDS = 60.0
+WATCH_SECONDS = 0.25  # how often an idle reader looks at the deadline of the request at the head
+
+AnyFuture = Future | asyncio.Future
+
+
+class SandboxError(AWMError):
+    """The sandbox worker could not do what was asked (not a tool's error: those are results)."""
+
+
+@dataclass(eq=False)
+class EpisodeRecord:
+    """The pool's view of one episode: where it lives and how to rebuild it."""
+
+    id: int
+    env_key: str
+    worker: _Worker
+    log: list[tuple[str, dict]] = field(default_factory=list)  # calls that succeeded, in order
+    opened: bool = False
+    lost: str | None = None
+    closed: bool = False
+
+
+@dataclass(eq=False)
+class _Request:
+    id: int
+    message: dict
+    future: AnyFuture
+    limit: float  # seconds the worker may spend on it before it is killed
+    episode: EpisodeRecord | None = None
+    internal: bool = False  # a load, a restore or a replay: nobody waits on it
+
+
+@dataclass
+class _Payload:
+    program: str  # the tools module, checked and compiled (marshal, base64)
+    filename: str
+    names: list[str]
+    db: str
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _settle(future: AnyFuture, outcome: tuple[bool, Any]) -> None:
+    """Resolve a waiter's future from any thread; an asyncio future is resolved on its own loop."""
+    if isinstance(future, asyncio.Future):
+        loop = future.get_loop()
+        if _running_loop() is not loop:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_settle, future, outcome)
+            return
+    if future.done():  # an asyncio waiter may have been cancelled
+        return
+    ok, value = outcome
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class _Worker:
+    def __init__(self, pool: WorkerPool, index: int):
+        self.pool = pool
+        self.index = index
+        self.lock = threading.Lock()
+        self.pending: OrderedDict[int, _Request] = OrderedDict()
+        self.loaded: set[str] = set()
+        self.episodes: dict[int, EpisodeRecord] = {}
+        self.head_started = 0.0
+        self.restarts = 0
+        self.kills = 0
+        self.proc: subprocess.Popen | None = None
+        self.write_fd = -1
+        self.reader: FrameReader | None = None
+        self._outbox = bytearray()
+        self._killed: int | None = None
+        self._closing = False
+        self._started = threading.Event()
+        self._start_error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name=f"awm-sandbox-{index}", daemon=True)
+        # while an event loop reads for this worker, the thread waits
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._parked = threading.Event()
+        self._resume = threading.Event()
+        self._watch_handle: asyncio.TimerHandle | None = None
+        self._writer_registered = False
+
+    # process ------------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        """Start a worker process and wait for its greeting."""
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parent.parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "awm.runtime.worker", str(request_r), str(answer_w)],
+                                    pass_fds=(request_r, answer_w), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, env=env)
+        finally:
+            os.close(request_r)
+            os.close(answer_w)
+        reader = FrameReader(answer_r)
+        hello = reader.read(timeout=START_SECONDS)
+        if not isinstance(hello, bytes):
+            proc.kill()
+            proc.wait()
+            os.close(answer_r)
+            os.close(request_w)
+            raise SandboxError(f"sandbox worker {self.index} did not start (exit code {proc.poll()})")
+        os.set_blocking(request_w, False)  # writes go through the outbox and never block a caller
+        fcntl.fcntl(request_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+        fcntl.fcntl(answer_r, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+        self.proc, self.write_fd, self.reader = proc, request_w, reader
+        self.loaded = set()
+        self._killed = None
+
+    def _discard_process(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+        for fd in (self.write_fd, self.reader.fd if self.reader else -1):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.write_fd = -1
+        self._outbox.clear()
+
+    # writing (callers hold self.lock) ---------------------------------------------------
+
+    def _send(self, request: _Request) -> None:
+        if not self.pending:
+            self.head_started = time.monotonic()
+        self.pending[request.id] = request
+        self._outbox += encode_frame(json.dumps({"id": request.id, **request.message}).encode("utf-8"))
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._outbox:
+            try:
+                written = os.write(self.write_fd, self._outbox)
+            except BlockingIOError:
+                break
+            except OSError:  # the worker died; its successor gets what is pending
+                self._outbox.clear()
+                return
+            del self._outbox[:written]
+        if self._outbox and self._loop is not None and not self._writer_registered:
+            self._writer_registered = True
+            self._loop.call_soon_threadsafe(self._watch_writes)
+
+    def _ensure_loaded(self, env_key: str) -> None:
+        if env_key in self.loaded:
+            return
+        payload = self.pool.payload(env_key)
+        message = {"op": "load", "env": env_key, "program": payload.program, "filename": payload.filename,
+                   "names": payload.names, "db": payload.db}
+        self._send(_Request(self.pool.next_id(), message, Future(), ADMIN_OP_SECONDS, internal=True))
+        self.loaded.add(env_key)
+
+    def _try_load(self, env_key: str) -> bool:
+        try:
+            self._ensure_loaded(env_key)
+        except SandboxError:
+            return False
+        return True
+
+    def submit(self, message: dict, limit: float, episode: EpisodeRecord | None = None,
+               loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+        future: AnyFuture = loop.create_future() if loop is not None else Future()
+        with self.lock:
+            if self._closing:
+                raise SandboxError("the sandbox pool is closed")
+            env_key = message.get("env") or (episode.env_key if episode else None)
+            if env_key is not None:
+                self._ensure_loaded(env_key)
+            self._send(_Request(self.pool.next_id(), message, future, limit, episode))
+        return future
+
+    # reading: shared -------------------------------------------------------------------
+
+    def _check_deadline(self) -> float:
+        """Kill the worker if the request at the head ran too long; seconds until the next look (lock held)."""
+        if not self.pending or self._killed is not None:
+            return WATCH_SECONDS
+        head = next(iter(self.pending.values()))
+        remaining = self.head_started + head.limit - time.monotonic()
+        if remaining > 0:
+            return min(WATCH_SECONDS, remaining)
+        self._killed = head.id
+        self.kills += 1
+        log.warning("sandbox worker %d: %s ran past %.1f s; stopping the worker", self.index, head.message.get("op"),
+                    head.limit)
+        self.proc.send_signal(signal.SIGKILL)
+        return WATCH_SECONDS
+
+    def _take_frames(self, chunk: bytes) -> None:
+        self.reader.feed(chunk)
+        while (frame := self.reader.take()) is not None:
+            try:
+                self._on_answer(json.loads(frame))
+            except (ValueError, KeyError, TypeError):
+                log.exception("sandbox worker %d sent an unreadable answer; replacing it", self.index)
+                self.proc.kill()
+
+    def _on_answer(self, answer: dict) -> None:
+        with self.lock:
+            request = self.pending.pop(answer["id"], None)
+            self.head_started = time.monotonic()
+            if request is None:
+                return
+            outcome = self._record(request, answer)
+        _settle(request.future, outcome)
+
+    def _record(self, request: _Request, answer: dict) -> tuple[bool, Any]:
+        """Update episode state from an answer (under the lock); return (ok, result or exception)."""
+        op, episode = request.message["op"], request.episode
+        if not answer["ok"]:
+            error = answer["error"]
+            exc_type = UnsafeCodeError if error["type"] == "UnsafeCodeError" else SandboxError
+            if request.internal:
+                log.warning("sandbox worker %d: internal %s failed: %s: %s", self.index, op, error["type"],
+                            error["message"])
+                if episode is not None:
+                    episode.lost = f"could not be rebuilt: {error['message']}"
+            if op == "open" and episode is not None:
+                self.episodes.pop(episode.id, None)
+            return False, exc_type(error["message"] if exc_type is UnsafeCodeError
+                                   else f"{op} failed in the sandbox: {error['type']}: {error['message']}")
+        result = answer["result"]
+        if episode is not None:
+            if op == "open":
+                episode.opened = True
+            elif op == "call" and not request.internal and not is_error(result):
+                episode.log.append((request.message["tool"], request.message["arguments"]))
+        return True, result
+
+    def _on_death(self) -> None:
+        """Start a successor, rebuild the episodes that lived here, resend what was waiting."""
+        code = self.proc.wait() if self.proc is not None else None
+        with self.lock:
+            waiting = list(self.pending.values())
+            self.pending.clear()
+            culprit = waiting.pop(0) if waiting else None
+            # stopped at its deadline: by us (SIGKILL), or by the kernel at its CPU-time limit (SIGXCPU)
+            killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU)
+            self._discard_process()
+            try:
+                self._spawn()
+            except (SandboxError, OSError) as exc:
+                self._fail_everything(waiting + ([culprit] if culprit else []), exc)
+                return
+            self.restarts += 1
+            log.warning("sandbox worker %d %s (exit code %s) while running %s; restarted, rebuilding %d episode(s)",
+                        self.index, "was stopped" if killed else "died", code,
+                        culprit.message.get("op") if culprit else "nothing", len(self.episodes))
+            if culprit is not None and culprit.internal and culprit.episode is not None:
+                culprit.episode.lost = "its sandbox process died while rebuilding it"
+            self._rebuild_episodes()
+            settled = [(r.future, (True, _episode_lost(r))) for r in waiting if _is_lost(r)]
+            for request in waiting:
+                if request.message["op"] == "load" or _is_lost(request):
+                    continue
+                env_key = request.message.get("env") or (request.episode.env_key if request.episode else None)
+                if env_key is not None and not self._try_load(env_key):
+                    settled.append((request.future, (False, SandboxError(f"environment {env_key} was closed"))))
+                    continue
+                self._send(request)
+        for future, outcome in settled:
+            _settle(future, outcome)
+        if culprit is not None:
+            _settle(culprit.future, _culprit_outcome(culprit, killed))
+
+    def _rebuild_episodes(self) -> None:
+        for episode in list(self.episodes.values()):
+            if not episode.opened or episode.lost or episode.closed:
+                continue
+            if not self._try_load(episode.env_key):
+                episode.lost = "its environment was closed"
+                continue
+            self._send(_Request(self.pool.next_id(), {"op": "open", "episode": episode.id, "env": episode.env_key},
+                                Future(), ADMIN_OP_SECONDS, episode, internal=True))
+            for tool, arguments in episode.log:
+                message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": arguments,
+                           "seconds": self.pool.call_seconds, "memory": self.pool.memory_bytes}
+                self._send(_Request(self.pool.next_id(), message, Future(), self.pool.call_limit, episode,
+                                    internal=True))
+
+    def _fail_everything(self, requests: list[_Request], exc: BaseException) -> None:
+        self._closing = True
+        for episode in self.episodes.values():
+            episode.lost = str(exc)
+        for request in requests:
+            _settle(request.future, (False, exc))
+
+    # reading: the thread -----------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._spawn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the thread that started the pool
+            self._start_error = exc
+            self._started.set()
+            return
+        self._started.set()
+        while True:
+            if self._loop is not None and not self._closing:  # an event loop reads for us: wait until it lets go
+                self._parked.set()
+                self._resume.wait()
+                self._resume.clear()
+                self._parked.clear()
+                continue
+            with self.lock:
+                if self._closing:
+                    return
+                timeout = self._check_deadline()
+                writes = [self.write_fd] if self._outbox else []
+            readable, writable, _ = select.select([self.reader.fd], writes, [], timeout)
+            if writable:
+                with self.lock:
+                    self._flush()
+            if not readable:
+                continue
+            try:
+                chunk = os.read(self.reader.fd, 1 << 16)
+            except OSError:
+                chunk = b""  # closed under us by `close`
+            if chunk:
+                self._take_frames(chunk)
+            elif self._closing:
+                return
+            else:
+                self._on_death()
+
+    # reading: an event loop ----------------------------------------------------------------
+
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """In the loop's thread, after the reader thread parked."""
+        loop.add_reader(self.reader.fd, self._on_readable)
+        self._watch_handle = loop.call_later(WATCH_SECONDS, self._watch)
+        with self.lock:
+            if self._outbox and not self._writer_registered:
+                self._writer_registered = True
+                loop.add_writer(self.write_fd, self._on_writable)
+
+    def _detach(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        if self.reader is not None:
+            loop.remove_reader(self.reader.fd)
+        if self._writer_registered and self.write_fd >= 0:
+            loop.remove_writer(self.write_fd)
+        self._writer_registered = False
+        if self._watch_handle is not None:
+            self._watch_handle.cancel()
+        self._loop = None
+        self._resume.set()
+
+    def _on_readable(self) -> None:
+        try:
+            chunk = os.read(self.reader.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if chunk:
+            self._take_frames(chunk)
+            return
+        loop = self._loop
+        loop.remove_reader(self.reader.fd)
+        if self._writer_registered:
+            loop.remove_writer(self.write_fd)
+            self._writer_registered = False
+        if not self._closing:  # starting a successor blocks; keep it off the loop
+            loop.run_in_executor(None, self._die_then_resume, loop)
+
+    def _die_then_resume(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._on_death()
+        if not self._closing and not loop.is_closed():
+            loop.call_soon_threadsafe(self._resume_on_loop, loop)
+
+    def _resume_on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is loop and not self._closing:
+            loop.add_reader(self.reader.fd, self._on_readable)
+            self._watch_writes()
+
+    def _watch(self) -> None:
+        with self.lock:
+            delay = self._check_deadline()
+        if self._loop is not None:
+            self._watch_handle = self._loop.call_later(delay, self._watch)
+
+    def _watch_writes(self) -> None:
+        with self.lock:
+            if self._loop is None or not self._outbox:
+                self._writer_registered = False
+                return
+            self._writer_registered = True
+            self._loop.add_writer(self.write_fd, self._on_writable)
+
+    def _on_writable(self) -> None:
+        with self.lock:
+            self._flush()
+            if not self._outbox and self._writer_registered:
+                self._loop.remove_writer(self.write_fd)
+                self._writer_registered = False
+
+    def close(self) -> None:
+        with self.lock:
+            self._closing = True
+            waiting = list(self.pending.values())
+            self.pending.clear()
+            self._outbox += encode_frame(b'{"op":"shutdown"}')
+            self._flush()
+        self._resume.set()
+        for request in waiting:
+            _settle(request.future, (False, SandboxError("the sandbox pool was closed")))
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        self.thread.join(timeout=2)
+        self._discard_process()
+
+
+def _is_lost(request: _Request) -> bool:
+    return request.episode is not None and request.episode.lost is not None
+
+
+def _episode_lost(request: _Request) -> Any:
+    reason = f"episode {request.episode.id} is lost: {request.episode.lost}"
+    if request.message["op"] == "call":
+        return tool_error("episode_lost", reason)
+    return SandboxError(reason)
+
+
+def _culprit_outcome(request: _Request, killed: bool) -> tuple[bool, Any]:
+    op = request.message["op"]
+    if op == "call":
+        tool = request.message["tool"]
+        if killed:
+            return True, tool_error("timeout", f"{tool} ran longer than {request.message['seconds']:g} s; its "
+                                               "sandbox process was stopped and the episode rebuilt without it")
+        return True, tool_error("sandbox_crashed", f"{tool} crashed its sandbox process; the episode was rebuilt "
+                                                   "without the call")
+    if op == "judge":
+        what = "ran too long" if killed else "crashed its sandbox process"
+        return True, {"complete": False, "evidence": [f"verifier {what}"], "error": "timeout" if killed else "crash"}
+    return False, SandboxError(f"the sandbox process {'was stopped' if killed else 'died'} during {op}")
+
+
+class WorkerPool:
+    """Sandbox worker processes; environments are registered once and loaded where needed.
+
+    Every request method returns a future: a `concurrent.futures.Future`, or an
+    asyncio future of `loop` when one is given (what the async API passes).
+    """
+
+    def __init__(self, workers: int | None = None, call_seconds: float = DEFAULT_CALL_SECONDS,
+                 memory_mb: int = DEFAULT_CALL_MEMORY_MB, verify_seconds: float = VERIFY_SECONDS,
+                 kill_grace: float = KILL_GRACE_SECONDS):
+        count = workers if workers is not None else (os.cpu_count() or 1)
+        if count < 1:
+            raise ValueError(f"a sandbox pool needs at least one worker, not {count}")
+        if call_seconds <= 0 or verify_seconds <= 0:
+            raise ValueError("call and verify deadlines must be positive seconds")
+        self.call_seconds = call_seconds
+        self.verify_seconds = verify_seconds
+        self.memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
+        self.kill_grace = kill_grace
+        self._ids = itertools.count(1)
+        self._payloads: dict[str, _Payload] = {}
+        self._workers = [_Worker(self, i) for i in range(count)]
+        self._lock = threading.Lock()
+        self._started = False
+        self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.pid = os.getpid()
+
+    @property
+    def call_limit(self) -> float:
+        return self.call_seconds + self.kill_grace
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def payload(self, env_key: str) -> _Payload:
+        try:
+            return self._payloads[env_key]
+        except KeyError:
+            raise SandboxError(f"environment {env_key} is not registered with the sandbox pool") from None
+
+    def start(self) -> WorkerPool:
+        with self._lock:
+            if self._closed:
+                raise SandboxError("the sandbox pool is closed")
+            if self._started:
+                return self
+            for worker in self._workers:
+                worker.thread.start()
+            for worker in self._workers:
+                worker._started.wait()
+            errors = [w._start_error for w in self._workers if w._start_error is not None]
+            self._started = True
+        if errors:
+            self.close()
+            raise SandboxError(f"sandbox workers failed to start: {errors[0]}") from errors[0]
+        return self
+
+    async def attach(self) -> bool:
+        """Read answers on the running event loop (a server's) instead of reader threads, until `detach`.
+
+        False if another loop already reads for the pool: requests from this one still work (their
+        futures are resolved thread-safely), and this loop must not detach it.
+        """
+        loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.start)
+        if self._loop is not None:
+            return False
+        self._loop = loop
+        for worker in self._workers:
+            worker._loop = loop
+        await asyncio.to_thread(lambda: [w._parked.wait(START_SECONDS) for w in self._workers])
+        for worker in self._workers:
+            if not worker._parked.is_set():
+                raise SandboxError(f"sandbox worker {worker.index} did not hand over its answers")
+            worker._attach(loop)
+        return True
+
+    def detach(self) -> None:
+        """Hand reading back to the reader threads (call on the attached loop)."""
+        for worker in self._workers:
+            worker._detach()
+        self._loop = None
+
+    # environments ---------------------------------------------------------------------
+
+    def register(self, env_id: str, program: str, names: list[str], db: Path, filename: str = "tools.py") -> str:
+        """Make an environment loadable by the workers: its tools module as `compiled_program` gives it."""
+        key = f"{env_id}:{uuid.uuid4().hex[:12]}"
+        self._payloads[key] = _Payload(program, f"{env_id}/{filename}", list(names), str(Path(db).resolve()))
+        return key
+
+    def unregister(self, env_key: str) -> None:
+        if self._payloads.pop(env_key, None) is None or not self._started or self._closed:
+            return
+        for worker in self._workers:
+            with worker.lock:
+                if env_key in worker.loaded and not worker._closing:
+                    worker.loaded.discard(env_key)
+                    worker._send(_Request(self.next_id(), {"op": "unload", "env": env_key}, Future(),
+                                          ADMIN_OP_SECONDS, internal=True))
+
+    # episodes ------------------------------------------------------------------------
+
+    def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None
+                     ) -> tuple[EpisodeRecord, AnyFuture]:
+        """Place a new episode on the least loaded worker; the future resolves when its copy exists."""
+        self.start()
+        worker = min(self._workers, key=lambda w: len(w.episodes))
+        episode = EpisodeRecord(self.next_id(), env_key, worker)
+        with worker.lock:
+            worker.episodes[episode.id] = episode
+        try:
+            future = worker.submit({"op": "open", "episode": episode.id, "env": env_key}, ADMIN_OP_SECONDS, episode,
+                                   loop)
+        except SandboxError:
+            with worker.lock:
+                worker.episodes.pop(episode.id, None)
+            raise
+        return episode, future
+
+    def call(self, episode: EpisodeRecord, tool: str, arguments: dict,
+             loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+        if episode.lost is not None or episode.closed:
+            future: AnyFuture = loop.create_future() if loop is not None else Future()
+            state = f"lost: {episode.lost}" if episode.lost else "closed"
+            future.set_result(tool_error("episode_lost", f"episode {episode.id} is {state}"))
+            return future
+        message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": arguments,
+                   "seconds": self.call_seconds, "memory": self.memory_bytes}
+        return episode.worker.submit(message, self.call_limit, episode, loop)
+
+    def judge(self, verifier: tuple[str, str], name: str, answer: str | None, episode: EpisodeRecord | None = None,
+              env_key: str | None = None, final: Path | None = None,
+              loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+        """Run a verifier, (key, program) as `compiled_program` gives it, on an episode or a saved final state."""
+        key, program = verifier
+        message: dict[str, Any] = {"op": "judge", "key": key, "program": program, "name": name, "answer": answer,
+                                   "seconds": self.verify_seconds, "memory": self.memory_bytes}
+        limit = self.verify_seconds + self.kill_grace + ADMIN_OP_SECONDS
+        if episode is not None:
+            if episode.lost is not None or episode.closed:
+                raise SandboxError(f"episode {episode.id} is {'lost: ' + episode.lost if episode.lost else 'closed'}")
+            message["episode"] = episode.id
+            return episode.worker.submit(message, limit, episode, loop)
+        if env_key is None or final is None:
+            raise ValueError("judge needs an episode, or an environment and a final database file")
+        self.start()
+        message.update(env=env_key, final=str(Path(final).resolve()))
+        return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
+
+    def snapshot(self, episode: EpisodeRecord, loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+        return episode.worker.submit({"op": "snapshot", "episode": episode.id}, ADMIN_OP_SECONDS, episode, loop)
+
+    def close_episode(self, episode: EpisodeRecord) -> None:
+        """Free the episode's database; nobody needs to wait for it."""
+        if episode.closed:
+            return
+        worker = episode.worker
+        with worker.lock:
+            episode.closed = True
+            worker.episodes.pop(episode.id, None)
+            if worker._closing or self._closed or episode.lost is not None:
+                return
+            worker._send(_Request(self.next_id(), {"op": "close", "episode": episode.id}, Future(),
+                                  ADMIN_OP_SECONDS, internal=True))
+
+    # the pool --------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        workers = []
+        for worker in self._workers:
+            with worker.lock:
+                workers.append({"pid": worker.proc.pid if worker.proc else None, "episodes": len(worker.episodes),
+                                "pending": len(worker.pending), "restarts": worker.restarts, "kills": worker.kills})
+        return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            started = self._started
+        if started:
+            for worker in self._workers:
+                worker.close()
+
+    def __enter__(self) -> WorkerPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def compiled_program(source: str, filename: str) -> tuple[str, str]:
+    """(key, program): generated code checked against the sandbox policy and compiled, as workers take it.
+
+    Raises UnsafeCodeError: code that breaks the policy never reaches a worker.
+    """
+    code = compile_checked(source, filename)
+    key = hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()
+    return key, base64.b64encode(marshal.dumps(code)).decode("ascii")
+
+
+_default: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The process-wide pool environments use unless given one (started on first use, closed at exit)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.pid != os.getpid() or _default._closed:
+            _default = WorkerPool()
+            atexit.register(_default.close)
+        return _default

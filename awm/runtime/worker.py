@@ -1,0 +1,284 @@
+"""A sandbox worker process: it holds episodes' databases and runs generated code under call limits.
+
+The parent (awm/runtime/pool.py) starts it as `python -m awm.runtime.worker READ_FD WRITE_FD`
+and speaks to it over two pipes in frames: a 4-byte little-endian length, then
+JSON. Requests carry an `id` and an `op`; the worker answers each one, in order,
+with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "message"}}`.
+
+    load      {env, program, filename, names, db} an environment's tools (checked and compiled by the parent)
+    unload    {env}
+    open      {episode, env}                      a fresh copy of the initial state
+    call      {episode, tool, arguments, seconds, memory}
+    judge     {episode | env + final, key, program, name, answer, seconds, memory}
+    snapshot  {episode}                           the episode's database, base64
+    close     {episode}
+    shutdown
+
+The worker is deliberately small: it imports no pydantic, no jsonschema, no
+Dagster, and trusts its parent (the only writer of its pipe), which sends code
+it has checked against the sandbox policy and compiled (marshalled code
+objects), so the policy is enforced in one place. Generated code the worker
+runs can reach none of this module's names.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import marshal
+import os
+import resource
+import select
+import signal
+import sqlite3
+import struct
+import sys
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+from awm.errors import UnsafeCodeError
+from awm.runtime.db import DBHandle, fresh_copy, open_template, readonly_copy
+from awm.runtime.sandbox import functions_of, install_call_limits, run_module
+from awm.runtime.tools import run_tool
+from awm.runtime.verify import load_verifier, run_verifier
+
+HEADER = struct.Struct("<I")
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+VERIFIER_CACHE = 4096
+TIMED_OUT = object()
+
+
+class RawJSON(str):
+    """Text that is already JSON (a tool's encoded result), embedded in the answer as it is."""
+
+
+# --- frames -------------------------------------------------------------------------
+
+
+def encode_frame(payload: bytes) -> bytes:
+    return HEADER.pack(len(payload)) + payload
+
+
+def write_frame(fd: int, payload: bytes) -> None:
+    """Write one frame to a blocking descriptor."""
+    data = memoryview(encode_frame(payload))
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+class FrameReader:
+    """Splits a byte stream into length-prefixed frames; reads a pipe with an optional timeout per wait."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self._buffer = bytearray()
+        self._start = 0  # frames before this offset are consumed (no memmove per frame)
+
+    def feed(self, chunk: bytes) -> None:
+        if self._start and self._start == len(self._buffer):
+            self._buffer.clear()
+            self._start = 0
+        elif self._start > (1 << 20):
+            del self._buffer[:self._start]
+            self._start = 0
+        self._buffer += chunk
+
+    def take(self) -> bytes | None:
+        """The next complete frame in the buffer, or None."""
+        start = self._start
+        if len(self._buffer) - start < HEADER.size:
+            return None
+        (size,) = HEADER.unpack_from(self._buffer, start)
+        if size > MAX_FRAME_BYTES:
+            raise ValueError(f"frame of {size} bytes exceeds {MAX_FRAME_BYTES}")
+        end = start + HEADER.size + size
+        if len(self._buffer) < end:
+            return None
+        self._start = end
+        return bytes(self._buffer[start + HEADER.size:end])
+
+    def read(self, timeout: float | None = None) -> bytes | None | object:
+        """The next frame; None at end of file; TIMED_OUT if `timeout` seconds pass first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            frame = self.take()
+            if frame is not None:
+                return frame
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                    return TIMED_OUT
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.feed(chunk)
+
+
+# --- state ----------------------------------------------------------------------------
+
+
+@dataclass
+class LoadedEnvironment:
+    functions: dict[str, Any]
+    template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
+
+
+@dataclass
+class WorkerState:
+    environments: dict[str, LoadedEnvironment] = field(default_factory=dict)
+    episodes: dict[int, tuple[str, DBHandle]] = field(default_factory=dict)
+    verifiers: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+
+    # ops ---------------------------------------------------------------------------
+
+    def load(self, env: str, program: str, filename: str, names: list[str], db: str) -> dict:
+        functions = functions_of(run_module(_code(program), filename))
+        missing = sorted(set(names) - set(functions))
+        if missing:
+            raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
+        previous = self.environments.pop(env, None)
+        if previous is not None:
+            previous.template.close()
+        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, open_template(Path(db)))
+        return {"tools": len(names)}
+
+    def unload(self, env: str) -> dict:
+        loaded = self.environments.pop(env, None)
+        if loaded is not None:
+            loaded.template.close()
+        return {}
+
+    def open(self, episode: int, env: str) -> dict:
+        if episode in self.episodes:
+            raise KeyError(f"episode {episode} is already open")
+        self.episodes[episode] = (env, DBHandle(fresh_copy(self._environment(env).template)))
+        return {}
+
+    def call(self, episode: int, tool: str, arguments: dict, seconds: float, memory: int | None) -> RawJSON:
+        env, handle = self._episode(episode)
+        fn = self._environment(env).functions[tool]
+        return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
+
+    def judge(self, key: str, program: str, name: str, answer: str | None, seconds: float, memory: int | None,
+              episode: int | None = None, env: str | None = None, final: str | None = None) -> dict:
+        fn = self._verifier(key, program, name)
+        if episode is not None:
+            env, handle = self._episode(episode)
+            final_conn = readonly_copy(handle._conn)
+        elif env is not None and final is not None:
+            saved = open_template(Path(final))
+            try:
+                final_conn = readonly_copy(saved)
+            finally:
+                saved.close()
+        else:
+            raise ValueError("judge needs an episode, or an environment and a final database file")
+        initial = DBHandle(readonly_copy(self._environment(env).template), readonly=True)
+        final_handle = DBHandle(final_conn, readonly=True)
+        try:
+            return run_verifier(fn, initial, final_handle, answer, seconds, memory)
+        finally:
+            initial._close()
+            final_handle._close()
+
+    def snapshot(self, episode: int) -> str:
+        _, handle = self._episode(episode)
+        copy = readonly_copy(handle._conn)  # serialize needs a connection without the sandbox's authorizer
+        try:
+            return base64.b64encode(copy.serialize()).decode("ascii")
+        finally:
+            copy.close()
+
+    def close(self, episode: int) -> dict:
+        entry = self.episodes.pop(episode, None)
+        if entry is not None:
+            entry[1]._close()
+        return {}
+
+    # lookups -------------------------------------------------------------------------
+
+    def _environment(self, env: str) -> LoadedEnvironment:
+        try:
+            return self.environments[env]
+        except KeyError:
+            raise KeyError(f"environment {env} is not loaded in this worker") from None
+
+    def _episode(self, episode: int) -> tuple[str, DBHandle]:
+        try:
+            return self.episodes[episode]
+        except KeyError:
+            raise KeyError(f"episode {episode} is not open in this worker") from None
+
+    def _verifier(self, key: str, program: str, name: str):
+        fn = self.verifiers.get(key)
+        if fn is None:
+            fn = self.verifiers[key] = load_verifier(_code(program), name)
+            if len(self.verifiers) > VERIFIER_CACHE:
+                self.verifiers.popitem(last=False)
+        else:
+            self.verifiers.move_to_end(key)
+        return fn
+
+    # dispatch ------------------------------------------------------------------------
+
+    def handle(self, raw: bytes) -> bytes:
+        request = json.loads(raw)
+        rid = request.pop("id")
+        op = request.pop("op")
+        try:
+            method = getattr(self, op) if op in _OPS else None
+            if method is None:
+                raise ValueError(f"unknown op {op!r}")
+            result = method(**request)
+        except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, named
+            error = {"type": type(exc).__name__, "message": str(exc)[:2000]}
+            return json.dumps({"id": rid, "ok": False, "error": error}).encode("utf-8")
+        if isinstance(result, RawJSON):
+            return f'{{"id":{int(rid)},"ok":true,"result":{result}}}'.encode()
+        return json.dumps({"id": rid, "ok": True, "result": result}).encode("utf-8")
+
+
+_OPS = {"load", "unload", "open", "call", "judge", "snapshot", "close"}
+
+
+def _code(program: str) -> CodeType:
+    """A module the parent checked against the sandbox policy and compiled (marshalled, base64)."""
+    return marshal.loads(base64.b64decode(program))
+
+
+def _harden() -> None:
+    """No core dumps (a worker ended by SIGXCPU would write one); the parent decides when a worker stops.
+
+    A worker outlives its parent only while a call runs: it exits at the end of its
+    request pipe, and the call's CPU-time limit ends a runaway one.
+    """
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def main(argv: list[str]) -> int:
+    read_fd, write_fd = int(argv[0]), int(argv[1])
+    _harden()
+    install_call_limits()
+    state = WorkerState()
+    reader = FrameReader(read_fd)
+    write_frame(write_fd, json.dumps({"ready": os.getpid()}).encode("utf-8"))
+    while True:
+        raw = reader.read()
+        if raw is None:
+            return 0
+        if raw == b'{"op":"shutdown"}':
+            return 0
+        try:
+            write_frame(write_fd, state.handle(raw))
+        except BrokenPipeError:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,283 @@
+"""Malicious generated code is rejected at load or stopped cleanly, and every other episode carries on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+
+import pytest
+
+from awm.contracts import TaskSet, ToolSet, VerifierSet
+from awm.errors import UnsafeCodeError
+from awm.runtime.environment import Environment
+from awm.runtime.pool import WorkerPool
+
+TOOLS = '''
+import re
+
+
+def add_item(db, name):
+    new = db.execute("INSERT INTO items(name) VALUES (?)", [name])
+    return {"id": new["lastrowid"], "name": name}
+
+
+def count_items(db):
+    return db.one("SELECT COUNT(*) AS n FROM items")
+
+
+def add_then_refuse(db, name):
+    db.execute("INSERT INTO items(name) VALUES (?)", [name])
+    return {"error": {"code": "invalid_state", "message": "refused after writing"}}
+
+
+def add_then_raise(db, name):
+    db.execute("INSERT INTO items(name) VALUES (?)", [name])
+    return [1][5]
+
+
+def spin(db):
+    while True:
+        pass
+
+
+def string_bomb(db):
+    return len("x" * 10 ** 10)
+
+
+def list_bomb(db):
+    return len([0] * 10 ** 10)
+
+
+def creeping_bomb(db):
+    chunks = []
+    while True:
+        chunks.append("y" * 10 ** 6)
+
+
+def c_level_loop(db):
+    return sum(range(10 ** 13))
+
+
+def big_power(db):
+    return 10 ** 10 ** 8 > 1
+
+
+def backtracking(db):
+    return bool(re.match("(a+)+$", "a" * 40 + "b"))
+
+
+def recursive_query(db):
+    return db.one("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c")
+
+
+def huge_blob(db):
+    return db.one("SELECT length(zeroblob(100000000)) AS n")
+
+
+def sql(db, statement):
+    return db.execute(statement)
+
+
+def not_json(db):
+    return {"items": set([1, 2])}
+
+
+def deep(db, n=0):
+    return deep(db, n + 1)
+'''
+
+NAMES = ["add_item", "count_items", "add_then_refuse", "add_then_raise", "spin", "string_bomb", "list_bomb",
+         "creeping_bomb", "c_level_loop", "big_power", "backtracking", "recursive_query", "huge_blob", "sql",
+         "not_json", "deep"]
+STRING_ARGS = {"add_item": "name", "add_then_refuse": "name", "add_then_raise": "name", "sql": "statement"}
+
+VERIFIER = '''
+def verify(initial, final, answer):
+    before = initial.one("SELECT COUNT(*) AS n FROM items")["n"]
+    after = final.one("SELECT COUNT(*) AS n FROM items WHERE name = ?", ["z"])["n"]
+    return {"complete": after == 1, "evidence": ["before " + str(before) + ", z rows " + str(after)]}
+'''
+
+
+def toolset() -> ToolSet:
+    def schema(name):
+        arg = STRING_ARGS.get(name)
+        properties = {arg: {"type": "string"}} if arg else {}
+        return {"type": "object", "properties": properties, "required": [arg] if arg else [],
+                "additionalProperties": False}
+
+    return ToolSet.model_validate({"env_id": "sandbox_test__00", "tools": [
+        {"name": n, "description": f"the {n} tool", "inputSchema": schema(n)} for n in NAMES]})
+
+
+def taskset() -> TaskSet:
+    return TaskSet.model_validate({"env_id": "sandbox_test__00", "acting_user": "clerk", "tasks": [{
+        "task_id": "t01", "instruction": "Add an item named z to the list.", "kind": "action", "template": "add",
+        "reference_solution": [{"tool": "add_item", "arguments": {"name": "z"}}],
+        "goals": [{"kind": "rows_created", "table": "items", "count": 1, "expect": {"name": "z"}}]}]})
+
+
+def verifiers(code: str = VERIFIER) -> VerifierSet:
+    return VerifierSet.model_validate({"env_id": "sandbox_test__00", "verifiers": [{"task_id": "t01", "code": code}]})
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sandbox") / "env.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def one_worker():
+    """One worker, so the runaway and its bystanders share a process (the hard case)."""
+    with WorkerPool(workers=1, call_seconds=0.5, verify_seconds=1.0, kill_grace=0.5, memory_mb=128) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def env(database, one_worker):
+    environment = Environment("sandbox_test__00", TOOLS, toolset(), taskset(), verifiers(), database, pool=one_worker)
+    yield environment
+    environment.close()
+
+
+def count(episode) -> int:
+    return episode.call("count_items")["n"]
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("import os\n\ndef add_item(db, name):\n    return os.system(name)\n", "import of 'os'"),
+    ("def add_item(db, name):\n    return open(name).read()\n", "name 'open'"),
+    ("def add_item(db, name):\n    return __import__('os')\n", "'__import__'"),
+    ("def add_item(db, name):\n    return getattr(db, '_conn')\n", "name 'getattr'"),
+    ("def add_item(db, name):\n    return db.execute.__self__\n", "attribute '__self__'"),
+    ("BOMB = 'x' * 10 ** 10\n\ndef add_item(db, name):\n    return BOMB\n", "BinOp"),
+])
+def test_unsafe_tools_are_rejected_when_the_environment_loads(database, source, reason):
+    specs = ToolSet.model_validate({"env_id": "sandbox_test__00", "tools": [toolset().tools[0].mcp()]})
+    with pytest.raises(UnsafeCodeError, match=reason):
+        Environment("sandbox_test__00", source, specs, taskset(), None, database)
+
+
+def test_a_spec_without_an_implementation_is_rejected(database):
+    with pytest.raises(UnsafeCodeError, match="not implemented: .*count_items"):
+        Environment("sandbox_test__00", "def add_item(db, name):\n    return 1\n", toolset(), taskset(), None,
+                    database)
+
+
+@pytest.mark.parametrize("tool, code", [
+    ("spin", "timeout"),
+    ("backtracking", "timeout"),
+    ("big_power", "timeout"),
+    ("recursive_query", "timeout"),
+    ("string_bomb", "resource_limit"),
+    ("list_bomb", "resource_limit"),
+    ("huge_blob", "database_error"),
+    ("not_json", "tool_failed"),
+    ("deep", "tool_failed"),
+])
+def test_runaway_code_is_stopped_inside_the_worker(env, one_worker, tool, code):
+    kills = one_worker.stats()["workers"][0]["kills"]
+    with env.reset() as bystander, env.reset() as attacker:
+        bystander.call("add_item", {"name": "kept"})
+        started = time.monotonic()
+        result = attacker.call(tool)
+        assert result["error"]["code"] == code, result
+        assert time.monotonic() - started < 5
+        assert count(bystander) == 3 and count(attacker) == 2
+    assert one_worker.stats()["workers"][0]["kills"] == kills  # no process had to die
+
+
+def test_a_creeping_memory_bomb_is_stopped(env):
+    with env.reset() as episode:
+        assert episode.call("creeping_bomb")["error"]["code"] in ("resource_limit", "timeout")
+        assert count(episode) == 2
+
+
+def test_code_the_timer_cannot_interrupt_costs_its_worker_but_no_other_episode(env, one_worker):
+    before = one_worker.stats()["workers"][0]
+    with env.reset("t01") as bystander, env.reset() as attacker:
+        bystander.call("add_item", {"name": "z"})
+        attacker.call("add_item", {"name": "mine"})
+        result = attacker.call("c_level_loop")
+        assert result["error"]["code"] == "timeout" and "sandbox process was stopped" in result["error"]["message"]
+        after = one_worker.stats()["workers"][0]
+        assert after["kills"] == before["kills"] + 1 and after["pid"] != before["pid"]
+        # both episodes were rebuilt from their logged calls, without the runaway one
+        assert count(bystander) == 3 and count(attacker) == 3
+        assert bystander.score()["reward"] == 1.0
+        assert attacker.call("add_item", {"name": "after"})["name"] == "after" and count(attacker) == 4
+
+
+def test_a_worker_that_dies_unexpectedly_is_replaced_and_episodes_rebuilt(env, one_worker):
+    with env.reset("t01") as episode:
+        episode.call("add_item", {"name": "z"})
+        pid = one_worker.stats()["workers"][0]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while one_worker.stats()["workers"][0]["pid"] == pid and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert count(episode) == 3 and episode.score()["complete"]
+
+
+@pytest.mark.parametrize("statement", [
+    "ATTACH DATABASE '/tmp/awm-evil.db' AS evil",
+    "VACUUM INTO '/tmp/awm-evil.db'",
+    "PRAGMA writable_schema = ON",
+    "COMMIT",
+    "BEGIN",
+    "SAVEPOINT mine",
+    "SELECT load_extension('/tmp/evil.so')",
+])
+def test_sql_that_escapes_the_episode_is_denied(env, statement):
+    with env.reset() as episode:
+        result = episode.call("sql", {"statement": statement})
+        assert result["error"]["code"] == "database_error", result
+        assert count(episode) == 2
+    assert not os.path.exists("/tmp/awm-evil.db")
+
+
+def test_a_refused_or_failed_call_undoes_its_writes(env):
+    with env.reset() as episode:
+        assert episode.call("add_then_refuse", {"name": "ghost"})["error"]["code"] == "invalid_state"
+        assert episode.call("add_then_raise", {"name": "ghost"})["error"]["code"] == "tool_failed"
+        assert count(episode) == 2
+
+
+def test_verifiers_are_sandboxed_and_read_only(env, database, one_worker):
+    with env.reset("t01") as episode:
+        episode.call("add_item", {"name": "z"})
+        assert episode.score()["complete"]
+        writer = "def verify(initial, final, answer):\n    final.execute(\"DELETE FROM items\")\n    return {'complete': True}\n"
+        env.with_verifiers(verifiers(writer))
+        verdict = episode.judge()
+        assert not verdict["complete"] and verdict["error"] == "crash" and "DatabaseError" in verdict["evidence"][0]
+        env.with_verifiers(verifiers("def verify(initial, final, answer):\n    while True:\n        pass\n"))
+        verdict = episode.judge()
+        assert verdict["error"] == "timeout"
+        env.with_verifiers(verifiers("import os\n\ndef verify(initial, final, answer):\n    return {}\n"))
+        with pytest.raises(UnsafeCodeError, match="import of 'os'"):
+            episode.judge()
+        env.with_verifiers(verifiers())
+        assert count(episode) == 3 and episode.score()["complete"]
+
+
+def test_the_kernel_cpu_limit_ends_a_runaway_worker_without_the_parent(database):
+    """With the parent's kill far away, RLIMIT_CPU (SIGXCPU) still stops a C-level loop."""
+    with WorkerPool(workers=1, call_seconds=0.5, kill_grace=60) as pool:
+        environment = Environment("sandbox_test__00", TOOLS, toolset(), taskset(), verifiers(), database, pool=pool)
+        with environment.reset("t01") as bystander, environment.reset() as attacker:
+            bystander.call("add_item", {"name": "z"})
+            started = time.monotonic()
+            result = attacker.call("c_level_loop")
+            assert result["error"]["code"] == "timeout", result
+            assert time.monotonic() - started < 30
+            assert pool.stats()["workers"][0]["kills"] == 0 and pool.stats()["workers"][0]["restarts"] == 1
+            assert bystander.score()["complete"]

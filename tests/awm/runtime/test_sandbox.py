@@ -1,0 +1,99 @@
+"""The load-time policy and the call limits of the sandbox."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+
+from awm.errors import UnsafeCodeError
+from awm.runtime.sandbox import SandboxTimeout, call_limits, check_source, install_call_limits, load_module
+
+REJECTED = {
+    "import os": "import of 'os'",
+    "from subprocess import run": "import of 'subprocess'",
+    "def f(db):\n    return open('/etc/passwd').read()": "name 'open'",
+    "def f(db):\n    return __import__('os').system('id')": "'__import__'",
+    "def f(db):\n    return getattr(db, 'query')": "name 'getattr'",
+    "def f(db):\n    return ().__class__.__bases__[0].__subclasses__()": "is not allowed",
+    "def f(db):\n    return db._conn": "attribute '_conn'",
+    "def f(db):\n    return '{0.__class__}'.format(db)": "is not allowed",
+    "def f(db):\n    return '{x}'.format(x=db)": "attribute 'format'",
+    "def f(db):\n    return eval('1')": "name 'eval'",
+    "def f(db):\n    exec('x = 1')": "name 'exec'",
+    "def f(db):\n    return (lambda: 0).__globals__": "attribute '__globals__'",
+    "def f(db):\n    g = (x for x in [1])\n    return g.gi_frame": "attribute 'gi_frame'",
+    "class A:\n    pass": "ClassDef",
+    "def f(db):\n    with db:\n        pass": "With",
+    "def f(db):\n    global x": "Global",
+    "async def f(db):\n    pass": "AsyncFunctionDef",
+    "@staticmethod\ndef f(db):\n    pass": "decorators",
+    "def f(db):\n    return type(db)": "name 'type'",
+    "def f(db):\n    print(db)": "name 'print'",
+    # the module body runs at load time, so it may not compute anything
+    "X = 'x' * 10 ** 10": "BinOp",
+    "X = [0] * 10 ** 10": "BinOp",
+    "X = len('abc')": "Call",
+    "X = [i for i in range(10 ** 9)]": "ListComp",
+    "X = f'{1}'": "JoinedStr",
+    "X = 'abc'[:]": "slices without small constant bounds",
+    "X = 'abc'[0:100000]": "slices without small constant bounds",
+    "def f(db, x='x' * 10 ** 10):\n    return x": "a default or annotation of f",
+    "def f(db, x: 'x' * 10 ** 10 = 1):\n    return x": "a default or annotation of f",
+    "for i in range(10):\n    pass": "For at module level",
+    "while True:\n    pass": "While at module level",
+    "if True:\n    X = 1": "If at module level",
+    "x = 1\nx += 1": "AugAssign at module level",
+}
+
+
+@pytest.mark.parametrize("source", sorted(REJECTED))
+def test_unsafe_source_is_rejected_at_load_with_the_reason(source):
+    with pytest.raises(UnsafeCodeError) as info:
+        load_module(source, "tools.py")
+    assert REJECTED[source] in str(info.value)
+    assert "tools.py:" in str(info.value)
+
+
+def test_generated_modules_load_and_run_with_safe_builtins_only():
+    namespace = load_module('"""doc"""\nimport json\nLIMIT = 10\nTODAY = "2025-06-01T09"[:10]\n'
+                            "STATES = {'open': ['closed'], 'x': (1, -2)}\n"
+                            "def f(db, n: int = LIMIT, s=STATES['open']):\n    return json.dumps([n, s, TODAY])\n")
+    assert namespace["f"](None) == '[10, ["closed"], "2025-06-01"]'
+    assert "open" not in namespace["__builtins__"] and "__import__" in namespace["__builtins__"]
+    with pytest.raises(ImportError):
+        namespace["__builtins__"]["__import__"]("os")
+
+
+def test_a_module_body_that_raises_is_rejected():
+    with pytest.raises(UnsafeCodeError, match="module body raised NameError"):
+        load_module("X = UNDEFINED\n", "tools.py")
+
+
+def test_oversized_and_malformed_sources_are_rejected():
+    with pytest.raises(UnsafeCodeError, match="larger than"):
+        check_source("x = 1\n" * 200_000)
+    with pytest.raises(UnsafeCodeError, match="syntax error"):
+        check_source("def f(:\n")
+    with pytest.raises(UnsafeCodeError, match="top-level statements"):
+        check_source("x = 1\n" * 2001)
+
+
+def test_call_limits_stop_a_loop_and_a_memory_bomb_then_lift():
+    install_call_limits()  # pytest runs tests in the main thread, like a sandbox worker
+    limits = {r: resource.getrlimit(r) for r in (resource.RLIMIT_AS, resource.RLIMIT_CPU)}
+    started = time.monotonic()
+    with pytest.raises(SandboxTimeout):
+        with call_limits(0.2, None):
+            while True:
+                pass
+    assert time.monotonic() - started < 2
+    with pytest.raises(MemoryError):
+        with call_limits(5, 64 * 1024 * 1024):
+            "x" * (512 * 1024 * 1024)
+    assert len("y" * (128 * 1024 * 1024)) == 128 * 1024 * 1024  # the budget is gone again
+    with call_limits(5, 64 * 1024 * 1024):
+        assert sum(range(1000)) == 499500
+    time.sleep(0.3)  # a stale alarm must not fire after the body ended
+    assert {r: resource.getrlimit(r) for r in limits} == limits

@@ -1,0 +1,316 @@
+"""The MCP server, driven by the official mcp client over streamable HTTP and stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+import sys
+import time
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from awm.runtime import open_environment
+from awm.runtime.server import RuntimeServer, serve_in_thread
+from awm.store import ArtifactStore
+from tests.awm.runtime.test_containment import TOOLS, taskset, toolset, verifiers
+
+TOKEN = "test-admin-token"
+ENV = "retail_banking__00"
+SANDBOX_ENV = "sandbox_test__00"
+
+
+@pytest.fixture(scope="module")
+def served_store(published: ArtifactStore, tmp_path_factory) -> ArtifactStore:
+    """The published corpus plus one environment whose tools include runaway code."""
+    home = tmp_path_factory.mktemp("served")
+    shutil.copytree(published.home, home, dirs_exist_ok=True)
+    store = ArtifactStore(home)
+    store.write_text(SANDBOX_ENV, "tools.py", TOOLS)
+    store.write_model(SANDBOX_ENV, "tools.json", toolset())
+    store.write_model(SANDBOX_ENV, "tasks.json", taskset())
+    store.write_model(SANDBOX_ENV, "verifiers.json", verifiers())
+    conn = sqlite3.connect(store.path(SANDBOX_ENV, "env.db"))
+    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
+    conn.commit()
+    conn.close()
+    entry = {"env_id": SANDBOX_ENV, "domain": "sandbox_test", "task_id": "t01", "instruction": "Add z.",
+             "kind": "action", "scenario": "test", "steps": 1, "tools": 1, "path": "corpus/sandbox_test"}
+    with open(store.catalog_path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+    return store
+
+
+@pytest.fixture(scope="module")
+def server(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, score_grace=30)
+    running = serve_in_thread(runtime)
+    yield runtime, running.url
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def env(served_store, pool):
+    environment = open_environment(ENV, home=served_store.home, pool=pool)
+    yield environment
+    environment.close()
+
+
+def mcp_url(base: str, env_id: str = ENV, **query: str) -> str:
+    suffix = "&".join(f"{k}={v}" for k, v in query.items())
+    return f"{base}/envs/{env_id}/mcp" + (f"?{suffix}" if suffix else "")
+
+
+async def admin(base: str, method: str, path: str, token: str | None = TOKEN, **kwargs) -> httpx2.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient() as http:
+        return await http.request(method, f"{base}{path}", headers=headers, **kwargs)
+
+
+async def replay(base: str, task, key: str) -> dict:
+    async with Client(mcp_url(base, task=task.task_id, episode=key)) as agent:
+        for step in task.reference_solution:
+            result = await agent.call_tool(step.tool, step.arguments)
+            assert not result.is_error, (step.tool, result.content)
+        response = await admin(base, "POST", f"/admin/sessions/{key}/score", json={"answer": task.reference_answer})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_tools_list_and_call_over_streamable_http(server, env):
+    runtime, base = server
+
+    async def go():
+        async with Client(mcp_url(base)) as agent:
+            assert agent.protocol_version == "2025-11-25"  # sessions need the handshake era
+            listed = (await agent.list_tools()).tools
+            assert [t.name for t in listed] == [t["name"] for t in env.tools]
+            assert all(t.input_schema.get("type") == "object" for t in listed)
+            assert not {t.name for t in listed} & {"verify", "score", "judge"}
+            found = await agent.call_tool("get_customer", {"customer_id": 1})
+            assert not found.is_error and found.structured_content["id"] == 1
+            assert json.loads(found.content[0].text) == found.structured_content
+            wrong = await agent.call_tool("get_customer", {"customer_id": "one"})
+            assert wrong.is_error and wrong.structured_content["error"]["code"] == "invalid_arguments"
+            missing = await agent.call_tool("no_such_tool", {})
+            assert missing.is_error and missing.structured_content["error"]["code"] == "unknown_tool"
+
+    asyncio.run(go())
+
+
+def test_reference_solutions_replayed_over_mcp_earn_reward_one_and_null_trajectories_zero(server, env):
+    _, base = server
+
+    async def go():
+        for task in env.tasks[:4]:
+            score = await replay(base, task, f"replay-{task.task_id}")
+            assert score["reward"] == 1.0 and score["complete"] and score["task_id"] == task.task_id
+            async with Client(mcp_url(base, task=task.task_id, episode=f"null-{task.task_id}")):
+                null = await admin(base, "POST", f"/admin/sessions/null-{task.task_id}/score", json={})
+            assert null.status_code == 200 and null.json()["reward"] == 0.0
+
+    asyncio.run(go())
+
+
+def test_concurrent_sessions_on_one_environment_do_not_see_each_others_writes(server, env):
+    _, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+
+    async def bystander() -> dict:
+        async with Client(mcp_url(base, task=task.task_id, episode="bystander")) as agent:
+            for _ in range(len(task.reference_solution)):
+                await agent.call_tool("search_customers", {})
+            return (await admin(base, "POST", "/admin/sessions/bystander/score", json={})).json()
+
+    async def go():
+        return await asyncio.gather(replay(base, task, "writer"), bystander())
+
+    writer, other = asyncio.run(go())
+    assert writer["reward"] == 1.0 and other["reward"] == 0.0
+
+
+def test_runaway_code_in_one_session_leaves_the_others_serving(server, env):
+    _, base = server
+
+    async def attacker():
+        async with Client(mcp_url(base, SANDBOX_ENV)) as agent:
+            started = time.monotonic()
+            result = await agent.call_tool("c_level_loop", {})
+            return result, time.monotonic() - started
+
+    async def bystander():
+        latencies = []
+        async with Client(mcp_url(base, task="t01", episode="calm")) as agent:
+            for _ in range(20):
+                started = time.monotonic()
+                result = await agent.call_tool("get_customer", {"customer_id": 2})
+                assert not result.is_error
+                latencies.append(time.monotonic() - started)
+                await asyncio.sleep(0.05)
+        return latencies
+
+    async def go():
+        return await asyncio.gather(attacker(), bystander())
+
+    (result, seconds), latencies = asyncio.run(go())
+    assert result.is_error and result.structured_content["error"]["code"] == "timeout"
+    assert seconds < 10 and len(latencies) == 20
+
+
+def test_sessions_are_refused_for_unknown_tasks_environments_and_taken_keys(server):
+    _, base = server
+
+    async def opens(url: str) -> str:
+        try:
+            async with Client(url):
+                pass
+        except BaseException as exc:  # the client raises the MCPError inside an exception group
+            return " | ".join(str(e) for e in leaves(exc) if isinstance(e, MCPError))
+        raise AssertionError(f"{url} opened a session")
+
+    async def go():
+        assert "publishes no task 't99'" in await opens(mcp_url(base, task="t99"))
+        assert "no published environment" in await opens(mcp_url(base, "retail_banking__77"))
+        assert "must be 1-128 characters" in await opens(mcp_url(base, episode="bad key!"))
+        async with Client(mcp_url(base, episode="taken")):
+            assert "belongs to a live session" in await opens(mcp_url(base, episode="taken"))
+
+    asyncio.run(go())
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
+
+
+def test_admin_endpoints_need_the_token_and_name_their_problems(server):
+    runtime, base = server
+
+    async def go():
+        assert (await admin(base, "GET", "/admin/sessions", token=None)).status_code == 401
+        assert (await admin(base, "GET", "/admin/sessions", token="wrong")).status_code == 401
+        assert (await admin(base, "POST", "/admin/sessions/ghost/score", token="wrong")).status_code == 401
+        assert (await admin(base, "POST", "/admin/sessions/ghost/score", json={})).status_code == 404
+        async with Client(mcp_url(base, episode="no-task")) as agent:
+            await agent.call_tool("get_customer", {"customer_id": 1})
+            listed = (await admin(base, "GET", "/admin/sessions")).json()["sessions"]
+            mine = next(s for s in listed if s["episode"] == "no-task")
+            assert mine["state"] == "live" and mine["calls"] == 1 and mine["env_id"] == ENV
+            needs_task = await admin(base, "POST", "/admin/sessions/no-task/score", json={})
+            assert needs_task.status_code == 400 and "give task_id" in needs_task.json()["error"]
+            bad = await admin(base, "POST", "/admin/sessions/no-task/score", json={"task_id": "t99"})
+            assert bad.status_code == 400
+            not_text = await admin(base, "POST", "/admin/sessions/no-task/score", json={"task_id": "t01", "answer": 5})
+            assert not_text.status_code == 400
+            by_session_id = await admin(base, "POST", f"/admin/sessions/{mine['session']}/score",
+                                        json={"task_id": "t01"})
+            assert by_session_id.status_code == 200 and by_session_id.json()["reward"] == 0.0
+            assert runtime.session("no-task").episode.score(task_id="t01")["reward"] == 0.0  # the Python API
+            freed = await admin(base, "DELETE", "/admin/sessions/no-task")
+            assert freed.status_code == 200
+            assert (await admin(base, "POST", "/admin/sessions/no-task/score", json={})).status_code == 404
+
+    asyncio.run(go())
+
+
+def test_an_ended_session_is_kept_for_scoring_then_freed(server, env, pool):
+    runtime, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+
+    async def go():
+        async with Client(mcp_url(base, task=task.task_id, episode="late")) as agent:
+            for step in task.reference_solution:
+                await agent.call_tool(step.tool, step.arguments)
+        listed = (await admin(base, "GET", "/admin/sessions")).json()["sessions"]
+        assert next(s for s in listed if s["episode"] == "late")["state"] == "ended"
+        late = await admin(base, "POST", "/admin/sessions/late/score", json={})
+        assert late.json()["reward"] == 1.0
+        held = sum(w["episodes"] for w in pool.stats()["workers"])
+        runtime.registry.score_grace = 0
+        try:
+            async with Client(mcp_url(base, episode="brief")) as agent:
+                await agent.call_tool("get_customer", {"customer_id": 1})
+                assert sum(w["episodes"] for w in pool.stats()["workers"]) == held + 1
+            await asyncio.sleep(0.2)
+            assert sum(w["episodes"] for w in pool.stats()["workers"]) == held
+            assert (await admin(base, "POST", "/admin/sessions/brief/score", json={})).status_code == 404
+        finally:
+            runtime.registry.score_grace = 30
+
+    asyncio.run(go())
+
+
+def test_discovery_endpoints(server):
+    _, base = server
+
+    async def go():
+        envs = (await admin(base, "GET", "/envs", token=None)).json()["environments"]
+        assert {e["env_id"] for e in envs} >= {ENV, SANDBOX_ENV}
+        assert all(e["url"].endswith(f"/envs/{e['env_id']}/mcp") and e["tasks"] for e in envs)
+        health = (await admin(base, "GET", "/healthz", token=None)).json()
+        assert health["status"] == "ok" and len(health["pool"]["workers"]) == 2
+
+    asyncio.run(go())
+
+
+def stdio_params(store: ArtifactStore, task_id: str, final_db) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[
+        "-m", "awm.cli", "--home", str(store.home), "serve", "--transport", "stdio", "--env", ENV,
+        "--task", task_id, "--final-db", str(final_db), "--workers", "1"])
+
+
+def test_stdio_serves_one_episode_scored_from_its_final_database(served_store, env, tmp_path):
+    task = next(t for t in env.tasks if t.kind == "action")
+
+    async def go():
+        async with Client(stdio_params(served_store, task.task_id, tmp_path / "replayed.db")) as agent:
+            assert [t.name for t in (await agent.list_tools()).tools] == [t["name"] for t in env.tools]
+            for step in task.reference_solution:
+                assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+        async with Client(stdio_params(served_store, task.task_id, tmp_path / "null.db"), mode="legacy") as agent:
+            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+
+    asyncio.run(go())
+    assert env.score_database(task.task_id, tmp_path / "replayed.db", task.reference_answer)["reward"] == 1.0
+    assert env.score_database(task.task_id, tmp_path / "null.db")["reward"] == 0.0
+
+
+def test_the_session_limit_refuses_new_sessions_with_503(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, max_sessions=1, score_grace=0)
+    running = serve_in_thread(runtime)
+
+    async def go():
+        async with Client(mcp_url(running.url)):
+            async with httpx2.AsyncClient() as http:
+                refused = await http.post(mcp_url(running.url), json={
+                    "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                        "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "1"}}},
+                    headers={"Accept": "application/json, text/event-stream"})
+        assert refused.status_code == 503 and "holds 1 sessions" in refused.json()["error"]["message"]
+        async with Client(mcp_url(running.url)) as agent:  # the first one ended: room again
+            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+def test_serve_command_line_names_misuse(served_store, capsys):
+    from awm.cli import main as awm
+
+    home = ["--home", str(served_store.home)]
+    assert awm([*home, "serve", "--transport", "stdio"]) == 2
+    assert "exactly one --env" in capsys.readouterr().err
+    assert awm([*home, "serve", "--task", "t01"]) == 2
+    assert "for --transport stdio" in capsys.readouterr().err
+    assert awm([*home, "serve", "--transport", "stdio", "--env", "retail_banking__77"]) == 2
+    assert "publishes no task" in capsys.readouterr().err
