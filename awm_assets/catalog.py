@@ -1,9 +1,15 @@
-"""The environment_catalog asset: the published manifest of the corpus."""
+"""The environment_catalog asset: the published manifest of the corpus, its chart, and the failure report."""
+
+import base64
+import os
+from urllib.parse import quote
 
 import dagster as dg
+from pydantic import Field
 
 from awm.domains import env_id_for
-from awm.stages.catalog import DEFAULT_MIN_TASKS, build_catalog
+from awm.stages.catalog import DEFAULT_MIN_TASKS, CatalogSummary, build_catalog, corpus_chart_png
+from awm.store import atomic_write_bytes
 from awm_assets.constants import (
     CATALOG_GROUP,
     DOMAIN_PARTITIONS_NAME,
@@ -13,9 +19,47 @@ from awm_assets.constants import (
 )
 from resources import ArtifactStoreResource, GeneratorResource
 
+UI_URL_ENV = "AWM_UI_URL"
+DEFAULT_UI_URL = "http://127.0.0.1:3000"
+MAX_FAILURES_SHOWN = 200
+
+
+def partition_url(asset: str, partition: str) -> str:
+    """The Dagster UI page of one partition of an asset ($AWM_UI_URL, default the `make ui` address)."""
+    base = os.environ.get(UI_URL_ENV, DEFAULT_UI_URL).rstrip("/")
+    return f"{base}/assets/{quote(asset)}?view=partitions&partition={quote(partition)}"
+
 
 class CatalogConfig(dg.Config):
-    min_tasks: int = DEFAULT_MIN_TASKS
+    min_tasks: int = Field(default=DEFAULT_MIN_TASKS, ge=1,
+                           description="an environment with fewer tasks that passed every proof is left out whole")
+
+
+def per_domain_table(summary: CatalogSummary) -> str:
+    rows = ["| domain | published | quarantined | failed | not built | published tasks |", "|---|---|---|---|---|---|"]
+    tasks_by_domain: dict[str, int] = {}
+    for entry in summary.entries:
+        tasks_by_domain[entry.domain] = tasks_by_domain.get(entry.domain, 0) + 1
+    for domain, counts in summary.by_domain().items():
+        rows.append(f"| {domain} | {counts['published']} | {counts['quarantined']} | {counts['failed']} | "
+                    f"{counts['missing']} | {tasks_by_domain.get(domain, 0)} |")
+    return "\n".join(rows)
+
+
+def failure_report(summary: CatalogSummary) -> str:
+    """Every failed or quarantined environment: stage, check, reason, and a link to the failing partition."""
+    problems = summary.problems
+    if not problems:
+        return "No environment failed or was quarantined."
+    rows = ["| environment | status | stage | check | reason | open |", "|---|---|---|---|---|---|"]
+    for s in problems[:MAX_FAILURES_SHOWN]:
+        asset = s.stage if s.stage and s.stage != "catalog" else VERIFICATION_REPORTS
+        reason = (s.reason or "").replace("|", "/").replace("\n", " ")[:300]
+        rows.append(f"| {s.env_id} | {s.status} | {s.stage} | {s.check} | {reason} | "
+                    f"[{asset} / {s.domain}]({partition_url(asset, s.domain)}) |")
+    if len(problems) > MAX_FAILURES_SHOWN:
+        rows.append(f"\n{len(problems) - MAX_FAILURES_SHOWN} more in failures.jsonl.")
+    return "\n".join(rows)
 
 
 @dg.asset(
@@ -24,24 +68,24 @@ class CatalogConfig(dg.Config):
     group_name=CATALOG_GROUP,
     owners=OWNERS,
     kinds={"json"},
-    code_version="catalog-1",
+    code_version="catalog-2",
 )
 def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig, store: ArtifactStoreResource,
                         generator: GeneratorResource) -> dg.MaterializeResult:
-    """The published manifest: one line per task that passed verification (catalog.jsonl), for every
-    registered domain. Failed and quarantined environments are listed in failures.jsonl and below,
-    with the stage and the domain partition to open in the UI."""
+    """The published manifest: one line per task that passed every proof (catalog.jsonl), for every
+    registered domain. Failed and quarantined environments are listed in failures.jsonl and in the
+    failure report below, each with its stage, check, reason and a link to the partition to open."""
     st = store.store()
     domains = context.instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
     env_ids = [env_id_for(d, slot) for d in domains for slot in range(generator.slots)]
     summary = build_catalog(st, env_ids, config.min_tasks)
-    rows = ["| domain | published | quarantined | failed | not built |", "|---|---|---|---|---|"]
-    for domain, counts in summary.by_domain().items():
-        rows.append(f"| {domain} | {counts['published']} | {counts['quarantined']} | {counts['failed']} | "
-                    f"{counts['missing']} |")
-    problems = [s for s in summary.statuses if s.status in ("failed", "quarantined")]
-    problem_md = "\n".join(f"- **{s.env_id}** {s.status} at `{s.stage}` (partition `{s.domain}`): {s.reason}"
-                           for s in problems[:200]) or "none"
+    chart = corpus_chart_png(summary)
+    chart_path = st.home / "catalog_chart.png"
+    atomic_write_bytes(chart_path, chart)
+    table = per_domain_table(summary)
+    overview = (f"![corpus](data:image/png;base64,{base64.b64encode(chart).decode('ascii')})\n\n{table}")
+    distributions = {name: {"n": len(v), "min": min(v), "max": max(v), "mean": round(sum(v) / len(v), 2)}
+                     for name, v in summary.distributions().items() if v}
     return dg.MaterializeResult(metadata={
         "environments": len(env_ids),
         "published_environments": summary.count("published"),
@@ -49,8 +93,13 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
         "failed_environments": summary.count("failed"),
         "not_built_environments": summary.count("missing"),
         "published_tasks": len(summary.entries),
+        "min_tasks": config.min_tasks,
         "catalog_path": dg.MetadataValue.path(str(st.catalog_path)),
+        "failures_path": dg.MetadataValue.path(str(st.home / "failures.jsonl")),
+        "chart_path": dg.MetadataValue.path(str(chart_path)),
         "dagster/row_count": len(summary.entries),
-        "per_domain": dg.MetadataValue.md("\n".join(rows)),
-        "failures": dg.MetadataValue.md(problem_md),
+        "corpus": dg.MetadataValue.md(overview),
+        "per_domain": dg.MetadataValue.md(table),
+        "distributions": dg.MetadataValue.json(distributions),
+        "failure_report": dg.MetadataValue.md(failure_report(summary)),
     })

@@ -1,25 +1,30 @@
-"""The catalog: publish the tasks that passed verification, list what did not.
+"""The catalog: publish the tasks that passed verification, list what did not, chart the corpus.
 
 An environment ends in one of three states:
-  published    every stage succeeded and at least `min_tasks` of its tasks passed
-               verification; its passing tasks go into catalog.jsonl
-  quarantined  every stage succeeded but some tasks failed verification (the failing
-               tasks are left out), or fewer than `min_tasks` passed (all are left out)
-  failed       a stage failed (failed.json names the stage and the reason)
+  published    every stage succeeded and at least `min_tasks` of its tasks passed every proof
+               (awm/stages/verification.py); its passing tasks go into catalog.jsonl
+  quarantined  every stage succeeded but some tasks failed a proof (those tasks are left out), or fewer
+               than `min_tasks` passed (the whole environment is left out)
+  failed       a stage failed it (failed.json names the stage, and the check in the reason)
+Every failed or quarantined environment gets a line in AWM_HOME/failures.jsonl naming its stage, the
+check, the reason and the asset partition (the domain) to open in the UI.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from awm.contracts import CatalogEntry, Scenario, TaskSet, VerificationReport
+from awm.contracts import CatalogEntry, Scenario, SchemaSpec, TaskSet, ToolSet, VerificationReport
 from awm.domains import split_env_id
 from awm.errors import AWMError
+from awm.quality.findings import check_named_in
 from awm.store import ArtifactStore, atomic_write_text
 
 DEFAULT_MIN_TASKS = 5
+STATUSES = ("published", "quarantined", "failed", "missing")
 
 
 @dataclass
@@ -28,9 +33,17 @@ class EnvStatus:
     domain: str
     status: str  # published | quarantined | failed | missing
     stage: str | None = None
+    check: str | None = None
     reason: str | None = None
     published_tasks: int = 0
     tasks: int = 0
+    tables: int = 0
+    tools: int = 0
+
+    def failure_record(self) -> dict:
+        """One line of failures.jsonl: where the environment stopped and which partition to open."""
+        return {"env_id": self.env_id, "domain": self.domain, "status": self.status, "stage": self.stage,
+                "check": self.check, "reason": self.reason, "asset": self.stage, "partition": self.domain}
 
 
 @dataclass
@@ -47,31 +60,59 @@ class CatalogSummary:
             table[s.domain][s.status] += 1
         return dict(sorted(table.items()))
 
+    @property
+    def problems(self) -> list[EnvStatus]:
+        return [s for s in self.statuses if s.status in ("failed", "quarantined")]
+
+    def distributions(self) -> dict[str, list[int]]:
+        """Tables and tools per published environment, steps per published task."""
+        published = [s for s in self.statuses if s.status == "published"]
+        return {"tables per environment": [s.tables for s in published],
+                "tools per environment": [s.tools for s in published],
+                "steps per task": [e.steps for e in self.entries]}
+
+
+def _quarantine_reason(report: VerificationReport) -> str:
+    parts = []
+    for t in report.tasks:
+        if t.publishable:
+            continue
+        why = t.error or "; ".join(t.evidence + t.survivors) or "failed"
+        parts.append(f"{t.task_id} {t.failure_check()}: {why}")
+    return "; ".join(parts)[:1000]
+
 
 def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tuple[EnvStatus, list[CatalogEntry]]:
     domain, _ = split_env_id(env_id)
     failure = store.failure(env_id)
     if failure:
-        return EnvStatus(env_id, domain, "failed", failure.stage, failure.reason), []
+        return EnvStatus(env_id, domain, "failed", failure.stage, check_named_in(failure.reason) or failure.stage,
+                         failure.reason), []
     if not store.exists(env_id, "report.json"):
-        return EnvStatus(env_id, domain, "missing", None, "not built yet (no report.json)"), []
+        return EnvStatus(env_id, domain, "missing", None, None, "not built yet (no report.json)"), []
     try:
         report = store.read_model(env_id, "report.json", VerificationReport)
         tasks = store.read_model(env_id, "tasks.json", TaskSet)
         scenario = store.read_model(env_id, "scenario.json", Scenario)
+        tables = len(store.read_model(env_id, "schema.json", SchemaSpec).tables)
+        tools = len(store.read_model(env_id, "tools.json", ToolSet).tools)
     except AWMError as exc:
-        return EnvStatus(env_id, domain, "failed", "catalog", str(exc)), []
+        return EnvStatus(env_id, domain, "failed", "catalog", "artifacts_readable", str(exc)), []
     passed = {r.task_id for r in report.passed}
-    status = EnvStatus(env_id, domain, "published", tasks=len(tasks.tasks), published_tasks=len(passed))
+    status = EnvStatus(env_id, domain, "published", tasks=len(tasks.tasks), published_tasks=len(passed),
+                       tables=tables, tools=tools)
+    failing_checks = Counter(t.failure_check() for t in report.tasks if not t.publishable)
     if len(passed) < min_tasks:
         status.status, status.stage = "quarantined", "verification_reports"
-        status.reason = f"only {len(passed)} of {len(tasks.tasks)} tasks passed verification (minimum {min_tasks})"
+        status.check = failing_checks.most_common(1)[0][0] if failing_checks else "min_passing_tasks"
+        status.reason = (f"only {len(passed)} of {len(tasks.tasks)} tasks passed verification (minimum {min_tasks})"
+                         + (f": {_quarantine_reason(report)}" if failing_checks else ""))[:1000]
         status.published_tasks = 0
         return status, []
     if len(passed) < len(tasks.tasks):
-        failing = [r for r in report.tasks if not r.publishable]
         status.status, status.stage = "quarantined", "verification_reports"
-        status.reason = "; ".join(f"{r.task_id}: {r.error or ', '.join(r.evidence) or 'failed'}" for r in failing)[:500]
+        status.check = failing_checks.most_common(1)[0][0]
+        status.reason = _quarantine_reason(report)
     path = str(store.env_dir(env_id).relative_to(store.home))
     entries = [
         CatalogEntry(env_id=env_id, domain=domain, task_id=t.task_id, instruction=t.instruction, kind=t.kind,
@@ -82,15 +123,62 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
 
 
 def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEFAULT_MIN_TASKS) -> CatalogSummary:
-    """Write AWM_HOME/catalog.jsonl (atomically) and failures.jsonl; return what was published."""
+    """Write AWM_HOME/catalog.jsonl and failures.jsonl (atomically); return what was published."""
+    if min_tasks < 1:
+        raise ValueError(f"min_tasks must be at least 1, got {min_tasks}")
     summary = CatalogSummary()
     for env_id in env_ids:
         status, entries = environment_status(store, env_id, min_tasks)
         summary.statuses.append(status)
         summary.entries.extend(entries)
     atomic_write_text(store.catalog_path, "".join(e.model_dump_json() + "\n" for e in summary.entries))
-    problems = [s for s in summary.statuses if s.status in ("failed", "quarantined")]
-    atomic_write_text(store.home / "failures.jsonl", "".join(
-        json.dumps({"env_id": s.env_id, "domain": s.domain, "status": s.status, "stage": s.stage,
-                    "reason": s.reason, "partition": s.domain}) + "\n" for s in problems))
+    atomic_write_text(store.home / "failures.jsonl",
+                      "".join(json.dumps(s.failure_record()) + "\n" for s in summary.problems))
     return summary
+
+
+# --- the corpus chart --------------------------------------------------------------------
+
+_COLOURS = {"published": "#2e7d32", "quarantined": "#f9a825", "failed": "#c62828", "missing": "#9e9e9e"}
+
+
+def corpus_chart_png(summary: CatalogSummary, max_domains: int = 40) -> bytes:
+    """A PNG: environments per domain by status (stacked bars), and the distributions of tables and
+    tools per published environment and steps per published task (histograms)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.8), gridspec_kw={"width_ratios": [2.2, 1, 1, 1]})
+    by_domain = summary.by_domain()
+    domains = list(by_domain)[:max_domains]
+    bottom = [0] * len(domains)
+    ax = axes[0]
+    for status in STATUSES:
+        values = [by_domain[d][status] for d in domains]
+        if any(values):
+            ax.bar(range(len(domains)), values, bottom=bottom, color=_COLOURS[status], label=status)
+            bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xticks(range(len(domains)))
+    ax.set_xticklabels(domains, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("environments")
+    shown = f" (first {max_domains} of {len(by_domain)})" if len(by_domain) > max_domains else ""
+    ax.set_title(f"environments per domain{shown}", fontsize=10)
+    ax.legend(fontsize=7, loc="upper right")
+    for ax, (name, values) in zip(axes[1:], summary.distributions().items()):
+        if values:
+            lo, hi = min(values), max(values)
+            ax.hist(values, bins=range(lo, hi + 2), color="#1565c0", edgecolor="white", align="left")
+            ax.set_title(f"{name}\nmean {sum(values) / len(values):.1f}, {lo}..{hi}", fontsize=10)
+        else:
+            ax.set_title(f"{name}\n(nothing published)", fontsize=10)
+        ax.set_ylabel("count")
+    for ax in axes:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    plt.close(fig)
+    return buffer.getvalue()

@@ -1,0 +1,198 @@
+"""Mutation testing of verifiers: wrong final states a verifier must reject.
+
+A mutant is a trajectory an imperfect agent could have taken, replayed through the runtime like
+the reference solution, so it reaches a real final state (nothing is edited behind the tools' back).
+Only its write calls are replayed: a read changes nothing, so the final state is the same without it.
+  wrong_row    the reference solution with the goal's row swapped for a neighbour of the same table
+               in every write call: the right change, applied to the wrong row;
+  half_change  the reference solution with the second half of its write calls left out: half of a
+               multi-step change;
+  wrong_answer the full reference solution, then a wrong answer: its numbers shifted, or the entity
+               it names swapped for another row's (a different person, code or name).
+A verifier that judges a mutant complete lets a wrong agent collect the reward.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from awm.contracts import SchemaSpec, Task, ToolCall, ToolSet
+
+MAX_WRONG_ROW = 1  # one wrong row per task: each more costs a full replay
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])-?\d+(?:[.,]\d+)*")
+
+
+@dataclass
+class Mutation:
+    kind: Literal["wrong_row", "half_change", "wrong_answer"]
+    description: str
+    calls: list[ToolCall] = field(default_factory=list)
+    answer: str | None = None
+    replay: bool = True  # False: judge the reference's own final state with another answer
+
+
+def _write_tools(toolset: ToolSet) -> set[str]:
+    return {t.name for t in toolset.tools if not t.annotations.get("readOnlyHint")}
+
+
+def _is_id(name: str, value: object) -> bool:
+    return (name == "id" or name.endswith("_id")) and isinstance(value, int) and not isinstance(value, bool)
+
+
+def _targets(task: Task, spec: SchemaSpec) -> list[tuple[str, int]]:
+    """(table, id) of the rows the goals are about: changed rows, and the parents of created rows."""
+    targets: list[tuple[str, int]] = []
+    for goal in task.goals:
+        if goal.kind in ("row_equals", "row_delta", "row_deleted") and goal.table and goal.pk is not None:
+            targets.append((goal.table, goal.pk))
+        if goal.kind == "rows_created" and goal.table:
+            try:
+                table = spec.table(goal.table)
+            except KeyError:
+                continue
+            for column, value in goal.expect.items():
+                col = next((c for c in table.columns if c.name == column), None)
+                if col is not None and col.references and _is_id(column, value):
+                    targets.append((col.references.partition(".")[0], value))
+    return list(dict.fromkeys(targets))
+
+
+def _neighbour(conn: sqlite3.Connection, table: str, pk: str, value: int) -> int | None:
+    """The nearest other row of `table` (the next id, else the previous one)."""
+    row = conn.execute(f'SELECT "{pk}" FROM "{table}" WHERE "{pk}" > ? ORDER BY "{pk}" LIMIT 1', (value,)).fetchone()
+    if row is None:
+        row = conn.execute(f'SELECT "{pk}" FROM "{table}" WHERE "{pk}" < ? ORDER BY "{pk}" DESC LIMIT 1',
+                           (value,)).fetchone()
+    return row[0] if row else None
+
+
+def _param_tables(spec: SchemaSpec) -> dict[str, str]:
+    """Argument names that are foreign-key column names, to the table they point at."""
+    found: dict[str, str] = {}
+    for table in spec.tables:
+        for col in table.columns:
+            if col.references:
+                found.setdefault(col.name, col.references.partition(".")[0])
+    return found
+
+
+def wrong_row_mutations(task: Task, writes: set[str], spec: SchemaSpec, conn: sqlite3.Connection) -> list[Mutation]:
+    param_tables = _param_tables(spec)
+    mutations = []
+    for table, value in _targets(task, spec):
+        try:
+            pk = spec.table(table).primary_key
+        except KeyError:
+            continue
+        other = _neighbour(conn, table, pk, value)
+        if other is None:
+            continue
+        changed = 0
+        calls = []
+        for call in task.reference_solution:
+            if call.tool not in writes:
+                continue  # a read changes nothing: the mutant's final state comes from its writes alone
+            arguments = dict(call.arguments)
+            for name, arg in call.arguments.items():
+                named_table = param_tables.get(name)
+                if _is_id(name, arg) and arg == value and named_table in (None, table):
+                    arguments[name] = other
+                    changed += 1
+            calls.append(ToolCall(tool=call.tool, arguments=arguments))
+        if changed:
+            mutations.append(Mutation("wrong_row", f"the change applied to {table} {other} instead of {value}",
+                                      calls, task.reference_answer))
+        if len(mutations) >= MAX_WRONG_ROW:
+            break
+    return mutations
+
+
+def half_change_mutation(task: Task, writes: set[str]) -> Mutation | None:
+    positions = [i for i, call in enumerate(task.reference_solution) if call.tool in writes]
+    if len(positions) < 2:
+        return None
+    dropped = set(positions[len(positions) // 2:])
+    calls = [task.reference_solution[i] for i in positions if i not in dropped]
+    names = ", ".join(task.reference_solution[i].tool for i in sorted(dropped))
+    return Mutation("half_change", f"{len(positions) - len(dropped)} of {len(positions)} write calls made "
+                                   f"(left out: {names})", calls, task.reference_answer)
+
+
+def _shift_number(match: re.Match) -> str:
+    text = match.group(0)
+    plain = text.replace(",", "")
+    if "." in plain:
+        decimals = len(plain.split(".")[1])
+        return f"{float(plain) * 1.1 + 1:.{decimals}f}"
+    return str(int(plain) + 1)
+
+
+def _swap_entity(answer: str, conn: sqlite3.Connection, spec: SchemaSpec) -> str | None:
+    """The answer with the row it names replaced by a neighbouring row's values (same columns)."""
+    best: tuple[int, str, int, list[str]] | None = None
+    for table in spec.tables:
+        text_columns = [c.name for c in table.columns if c.type == "TEXT" and not c.primary_key]
+        if not text_columns:
+            continue
+        pk = table.primary_key
+        hits: dict[int, list[str]] = {}
+        for col in text_columns:
+            sql = (f'SELECT "{pk}", "{col}" FROM "{table.name}" WHERE length("{col}") >= 3 '
+                   f"AND instr(lower(?), lower(\"{col}\")) > 0 LIMIT 20")
+            for row_id, _ in conn.execute(sql, (answer,)):
+                hits.setdefault(row_id, []).append(col)
+        for row_id, columns in hits.items():
+            values = conn.execute(f'SELECT {", ".join(f"{chr(34)}{c}{chr(34)}" for c in columns)} '
+                                  f'FROM "{table.name}" WHERE "{pk}" = ?', (row_id,)).fetchone()
+            covered = sum(len(v) for v in values if isinstance(v, str))
+            if best is None or covered > best[0]:
+                best = (covered, table.name, row_id, columns)
+    if best is None:
+        return None
+    _, table_name, row_id, columns = best
+    pk = spec.table(table_name).primary_key
+    cols = ", ".join(f'"{c}"' for c in columns)
+    original = conn.execute(f'SELECT {cols} FROM "{table_name}" WHERE "{pk}" = ?', (row_id,)).fetchone()
+    for (other,) in conn.execute(f'SELECT "{pk}" FROM "{table_name}" WHERE "{pk}" != ? '
+                                 f'ORDER BY abs("{pk}" - ?) LIMIT 10', (row_id, row_id)):
+        replacement = conn.execute(f'SELECT {cols} FROM "{table_name}" WHERE "{pk}" = ?', (other,)).fetchone()
+        swapped = answer
+        for old, new in zip(original, replacement):
+            if isinstance(old, str) and isinstance(new, str):
+                swapped = re.sub(re.escape(old), new.replace("\\", "\\\\"), swapped, flags=re.IGNORECASE)
+        if swapped.lower() != answer.lower():
+            return swapped
+    return None
+
+
+def wrong_answer_mutations(task: Task, spec: SchemaSpec, conn: sqlite3.Connection) -> list[Mutation]:
+    answer = task.reference_answer
+    if not answer:
+        return []
+    mutations = []
+    if _NUMBER.search(answer):
+        shifted = _NUMBER.sub(_shift_number, answer)
+        mutations.append(Mutation("wrong_answer", f"answer {shifted!r} instead of {answer!r}", [], shifted, False))
+    swapped = _swap_entity(answer, conn, spec)
+    if swapped:
+        mutations.append(Mutation("wrong_answer", f"answer {swapped!r} instead of {answer!r}", [], swapped, False))
+    return mutations
+
+
+def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
+    """Every mutant of `task` this module can build (none for a task with nothing to perturb)."""
+    writes = _write_tools(toolset)
+    conn = sqlite3.connect(f"file:{Path(initial_db).resolve()}?mode=ro", uri=True)
+    try:
+        mutations = wrong_row_mutations(task, writes, spec, conn)
+        half = half_change_mutation(task, writes)
+        if half:
+            mutations.append(half)
+        mutations += wrong_answer_mutations(task, spec, conn)
+    finally:
+        conn.close()
+    return mutations

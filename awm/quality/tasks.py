@@ -1,0 +1,115 @@
+"""Task checks: the right number of tasks, no repeats, and every task self-contained.
+
+A task is self-contained when its instruction states every value the agent has to supply itself:
+each literal the goals demand that also enters the final state through a tool argument of the
+reference solution (a comment's text, an amount, a date, a reason), and each search text the
+reference solution looks things up by. Identifiers are exempt (the agent finds them with the tools),
+and so are values the tools compute. A number may instead be stated as a relative change ("raise the
+price by 12%"), which names it through the current value.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from awm.contracts import Goal, Task, TaskSet
+from awm.quality.findings import Finding
+
+CHECK_COUNT = "task_count"
+CHECK_SELF_CONTAINED = "task_self_contained"
+CHECK_DISTINCT = "task_distinct"
+SEARCH_ARGUMENTS = ("query", "search", "q", "text")
+_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?$")
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower().replace("_", " "))
+
+
+def _string_spellings(value: str) -> set[str]:
+    spellings = {_normal(value)}
+    match = _DATETIME.match(value)
+    if match:
+        spellings |= {f"{match.group(1)} {match.group(2)}", f"{match.group(1)} {match.group(2)}{match.group(3) or ''}"}
+    return spellings
+
+
+def _number_stated(value: float, instruction: str) -> bool:
+    x = abs(float(value))
+    forms = {f"{x:.2f}", f"{x:,.2f}", f"{x:g}"}
+    if x == int(x):
+        forms |= {str(int(x)), f"{int(x):,}"}
+    return any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", instruction) for f in forms)
+
+
+def value_stated(value: Any, instruction: str) -> bool:
+    """Whether `instruction` states `value` (case, underscores and datetime separators ignored)."""
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, (int, float)):
+        return _number_stated(value, instruction) or "%" in instruction
+    if isinstance(value, str):
+        text = _normal(instruction)
+        return any(s in text for s in _string_spellings(value))
+    return True
+
+
+def _goal_literals(goal: Goal) -> list[tuple[str, Any]]:
+    """(column, value) pairs a goal demands, excluding identifiers."""
+    pairs: list[tuple[str, Any]] = []
+    rows = [goal.expect] + list(goal.children) if goal.kind in ("row_equals", "rows_created") else []
+    for row in rows:
+        for column, expected in row.items():
+            if _is_identifier(column):
+                continue
+            pairs.append((column, expected.get("approx") if isinstance(expected, dict) else expected))
+    if goal.kind == "row_delta" and goal.delta is not None:
+        pairs.append((goal.column or "delta", goal.delta))
+    return [(c, v) for c, v in pairs if v is not None and not isinstance(v, bool)]
+
+
+def _is_identifier(name: str) -> bool:
+    return name == "id" or name.endswith("_id") or name in ("limit", "offset")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(abs(a) - abs(b)) < 0.005
+    return a == b
+
+
+def unstated_values(task: Task) -> list[tuple[str, str, Any]]:
+    """(tool, argument, value) the agent must supply but the instruction does not state."""
+    arguments = [(call.tool, name, value) for call in task.reference_solution
+                 for name, value in call.arguments.items() if not _is_identifier(name)]
+    missing = []
+    for tool, name, value in arguments:
+        if name in SEARCH_ARGUMENTS and isinstance(value, str) and not value_stated(value, task.instruction):
+            missing.append((tool, name, value))
+    for goal in task.goals:
+        for _column, expected in _goal_literals(goal):
+            for tool, name, value in arguments:
+                if _same(value, expected) and not value_stated(value, task.instruction):
+                    missing.append((tool, name, value))
+    return list(dict.fromkeys((t, n, repr(v)) for t, n, v in missing))
+
+
+def task_findings(taskset: TaskSet, env_id: str, expected_count: int | None) -> list[Finding]:
+    findings = []
+    if taskset.env_id != env_id:
+        findings.append(Finding(env_id, CHECK_COUNT, f"tasks.json is for environment {taskset.env_id!r}"))
+    if expected_count is not None and len(taskset.tasks) != expected_count:
+        findings.append(Finding(env_id, CHECK_COUNT, f"{len(taskset.tasks)} tasks, expected {expected_count}",
+                                value=len(taskset.tasks)))
+    seen: dict[str, str] = {}
+    for task in taskset.tasks:
+        key = _normal(task.instruction)
+        if key in seen:
+            findings.append(Finding(env_id, CHECK_DISTINCT, f"same instruction as {seen[key]}", task=task.task_id))
+        seen.setdefault(key, task.task_id)
+        for tool, argument, value in unstated_values(task):
+            findings.append(Finding(env_id, CHECK_SELF_CONTAINED,
+                                    f"the instruction does not state {argument}={value} that the reference "
+                                    f"solution passes to {tool}", task=task.task_id, tool=tool, value=value))
+    return findings

@@ -1,0 +1,273 @@
+"""Tool checks: safe code, valid specs that match the code, a clean smoke call each, every table reachable.
+
+  - the code passes the sandbox policy (AST allowlist: no os, subprocess, socket, file access,
+    eval/exec, dunder escapes) and loads within its deadline;
+  - every spec's inputSchema is valid JSON Schema (draft 2020-12) for an object, and names exactly the
+    implementation's parameters, with every parameter the code requires marked required;
+  - every table is read or written by some tool: its name appears in the tool's code (SQL text or a
+    table argument), directly or through a helper the tool calls;
+  - every tool, called through the runtime (reset, call) on a fresh episode with arguments built from
+    its own spec, returns a JSON result or a business error; a crash, a timeout (a tool that loops
+    forever is stopped at the runtime's deadline) or an SQL error is a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from awm.contracts import SchemaSpec, TaskSet, ToolSet
+from awm.errors import UnsafeCodeError
+from awm.quality.findings import Finding
+from awm.runtime.environment import Environment
+from awm.runtime.sandbox import check_source, top_level_functions
+from awm.runtime.tools import is_error
+
+CHECK_POLICY = "tool_code_policy"
+CHECK_SPEC = "tool_spec_valid"
+CHECK_AGREES = "tool_spec_matches_code"
+CHECK_SMOKE = "tool_smoke_calls"
+CHECK_REACH = "tables_reachable"
+# Error codes that mean the tool itself is broken, as opposed to a business answer such as not_found.
+BROKEN_CODES = {"tool_failed", "timeout", "database_error", "invalid_arguments", "resource_limit",
+                "sandbox_crashed"}
+# Strings that satisfy the common formats and patterns of tool parameters (tried in order).
+_FORMAT_EXAMPLES = {"email": "smoke.test@example.com", "date-time": "2025-06-01T09:00:00", "date": "2025-06-01",
+                    "time": "09:00"}
+_SQL_TABLE = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+[\"`\[]?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+
+
+def example_value(schema: dict[str, Any], name: str = "") -> Any:
+    """A value that satisfies a (simple) JSON Schema: the first enum value, the minimum, a short string."""
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "integer":
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1)
+        return int(max(low, 1) if name.endswith("_id") or name == "id" else low)
+    if kind == "number":
+        if "minimum" in schema:
+            return float(schema["minimum"]) or 1.0
+        if "exclusiveMinimum" in schema:
+            return float(schema["exclusiveMinimum"]) + 1.0
+        return 1.0
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        item = example_value(schema.get("items", {}), name)
+        return [item] * max(1, int(schema.get("minItems", 1)))
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {key: example_value(props[key], key) for key in schema.get("required", []) if key in props}
+    pattern, fmt = schema.get("pattern"), schema.get("format")
+    candidates = [_FORMAT_EXAMPLES[fmt]] if fmt in _FORMAT_EXAMPLES else []
+    candidates += ["smoke test", *_FORMAT_EXAMPLES.values(), "ABC-1000", "1"]
+    text = next((c for c in candidates if not pattern or re.search(pattern, c)), candidates[0])
+    if schema.get("minLength", 0) > len(text):
+        text = text.ljust(int(schema["minLength"]), "x")
+    if "maxLength" in schema:
+        text = text[: int(schema["maxLength"])]
+    return text
+
+
+def smoke_arguments(input_schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments for a smoke call: every required parameter, from its schema."""
+    props = input_schema.get("properties", {})
+    return {key: example_value(props.get(key, {}), key) for key in input_schema.get("required", [])}
+
+
+def _shape(schema: Any) -> Any:
+    """The schema with the parts the metaschema only needs to be strings blanked: property names
+    (renamed by position, `required` along with them), descriptions and titles. Tool specs share few
+    names but few shapes, so validating shapes once each makes the metaschema check ~20x cheaper."""
+    if isinstance(schema, list):
+        return [_shape(x) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    shaped = {}
+    names = {}
+    if isinstance(schema.get("properties"), dict):
+        names = {name: f"p{i}" for i, name in enumerate(schema["properties"])}
+    for key, value in schema.items():
+        if key in ("description", "title") and isinstance(value, str):
+            shaped[key] = ""
+        elif key == "properties" and names:
+            shaped[key] = {names[k]: _shape(v) for k, v in value.items()}
+        elif key == "required" and isinstance(value, list) and names:
+            shaped[key] = [names.get(v, v) if isinstance(v, str) else v for v in value]
+        else:
+            shaped[key] = _shape(value)
+    return shaped
+
+
+@lru_cache(maxsize=8192)
+def _schema_problem(shape_json: str) -> tuple[str, str] | None:
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(shape_json))
+    except jsonschema.SchemaError as exc:
+        return "/".join(str(p) for p in exc.path) or "inputSchema", exc.message
+    return None
+
+
+def schema_problem(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(where, message) if `schema` is not valid JSON Schema (draft 2020-12), else None."""
+    try:
+        shape_json = json.dumps(_shape(schema), sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        return "inputSchema", f"not JSON: {exc}"
+    return _schema_problem(shape_json)
+
+
+def spec_findings(env_id: str, toolset: ToolSet) -> list[Finding]:
+    findings = []
+    for spec in toolset.tools:
+        schema = spec.input_schema
+        problem = schema_problem(schema)
+        if problem:
+            findings.append(Finding(env_id, CHECK_SPEC, f"invalid JSON Schema at {problem[0]}: {problem[1]}",
+                                    tool=spec.name))
+            continue
+        if schema.get("type") != "object":
+            findings.append(Finding(env_id, CHECK_SPEC, "inputSchema must have type object", tool=spec.name))
+        unknown = sorted(set(schema.get("required", [])) - set(schema.get("properties", {})))
+        if unknown:
+            findings.append(Finding(env_id, CHECK_SPEC, f"required parameters {unknown} are not in properties",
+                                    tool=spec.name))
+    return findings
+
+
+def _parameters(node: ast.FunctionDef) -> tuple[list[str], set[str]] | None:
+    """A tool function's parameter names and the required ones, read from its definition (None: *args)."""
+    args = node.args
+    if args.vararg or args.kwarg:
+        return None
+    positional = args.posonlyargs + args.args
+    required = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
+    required |= {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None}
+    return [a.arg for a in positional + args.kwonlyargs], required
+
+
+def agreement_findings(env_id: str, tree: ast.Module, toolset: ToolSet) -> list[Finding]:
+    functions = top_level_functions(tree)
+    findings = []
+    for spec in toolset.tools:
+        node = functions.get(spec.name)
+        if node is None:
+            findings.append(Finding(env_id, CHECK_AGREES, "has a spec but no implementation", tool=spec.name))
+            continue
+        signature = _parameters(node)
+        if signature is None:
+            findings.append(Finding(env_id, CHECK_AGREES, "must name its parameters (no *args or **kwargs)",
+                                    tool=spec.name))
+            continue
+        names, required = signature
+        if not names or names[0] != "db":
+            findings.append(Finding(env_id, CHECK_AGREES, "must take db as its first parameter", tool=spec.name))
+            continue
+        declared = set(spec.input_schema.get("properties", {}))
+        accepted = set(names[1:])
+        if declared != accepted:
+            findings.append(Finding(env_id, CHECK_AGREES, f"spec parameters {sorted(declared)} differ from the "
+                                    f"implementation's {sorted(accepted)}", tool=spec.name))
+        optional_in_spec = sorted((required - {"db"}) - set(spec.input_schema.get("required", [])))
+        if optional_in_spec:
+            findings.append(Finding(env_id, CHECK_AGREES, f"{optional_in_spec} are required by the code but "
+                                    "optional in the spec", tool=spec.name))
+    return findings
+
+
+def tables_named_in_code(tree: ast.Module, table_names: set[str]) -> dict[str, set[str]]:
+    """For each top-level function, the tables its string constants name (helpers it calls included)."""
+    functions = top_level_functions(tree)
+    direct: dict[str, set[str]] = {}
+    calls: dict[str, set[str]] = {}
+    for name, node in functions.items():
+        found: set[str] = set()
+        called: set[str] = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                text = sub.value
+                found |= {t for t in table_names if t == text}
+                found |= {m for m in _SQL_TABLE.findall(text) if m in table_names}
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in functions:
+                called.add(sub.func.id)
+        direct[name], calls[name] = found, called
+    reach: dict[str, set[str]] = {}
+    for name in functions:
+        seen, stack, tables = set(), [name], set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            tables |= direct[current]
+            stack.extend(calls[current])
+        reach[name] = tables
+    return reach
+
+
+def smoke_findings(env_id: str, environment: Environment) -> list[Finding]:
+    """Call every tool once, through the runtime, on a fresh episode (a private copy of env.db)."""
+    findings = []
+    with environment.reset(None) as episode:
+        for spec in environment.toolset.tools:
+            arguments = smoke_arguments(spec.input_schema)
+            try:
+                result = episode.call(spec.name, arguments)
+            except Exception as exc:  # noqa: BLE001 - untrusted code: any escape from the runtime is the finding
+                findings.append(Finding(env_id, CHECK_SMOKE, f"unhandled {type(exc).__name__}: {exc}"[:400],
+                                        tool=spec.name, value=arguments))
+                continue
+            if is_error(result) and result["error"].get("code") in BROKEN_CODES:
+                err = result["error"]
+                findings.append(Finding(env_id, CHECK_SMOKE, f"{err['code']}: {err.get('message', '')}"[:400],
+                                        tool=spec.name, value=arguments))
+                continue
+            try:
+                json.dumps(result, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                findings.append(Finding(env_id, CHECK_SMOKE, f"result is not JSON: {exc}", tool=spec.name,
+                                        value=arguments))
+    return findings
+
+
+def tool_findings(env_id: str, source: str, toolset: ToolSet, schema: SchemaSpec, tasks: TaskSet,
+                  db_path: Path, smoke: bool = True) -> list[Finding]:
+    """Every tool problem of one environment, in the order above (later checks need the earlier ones).
+
+    smoke=False leaves out the smoke calls (the only costly part): for files whose recorded provenance
+    shows the stage's gate already smoke-called these exact bytes against this exact database.
+    """
+    try:
+        tree = check_source(source, f"{env_id}/tools.py")  # the sandbox policy; the runtime loads it below
+    except UnsafeCodeError as exc:
+        return [Finding(env_id, CHECK_POLICY, str(exc))]
+    findings = spec_findings(env_id, toolset)
+    findings += agreement_findings(env_id, tree, toolset)
+    table_names = {t.name for t in schema.tables}
+    named = tables_named_in_code(tree, table_names)
+    reachable = set().union(*(named.get(spec.name, set()) for spec in toolset.tools))
+    for table in sorted(table_names - reachable):
+        findings.append(Finding(env_id, CHECK_REACH, "no tool reads or writes this table", table=table))
+    if findings or not smoke:
+        return findings
+    try:
+        environment = Environment(env_id, source, toolset, tasks, None, db_path)
+    except UnsafeCodeError as exc:
+        return [Finding(env_id, CHECK_POLICY, f"tools.py does not load: {exc}")]
+    try:
+        return smoke_findings(env_id, environment)
+    finally:
+        environment.close()

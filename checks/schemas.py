@@ -1,0 +1,35 @@
+"""Checks on the schemas asset: the DDL executes; every table has a primary key; every foreign key
+names an existing table and column; schema.sql agrees with schema.json; no authentication tables."""
+
+import dagster as dg
+
+from awm.contracts import SchemaSpec
+from awm.quality.schemas import schema_findings
+from awm_assets.constants import SCHEMAS
+from awm_assets.partitions import domain_partitions
+from checks.environments import validity_result, yield_result
+from resources import ArtifactStoreResource, GeneratorResource
+
+
+def inspect_schemas(store, env_ids: list[str]) -> list:
+    return [f for env_id in env_ids for f in schema_findings(store.read_model(env_id, "schema.json", SchemaSpec),
+                                                             store.read_text(env_id, "schema.sql"))]
+
+
+@dg.asset_check(asset=SCHEMAS, name="schemas_valid", blocking=True, partitions_def=domain_partitions,
+                description="Every schema the stage kept executes in SQLite, has a primary key on every table and "
+                            "foreign keys that resolve (as SQLite reads the DDL), matches schema.json, and models "
+                            "no authentication data.")
+def schemas_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
+                  generator: GeneratorResource) -> dg.AssetCheckResult:
+    return validity_result(context, store, generator, SCHEMAS, "schema.sql", inspect_schemas)
+
+
+@dg.asset_check(asset=SCHEMAS, name="schemas_yield", partitions_def=domain_partitions,
+                description="How many schemas of the partition the stage rejected, and why.")
+def schemas_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
+                  generator: GeneratorResource) -> dg.AssetCheckResult:
+    return yield_result(context, store, generator, SCHEMAS, "schema.sql")
+
+
+schema_checks = [schemas_valid, schemas_yield]

@@ -1,0 +1,53 @@
+"""Checks on the tools asset: safe code, valid specs that match the code, every tool smoke-called on a
+fresh episode without crashing, every table reachable by some tool."""
+
+import dagster as dg
+
+from awm.contracts import SchemaSpec, TaskSet, ToolSet
+from awm.quality.tools import tool_findings
+from awm_assets.constants import TOOLS
+from awm_assets.partitions import domain_partitions
+from checks.environments import validity_result, yield_result
+from resources import ArtifactStoreResource, GeneratorResource
+
+SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
+
+
+def smoke_vouched(store, env_id: str) -> bool:
+    """True when the tools stage's provenance shows its gate smoke-called exactly the files on disk now
+    (tools.py and tools.json as produced, against this env.db): the dynamic part need not run twice.
+    Static rules (policy, specs, agreement, reachability) are always re-checked."""
+    record = store.provenance(env_id).get(TOOLS)
+    if record is None:
+        return False
+    recorded = {**record.outputs, **record.inputs}
+    try:
+        return all(recorded.get(name) == store.hash(env_id, name) for name in SMOKE_INPUTS)
+    except FileNotFoundError:
+        return False
+
+
+def inspect_tools(store, env_ids: list[str]) -> list:
+    return [f for env_id in env_ids for f in tool_findings(
+        env_id, store.read_text(env_id, "tools.py"), store.read_model(env_id, "tools.json", ToolSet),
+        store.read_model(env_id, "schema.json", SchemaSpec), store.read_model(env_id, "tasks.json", TaskSet),
+        store.database_path(env_id), smoke=not smoke_vouched(store, env_id))]
+
+
+@dg.asset_check(asset=TOOLS, name="tools_valid", blocking=True, partitions_def=domain_partitions,
+                description="Every tool module the stage kept passes the sandbox policy; every spec is valid JSON "
+                            "Schema naming the implementation's parameters; every tool answers a smoke call on a "
+                            "fresh episode without crashing; every table is reachable by some tool.")
+def tools_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
+                generator: GeneratorResource) -> dg.AssetCheckResult:
+    return validity_result(context, store, generator, TOOLS, "tools.py", inspect_tools)
+
+
+@dg.asset_check(asset=TOOLS, name="tools_yield", partitions_def=domain_partitions,
+                description="How many tool modules of the partition the stage rejected, and why.")
+def tools_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
+                generator: GeneratorResource) -> dg.AssetCheckResult:
+    return yield_result(context, store, generator, TOOLS, "tools.py")
+
+
+tool_checks = [tools_valid, tools_yield]

@@ -1,0 +1,45 @@
+"""Task checks: count, repeats, and self-containment."""
+
+from awm.contracts import TaskSet
+from awm.quality.tasks import CHECK_COUNT, CHECK_DISTINCT, CHECK_SELF_CONTAINED, task_findings, value_stated
+from tests.awm.quality.conftest import TASKS_JSON
+
+
+def taskset(**changes) -> TaskSet:
+    data = {**TASKS_JSON, "tasks": [dict(t) for t in TASKS_JSON["tasks"]]}
+    for task_id, update in changes.items():
+        for t in data["tasks"]:
+            if t["task_id"] == task_id:
+                t.update(update)
+    return TaskSet.model_validate(data)
+
+
+def test_a_good_task_set_has_no_findings():
+    assert task_findings(taskset(), "library__00", 2) == []
+
+
+def test_a_task_that_does_not_state_its_values_is_not_self_contained():
+    findings = task_findings(taskset(t01={"instruction": "Rename book 2 and set its stock to 7."}), "library__00", 2)
+    assert [(f.check, f.task, f.tool) for f in findings] == [(CHECK_SELF_CONTAINED, "t01", "rename_book")]
+    assert "Collected Poems" in findings[0].error
+
+
+def test_the_wrong_number_of_tasks_and_repeats_are_found():
+    repeated = taskset(t02={"instruction": TASKS_JSON["tasks"][0]["instruction"]})
+    checks = {f.check for f in task_findings(repeated, "library__00", 10)}
+    assert checks == {CHECK_COUNT, CHECK_DISTINCT}
+
+
+def test_values_may_be_spelled_as_people_write_them():
+    assert value_stated("bank_transfer", "record a bank transfer payment")
+    assert value_stated("2025-08-27T10:00:00", "move it to 2025-08-27 10:00")
+    assert value_stated(-3.0, "reduce the stock there by 3")
+    assert value_stated(2231.46, "raise the price by 12% (rounded to the cent)")
+    assert not value_stated("Collected Poems", "rename book 2")
+    assert not value_stated(166.01, "record a payment of 166.10")
+
+
+def test_every_offline_task_is_self_contained(corpus):
+    for env_id in corpus.env_ids():
+        tasks = corpus.read_model(env_id, "tasks.json", TaskSet)
+        assert task_findings(tasks, env_id, 10) == [], env_id
