@@ -1,4 +1,4 @@
-"""Generation backends: one interface, an offline world builder and (later) an LLM.
+"""Generation backends: one interface, an offline world builder and an LLM.
 
 A backend turns upstream artifacts into the next stage's artifact. Stages
 validate whatever a backend returns against the stage contract, so a backend
@@ -29,9 +29,26 @@ class Backend(Protocol):
     def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet: ...
 
 
+BACKENDS = ("offline", "openai")
+
+
 def get_backend(name: str = "offline", **options) -> Backend:
+    """offline: the world builder (options base_seed, tasks_per_env).
+    openai: a model behind an OpenAI-compatible endpoint (options client or settings, store, tasks_per_env,
+    run_id; without a client, one is made from `settings`, default LLMSettings.from_env())."""
     if name == "offline":
         from awm.backends.offline import OfflineBackend
 
         return OfflineBackend(**options)
-    raise ValueError(f"unknown backend {name!r}; available: offline")
+    if name == "openai":
+        from awm.backends.llm import LLMBackend
+        from awm.llm.client import LLMClient
+        from awm.llm.settings import LLMSettings
+
+        client = options.pop("client", None)
+        settings = options.pop("settings", None)
+        store = options.get("store")
+        if client is None:
+            client = LLMClient(settings or LLMSettings.from_env(), store.home if store is not None else None)
+        return LLMBackend(client, **options)
+    raise ValueError(f"unknown backend {name!r}; available: {', '.join(BACKENDS)}")

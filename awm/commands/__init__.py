@@ -8,5 +8,8 @@ COMMAND_MODULES; keep imports of heavy packages inside the handler.
 COMMAND_MODULES = (
     "awm.commands.inspect",
     "awm.commands.domains",
+    "awm.commands.serve",
+    "awm.commands.export",
     "awm.commands.backfill",
+    "awm.commands.llm_serve",
 )

@@ -1,0 +1,328 @@
+"""The LLM backend: every stage's output written by a model behind an OpenAI-compatible endpoint.
+
+It asks (prompts.py), the client parses and validates (client.py), and the stage checks the
+result like any backend's. What this backend adds is what only it can know:
+
+- scenarios: the domain's earlier scenarios go into the prompt as an avoid list, and a
+  scenario whose name duplicates another of its domain is rejected;
+- tasks: exactly the number asked for, and no login or password tasks;
+- databases: rows only for tables and columns of the schema, never the wall clock;
+- verifiers: one call per task, then each verifier is proven before it is returned (the
+  reference solution replayed on a fresh database must make it say complete, the untouched
+  database must make it say incomplete); a verifier that fails its proof is an error naming
+  the task, and the next attempt's prompt for that task carries it.
+
+The errors of earlier attempts come from the stage's AttemptContext (awm.stages.base); the
+calls made go back into it, so their usage reaches provenance and the asset's metadata.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
+from awm.domains import env_id_for, split_env_id
+from awm.errors import AWMError, StageError
+from awm.llm.client import CallTags, LLMClient
+from awm.llm.ledger import summarize
+from awm.llm.prompts import (
+    DATABASES,
+    SCENARIOS,
+    SCHEMAS,
+    TASKS,
+    TOOLS,
+    VERIFIERS,
+    PromptTemplate,
+    RowsDraft,
+    block,
+    json_block,
+    stage_prompt_hash,
+)
+from awm.schema_sql import to_ddl
+from awm.stages.base import STAGE_WORK, AttemptContext, current_attempt
+from awm.store import ArtifactStore
+
+BUILDER = "llm-1"
+DEFAULT_TASKS = 10
+SIMILAR_NAME_RATIO = 0.9
+_LOGIN_WORDS = re.compile(r"\b(log ?in|logins?|log out|sign ?in|sign ?out|passwords?|passcodes?|credentials?|"
+                          r"two[- ]factor|2fa|mfa)\b", re.IGNORECASE)
+_TEMPLATE_STAGE = {"verification_reports": VERIFIERS.stage}  # ledger rows name the template's stage
+_WALL_CLOCK = {"now", "current_timestamp", "current_date", "current_time", "datetime('now')", "date('now')"}
+
+
+class ScenarioDuplicateError(AWMError):
+    """A scenario repeats another one of its domain."""
+
+
+class TaskPolicyError(AWMError):
+    """Tasks that break the rules given to the model (count, login tasks)."""
+
+
+class RowsError(AWMError):
+    """Sample data that does not fit the schema or uses the wall clock."""
+
+
+class VerifierProofError(StageError):
+    """Verifiers that failed their proof; `details` maps each task id to what went wrong."""
+
+    def __init__(self, env_id: str, details: dict[str, str]):
+        listing = "; ".join(f"{task}: {reason}" for task, reason in sorted(details.items()))
+        super().__init__("verification_reports", env_id, f"{len(details)} verifier(s) failed their proof: {listing}")
+        self.details = details
+
+
+def _normal_name(name: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
+def _stable_seed(env_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"llm:{env_id}".encode()).digest()[:6], "big")
+
+
+class LLMBackend:
+    name = "openai"
+
+    def __init__(self, client: LLMClient, store: ArtifactStore | None = None, tasks_per_env: int = DEFAULT_TASKS,
+                 run_id: str | None = None):
+        if tasks_per_env < 1:
+            raise ValueError(f"tasks_per_env must be at least 1, got {tasks_per_env}")
+        self.client = client
+        self.store = store or ArtifactStore()
+        self.tasks_per_env = tasks_per_env
+        self.run_id = run_id
+        self.model = client.settings.model
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    # --- identity: what provenance records and what decides reuse -------------------------
+    @property
+    def params(self) -> dict:
+        s = self.client.settings
+        return {"builder": BUILDER, "model": s.model, "base_url": s.base_url, "temperature": s.temperature,
+                "max_tokens": s.max_tokens, "seed": s.seed, "tasks_per_env": self.tasks_per_env}
+
+    def prompt_hash(self, stage: str) -> str:
+        return stage_prompt_hash(stage)
+
+    def fingerprint(self, stage: str) -> str:
+        """Changes when anything that shapes the stage's answer changes (so the stage re-runs)."""
+        s = self.client.settings
+        payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.max_tokens, s.seed,
+                              self.tasks_per_env])
+        return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+    def usage(self, stage: str) -> dict:
+        """Calls, cache hits, tokens and cost of one stage in this run (every attempt), from the ledger."""
+        ledger = self.client.ledger
+        if ledger is None or self.run_id is None:
+            return summarize([])
+        return summarize(ledger.records(run_id=self.run_id, stage=_TEMPLATE_STAGE.get(stage, stage)))
+
+    def cost_by_domain(self, domains: list[str] | None = None) -> dict[str, dict]:
+        ledger = self.client.ledger
+        return ledger.cost_by_domain(domains) if ledger is not None else {}
+
+    def reject(self, attempt: AttemptContext) -> None:
+        """The stage rejected this attempt's output: forget the responses it was built from."""
+        if self.client.cache is not None:
+            self.client.cache.evict([c.cache_key for c in attempt.calls if not c.keep])
+
+    # --- asking -------------------------------------------------------------------------------
+    def _ask(self, template: PromptTemplate, env_id: str, subject: str | None = None,
+             attempt: AttemptContext | None = None, **values: str):
+        attempt = attempt or current_attempt()
+        feedback = attempt.errors_for(subject) if attempt else []
+        messages = template.render(feedback=feedback, **values)
+        domain, _ = split_env_id(env_id)
+        tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
+                        attempt=attempt.attempt if attempt else None)
+        return self.client.complete(template.stage, messages, template.output, template.schema_name, tags,
+                                    on_record=attempt.calls.append if attempt else None)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.client.settings.concurrency,
+                                                thread_name_prefix="awm-llm")
+            return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    @staticmethod
+    def _scenario_block(scenario: Scenario) -> str:
+        return json_block("scenario", scenario.model_dump(mode="json"))
+
+    @staticmethod
+    def _tasks_block(tasks: TaskSet) -> str:
+        return json_block("tasks", tasks.model_dump(mode="json", exclude={"contract_version"}))
+
+    # --- stages ---------------------------------------------------------------------------------
+    def scenario(self, domain: str, slot: int) -> Scenario:
+        env_id = env_id_for(domain, slot)
+        siblings = self._sibling_scenarios(domain, env_id)
+        earlier = [s for s in siblings if s.slot < slot]
+        draft = self._ask(
+            SCENARIOS, env_id,
+            request=json_block("request", {"stage": "scenarios", "domain": domain, "slot": slot, "env_id": env_id}),
+            avoid=json_block("avoid", [{"name": s.name, "sub_business": s.sub_business} for s in earlier]),
+            number=str(slot + 1), domain=domain)
+        scenario = Scenario(env_id=env_id, domain=domain, slot=slot, seed=_stable_seed(env_id), builtin=False,
+                            **draft.model_dump())
+        for other in siblings:
+            a, b = _normal_name(scenario.name), _normal_name(other.name)
+            if a == b or difflib.SequenceMatcher(None, a, b).ratio() >= SIMILAR_NAME_RATIO:
+                raise ScenarioDuplicateError(
+                    f"scenario name {scenario.name!r} repeats {other.env_id} ({other.name!r}); write a different "
+                    "sub-business of the domain")
+        return scenario
+
+    def _sibling_scenarios(self, domain: str, env_id: str) -> list[Scenario]:
+        siblings = []
+        for other in self.store.env_ids(domain):
+            if other != env_id and self.store.exists(other, "scenario.json"):
+                try:
+                    siblings.append(self.store.read_model(other, "scenario.json", Scenario))
+                except AWMError:
+                    continue  # a damaged sibling is its own stage's problem
+        return sorted(siblings, key=lambda s: s.slot)
+
+    def tasks(self, scenario: Scenario) -> TaskSet:
+        count = self.tasks_per_env
+        draft = self._ask(
+            TASKS, scenario.env_id,
+            request=json_block("request", {"stage": "tasks", "env_id": scenario.env_id, "count": count}),
+            scenario=self._scenario_block(scenario), count=str(count))
+        if len(draft.tasks) != count:
+            raise TaskPolicyError(f"{len(draft.tasks)} tasks were written, exactly {count} were asked for")
+        expected = [f"t{n:02d}" for n in range(1, count + 1)]
+        if [t.task_id for t in draft.tasks] != expected:
+            raise TaskPolicyError(f"task ids must be {', '.join(expected)} in order, got "
+                                  f"{', '.join(t.task_id for t in draft.tasks)}")
+        for task in draft.tasks:
+            found = _LOGIN_WORDS.search(task.instruction)
+            if found:
+                raise TaskPolicyError(f"{task.task_id} is about {found.group(0)!r}: tasks about logging in, passwords "
+                                      "or credentials are not allowed (the acting user is already signed in)")
+        return TaskSet(env_id=scenario.env_id, acting_user=draft.acting_user, tasks=draft.tasks)
+
+    def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
+        draft = self._ask(
+            SCHEMAS, scenario.env_id,
+            request=json_block("request", {"stage": "schemas", "env_id": scenario.env_id}),
+            scenario=self._scenario_block(scenario), tasks=self._tasks_block(tasks))
+        return SchemaSpec(env_id=scenario.env_id, tables=draft.tables)
+
+    def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
+        tasks = self.store.read_model(scenario.env_id, "tasks.json", TaskSet)
+        draft = self._ask(
+            DATABASES, scenario.env_id,
+            request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
+            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+            tasks=self._tasks_block(tasks))
+        return rows_by_table(draft, schema)
+
+    def tools(self, scenario: Scenario, schema: SchemaSpec, tasks: TaskSet) -> tuple[str, ToolSet]:
+        draft = self._ask(
+            TOOLS, scenario.env_id,
+            request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
+            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+            tasks=self._tasks_block(tasks))
+        return draft.source, ToolSet(env_id=scenario.env_id, tools=draft.tools)
+
+    def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
+        env_id = scenario.env_id
+        attempt = current_attempt()
+        schema_sql = block("schema_sql", self.store.read_text(env_id, "schema.sql"))
+        scenario_block = self._scenario_block(scenario)
+
+        def write(task) -> Verifier:
+            draft = self._ask(
+                VERIFIERS, env_id, subject=task.task_id, attempt=attempt,
+                request=json_block("request", {"stage": "verifier", "env_id": env_id, "task_id": task.task_id}),
+                scenario=scenario_block, schema_sql=schema_sql,
+                task=json_block("task", task.model_dump(mode="json")))
+            return Verifier(task_id=task.task_id, code=draft.code)
+
+        futures = [self._executor().submit(write, task) for task in tasks.tasks]
+        with STAGE_WORK.released():
+            written = [f.result() for f in futures]
+        verifiers = VerifierSet(env_id=env_id, verifiers=written)
+        failures = prove_verifiers(self.store, env_id, tasks, tools, verifiers)
+        if attempt is not None:
+            proven = {v.task_id for v in verifiers.verifiers} - set(failures)
+            for call in attempt.calls:
+                call.keep = call.stage == VERIFIERS.stage and call.subject in proven
+        if failures:
+            raise VerifierProofError(env_id, failures)
+        return verifiers
+
+
+def rows_by_table(draft: RowsDraft, schema: SchemaSpec) -> dict[str, list[dict]]:
+    """The model's tables of rows as the databases stage wants them, checked against the schema."""
+    rows: dict[str, list[dict]] = {}
+    for table_rows in draft.tables:
+        try:
+            table = schema.table(table_rows.table)
+        except KeyError:
+            raise RowsError(f"rows for table {table_rows.table!r}, which the schema does not have; tables: "
+                            f"{', '.join(t.name for t in schema.tables)}") from None
+        if table.name in rows:
+            raise RowsError(f"table {table.name} is given twice; give each table once with all its rows")
+        known = {c.name for c in table.columns}
+        unknown = [c for c in table_rows.columns if c not in known]
+        if unknown:
+            raise RowsError(f"rows for {table.name} have columns {unknown} that it does not have; columns: "
+                            f"{', '.join(sorted(known))}")
+        for n, values in enumerate(table_rows.rows):
+            for column, value in zip(table_rows.columns, values):
+                if isinstance(value, str) and value.strip().lower() in _WALL_CLOCK:
+                    raise RowsError(f"{table.name} row {n} sets {column} to {value!r}, which depends on the wall "
+                                    "clock; use a fixed ISO 8601 date near the reference time instead")
+        rows[table.name] = [dict(zip(table_rows.columns, values)) for values in table_rows.rows]
+    return rows
+
+
+def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: ToolSet,
+                    verifiers: VerifierSet) -> dict[str, str]:
+    """Run each verifier on the reference solution and on the null trajectory; task id -> why it failed.
+
+    A reference solution whose tool calls fail is not the verifier's fault and is left for the
+    verification report to record."""
+    from awm.runtime.environment import Environment
+    from awm.stages.verification import replay_reference_solution, run_null_trajectory
+
+    env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers,
+                      Path(store.database_path(env_id)))
+    failures: dict[str, str] = {}
+    try:
+        for task in tasks.tasks:
+            try:
+                verdict, tool_error = replay_reference_solution(env, task)
+                null = run_null_trajectory(env, task)
+            except AWMError as exc:
+                failures[task.task_id] = f"the verifier cannot be loaded: {exc}"
+                continue
+            if tool_error is not None:
+                continue
+            if verdict.get("error") or null.get("error"):
+                bad = verdict if verdict.get("error") else null
+                failures[task.task_id] = f"the verifier failed to run ({bad['error']}): {'; '.join(bad['evidence'])}"
+            elif not verdict["complete"]:
+                failures[task.task_id] = ("after the reference solution the verifier said incomplete: "
+                                          + "; ".join(verdict["evidence"]))
+            elif null["complete"]:
+                failures[task.task_id] = ("on the untouched database with no answer the verifier said complete; it "
+                                          "must check that the task's goals were actually met")
+    finally:
+        env.close()
+    return failures

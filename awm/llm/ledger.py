@@ -1,0 +1,148 @@
+"""The token and cost ledger: one row per model call (cache hits included), in SQLite under AWM_HOME.
+
+Costs come from a configurable price table (USD per million tokens). A call whose
+server sent no `usage`, or whose model has no price, is counted as such rather than
+guessed: `calls_without_usage` and `unpriced_calls` say how much of a total is known.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from awm.llm.cache import open_sqlite
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    run_id TEXT,
+    stage TEXT NOT NULL,
+    domain TEXT,
+    env_id TEXT,
+    subject TEXT,
+    attempt INTEGER,
+    model TEXT NOT NULL,
+    cache_key TEXT NOT NULL,
+    cache_hit INTEGER NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency_ms REAL NOT NULL,
+    cost_usd REAL,
+    transport_retries INTEGER NOT NULL,
+    structured_output TEXT,
+    outcome TEXT NOT NULL,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS calls_by_run ON calls (run_id, stage);
+CREATE INDEX IF NOT EXISTS calls_by_domain ON calls (domain);
+"""
+
+
+@dataclass
+class CallRecord:
+    """One logical call: a cache hit, or one HTTP exchange (with its transport retries)."""
+
+    stage: str
+    model: str
+    cache_key: str
+    cache_hit: bool
+    latency_ms: float
+    outcome: str = "ok"  # ok | invalid | truncated | transport_error
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    transport_retries: int = 0
+    structured_output: str | None = None
+    error: str | None = None
+    run_id: str | None = None
+    domain: str | None = None
+    env_id: str | None = None
+    subject: str | None = None  # e.g. the task a verifier was written for
+    attempt: int | None = None
+    keep: bool = field(default=False, compare=False)  # the stage may keep this response even if it fails
+
+    @property
+    def usage_missing(self) -> bool:
+        return not self.cache_hit and self.outcome != "transport_error" and self.prompt_tokens is None
+
+
+USAGE_KEYS = ("llm_calls", "llm_api_calls", "llm_cache_hits", "llm_prompt_tokens", "llm_completion_tokens",
+              "llm_cost_usd", "llm_unpriced_calls", "llm_calls_without_usage", "llm_transport_retries",
+              "llm_invalid_responses")
+
+
+def summarize(records: Iterable[CallRecord]) -> dict[str, Any]:
+    """Totals of a set of calls; tokens and cost count only calls that reached the model (not cache hits)."""
+    total = dict.fromkeys(USAGE_KEYS, 0)
+    total["llm_cost_usd"] = 0.0
+    for r in records:
+        total["llm_calls"] += 1
+        total["llm_transport_retries"] += r.transport_retries
+        if r.cache_hit:
+            total["llm_cache_hits"] += 1
+            continue
+        total["llm_api_calls"] += 1
+        total["llm_invalid_responses"] += r.outcome not in ("ok", "transport_error")
+        if r.usage_missing:
+            total["llm_calls_without_usage"] += 1
+        total["llm_prompt_tokens"] += r.prompt_tokens or 0
+        total["llm_completion_tokens"] += r.completion_tokens or 0
+        if r.cost_usd is None:
+            total["llm_unpriced_calls"] += r.outcome != "transport_error"
+        else:
+            total["llm_cost_usd"] += r.cost_usd
+    total["llm_cost_usd"] = round(total["llm_cost_usd"], 6)
+    return total
+
+
+class Ledger:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._conn()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = open_sqlite(self.path, SCHEMA)
+        return conn
+
+    def record(self, rec: CallRecord) -> None:
+        row = asdict(rec)
+        row.pop("keep")
+        row["at"] = datetime.now(UTC).isoformat(timespec="milliseconds")
+        row["cache_hit"] = int(rec.cache_hit)
+        columns = ", ".join(row)
+        self._conn().execute(f"INSERT INTO calls ({columns}) VALUES ({', '.join('?' for _ in row)})",
+                             tuple(row.values()))
+
+    def records(self, run_id: str | None = None, stage: str | None = None,
+                domains: list[str] | None = None) -> list[CallRecord]:
+        where, params = [], []
+        if run_id is not None:
+            where.append("run_id = ?")
+            params.append(run_id)
+        if stage is not None:
+            where.append("stage = ?")
+            params.append(stage)
+        if domains is not None:
+            where.append(f"domain IN ({', '.join('?' for _ in domains)})")
+            params.extend(domains)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        names = [f for f in CallRecord.__dataclass_fields__ if f != "keep"]
+        rows = self._conn().execute(f"SELECT {', '.join(names)} FROM calls{clause} ORDER BY id", params).fetchall()
+        return [CallRecord(**{**dict(zip(names, row)), "cache_hit": bool(row[names.index("cache_hit")])})
+                for row in rows]
+
+    def cost_by_domain(self, domains: list[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Per domain, over every run and stage: calls, cache hits, tokens and cost."""
+        by_domain: dict[str, list[CallRecord]] = {}
+        for rec in self.records(domains=domains):
+            by_domain.setdefault(rec.domain or "?", []).append(rec)
+        return {domain: summarize(recs) for domain, recs in sorted(by_domain.items())}

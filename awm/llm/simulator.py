@@ -1,0 +1,151 @@
+"""The model behind `awm llm-serve`: answers AWM stage prompts from the offline world builder.
+
+It reads a prompt the way the prompts are written for a real model (the stage from the
+system message's first line, the inputs from the tagged blocks of the user message) and
+answers with what the offline world builder produces for those inputs, in the stage's
+output format. Faults turn a good answer into a specific kind of bad one.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from awm.backends.offline import OfflineBackend
+from awm.builder.verifiergen import verifier_source
+from awm.builder.world import make_scenario
+from awm.contracts import Scenario, Task
+from awm.llm.prompts import identify, parse_blocks
+
+SCENARIO_DRAFT_FIELDS = ("name", "description", "category", "flavour", "sub_business", "labels", "modules",
+                         "item_categories", "items", "price_range")
+
+# Faults that rewrite the answer, and the prompts (template stages) each applies to.
+CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
+    "malformed_json": ("scenarios", "tasks", "schemas", "databases", "tools", "verifier"),
+    "truncated": ("scenarios", "tasks", "schemas", "databases", "tools", "verifier"),
+    "schema_violation": ("scenarios", "tasks", "schemas", "databases", "tools", "verifier"),
+    "bad_sql": ("databases",),
+    "unsafe_code": ("tools", "verifier"),
+    "lying_verifier": ("verifier",),
+    "duplicate": ("scenarios",),
+    "login_task": ("tasks",),
+    "wall_clock": ("databases",),
+}
+
+
+class PromptNotUnderstood(ValueError):
+    """The request is not an AWM stage prompt this simulator can answer."""
+
+
+class SimulatedModel:
+    def __init__(self, base_seed: int = 0):
+        self.base_seed = base_seed
+
+    def understand(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any], dict[str, str]]:
+        """(template stage, request block, all blocks) of a prompt."""
+        found = identify(messages)
+        if found is None:
+            raise PromptNotUnderstood("llm-serve answers AWM stage prompts only (no 'AWM stage prompt:' header in the "
+                                      "system message)")
+        stage, _ = found
+        user = "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user")
+        blocks = parse_blocks(user)
+        try:
+            request = json.loads(blocks.get("request", ""))
+        except json.JSONDecodeError as exc:
+            raise PromptNotUnderstood(f"the {stage} prompt has no readable <request> block: {exc}") from exc
+        return stage, request, blocks
+
+    def answer(self, stage: str, request: dict[str, Any], blocks: dict[str, str]) -> dict[str, Any]:
+        key = json.dumps({"request": request, "scenario": blocks.get("scenario"), "task": blocks.get("task")},
+                         sort_keys=True)
+        return json.loads(_answer(stage, key, self.base_seed))
+
+    def spoil(self, fault: str, stage: str, request: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """A good answer turned into the fault's kind of bad one (before it is serialised)."""
+        if fault == "schema_violation":
+            spoiled = dict(answer)
+            spoiled.pop(next(iter(spoiled)))  # every output model's first field is required
+            return spoiled
+        if fault == "bad_sql":
+            return _break_foreign_key(answer)
+        if fault == "wall_clock":
+            return _use_wall_clock(answer)
+        if fault == "unsafe_code":
+            field = "source" if stage == "tools" else "code"
+            return {**answer, field: "import os\n" + answer[field]}
+        if fault == "lying_verifier":
+            return {"code": 'def verify(initial, final, answer):\n    return {"complete": True, "evidence": ["ok"]}\n'}
+        if fault == "duplicate":
+            other = 1 if request["slot"] == 0 else 0
+            return _scenario_draft(make_scenario(request["domain"], other, self.base_seed))
+        if fault == "login_task":
+            tasks = [dict(t) for t in answer["tasks"]]
+            tasks[0]["instruction"] = "Reset the password of the staff member Dana Fox and tell me the new one."
+            return {**answer, "tasks": tasks}
+        return answer
+
+
+def _scenario_draft(scenario: Scenario) -> dict[str, Any]:
+    data = scenario.model_dump(mode="json")
+    return {k: data[k] for k in SCENARIO_DRAFT_FIELDS}
+
+
+@lru_cache(maxsize=512)
+def _answer(stage: str, key: str, base_seed: int) -> str:
+    inputs = json.loads(key)
+    request = inputs["request"]
+    if stage == "scenarios":
+        return json.dumps(_scenario_draft(make_scenario(request["domain"], int(request["slot"]), base_seed)))
+    if inputs["scenario"] is None:
+        raise PromptNotUnderstood(f"the {stage} prompt has no <scenario> block")
+    scenario = Scenario.model_validate_json(inputs["scenario"])
+    builder = OfflineBackend(base_seed=base_seed, tasks_per_env=int(request.get("count", 10)))
+    if stage == "tasks":
+        taskset = builder.tasks(scenario)
+        return json.dumps({"acting_user": taskset.acting_user,
+                           "tasks": [t.model_dump(mode="json") for t in taskset.tasks]})
+    if stage == "schemas":
+        spec = builder.schema(scenario, None)
+        return json.dumps({"tables": [t.model_dump(mode="json") for t in spec.tables]})
+    if stage == "databases":
+        tables = []
+        for table, rows in builder.database_rows(scenario, None).items():
+            columns = list(dict.fromkeys(c for row in rows for c in row))
+            tables.append({"table": table, "columns": columns, "rows": [[row.get(c) for c in columns] for row in rows]})
+        return json.dumps({"tables": tables})
+    if stage == "tools":
+        source, toolset = builder.tools(scenario, None, None)
+        return json.dumps({"source": source, "tools": [t.mcp() for t in toolset.tools]})
+    if stage == "verifier":
+        if inputs["task"] is None:
+            raise PromptNotUnderstood("the verifier prompt has no <task> block")
+        task = Task.model_validate_json(inputs["task"])
+        return json.dumps({"code": verifier_source(scenario.env_id, task)})
+    raise PromptNotUnderstood(f"no stage {stage!r}")
+
+
+def _break_foreign_key(answer: dict[str, Any]) -> dict[str, Any]:
+    tables = [dict(t) for t in answer["tables"]]
+    for table in tables:
+        fk = next((i for i, c in enumerate(table["columns"]) if c.endswith("_id")), None)
+        if fk is not None and table["rows"]:
+            rows = [list(r) for r in table["rows"]]
+            rows[0][fk] = 987654321  # points at no row
+            table["rows"] = rows
+            return {"tables": tables}
+    raise PromptNotUnderstood("bad_sql: no table with a foreign key column has rows")
+
+
+def _use_wall_clock(answer: dict[str, Any]) -> dict[str, Any]:
+    tables = [dict(t) for t in answer["tables"]]
+    for table in tables:
+        col = next((i for i, c in enumerate(table["columns"]) if c.endswith("_at") or c.endswith("_on")), None)
+        if col is not None and table["rows"]:
+            rows = [list(r) for r in table["rows"]]
+            rows[0][col] = "now"
+            table["rows"] = rows
+            return {"tables": tables}
+    raise PromptNotUnderstood("wall_clock: no table has a date column with rows")

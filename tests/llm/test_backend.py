@@ -1,0 +1,147 @@
+"""The LLM backend through the core stages (no Dagster) against `awm llm-serve`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from awm.backends import get_backend
+from awm.backends.llm import RowsError, rows_by_table
+from awm.backends.offline import OfflineBackend
+from awm.contracts import Column, Scenario, SchemaSpec, Table, ToolSet
+from awm.llm.prompts import RowsDraft, stage_prompt_hash
+from awm.stages.base import ATTEMPT_LOG, STAGES
+from awm.stages.pipeline import build_environment
+from awm.stages.scenarios import build_scenario
+from awm.stages.tasks import build_tasks
+from awm.stages.verification import build_verification
+from awm.store import ArtifactStore
+
+
+def llm_backend(serve, store, **settings):
+    return get_backend("openai", settings=serve.settings(**settings), store=store, tasks_per_env=10, run_id="r1")
+
+
+def user_prompt(entry: dict) -> str:
+    return next(m["content"] for m in entry["messages"] if m["role"] == "user")
+
+
+def test_a_clean_build_passes_every_stage_and_matches_the_offline_builder(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    outcomes = build_environment(store, "dental_clinic", 0, backend)
+    assert [o.status for o in outcomes] == ["built"] * 6, [o.error for o in outcomes]
+    report = json.loads(store.path("dental_clinic__00", "report.json").read_text())
+    assert all(t["reference_passed"] and not t["null_passed"] for t in report["tasks"])
+    # 5 stage calls and one verifier per task
+    assert [o.usage["llm_calls"] for o in outcomes] == [1, 1, 1, 1, 1, 10]
+    provenance = store.provenance("dental_clinic__00")
+    for stage in STAGES:
+        assert provenance[stage].backend == "openai" and provenance[stage].model == "awm-offline"
+        assert provenance[stage].prompt_hash == stage_prompt_hash(stage)
+        assert provenance[stage].attempts == 1 and provenance[stage].errors == []
+        assert provenance[stage].metrics["llm_usage"]["llm_completion_tokens"] > 0
+    # the served answers are the offline builder's for the same scenario, passed through the stages unchanged
+    scenario = store.read_model("dental_clinic__00", "scenario.json", Scenario)
+    _, offline_tools = OfflineBackend().tools(scenario, None, None)
+    assert store.read_model("dental_clinic__00", "tools.json", ToolSet) == offline_tools
+    # the avoid list of a later slot names the earlier scenario
+    build_scenario(store, "dental_clinic", 1, backend)
+    later = [r for r in serve.requests(messages=True) if r["env_id"] == "dental_clinic__01"][0]
+    assert scenario.name in user_prompt(later)
+
+
+def test_a_rejected_scenario_is_retried_with_its_error_in_the_prompt(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    assert build_scenario(store, "pet_grooming", 0, backend).ok
+    serve.faults({"fault": "duplicate", "stage": "scenarios", "times": 1})
+    first = build_scenario(store, "pet_grooming", 1, backend)
+    assert first.status == "failed" and "ScenarioDuplicateError" in first.error
+    assert "repeats pet_grooming__00" in first.error
+    assert json.loads(store.path("pet_grooming__01", ATTEMPT_LOG).read_text())["scenarios"][0]["attempt"] == 1
+
+    second = build_scenario(store, "pet_grooming", 1, backend)
+    assert second.status == "built" and second.attempt == 2
+    retry = [r for r in serve.requests(messages=True) if r["env_id"] == "pet_grooming__01"][-1]
+    prompt = user_prompt(retry)
+    assert "<previous_attempt_errors>" in prompt and "repeats pet_grooming__00" in prompt
+    provenance = store.provenance("pet_grooming__01")["scenarios"]
+    assert provenance.attempts == 2 and "repeats pet_grooming__00" in provenance.errors[0]
+    assert not store.exists("pet_grooming__01", ATTEMPT_LOG)  # success clears the log
+
+
+def test_login_tasks_and_wall_clock_rows_are_rejected(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    assert build_scenario(store, "airline", 0, backend).ok
+    serve.faults({"fault": "login_task", "stage": "tasks", "times": 1})
+    outcome = build_tasks(store, "airline__00", backend)
+    assert outcome.status == "failed" and "TaskPolicyError: t01 is about 'password'" in outcome.error
+    assert build_tasks(store, "airline__00", backend).ok
+
+
+def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    serve.faults({"fault": "lying_verifier", "stage": "verifier", "times": 1})
+    outcomes = build_environment(store, "k12_school", 0, backend)
+    failed = outcomes[-1]
+    assert failed.status == "failed" and "VerifierProofError" in failed.error
+    liar = next(r for r in serve.requests() if r["faults"] == ["lying_verifier"])["task_id"]
+    assert f"{liar}: on the untouched database with no answer the verifier said complete" in failed.error
+    attempts = json.loads(store.path("k12_school__00", ATTEMPT_LOG).read_text())["verification_reports"]
+    assert list(attempts[0]["details"]) == [liar]
+    served = len(serve.requests())
+
+    fixed = build_verification(store, "k12_school__00", backend)
+    assert fixed.status == "built" and fixed.attempt == 2
+    again = serve.requests(messages=True)[served:]
+    assert [r["task_id"] for r in again] == [liar]  # the nine proven verifiers came from the cache
+    assert "the verifier said complete" in user_prompt(again[0])
+    assert fixed.usage["llm_cache_hits"] == 9
+
+
+def test_an_endpoint_that_was_down_is_not_shown_to_the_model_as_an_error(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store, transport_retries=0)
+    serve.faults({"fault": "http_500", "stage": "scenarios", "times": 1})
+    down = build_scenario(store, "florist", 0, backend)
+    assert down.status == "failed" and "LLMTransportError" in down.error
+    assert json.loads(store.path("florist__00", ATTEMPT_LOG).read_text())["scenarios"][0]["feedback"] is False
+    retry = build_scenario(store, "florist", 0, backend)
+    assert retry.status == "built" and retry.attempt == 2
+    assert "<previous_attempt_errors>" not in user_prompt(serve.requests(messages=True)[-1])
+
+
+def test_output_a_stage_rejects_is_evicted_from_the_cache(serve, home):
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    serve.faults({"fault": "unsafe_code", "stage": "tools", "times": 1})
+    outcomes = build_environment(store, "bakery", 0, backend)
+    assert outcomes[4].status == "failed" and "import of 'os' is not allowed" in outcomes[4].error
+    cached = len(backend.client.cache)
+    store.path("bakery__00", ATTEMPT_LOG).unlink()  # forget the feedback: the same prompt is asked again
+    assert build_environment(store, "bakery", 0, backend)[4].status == "built"
+    tools_calls = [r for r in serve.requests() if r["stage"] == "tools"]
+    assert len(tools_calls) == 2 and len(backend.client.cache) == cached + 1 + 10
+
+
+def test_rows_must_fit_the_schema_and_never_use_the_wall_clock():
+    spec = SchemaSpec(env_id="x__00", tables=[Table(name="shops", description="", columns=[
+        Column(name="id", type="INTEGER", primary_key=True), Column(name="opened_at", type="TEXT")])])
+
+    def rows(table="shops", columns=("id", "opened_at"), values=(1, "2025-05-01")):
+        return RowsDraft.model_validate({"tables": [{"table": table, "columns": list(columns),
+                                                     "rows": [list(values)]}]})
+
+    assert rows_by_table(rows(), spec) == {"shops": [{"id": 1, "opened_at": "2025-05-01"}]}
+    with pytest.raises(RowsError, match="table 'stores', which the schema does not have"):
+        rows_by_table(rows(table="stores"), spec)
+    with pytest.raises(RowsError, match=r"columns \['city'\] that it does not have"):
+        rows_by_table(rows(columns=("id", "city")), spec)
+    with pytest.raises(RowsError, match="depends on the wall clock"):
+        rows_by_table(rows(values=(1, "CURRENT_TIMESTAMP")), spec)
+    with pytest.raises(ValueError, match="2 values for 3 columns"):
+        RowsDraft.model_validate({"tables": [{"table": "shops", "columns": ["id", "a", "b"], "rows": [[1, 2]]}]})

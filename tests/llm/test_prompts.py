@@ -1,0 +1,67 @@
+"""Prompt templates: versioned, hashed into provenance, parseable by llm-serve, feedback bounded."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from awm.backends.llm import LLMBackend
+from awm.llm.client import LLMClient
+from awm.llm.prompts import (
+    FEEDBACK_CHARS,
+    STAGE_TEMPLATES,
+    TASKS,
+    TEMPLATES,
+    identify,
+    json_block,
+    parse_blocks,
+    render_feedback,
+    stage_prompt_hash,
+)
+from awm.llm.settings import LLMSettings
+
+
+def test_every_stage_has_a_template_whose_hash_is_stable_and_distinct():
+    hashes = {stage: stage_prompt_hash(stage) for stage in STAGE_TEMPLATES}
+    assert hashes == {stage: stage_prompt_hash(stage) for stage in STAGE_TEMPLATES}
+    assert len(set(hashes.values())) == len(hashes) == 6
+    edited = dataclasses.replace(TASKS, system=TASKS.system + "\nAlso be brief.")
+    assert edited.hash != TASKS.hash
+    assert dataclasses.replace(TASKS, version="v2").hash != TASKS.hash
+
+
+def test_a_rendered_prompt_names_its_stage_and_carries_its_inputs_and_schema():
+    messages = TASKS.render(request=json_block("request", {"stage": "tasks", "env_id": "x__00", "count": 3}),
+                            scenario=json_block("scenario", {"name": "A shop"}), count="3")
+    assert identify(messages) == ("tasks", "v1")
+    user = messages[1]["content"]
+    blocks = parse_blocks(user)
+    assert blocks["scenario"] == '{"name":"A shop"}' and '"count":3' in blocks["request"]
+    assert '"acting_user"' in user  # the output's JSON Schema is in the prompt, for servers without json_schema
+    assert "<previous_attempt_errors>" not in user
+    assert identify([{"role": "user", "content": "hello"}]) is None
+
+
+def test_feedback_from_earlier_attempts_is_bounded_newest_first():
+    errors = [f"error {n}: " + "x" * 2000 for n in range(1, 8)]
+    note = render_feedback(errors)
+    assert note.startswith("<previous_attempt_errors>")
+    assert note.index("attempt 7") < note.index("attempt 6")  # newest first
+    assert "...[truncated]" in note and "older error(s) omitted" in note
+    assert len(note) < FEEDBACK_CHARS + 1200
+    assert render_feedback([]) == ""
+    rendered = TASKS.render(feedback=["SchemaViolationError: tasks.0.goals: Field required"], request="", scenario="",
+                            count="1")
+    assert "- attempt 1: SchemaViolationError: tasks.0.goals: Field required" in rendered[1]["content"]
+
+
+def test_the_backend_fingerprint_changes_with_what_shapes_the_answer(tmp_path):
+    def fingerprint(**settings) -> str:
+        client = LLMClient(LLMSettings(api_key="k", **settings), None)
+        return LLMBackend(client).fingerprint("tasks")
+
+    base = fingerprint()
+    assert base == fingerprint()
+    assert base != fingerprint(model="another-model")
+    assert base != fingerprint(temperature=0.9)
+    assert base == fingerprint(base_url="http://127.0.0.1:1/v1")  # where it is served is not what it is
+    assert set(TEMPLATES) == {"scenarios", "tasks", "schemas", "databases", "tools", "verifier"}
