@@ -267,10 +267,27 @@ class TaskReport(Contract):
     distinct_tools: int
     error: str | None = None
     evidence: list[str] = Field(default_factory=list)
+    deterministic: bool = Field(default=True, description="the verifier gave the same verdict twice")
+    read_only: bool = Field(default=True, description="the verifier never tried to write to a database")
+    mutations_tried: int = Field(default=0, ge=0, description="perturbed trajectories the verifier judged")
+    mutations_killed: int = Field(default=0, ge=0, description="of those, how many it judged incomplete")
+    survivors: list[str] = Field(default_factory=list, description="the mutations the verifier accepted")
 
     @property
     def publishable(self) -> bool:
-        return self.reference_passed and not self.null_passed
+        """Solvable (the reference passes), not trivially passing (the null trajectory fails), and judged
+        by an honest verifier: deterministic, read-only, and rejecting every wrong final state tried."""
+        return (self.reference_passed and not self.null_passed and self.deterministic and self.read_only
+                and self.mutations_killed == self.mutations_tried)
+
+    def failure_check(self) -> str | None:
+        """The first proof this task failed, named as in the check metadata (None if publishable)."""
+        for failed, name in ((not self.reference_passed, "reference_solution"), (self.null_passed, "null_trajectory"),
+                             (not self.deterministic, "verifier_deterministic"), (not self.read_only, "verifier_read_only"),
+                             (self.mutations_killed < self.mutations_tried, "mutation_testing")):
+            if failed:
+                return name
+        return None
 
 
 class VerificationReport(Contract):

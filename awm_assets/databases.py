@@ -5,7 +5,7 @@ import dagster as dg
 
 from awm.domains import env_id_for
 from awm.stages.databases import build_database
-from awm_assets.constants import DATABASES, OWNERS, PIPELINE_GROUP, SCHEMAS
+from awm_assets.constants import DATABASES, LLM_POOL, OWNERS, PIPELINE_GROUP, SCHEMAS
 from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
@@ -25,6 +25,7 @@ def preview(store, outcomes) -> str:
     partitions_def=domain_partitions,
     backfill_policy=backfill_policy,
     retry_policy=retry_policy,
+    pool=LLM_POOL,
     group_name=PIPELINE_GROUP,
     owners=OWNERS,
     kinds={"sqlite"},

@@ -4,6 +4,7 @@ import dagster as dg
 
 from awm_assets.catalog import environment_catalog
 from awm_assets.databases import databases
+from awm_assets.executors import selected_executor
 from awm_assets.jobs import catalog_job, corpus_job
 from awm_assets.scenarios import scenarios
 from awm_assets.schemas import schemas
@@ -11,13 +12,21 @@ from awm_assets.sensors import domain_seeds_sensor, nightly_domain_regeneration
 from awm_assets.tasks import tasks
 from awm_assets.tools import tools
 from awm_assets.verification_reports import verification_reports
-from resources import ArtifactStoreResource, GeneratorResource
+from checks.databases import database_checks
+from checks.scenarios import scenario_checks
+from checks.schemas import schema_checks
+from checks.tasks import task_checks
+from checks.tools import tool_checks
+from checks.verification_reports import verification_checks
+from resources import resources_from_env
 
 defs = dg.Definitions(
     assets=[scenarios, tasks, schemas, databases, tools, verification_reports, environment_catalog],
+    asset_checks=[*scenario_checks, *task_checks, *schema_checks, *database_checks, *tool_checks,
+                  *verification_checks],
     jobs=[corpus_job, catalog_job],
     sensors=[domain_seeds_sensor],
     schedules=[nightly_domain_regeneration],
-    resources={"store": ArtifactStoreResource.from_env(), "generator": GeneratorResource.from_env()},
-    executor=dg.in_process_executor,
+    resources=resources_from_env(),
+    executor=selected_executor(),
 )

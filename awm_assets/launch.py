@@ -93,7 +93,7 @@ def run_range(start: str, end: str) -> int:
     from awm_assets.executors import selected_executor_name
 
     tags = {"dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end,
-            "awm/trigger": "make-run"}
+            "awm/trigger": "make-run", "awm/pid": str(os.getpid())}
     with dg.DagsterInstance.get() as instance:
         if selected_executor_name() == "in_process":
             result = resolved_corpus_job().execute_in_process(instance=instance, run_config=QUIET_LOGS, tags=tags,
@@ -120,6 +120,51 @@ def publish_catalog() -> dict:
                                                                        tags={"awm/trigger": "make-run"})
         mats = result.asset_materializations_for_node("environment_catalog")
     return {k: v.value for k, v in mats[0].metadata.items()} if mats else {}
+
+
+def initialize_storage() -> None:
+    """Open the instance once, creating (or migrating) its storage."""
+    _quiet()
+    import dagster as dg
+
+    with dg.DagsterInstance.get():
+        pass
+
+
+def reap_dead_runs() -> list[str]:
+    """Runs of an earlier `make run` whose process was killed stay STARTED and keep their pool slots:
+    mark them failed and free the slots, so a killed run never blocks the next one."""
+    _quiet()
+    import dagster as dg
+
+    reaped = []
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED,
+                                                                  dg.DagsterRunStatus.STARTING],
+                                                        tags={"awm/trigger": "make-run"}))
+        for run in runs:
+            pid = int(run.tags.get("awm/pid", "0"))
+            if pid and _alive(pid):
+                continue
+            instance.report_run_failed(run, "its process died (killed); marked failed by the next make run")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            reaped.append(run.run_id)
+    return reaped
+
+
+def _alive(pid: int) -> bool:
+    """True if `pid` is a live process (a zombie left by a killed parent counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
 
 
 def register(domains: list[str]) -> list[str]:
@@ -175,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.prepare:
+        initialize_storage()  # before webservers or workers start: they would race to create it
         print(dagster_home)
         return 0
     if args.worker:
@@ -192,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     total = len(domains) * slots
     print(f"AWM: building {total} environments ({len(domains)} domains x {slots} scenarios) "
           f"with the offline world builder into {home}")
+    reaped = reap_dead_runs()
+    if reaped:
+        print(f"marked {len(reaped)} run(s) of a killed earlier launch as failed and freed their pool slots")
     ordered = register(domains)
     ranges = contiguous_ranges(ordered, domains, workers)
 

@@ -1,23 +1,38 @@
 """How a stage asset runs: loop over the run's domains and their environments, call the core
-stage for each, isolate failures, and describe the result as materialization metadata."""
+stage for each, isolate failures, and describe the result as materialization metadata.
+
+Self-correction (DESIGN 6): with a non-deterministic backend, environments whose output a stage
+rejected are tried again by a Dagster retry (dg.RetryRequested, exponential backoff from the
+generator resource's retry_delay_s), up to MAX_ATTEMPTS; valid environments are reused, and each
+new attempt's prompt carries the environment's earlier errors (the attempt log, awm.stages.base).
+After the last attempt the failed environments stay failed with their reason; if no environment of
+the step succeeded, the step fails with the reasons. Model-backed steps build environments
+concurrently (the generator's llm.concurrency) and report calls, cache hits, tokens and cost.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import dagster as dg
 
-from awm.domains import env_id_for, validate_domain_slug
+from awm.domains import validate_domain_slug
 from awm.errors import InvalidDomainError
-from awm.stages.base import StageOutcome
+from awm.stages.base import STAGE_WORK, StageOutcome
 from awm.store import ArtifactStore
+from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import MAX_ATTEMPTS
 from resources import ArtifactStoreResource, GeneratorResource
 
 StageFn = Callable[[ArtifactStore, str, int, object], StageOutcome]
 PreviewFn = Callable[[ArtifactStore, list[StageOutcome]], str]
+
+# A scenario's prompt lists the domain's earlier scenarios to avoid, so a domain's scenarios are
+# written in slot order (domains in parallel); other stages build every environment in parallel.
+IN_SLOT_ORDER = {SCENARIOS}
 
 
 class StageRetry(Exception):
@@ -38,6 +53,33 @@ def run_domains(context: dg.AssetExecutionContext) -> list[str]:
     return domains
 
 
+def build_environments(context: dg.AssetExecutionContext, store_resource: ArtifactStoreResource, stage: str,
+                       build: StageFn, store: ArtifactStore, backend, domains: list[str], slots: int,
+                       concurrency: int) -> list[StageOutcome]:
+    """Every environment of the run's domains, in order; up to `concurrency` at once."""
+
+    def one(domain: str, slot: int) -> StageOutcome:
+        if concurrency <= 1:
+            return build(store, domain, slot, backend)
+        with STAGE_WORK.held():  # stage work in turns; model calls overlap (the client lets go meanwhile)
+            return build(store, domain, slot, backend)
+
+    def finished(outcome: StageOutcome) -> StageOutcome:
+        if outcome.status == "failed":
+            context.log.warning(f"{stage}: {outcome.env_id} failed (attempt {outcome.attempt}): {outcome.error}")
+        store_resource.report_progress(stage, outcome.env_id, outcome.status)
+        return outcome
+
+    if concurrency <= 1:
+        return [finished(one(domain, slot)) for domain in domains for slot in range(slots)]
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"awm-{stage}") as pool:
+        if stage in IN_SLOT_ORDER:
+            jobs = [pool.submit(lambda d=domain: [one(d, slot) for slot in range(slots)]) for domain in domains]
+            return [finished(o) for job in jobs for o in job.result()]
+        jobs = [pool.submit(one, domain, slot) for domain in domains for slot in range(slots)]
+        return [finished(job.result()) for job in jobs]
+
+
 def run_stage(
     context: dg.AssetExecutionContext,
     store_resource: ArtifactStoreResource,
@@ -48,31 +90,59 @@ def run_stage(
 ) -> dg.MaterializeResult:
     started = time.perf_counter()
     store = store_resource.store()
-    backend = generator.get()
     domains = run_domains(context)
-    outcomes: list[StageOutcome] = []
-    for domain in domains:
-        for slot in range(generator.slots):
-            env_id = env_id_for(domain, slot)
-            outcome = build(store, domain, slot, backend)
-            outcomes.append(outcome)
-            if outcome.status == "failed":
-                context.log.warning(f"{stage}: {env_id} failed: {outcome.error}")
-            store_resource.report_progress(stage, env_id, outcome.status)
+    backend = generator.get(store=store, run_id=context.run_id)
+    try:
+        outcomes = build_environments(context, store_resource, stage, build, store, backend, domains,
+                                      generator.slots, generator.concurrency)
+    finally:
+        close = getattr(backend, "close", None)
+        if callable(close):
+            close()
     failed = [o for o in outcomes if o.status == "failed"]
     attempt = context.retry_number + 1
-    if failed and not generator.deterministic and attempt < MAX_ATTEMPTS:
+    if failed and not generator.deterministic:
         listing = "; ".join(f"{o.env_id}: {o.error}" for o in failed[:10])
-        raise StageRetry(f"attempt {attempt}/{MAX_ATTEMPTS}: {len(failed)} environment(s) failed: {listing}")
-    return dg.MaterializeResult(metadata=stage_metadata(store, stage, outcomes, preview, backend, attempt,
-                                                        time.perf_counter() - started, domains))
+        if attempt < MAX_ATTEMPTS:
+            wait = generator.retry_delay(attempt)
+            message = (f"{stage} attempt {attempt}/{MAX_ATTEMPTS}: {len(failed)} environment(s) failed; retrying "
+                       f"them in {wait:g} s with these errors in their prompts: {listing}")
+            context.log.warning(message)
+            raise dg.RetryRequested(max_retries=MAX_ATTEMPTS - 1, seconds_to_wait=wait) from StageRetry(message)
+    metadata = stage_metadata(store, stage, outcomes, preview, backend, attempt, time.perf_counter() - started,
+                              domains)
+    if failed and not generator.deterministic and not any(o.ok for o in outcomes):
+        raise dg.Failure(
+            description=f"{stage}: every environment failed after {attempt} attempt(s), nothing was published: "
+                        f"{listing}",
+            metadata=metadata, allow_retries=False)
+    return dg.MaterializeResult(metadata=metadata)
+
+
+def llm_metadata(stage: str, backend, domains: list[str]) -> dict:
+    """Calls, cache hits, tokens and cost of this step (every attempt of it in this run), and per domain."""
+    usage = getattr(backend, "usage", None)
+    if not callable(usage):
+        return {}
+    metadata: dict = dict(usage(stage))
+    metadata["llm_model"] = backend.model
+    metadata["llm_structured_output"] = backend.client.structured_output
+    rows = ["| domain | calls | cache hits | prompt tokens | completion tokens | cost USD | unpriced calls |",
+            "|---|---|---|---|---|---|---|"]
+    for domain, total in backend.cost_by_domain(domains).items():
+        rows.append(f"| {domain} | {total['llm_calls']} | {total['llm_cache_hits']} | {total['llm_prompt_tokens']} | "
+                    f"{total['llm_completion_tokens']} | {total['llm_cost_usd']:.4f} | {total['llm_unpriced_calls']} |")
+    metadata["llm_cost_by_domain"] = dg.MetadataValue.md(
+        "All stages and runs so far, from the ledger:\n\n" + "\n".join(rows))
+    return metadata
 
 
 def _status_table(outcomes: list[StageOutcome]) -> str:
-    lines = ["| environment | status | ms | detail |", "|---|---|---|---|"]
+    lines = ["| environment | status | attempt | ms | detail |", "|---|---|---|---|---|"]
     for o in outcomes:
         detail = (o.error or ", ".join(f"{k}={v}" for k, v in o.metrics.items() if not isinstance(v, dict)))
-        lines.append(f"| {o.env_id} | {o.status} | {o.duration_ms:.0f} | {detail.replace('|', '/')[:160]} |")
+        attempt = o.attempt if o.status in ("built", "failed") else ""
+        lines.append(f"| {o.env_id} | {o.status} | {attempt} | {o.duration_ms:.0f} | {detail.replace('|', '/')[:160]} |")
     return "\n".join(lines)
 
 
@@ -107,5 +177,11 @@ def stage_metadata(store: ArtifactStore, stage: str, outcomes: list[StageOutcome
         metadata["preview"] = dg.MetadataValue.md(preview(store, ok))
     if statuses["failed"]:
         metadata["failures"] = dg.MetadataValue.md(
-            "\n".join(f"- **{o.env_id}**: {o.error}" for o in outcomes if o.status == "failed"))
+            "\n".join(f"- **{o.env_id}** (attempt {o.attempt}): {o.error}" for o in outcomes if o.status == "failed"))
+    corrected = [o for o in outcomes if o.status == "built" and o.attempt > 1]
+    if corrected:
+        metadata["self_corrected"] = dg.MetadataValue.md("\n".join(
+            f"- **{o.env_id}** built at attempt {o.attempt}; earlier errors: "
+            + "; ".join(e[:200] for e in store.provenance(o.env_id)[stage].errors) for o in corrected))
+    metadata.update(llm_metadata(stage, backend, domains))
     return metadata

@@ -5,7 +5,7 @@ import dagster as dg
 from awm.contracts import ToolSet
 from awm.domains import env_id_for
 from awm.stages.tools import build_tools
-from awm_assets.constants import DATABASES, OWNERS, PIPELINE_GROUP, TOOLS
+from awm_assets.constants import DATABASES, LLM_POOL, OWNERS, PIPELINE_GROUP, TOOLS
 from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
@@ -29,6 +29,7 @@ def preview(store, outcomes) -> str:
     partitions_def=domain_partitions,
     backfill_policy=backfill_policy,
     retry_policy=retry_policy,
+    pool=LLM_POOL,
     group_name=PIPELINE_GROUP,
     owners=OWNERS,
     kinds={"python", "mcp"},

@@ -255,7 +255,7 @@ class _Builder:
             f"Register a new {p.label}. The email must not be in use.",
             [Param("first_name", _str("first name"), True), Param("last_name", _str("last name"), True),
              Param("email", {**_str("email address"), "pattern": "^[^@ ]+@[^@ ]+$"}, True),
-             Param("phone", _str("phone number")), Param("city", _str("city"))],
+             Param("phone", _str("phone number"), True), Param("city", _str("city"), True)],
             [
                 f"if db.one(\"SELECT id FROM {p.table} WHERE email = ?\", [email]) is not None:",
                 f"    return error(\"conflict\", \"a {p.label} with email \" + email + \" already exists\")",

@@ -10,11 +10,13 @@ records the attempt count and the errors seen in provenance.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import sqlite3
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -86,6 +88,46 @@ class AttemptContext:
             else:
                 errors.append(record.error)
         return errors
+
+
+class CooperativeLock:
+    """Serialises stage work across threads; the holder gives it up while it waits on the network.
+
+    Environments are built concurrently only so that model calls overlap; everything else a stage
+    does (parsing generated code, SQLite, proofs) is CPU-bound under the GIL anyway, and CPython's
+    ast module is not safe to use from several threads at once. So a worker thread holds this lock
+    while it runs a stage and releases it around a model call (the LLM client does)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self._lock.acquire()
+        self._owner = threading.get_ident()
+        try:
+            yield
+        finally:
+            self._owner = None
+            self._lock.release()
+
+    @contextlib.contextmanager
+    def released(self) -> Iterator[None]:
+        """Let other stage work run meanwhile, if this thread holds the lock; otherwise a no-op."""
+        if self._owner != threading.get_ident():
+            yield
+            return
+        self._owner = None
+        self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.acquire()
+            self._owner = threading.get_ident()
+
+
+STAGE_WORK = CooperativeLock()
 
 
 _CURRENT_ATTEMPT: contextvars.ContextVar[AttemptContext | None] = contextvars.ContextVar("awm_attempt", default=None)

@@ -6,6 +6,7 @@ import sqlite3
 
 from awm.contracts import Scenario, SchemaSpec
 from awm.errors import StageError
+from awm.quality.gates import gate_database
 from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore
 
@@ -56,6 +57,7 @@ def build_database(store: ArtifactStore, env_id: str, backend, force: bool = Fal
             total = sum(counts.values())
             if total < MIN_ROWS:
                 raise StageError(STAGE, env_id, f"only {total} rows; at least {MIN_ROWS} are required")
+            gate_database(env_id, tmp, spec)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from awm.domains import env_id_for
+from awm.quality.gates import gate_scenario
 from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
 
@@ -16,6 +17,7 @@ def build_scenario(store: ArtifactStore, domain: str, slot: int, backend, force:
         scenario = backend.scenario(domain, slot)
         if scenario.env_id != env_id:
             raise ValueError(f"backend returned scenario {scenario.env_id!r} for {env_id!r}")
+        gate_scenario(store, env_id, scenario)
         return {"scenario.json": dump_json(scenario)}, {
             "modules": len(scenario.modules), "builtin": scenario.builtin, "name": scenario.name}
 

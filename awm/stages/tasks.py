@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from awm.contracts import Scenario, TaskSet
+from awm.quality.gates import gate_tasks
 from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
 
@@ -16,6 +17,7 @@ def build_tasks(store: ArtifactStore, env_id: str, backend, force: bool = False)
         taskset = TaskSet.model_validate(backend.tasks(scenario).model_dump())
         if taskset.env_id != env_id:
             raise ValueError(f"tasks are for {taskset.env_id!r}, not {env_id!r}")
+        gate_tasks(env_id, taskset, backend)
         steps = [t.steps for t in taskset.tasks]
         return {"tasks.json": dump_json(taskset)}, {
             "tasks": len(taskset.tasks),

@@ -6,6 +6,7 @@ import inspect
 
 from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet
 from awm.errors import StageError
+from awm.quality.gates import gate_tools
 from awm.runtime.sandbox import functions_of, load_module
 from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
@@ -46,10 +47,12 @@ def build_tools(store: ArtifactStore, env_id: str, backend, force: bool = False)
         unknown = used - {t.name for t in toolset.tools}
         if unknown:
             raise StageError(STAGE, env_id, f"reference solutions call tools that do not exist: {sorted(unknown)}")
+        gate_tools(env_id, source, toolset, spec, tasks, store.database_path(env_id))
         writes = sum(1 for t in toolset.tools if not t.annotations.get("readOnlyHint"))
         return {"tools.py": source, "tools.json": dump_json(toolset)}, {
             "tools": len(toolset.tools), "write_tools": writes, "read_tools": len(toolset.tools) - writes,
             "source_lines": source.count("\n")}
 
-    return run_env_stage(store, STAGE, env_id, ["scenario.json", "schema.json", "tasks.json"],
+    # env.db is an input: the stage's gate smoke-calls every tool against it
+    return run_env_stage(store, STAGE, env_id, ["scenario.json", "schema.json", "tasks.json", "env.db"],
                          ["tools.py", "tools.json"], produce, backend, force)

@@ -53,6 +53,7 @@ def test_killed_run_resumes_without_half_written_artifacts(tmp_path):
     out, err = rerun.communicate(timeout=600)
     assert rerun.returncode == 0, err[-3000:]
     assert "environments built     12 of 12" in out
+    assert "of a killed earlier launch as failed and freed their pool slots" in out
     assert assert_every_artifact_whole(store) >= 12 * 6
     assert not list(home.glob("corpus/**/.*.tmp")), "temporary files of the killed run were swept"
     lines = store.catalog_path.read_text().splitlines()
