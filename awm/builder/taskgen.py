@@ -78,6 +78,11 @@ class _World:
         name = self.person(staff)
         return sum(1 for s in self.rows["staff"] if self.person(s) == name) == 1
 
+    def text_answer(self, value: str, alternatives: list[str]) -> Goal:
+        """An answer goal for a name: other names that contain it (a different entity) are excluded."""
+        exclude = sorted({a for a in alternatives if a != value and value.lower() in a.lower()})
+        return Goal(kind="answer", expect={"value": value, "exclude": exclude} if exclude else {"value": value})
+
     def unique_party_case_count(self, party_id: int) -> int:
         return len(self.children("case", "party", party_id))
 
@@ -221,7 +226,7 @@ def busiest_staff_question(w: _World) -> Draft | None:
         f"Which {w.L['staff']} based at {site['name']} has the most {plural(w.L['case'])} with status "
         f"'{status}'? Give their full name.",
         calls,
-        [Goal(kind="answer", expect={"value": w.person(winner)})],
+        [w.text_answer(w.person(winner), [w.person(s) for s in w.rows["staff"]])],
         answer=w.person(winner),
     )
 
@@ -431,7 +436,8 @@ def top_item_question(w: _World) -> Draft | None:
         f"Which active {w.L['item']} in the '{category['name']}' {w.L['category']} has the highest price, and "
         "what is that price?",
         calls,
-        [Goal(kind="answer", expect={"value": item["name"]}), Goal(kind="answer", expect={"value": item["price"]})],
+        [w.text_answer(item["name"], [i["name"] for i in w.rows["item"]]),
+         Goal(kind="answer", expect={"value": item["price"]})],
         answer=f"{item['name']} at {money(item['price'])}",
     )
 
@@ -454,7 +460,8 @@ def latest_case_question(w: _World) -> Draft | None:
         f"What is the status of the most recently created {w.L['case']} of {w.person(party)} ({party['email']}), "
         f"and which {w.L['staff']} handles it? Give the status and their full name.",
         calls,
-        [Goal(kind="answer", expect={"value": case["status"]}), Goal(kind="answer", expect={"value": w.person(member)})],
+        [w.text_answer(case["status"], list(w.fl.statuses)),
+         w.text_answer(w.person(member), [w.person(s) for s in w.rows["staff"]])],
         answer=f"{case['status']}, handled by {w.person(member)}",
     )
 

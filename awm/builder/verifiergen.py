@@ -89,9 +89,15 @@ def check_row_deleted(final, table, pk, failures):
         failures.append(table + " row " + str(pk) + " still exists")
 
 
-def check_answer(answer, value, failures):
+def check_answer(answer, value, exclude, failures):
     if not answer_has(answer, value):
         failures.append("the answer " + repr(answer) + " does not state " + repr(value))
+        return
+    # a longer name that contains the expected one ('AP Biology Session' for 'Biology Session') is
+    # another entity: naming it is a wrong answer, even though the expected text appears inside it
+    for other in exclude:
+        if answer_has(answer, other):
+            failures.append("the answer " + repr(answer) + " names " + repr(other) + ", not " + repr(value))
 '''
 
 
@@ -106,7 +112,7 @@ def _goal_call(goal: Goal) -> str:
                 f"{goal.child_table!r}, {goal.child_fk!r}, {goal.children!r}, failures)")
     if goal.kind == "row_deleted":
         return f"check_row_deleted(final, {goal.table!r}, {goal.pk!r}, failures)"
-    return f"check_answer(answer, {goal.expect['value']!r}, failures)"
+    return f"check_answer(answer, {goal.expect['value']!r}, {goal.expect.get('exclude', [])!r}, failures)"
 
 
 def verifier_source(env_id: str, task: Task) -> str:

@@ -7,8 +7,9 @@ Only its write calls are replayed: a read changes nothing, so the final state is
                in every write call: the right change, applied to the wrong row;
   half_change  the reference solution with the second half of its write calls left out: half of a
                multi-step change;
-  wrong_answer the full reference solution, then a wrong answer: its numbers shifted, or the entity
-               it names swapped for another row's (a different person, code or name).
+  wrong_answer the full reference solution, then a wrong answer: its numbers shifted, or a name it
+               must state swapped for another entity's from the same column (a longer name that
+               contains it first: 'AP Biology Session' for 'Biology Session').
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
 """
 
@@ -131,42 +132,34 @@ def _shift_number(match: re.Match) -> str:
     return str(int(plain) + 1)
 
 
-def _swap_entity(answer: str, conn: sqlite3.Connection, spec: SchemaSpec) -> str | None:
-    """The answer with the row it names replaced by a neighbouring row's values (same columns)."""
-    best: tuple[int, str, int, list[str]] | None = None
+def _other_values(value: str, conn: sqlite3.Connection, spec: SchemaSpec) -> list[str]:
+    """Other values of the text column(s) where `value` is stored (or of a person's name, first and last
+    name together): the entities a wrong answer would name instead. Names that contain `value` come
+    first, as the hardest to tell apart."""
+    found: list[str] = []
     for table in spec.tables:
-        text_columns = [c.name for c in table.columns if c.type == "TEXT" and not c.primary_key]
-        if not text_columns:
+        names = {c.name for c in table.columns}
+        columns = [f'"{c.name}"' for c in table.columns if c.type == "TEXT" and not c.primary_key]
+        if {"first_name", "last_name"} <= names:
+            columns.append("first_name || ' ' || last_name")
+        for expr in columns:
+            if conn.execute(f'SELECT 1 FROM "{table.name}" WHERE {expr} = ? LIMIT 1', (value,)).fetchone():
+                found += [v for (v,) in conn.execute(f'SELECT DISTINCT {expr} FROM "{table.name}" '
+                                                     f"WHERE {expr} IS NOT NULL AND {expr} != ? LIMIT 50", (value,))]
+    found = [v for v in dict.fromkeys(found) if isinstance(v, str) and v.strip()]
+    return sorted(found, key=lambda v: (value.lower() not in v.lower(), v))
+
+
+def _swap_expected(task: Task, answer: str, conn: sqlite3.Connection, spec: SchemaSpec) -> list[str]:
+    """Answers with one expected name replaced by another entity's (same column): one per name."""
+    swapped = []
+    for goal in task.goals:
+        value = goal.expect.get("value") if goal.kind == "answer" else None
+        if not isinstance(value, str) or value.lower() not in answer.lower():
             continue
-        pk = table.primary_key
-        hits: dict[int, list[str]] = {}
-        for col in text_columns:
-            sql = (f'SELECT "{pk}", "{col}" FROM "{table.name}" WHERE length("{col}") >= 3 '
-                   f"AND instr(lower(?), lower(\"{col}\")) > 0 LIMIT 20")
-            for row_id, _ in conn.execute(sql, (answer,)):
-                hits.setdefault(row_id, []).append(col)
-        for row_id, columns in hits.items():
-            values = conn.execute(f'SELECT {", ".join(f"{chr(34)}{c}{chr(34)}" for c in columns)} '
-                                  f'FROM "{table.name}" WHERE "{pk}" = ?', (row_id,)).fetchone()
-            covered = sum(len(v) for v in values if isinstance(v, str))
-            if best is None or covered > best[0]:
-                best = (covered, table.name, row_id, columns)
-    if best is None:
-        return None
-    _, table_name, row_id, columns = best
-    pk = spec.table(table_name).primary_key
-    cols = ", ".join(f'"{c}"' for c in columns)
-    original = conn.execute(f'SELECT {cols} FROM "{table_name}" WHERE "{pk}" = ?', (row_id,)).fetchone()
-    for (other,) in conn.execute(f'SELECT "{pk}" FROM "{table_name}" WHERE "{pk}" != ? '
-                                 f'ORDER BY abs("{pk}" - ?) LIMIT 10', (row_id, row_id)):
-        replacement = conn.execute(f'SELECT {cols} FROM "{table_name}" WHERE "{pk}" = ?', (other,)).fetchone()
-        swapped = answer
-        for old, new in zip(original, replacement):
-            if isinstance(old, str) and isinstance(new, str):
-                swapped = re.sub(re.escape(old), new.replace("\\", "\\\\"), swapped, flags=re.IGNORECASE)
-        if swapped.lower() != answer.lower():
-            return swapped
-    return None
+        for other in _other_values(value, conn, spec)[:1]:
+            swapped.append(re.sub(re.escape(value), other.replace("\\", "\\\\"), answer, flags=re.IGNORECASE))
+    return swapped
 
 
 def wrong_answer_mutations(task: Task, spec: SchemaSpec, conn: sqlite3.Connection) -> list[Mutation]:
@@ -177,8 +170,7 @@ def wrong_answer_mutations(task: Task, spec: SchemaSpec, conn: sqlite3.Connectio
     if _NUMBER.search(answer):
         shifted = _NUMBER.sub(_shift_number, answer)
         mutations.append(Mutation("wrong_answer", f"answer {shifted!r} instead of {answer!r}", [], shifted, False))
-    swapped = _swap_entity(answer, conn, spec)
-    if swapped:
+    for swapped in _swap_expected(task, answer, conn, spec):
         mutations.append(Mutation("wrong_answer", f"answer {swapped!r} instead of {answer!r}", [], swapped, False))
     return mutations
 

@@ -89,3 +89,17 @@ def test_world_plan_tables_are_unique_for_every_domain():
         plan = plan_world(make_scenario(domain, 3))
         tables = [e.table for e in plan.entities.values()]
         assert len(tables) == len(set(tables))
+
+
+def test_a_longer_name_containing_the_expected_one_is_a_wrong_answer():
+    from awm.builder.verifiergen import verifier_source
+    from awm.contracts import Goal, Task, ToolCall
+    from awm.runtime.sandbox import load_module
+
+    task = Task(task_id="t01", instruction="Which session is the priciest?", kind="question", template="x",
+                reference_solution=[ToolCall(tool="search_items", arguments={})], reference_answer="Biology Session",
+                goals=[Goal(kind="answer", expect={"value": "Biology Session", "exclude": ["AP Biology Session"]})])
+    verify = load_module(verifier_source("demo__00", task), "verifier")["verify"]
+    assert verify(None, None, "Biology Session at 435.52")["complete"]
+    assert not verify(None, None, "AP Biology Session at 435.52")["complete"]
+    assert not verify(None, None, None)["complete"]

@@ -80,7 +80,7 @@ def test_a_wrong_answer_must_be_rejected(store):
     report = prove(store, t02=lenient)["t02"]
     assert report.reference_passed and not report.null_passed
     assert report.mutations_killed == 0 and all(s.startswith("wrong_answer") for s in report.survivors)
-    assert any("Mary Shelley" in s for s in report.survivors)
+    assert any(other in s for s in report.survivors for other in ("Mary Shelley", "Emily Bronte"))
 
 
 def test_a_verifier_must_be_deterministic(store):
