@@ -13,10 +13,11 @@ from resources import ArtifactStoreResource, GeneratorResource
 SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
 
 
-def smoke_vouched(store, env_id: str) -> bool:
-    """True when the tools stage's provenance shows its gate smoke-called exactly the files on disk now
-    (tools.py and tools.json as produced, against this env.db): the dynamic part need not run twice.
-    Static rules (policy, specs, agreement, reachability) are always re-checked."""
+def gate_vouched(store, env_id: str) -> bool:
+    """True when the tools stage's provenance shows its gate checked exactly the files on disk now
+    (tools.py and tools.json as produced, smoke-called against this env.db). The gate runs the same
+    rules (awm.quality.tools.tool_findings) inside the stage, so re-running them on the same bytes
+    proves nothing more; the check then proves the bytes are the ones the gate passed."""
     record = store.provenance(env_id).get(TOOLS)
     if record is None:
         return False
@@ -28,10 +29,11 @@ def smoke_vouched(store, env_id: str) -> bool:
 
 
 def inspect_tools(store, env_ids: list[str]) -> list:
-    return [f for env_id in env_ids for f in tool_findings(
+    """Every rule on files the gate did not pass as they are now (changed since, or never gated)."""
+    return [f for env_id in env_ids if not gate_vouched(store, env_id) for f in tool_findings(
         env_id, store.read_text(env_id, "tools.py"), store.read_model(env_id, "tools.json", ToolSet),
         store.read_model(env_id, "schema.json", SchemaSpec), store.read_model(env_id, "tasks.json", TaskSet),
-        store.database_path(env_id), smoke=not smoke_vouched(store, env_id))]
+        store.database_path(env_id))]
 
 
 @dg.asset_check(asset=TOOLS, name="tools_valid", blocking=True, partitions_def=domain_partitions,

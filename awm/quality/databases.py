@@ -295,7 +295,8 @@ def suites_pass_together(items: list[tuple[str, Path, SchemaSpec]],
     for env_id, db_path, spec in items:
         frame, keys = cell_frame(db_path, spec)
         for column in ("unique_key", "enum_key"):
-            frame[column] = frame[column].map(lambda v, e=env_id: None if v is None else f"{e}|{v}")
+            keyed = frame[column].notna()
+            frame.loc[keyed, column] = env_id + "|" + frame.loc[keyed, column].astype(str)
         frames.append(frame)
         enum_keys += [f"{env_id}|{k}" for k in keys]
     combined = pd.concat(frames, ignore_index=True)
