@@ -3,7 +3,7 @@
 # Debian's package if the machine lacks it. Prints the connection URL on stdout (last line).
 #   usage: eval "export AWM_TEST_PG_URL=$(scripts/start_postgres.sh)"
 set -euo pipefail
-PORT="${AWM_TEST_PG_PORT:-55432}"
+PORT="${AWM_TEST_PG_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
 if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   echo "installing postgresql from Debian's packages" >&2
   apt-get update -qq >&2
