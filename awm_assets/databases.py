@@ -5,8 +5,8 @@ import dagster as dg
 
 from awm.domains import env_id_for
 from awm.stages.databases import build_database
-from awm_assets.constants import DATABASES, LLM_POOL, OWNERS, PIPELINE_GROUP, SCHEMAS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import DATABASES, SCHEMAS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -22,15 +22,10 @@ def preview(store, outcomes) -> str:
 @dg.asset(
     name=DATABASES,
     deps=[SCHEMAS],
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"sqlite"},
     code_version="databases-1",
     tags={"stage": "4"},
+    **STAGE_ASSET_OPTIONS,
 )
 def databases(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
               generator: GeneratorResource) -> dg.MaterializeResult:

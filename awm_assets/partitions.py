@@ -7,7 +7,7 @@ so a domain (10 environments, ~1.5 s of work across the six stages) is the unit.
 
 import dagster as dg
 
-from awm_assets.constants import DOMAIN_PARTITIONS_NAME
+from awm_assets.constants import DOMAIN_PARTITIONS_NAME, LLM_POOL, OWNERS, PIPELINE_GROUP
 
 domain_partitions = dg.DynamicPartitionsDefinition(name=DOMAIN_PARTITIONS_NAME)
 
@@ -18,3 +18,14 @@ backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=25)
 # next attempt (up to 5 in all) feeds the previous errors back. Valid environments are not rebuilt.
 MAX_ATTEMPTS = 5
 retry_policy = dg.RetryPolicy(max_retries=MAX_ATTEMPTS - 1, delay=1.0, backoff=dg.Backoff.EXPONENTIAL)
+
+# What every stage asset shares: partitioned by domain, backfilled in multi-partition runs, retried as
+# self-correction, in the `llm` pool (so LLM steps are capped across runs), in the pipeline group.
+STAGE_ASSET_OPTIONS = {
+    "partitions_def": domain_partitions,
+    "backfill_policy": backfill_policy,
+    "retry_policy": retry_policy,
+    "pool": LLM_POOL,
+    "group_name": PIPELINE_GROUP,
+    "owners": OWNERS,
+}

@@ -4,8 +4,8 @@ import dagster as dg
 
 from awm.contracts import Scenario
 from awm.stages.scenarios import build_scenario
-from awm_assets.constants import LLM_POOL, OWNERS, PIPELINE_GROUP, SCENARIOS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import SCENARIOS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -20,15 +20,10 @@ def preview(store, outcomes) -> str:
 
 @dg.asset(
     name=SCENARIOS,
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"python", "json"},
     code_version="scenarios-1",
     tags={"stage": "1"},
+    **STAGE_ASSET_OPTIONS,
 )
 def scenarios(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
               generator: GeneratorResource) -> dg.MaterializeResult:

@@ -5,8 +5,8 @@ import dagster as dg
 from awm.contracts import SchemaSpec
 from awm.domains import env_id_for
 from awm.stages.schemas import build_schema
-from awm_assets.constants import LLM_POOL, OWNERS, PIPELINE_GROUP, SCHEMAS, TASKS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import SCHEMAS, TASKS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -25,15 +25,10 @@ def preview(store, outcomes) -> str:
 @dg.asset(
     name=SCHEMAS,
     deps=[TASKS],
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"sqlite", "sqlalchemy"},
     code_version="schemas-1",
     tags={"stage": "3"},
+    **STAGE_ASSET_OPTIONS,
 )
 def schemas(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
             generator: GeneratorResource) -> dg.MaterializeResult:

@@ -5,8 +5,8 @@ import dagster as dg
 from awm.contracts import TaskSet
 from awm.domains import env_id_for
 from awm.stages.tasks import build_tasks
-from awm_assets.constants import LLM_POOL, OWNERS, PIPELINE_GROUP, SCENARIOS, TASKS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import SCENARIOS, TASKS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -24,15 +24,10 @@ def preview(store, outcomes) -> str:
 @dg.asset(
     name=TASKS,
     deps=[SCENARIOS],
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"python", "json"},
     code_version="tasks-1",
     tags={"stage": "2"},
+    **STAGE_ASSET_OPTIONS,
 )
 def tasks(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
           generator: GeneratorResource) -> dg.MaterializeResult:

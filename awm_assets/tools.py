@@ -5,8 +5,8 @@ import dagster as dg
 from awm.contracts import ToolSet
 from awm.domains import env_id_for
 from awm.stages.tools import build_tools
-from awm_assets.constants import DATABASES, LLM_POOL, OWNERS, PIPELINE_GROUP, TOOLS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import DATABASES, TOOLS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -26,15 +26,10 @@ def preview(store, outcomes) -> str:
 @dg.asset(
     name=TOOLS,
     deps=[DATABASES],
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"python", "mcp"},
     code_version="tools-1",
     tags={"stage": "5"},
+    **STAGE_ASSET_OPTIONS,
 )
 def tools(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
           generator: GeneratorResource) -> dg.MaterializeResult:

@@ -5,8 +5,8 @@ import dagster as dg
 from awm.contracts import VerificationReport
 from awm.domains import env_id_for
 from awm.stages.verification import build_verification
-from awm_assets.constants import LLM_POOL, OWNERS, PIPELINE_GROUP, TOOLS, VERIFICATION_REPORTS
-from awm_assets.partitions import backfill_policy, domain_partitions, retry_policy
+from awm_assets.constants import TOOLS, VERIFICATION_REPORTS
+from awm_assets.partitions import STAGE_ASSET_OPTIONS
 from awm_assets.stage_runner import run_stage
 from resources import ArtifactStoreResource, GeneratorResource
 
@@ -24,15 +24,10 @@ def preview(store, outcomes) -> str:
 @dg.asset(
     name=VERIFICATION_REPORTS,
     deps=[TOOLS],
-    partitions_def=domain_partitions,
-    backfill_policy=backfill_policy,
-    retry_policy=retry_policy,
-    pool=LLM_POOL,
-    group_name=PIPELINE_GROUP,
-    owners=OWNERS,
     kinds={"python", "json"},
     code_version="verification-1",
     tags={"stage": "6"},
+    **STAGE_ASSET_OPTIONS,
 )
 def verification_reports(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
                          generator: GeneratorResource) -> dg.MaterializeResult:
