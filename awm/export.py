@@ -10,8 +10,6 @@ starts and for replay tests; never show them to the agent being trained).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +18,7 @@ from urllib.parse import quote
 from awm.contracts import TaskSet, ToolSet
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import AWMError
-from awm.store import ArtifactStore
+from awm.store import ArtifactStore, atomic_open
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 EXPORT_VERSION = "1"
@@ -82,19 +80,10 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
                  domains: list[str] | None = None, with_reference: bool = False) -> ExportSummary:
     """Write the export atomically: streamed to a temporary file beside `out`, then renamed over it."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     tasks, environments = 0, set()
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for record in export_lines(store, base_url, domains, with_reference):
-                fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-                tasks += 1
-                environments.add(record["env_id"])
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(out, "w", encoding="utf-8") as fh:  # streamed: the whole export never sits in memory
+        for record in export_lines(store, base_url, domains, with_reference):
+            fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            tasks += 1
+            environments.add(record["env_id"])
     return ExportSummary(out, tasks, len(environments))

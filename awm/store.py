@@ -4,7 +4,8 @@ Layout (a public contract):
 
     AWM_HOME/corpus/<domain>/<env_id>/scenario.json, tasks.json, schema.sql, schema.json,
                                       env.db, tools.py, tools.json, verifiers.json,
-                                      report.json, provenance.json, failed.json (if failed)
+                                      report.json, provenance.json, attempts.json (LLM attempt
+                                      log), failed.json (if failed)
     AWM_HOME/catalog.jsonl            one line per published task
 
 Every write goes to a temporary file in the same folder, is flushed to disk and
@@ -13,6 +14,7 @@ renamed over the target, so a reader sees the old file or the new one, never hal
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -20,7 +22,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -45,18 +47,27 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
+    """Write `path` through a temporary file in the same folder, flushed, fsynced and renamed over it on
+    success; on any failure the temporary file is removed and the old `path` is untouched."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        with os.fdopen(fd, mode, encoding=encoding) as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
