@@ -26,6 +26,7 @@ import asyncio
 import atexit
 import base64
 import fcntl
+import functools
 import hashlib
 import itertools
 import json
@@ -709,10 +710,12 @@ class WorkerPool:
         self.close()
 
 
+@functools.lru_cache(maxsize=32)
 def compiled_program(source: str, filename: str) -> tuple[str, str]:
     """(key, program): generated code checked against the sandbox policy and compiled, as workers take it.
 
-    Raises UnsafeCodeError: code that breaks the policy never reaches a worker.
+    Raises UnsafeCodeError: code that breaks the policy never reaches a worker. Cached (a pure function of
+    its arguments): the tools gate, the verification stage and the checks load the same module in turn.
     """
     code = compile_checked(source, filename)
     key = hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()
