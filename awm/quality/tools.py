@@ -26,7 +26,7 @@ from awm.contracts import SchemaSpec, TaskSet, ToolSet
 from awm.errors import UnsafeCodeError
 from awm.quality.findings import Finding
 from awm.runtime.environment import Environment
-from awm.runtime.sandbox import check_source, top_level_functions
+from awm.runtime.sandbox import compile_checked, top_level_functions
 from awm.runtime.tools import is_error
 
 CHECK_POLICY = "tool_code_policy"
@@ -89,8 +89,8 @@ def smoke_arguments(input_schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shape(schema: Any) -> Any:
-    """The schema with the parts the metaschema only needs to be strings blanked: property names
-    (renamed by position, `required` along with them), descriptions and titles. Tool specs share few
+    """The schema with the parts the metaschema only needs to be strings (or an array) blanked: property
+    names (renamed by position, `required` along with them), descriptions, titles and enum values. Tool specs share few
     names but few shapes, so validating shapes once each makes the metaschema check ~20x cheaper."""
     if isinstance(schema, list):
         return [_shape(x) for x in schema]
@@ -103,6 +103,8 @@ def _shape(schema: Any) -> Any:
     for key, value in schema.items():
         if key in ("description", "title") and isinstance(value, str):
             shaped[key] = ""
+        elif key == "enum" and isinstance(value, list) and value:
+            shaped[key] = ["v"]  # the metaschema only needs an array: the values themselves never matter
         elif key == "properties" and names:
             shaped[key] = {names[k]: _shape(v) for k, v in value.items()}
         elif key == "required" and isinstance(value, list) and names:
@@ -199,7 +201,8 @@ def tables_named_in_code(tree: ast.Module, table_names: set[str]) -> dict[str, s
         for sub in ast.walk(node):
             if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 text = sub.value
-                found |= {t for t in table_names if t == text}
+                if text in table_names:
+                    found.add(text)
                 found |= {m for m in _SQL_TABLE.findall(text) if m in table_names}
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in functions:
                 called.add(sub.func.id)
@@ -221,24 +224,23 @@ def tables_named_in_code(tree: ast.Module, table_names: set[str]) -> dict[str, s
 def smoke_findings(env_id: str, environment: Environment) -> list[Finding]:
     """Call every tool once, through the runtime, on a fresh episode (a private copy of env.db)."""
     findings = []
+    specs = environment.toolset.tools
     with environment.reset(None) as episode:
-        for spec in environment.toolset.tools:
-            arguments = smoke_arguments(spec.input_schema)
-            try:
-                result = episode.call(spec.name, arguments)
-            except Exception as exc:  # noqa: BLE001 - untrusted code: any escape from the runtime is the finding
-                findings.append(Finding(env_id, CHECK_SMOKE, f"unhandled {type(exc).__name__}: {exc}"[:400],
-                                        tool=spec.name, value=arguments))
-                continue
+        calls = [(spec.name, smoke_arguments(spec.input_schema)) for spec in specs]
+        try:
+            results = episode.call_many(calls)  # pipelined: one round trip's wait for all of them
+        except Exception as exc:  # noqa: BLE001 - untrusted code: any escape from the runtime is the finding
+            return [Finding(env_id, CHECK_SMOKE, f"unhandled {type(exc).__name__}: {exc}"[:400])]
+        for (name, arguments), result in zip(calls, results):
             if is_error(result) and result["error"].get("code") in BROKEN_CODES:
                 err = result["error"]
                 findings.append(Finding(env_id, CHECK_SMOKE, f"{err['code']}: {err.get('message', '')}"[:400],
-                                        tool=spec.name, value=arguments))
+                                        tool=name, value=arguments))
                 continue
             try:
                 json.dumps(result, allow_nan=False)
             except (TypeError, ValueError) as exc:
-                findings.append(Finding(env_id, CHECK_SMOKE, f"result is not JSON: {exc}", tool=spec.name,
+                findings.append(Finding(env_id, CHECK_SMOKE, f"result is not JSON: {exc}", tool=name,
                                         value=arguments))
     return findings
 
@@ -251,9 +253,11 @@ def tool_findings(env_id: str, source: str, toolset: ToolSet, schema: SchemaSpec
     shows the stage's gate already smoke-called these exact bytes against this exact database.
     """
     try:
-        tree = check_source(source, f"{env_id}/tools.py")  # the sandbox policy; the runtime loads it below
+        # the sandbox policy, enforced while compiling; the runtime reuses this compiled code below
+        compile_checked(source, f"{env_id}/tools.py")
     except UnsafeCodeError as exc:
         return [Finding(env_id, CHECK_POLICY, str(exc))]
+    tree = ast.parse(source)  # policy-checked above: only read for the spec and table analysis
     findings = spec_findings(env_id, toolset)
     findings += agreement_findings(env_id, tree, toolset)
     table_names = {t.name for t in schema.tables}

@@ -54,8 +54,7 @@ def _refused_write(verdicts: list[dict]) -> bool:
 def judge_mutation(env: Environment, task: Task, mutation: Mutation) -> dict:
     """Replay a mutant trajectory (its calls may fail, as a wrong agent's would) and judge it."""
     with env.reset(task.task_id) as episode:
-        for call in mutation.calls:
-            episode.call(call.tool, call.arguments)
+        episode.call_many([(call.tool, call.arguments) for call in mutation.calls])
         return episode.judge(mutation.answer)
 
 
@@ -66,8 +65,9 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
     try:
         verdicts = []
         with env.reset(task.task_id) as episode:
-            for n, call in enumerate(task.reference_solution, 1):
-                result = episode.call(call.tool, call.arguments)
+            # pipelined; a failing step makes the reference fail whatever the calls after it did
+            results = episode.call_many([(call.tool, call.arguments) for call in task.reference_solution])
+            for n, (call, result) in enumerate(zip(task.reference_solution, results), 1):
                 if is_error(result):
                     err = result["error"]
                     report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
