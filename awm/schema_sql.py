@@ -1,16 +1,12 @@
-"""The schema contract in SQL: SQLAlchemy metadata from schema.json, DDL from metadata,
-and reflection of a generated database back into the contract."""
+"""The schema contract in SQL: SQLAlchemy metadata from schema.json, and SQLite DDL from the metadata."""
 
 from __future__ import annotations
-
-import sqlite3
-from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from awm.contracts import Column, SchemaSpec, Table
+from awm.contracts import SchemaSpec
 
 _TYPES = {"INTEGER": sa.Integer, "TEXT": sa.Text, "REAL": sa.Float}
 
@@ -57,29 +53,3 @@ def to_ddl(spec: SchemaSpec) -> str:
         for index in sorted(t.indexes, key=lambda i: i.name):
             parts.append(str(CreateIndex(index).compile(dialect=dialect)).strip() + ";")
     return "\n\n".join(parts) + "\n"
-
-
-def reflect(db_path: Path, env_id: str) -> SchemaSpec:
-    """Read a database's structure back into the schema contract (SQLAlchemy reflection)."""
-    engine = sa.create_engine(f"sqlite:///file:{Path(db_path).resolve()}?mode=ro&uri=true")
-    try:
-        inspector = sa.inspect(engine)
-        tables = []
-        for name in inspector.get_table_names():
-            pk = set(inspector.get_pk_constraint(name)["constrained_columns"])
-            fks = {fk["constrained_columns"][0]: f"{fk['referred_table']}.{fk['referred_columns'][0]}"
-                   for fk in inspector.get_foreign_keys(name)}
-            cols = []
-            for c in inspector.get_columns(name):
-                type_name = str(c["type"]).upper()
-                kind = "INTEGER" if "INT" in type_name else "REAL" if type_name in ("FLOAT", "REAL") else "TEXT"
-                cols.append(Column(name=c["name"], type=kind, primary_key=c["name"] in pk,
-                                   nullable=bool(c["nullable"]), references=fks.get(c["name"])))
-            tables.append(Table(name=name, description="", columns=cols))
-        return SchemaSpec(env_id=env_id, tables=tables)
-    finally:
-        engine.dispose()
-
-
-def apply_ddl(conn: sqlite3.Connection, ddl: str) -> None:
-    conn.executescript(ddl)

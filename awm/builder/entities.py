@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from awm.builder.flavours import FLAVOURS, Flavour
-from awm.builder.naming import code_prefix, plural, snake
+from awm.builder.flavours import Flavour
+from awm.builder.naming import plural, snake
 
 DEFAULT_LABELS: dict[str, str] = {
     "party": "customer",
@@ -606,11 +606,3 @@ def build_entities(labels: dict[str, str], modules: list[str], flavour: Flavour)
             filters=(f"{snake(L['loyalty_account'])}_id",),
         )
     return {role: ents[role] for role in ROLE_ORDER if role in ents}
-
-
-def flavour_of(name: str) -> Flavour:
-    return FLAVOURS[name]
-
-
-def prefix_for(entity: Entity) -> str:
-    return code_prefix(entity.label)

@@ -83,9 +83,6 @@ class _World:
         exclude = sorted({a for a in alternatives if a != value and value.lower() in a.lower()})
         return Goal(kind="answer", expect={"value": value, "exclude": exclude} if exclude else {"value": value})
 
-    def unique_party_case_count(self, party_id: int) -> int:
-        return len(self.children("case", "party", party_id))
-
 
 Template = Callable[[_World], Draft | None]
 TEMPLATES: dict[str, Template] = {}
