@@ -55,7 +55,7 @@ GATES = {scenarios_stage: "gate_scenario", tasks_stage: "gate_tasks", databases_
 def gates(mode: str, timings: dict[str, float]):
     """mode 'off': the stages' quality gates do nothing and no mutation is built; 'timed': gates run, timed."""
     saved = {module: getattr(module, name) for module, name in GATES.items()}
-    saved_mutations = verification_stage.mutations_for
+    saved_mutations = verification_stage.Mutator.mutations
     try:
         for module, name in GATES.items():
             original = saved[module]
@@ -70,12 +70,12 @@ def gates(mode: str, timings: dict[str, float]):
                         timings[_name] += (time.perf_counter() - started) * 1000
                 setattr(module, name, timed)
         if mode == "off":
-            verification_stage.mutations_for = lambda *args: []
+            verification_stage.Mutator.mutations = lambda *args: []
         yield
     finally:
         for module, name in GATES.items():
             setattr(module, name, saved[module])
-        verification_stage.mutations_for = saved_mutations
+        verification_stage.Mutator.mutations = saved_mutations
 
 
 def build_all(store: ArtifactStore, domains: list[str], slots: int) -> dict[str, float]:

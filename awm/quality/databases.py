@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from awm.contracts import Scenario, SchemaSpec
+from awm.heap import freeze_imports
 from awm.quality.findings import Finding
 from awm.store import ArtifactStore, sha256_file
 
@@ -143,6 +144,7 @@ def _gx():
             source = context.data_sources.add_pandas("awm_databases")
             asset = source.add_dataframe_asset(name="cells")
             _GX.update(gx=gx, gxe=gxe, batch_definition=asset.add_batch_definition_whole_dataframe("whole"))
+            freeze_imports()  # GE leaves ~220K objects that live as long as the process (awm/heap.py)
         return _GX
 
 

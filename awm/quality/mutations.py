@@ -15,6 +15,7 @@ A verifier that judges a mutant complete lets a wrong agent collect the reward.
 
 from __future__ import annotations
 
+import bisect
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -62,15 +63,6 @@ def _targets(task: Task, spec: SchemaSpec) -> list[tuple[str, int]]:
     return list(dict.fromkeys(targets))
 
 
-def _neighbour(conn: sqlite3.Connection, table: str, pk: str, value: int) -> int | None:
-    """The nearest other row of `table` (the next id, else the previous one)."""
-    row = conn.execute(f'SELECT "{pk}" FROM "{table}" WHERE "{pk}" > ? ORDER BY "{pk}" LIMIT 1', (value,)).fetchone()
-    if row is None:
-        row = conn.execute(f'SELECT "{pk}" FROM "{table}" WHERE "{pk}" < ? ORDER BY "{pk}" DESC LIMIT 1',
-                           (value,)).fetchone()
-    return row[0] if row else None
-
-
 def _param_tables(spec: SchemaSpec) -> dict[str, str]:
     """Argument names that are foreign-key column names, to the table they point at."""
     found: dict[str, str] = {}
@@ -81,15 +73,75 @@ def _param_tables(spec: SchemaSpec) -> dict[str, str]:
     return found
 
 
-def wrong_row_mutations(task: Task, writes: set[str], spec: SchemaSpec, conn: sqlite3.Connection) -> list[Mutation]:
+class InitialRows:
+    """What the mutators read of an environment's initial database, each part read once on first use:
+    every table's primary keys in order, and the distinct values of its text columns."""
+
+    def __init__(self, spec: SchemaSpec, initial_db: Path):
+        self.spec = spec
+        self.path = Path(initial_db).resolve()
+        self._keys: dict[str, list[int]] = {}
+        self._texts: list[tuple[set[str], list[str]]] | None = None
+
+    def _query(self, sql: str) -> list[tuple]:
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    def neighbour(self, table: str, value: int) -> int | None:
+        """The nearest other row of `table`: the next id, else the previous one (None: no other row)."""
+        if table not in self._keys:
+            try:
+                pk = self.spec.table(table).primary_key
+            except KeyError:
+                return None
+            self._keys[table] = [k for (k,) in self._query(f'SELECT "{pk}" FROM "{table}" ORDER BY "{pk}"')
+                                 if isinstance(k, int)]
+        keys = self._keys[table]
+        after = bisect.bisect_right(keys, value)
+        if after < len(keys):
+            return keys[after]
+        before = bisect.bisect_left(keys, value)
+        return keys[before - 1] if before > 0 else None
+
+    def _text_columns(self) -> list[tuple[set[str], list[str]]]:
+        """Per text column (and per person's full name), its distinct values: as a set, and in table order."""
+        if self._texts is None:
+            self._texts = []
+            parts = []
+            for table in self.spec.tables:
+                names = {c.name for c in table.columns}
+                columns = [f'"{c.name}"' for c in table.columns if c.type == "TEXT" and not c.primary_key]
+                if {"first_name", "last_name"} <= names:
+                    columns.append("first_name || ' ' || last_name")
+                parts += [f"SELECT {n}, v FROM (SELECT DISTINCT {expr} AS v FROM \"{table.name}\" "
+                          "WHERE v IS NOT NULL)" for n, expr in enumerate(columns, len(parts))]
+            by_column: dict[int, list[str]] = {}
+            for start in range(0, len(parts), 400):  # SQLite's compound SELECT limit is 500
+                for column, value in self._query(" UNION ALL ".join(parts[start:start + 400])):
+                    by_column.setdefault(column, []).append(value)
+            self._texts = [(set(values), values) for values in by_column.values()]
+        return self._texts
+
+    def other_values(self, value: str) -> list[str]:
+        """Other values of the text column(s) where `value` is stored (or of a person's name, first and
+        last name together): the entities a wrong answer would name instead. Names that contain `value`
+        come first, as the hardest to tell apart."""
+        found: list[str] = []
+        for present, values in self._text_columns():
+            if value in present:
+                found += [v for v in values if v != value][:50]
+        found = [v for v in dict.fromkeys(found) if isinstance(v, str) and v.strip()]
+        return sorted(found, key=lambda v: (value.lower() not in v.lower(), v))
+
+
+def wrong_row_mutations(task: Task, writes: set[str], spec: SchemaSpec, rows: InitialRows) -> list[Mutation]:
     param_tables = _param_tables(spec)
     mutations = []
     for table, value in _targets(task, spec):
-        try:
-            pk = spec.table(table).primary_key
-        except KeyError:
-            continue
-        other = _neighbour(conn, table, pk, value)
+        other = rows.neighbour(table, value)
         if other is None:
             continue
         changed = 0
@@ -132,37 +184,19 @@ def _shift_number(match: re.Match) -> str:
     return str(int(plain) + 1)
 
 
-def _other_values(value: str, conn: sqlite3.Connection, spec: SchemaSpec) -> list[str]:
-    """Other values of the text column(s) where `value` is stored (or of a person's name, first and last
-    name together): the entities a wrong answer would name instead. Names that contain `value` come
-    first, as the hardest to tell apart."""
-    found: list[str] = []
-    for table in spec.tables:
-        names = {c.name for c in table.columns}
-        columns = [f'"{c.name}"' for c in table.columns if c.type == "TEXT" and not c.primary_key]
-        if {"first_name", "last_name"} <= names:
-            columns.append("first_name || ' ' || last_name")
-        for expr in columns:
-            if conn.execute(f'SELECT 1 FROM "{table.name}" WHERE {expr} = ? LIMIT 1', (value,)).fetchone():
-                found += [v for (v,) in conn.execute(f'SELECT DISTINCT {expr} FROM "{table.name}" '
-                                                     f"WHERE {expr} IS NOT NULL AND {expr} != ? LIMIT 50", (value,))]
-    found = [v for v in dict.fromkeys(found) if isinstance(v, str) and v.strip()]
-    return sorted(found, key=lambda v: (value.lower() not in v.lower(), v))
-
-
-def _swap_expected(task: Task, answer: str, conn: sqlite3.Connection, spec: SchemaSpec) -> list[str]:
+def _swap_expected(task: Task, answer: str, rows: InitialRows) -> list[str]:
     """Answers with one expected name replaced by another entity's (same column): one per name."""
     swapped = []
     for goal in task.goals:
         value = goal.expect.get("value") if goal.kind == "answer" else None
         if not isinstance(value, str) or value.lower() not in answer.lower():
             continue
-        for other in _other_values(value, conn, spec)[:1]:
+        for other in rows.other_values(value)[:1]:
             swapped.append(re.sub(re.escape(value), other.replace("\\", "\\\\"), answer, flags=re.IGNORECASE))
     return swapped
 
 
-def wrong_answer_mutations(task: Task, spec: SchemaSpec, conn: sqlite3.Connection) -> list[Mutation]:
+def wrong_answer_mutations(task: Task, rows: InitialRows) -> list[Mutation]:
     answer = task.reference_answer
     if not answer:
         return []
@@ -170,21 +204,28 @@ def wrong_answer_mutations(task: Task, spec: SchemaSpec, conn: sqlite3.Connectio
     if _NUMBER.search(answer):
         shifted = _NUMBER.sub(_shift_number, answer)
         mutations.append(Mutation("wrong_answer", f"answer {shifted!r} instead of {answer!r}", [], shifted, False))
-    for swapped in _swap_expected(task, answer, conn, spec):
+    for swapped in _swap_expected(task, answer, rows):
         mutations.append(Mutation("wrong_answer", f"answer {swapped!r} instead of {answer!r}", [], swapped, False))
     return mutations
 
 
-def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
-    """Every mutant of `task` this module can build (none for a task with nothing to perturb)."""
-    writes = _write_tools(toolset)
-    conn = sqlite3.connect(f"file:{Path(initial_db).resolve()}?mode=ro", uri=True)
-    try:
-        mutations = wrong_row_mutations(task, writes, spec, conn)
-        half = half_change_mutation(task, writes)
+class Mutator:
+    """The mutants of one environment's tasks; reads what it needs of the initial database once."""
+
+    def __init__(self, toolset: ToolSet, spec: SchemaSpec, initial_db: Path):
+        self.writes = _write_tools(toolset)
+        self.spec = spec
+        self.rows = InitialRows(spec, initial_db)
+
+    def mutations(self, task: Task) -> list[Mutation]:
+        """Every mutant of `task` this module can build (none for a task with nothing to perturb)."""
+        mutations = wrong_row_mutations(task, self.writes, self.spec, self.rows)
+        half = half_change_mutation(task, self.writes)
         if half:
             mutations.append(half)
-        mutations += wrong_answer_mutations(task, spec, conn)
-    finally:
-        conn.close()
-    return mutations
+        return mutations + wrong_answer_mutations(task, self.rows)
+
+
+def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
+    """The mutants of one task (for many tasks of an environment, one Mutator reads the database once)."""
+    return Mutator(toolset, spec, initial_db).mutations(task)

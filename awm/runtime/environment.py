@@ -148,6 +148,35 @@ class Environment:
         await ready
         return Episode(self, task, record)
 
+    def judge_trajectories(self, task_id: str, trajectories: list[tuple[list[tuple[str, dict | None]], str | None]]
+                           ) -> list[dict]:
+        """Replay each (calls, answer) on its own fresh episode and judge its final state; the verdicts.
+
+        Pipelined: every episode is opened, every call and every judgement sent before the first
+        answer is awaited, so the trajectories cost one wait and spread over the sandbox workers.
+        Each one runs exactly as reset, call_many and judge would run it (a failing call does not
+        stop the ones after it)."""
+        task = self.task(task_id)
+        episodes: list[Episode] = []
+        sent: list[tuple[Any, list[Any], Any]] = []
+        try:
+            for calls, answer in trajectories:
+                record, ready = self.pool.open_episode(self._env_key())
+                episodes.append(episode := Episode(self, task, record))
+                pending = episode._send_calls(calls)
+                sent.append((ready, pending, episode._judge_future(task, answer)))
+            verdicts = []
+            for ready, pending, judged in sent:
+                ready.result()
+                for item in pending:
+                    if isinstance(item, Future):
+                        item.result()
+                verdicts.append(_with_partial(task, judged.result()))
+            return verdicts
+        finally:
+            for episode in episodes:
+                episode.close()
+
     def judge_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
         """Judge a saved final state (for example from `awm serve --transport stdio --final-db`)."""
         task = self.task(task_id)
@@ -213,11 +242,15 @@ class Episode:
 
         The episode's worker runs them one after another, exactly as successive call()s would (a call
         that fails does not stop the ones after it); what is saved is a round trip per call."""
+        return [item.result() if isinstance(item, Future) else item for item in self._send_calls(calls)]
+
+    def _send_calls(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
+        """Send every call; per call a Future, or the argument problem that kept it from being sent."""
         pending: list[Any] = []
         for tool, arguments in calls:
             arguments, problem = self._checked(tool, arguments)
             pending.append(problem if problem is not None else self.env.pool.call(self.record, tool, arguments))
-        return [item.result() if isinstance(item, Future) else item for item in pending]
+        return pending
 
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
         arguments, problem = self._checked(tool, arguments)
@@ -240,6 +273,12 @@ class Episode:
         """Run the task's verifier on (initial DB, this episode's DB, answer): {"complete", "evidence", "partial"}."""
         task = self._judge_task(task_id)
         return _with_partial(task, self._judge_future(task, answer).result())
+
+    def judge_many(self, answers: list[str | None], task_id: str | None = None) -> list[dict]:
+        """judge() of this final state for each answer, pipelined: one wait for all of them."""
+        task = self._judge_task(task_id)
+        futures = [self._judge_future(task, answer) for answer in answers]
+        return [_with_partial(task, future.result()) for future in futures]
 
     async def ajudge(self, answer: str | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)

@@ -23,7 +23,6 @@ Generated code is untrusted data. Three layers keep it in its box:
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import math
 import os
@@ -39,6 +38,7 @@ from types import CodeType, SimpleNamespace
 from typing import Any
 
 from awm.errors import UnsafeCodeError
+from awm.heap import paused_gc
 
 MAX_SOURCE_BYTES = 512 * 1024
 MAX_TOP_LEVEL_STATEMENTS = 2000
@@ -225,14 +225,42 @@ def top_level_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
     return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
-@functools.lru_cache(maxsize=128)
+_COMPILED_MAX = 128
+_compiled: dict[tuple[str, str], CodeType] = {}
+_compiled_lock = threading.Lock()
+
+
+def checked_module(source: str, filename: str = "<generated>") -> tuple[ast.Module, CodeType]:
+    """The policy-checked tree and its compiled code, for callers that analyse the tree further.
+
+    The code is remembered for `compile_checked`; the tree is not (call inside `paused_gc`, and
+    drop it there, as the tools gate does).
+    """
+    with paused_gc():
+        tree = check_source(source, filename)
+        code = compile(tree, filename, "exec")
+    with _compiled_lock:
+        _compiled.pop((source, filename), None)
+        _compiled[(source, filename)] = code
+        while len(_compiled) > _COMPILED_MAX:
+            del _compiled[next(iter(_compiled))]  # the least recently used
+    return tree, code
+
+
 def compile_checked(source: str, filename: str = "<generated>") -> CodeType:
     """The policy-checked, compiled module; cached, since stages and the runtime load the same code.
 
     A sandbox worker receives this code object (marshalled) rather than the source: the
     policy is enforced once, in the process that hands code to workers.
     """
-    return compile(check_source(source, filename), filename, "exec")
+    key = (source, filename)
+    with _compiled_lock:
+        code = _compiled.pop(key, None)
+        if code is not None:
+            _compiled[key] = code  # most recently used last
+            return code
+    with paused_gc():
+        return checked_module(source, filename)[1]
 
 
 def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:

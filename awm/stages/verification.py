@@ -17,7 +17,7 @@ import time
 
 from awm.contracts import Scenario, SchemaSpec, Task, TaskReport, TaskSet, ToolSet, VerificationReport, VerifierSet
 from awm.errors import AWMError
-from awm.quality.mutations import Mutation, mutations_for
+from awm.quality.mutations import Mutation, Mutator
 from awm.runtime.environment import Environment
 from awm.runtime.tools import is_error
 from awm.stages.base import StageOutcome, run_env_stage
@@ -51,13 +51,6 @@ def _refused_write(verdicts: list[dict]) -> bool:
     return any(_WRITE_REFUSED.search(e) for v in verdicts for e in v.get("evidence", []))
 
 
-def judge_mutation(env: Environment, task: Task, mutation: Mutation) -> dict:
-    """Replay a mutant trajectory (its calls may fail, as a wrong agent's would) and judge it."""
-    with env.reset(task.task_id) as episode:
-        episode.call_many([(call.tool, call.arguments) for call in mutation.calls])
-        return episode.judge(mutation.answer)
-
-
 def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskReport:
     """Every proof for one task (mutations only once the reference passes and the null fails)."""
     report = TaskReport(task_id=task.task_id, reference_passed=False, null_passed=False, steps=task.steps,
@@ -72,10 +65,11 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
                     err = result["error"]
                     report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
                     break
-            first = episode.judge(task.reference_answer)
-            again = episode.judge(task.reference_answer)
+            # the reference's answer twice (determinism), then each wrong answer, in one pipelined wait
+            stated = [m for m in mutations if not m.replay] if report.error is None else []
+            first, again, *wrong = episode.judge_many([task.reference_answer] * 2 + [m.answer for m in stated])
             verdicts += [first, again]
-            answers = [(m, episode.judge(m.answer)) for m in mutations if not m.replay] if report.error is None else []
+            answers = list(zip(stated, wrong))
         null = run_null_trajectory(env, task)
         verdicts.append(null)
     except AWMError as exc:  # the verifier code itself was rejected by the sandbox
@@ -92,7 +86,9 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
         report.evidence.append(f"the verifier judged the same final state twice: {first['complete']}, "
                                f"then {again['complete']}")
     if report.reference_passed and not report.null_passed:
-        judged = answers + [(m, judge_mutation(env, task, m)) for m in mutations if m.replay]
+        replayed = [m for m in mutations if m.replay]
+        judged = answers + list(zip(replayed, env.judge_trajectories(
+            task.task_id, [([(call.tool, call.arguments) for call in m.calls], m.answer) for m in replayed])))
         verdicts += [v for _, v in judged]
         report.mutations_tried = len(judged)
         report.mutations_killed = sum(not v["complete"] for _, v in judged)
@@ -117,7 +113,8 @@ def build_verification(store: ArtifactStore, env_id: str, backend, force: bool =
         started = time.perf_counter()
         env = Environment(env_id, store.read_text(env_id, "tools.py"), toolset, tasks, verifiers, db_path)
         try:
-            reports = [prove_task(env, task, mutations_for(task, toolset, spec, db_path)) for task in tasks.tasks]
+            mutator = Mutator(toolset, spec, db_path)
+            reports = [prove_task(env, task, mutator.mutations(task)) for task in tasks.tasks]
         finally:
             env.close()
         proof_ms = (time.perf_counter() - started) * 1000
