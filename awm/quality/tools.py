@@ -24,9 +24,9 @@ import jsonschema
 
 from awm.contracts import SchemaSpec, TaskSet, ToolSet
 from awm.errors import UnsafeCodeError
+from awm.heap import paused_gc
 from awm.quality.findings import Finding
 from awm.runtime.environment import Environment
-from awm.heap import paused_gc
 from awm.runtime.sandbox import checked_module, top_level_functions
 from awm.runtime.tools import is_error
 
