@@ -1,13 +1,15 @@
 """What the quality checks cost per environment, against the time to generate it (offline builder).
 
-Three passes over the same environments in one process, each a forced rebuild through the core stages:
+Passes over the same environments in one process, each a forced rebuild through the core stages:
   generation   the six stages with their quality gates switched off and no mutation testing (the
                verification stage still replays each reference solution and null trajectory)
   in-stage     the same with the gates on (each gate timed) and mutation testing on
   asset checks the functions the Dagster asset checks run, on the artifacts of the second pass
 Checks per environment = gates + the verification stage's extra time (mutations, determinism)
 + asset checks. One-time costs (importing great-expectations, starting the sandbox worker pool) are
-paid by a warm-up environment and reported apart. Prints a table; writes benchmarks/results/checks.json.
+paid by a warm-up environment and reported apart. The first two passes alternate for --rounds rounds
+(the third runs after each pair); each figure is the median over rounds, since a single pass on a
+2-core machine moves by 10-20%. Prints a table; writes benchmarks/results/checks.json.
 
     python benchmarks/bench_checks.py                  # 4 domains x 10 scenarios (the corpus's shape)
     python benchmarks/bench_checks.py --domains 10 --slots 2
@@ -19,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -42,6 +45,7 @@ from awm.quality.databases import _gx, ddl_clock_findings, rebuild_findings, sui
 from awm.quality.scenarios import domain_duplicate_findings, scenario_identity_findings  # noqa: E402
 from awm.quality.schemas import schema_findings  # noqa: E402
 from awm.quality.tasks import task_findings  # noqa: E402
+from awm.quality.tools import _schema_problem  # noqa: E402
 from awm.stages.pipeline import build_environment  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 from checks.tools import inspect_tools  # noqa: E402
@@ -81,6 +85,7 @@ def gates(mode: str, timings: dict[str, float]):
 def build_all(store: ArtifactStore, domains: list[str], slots: int) -> dict[str, float]:
     per_stage: dict[str, float] = defaultdict(float)
     for domain in domains:
+        _schema_problem.cache_clear()  # a Dagster run builds one domain in a fresh process: cold caches
         for slot in range(slots):
             for outcome in build_environment(store, domain, slot, force=True):
                 if not outcome.ok:
@@ -134,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--domains", type=int, default=4)
     parser.add_argument("--slots", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3, help="passes of each kind, alternating; medians reported")
     args = parser.parse_args(argv)
     domains = list(DOMAIN_SEEDS)[1:args.domains + 1]
     n = len(domains) * args.slots
@@ -147,20 +153,38 @@ def main(argv: list[str] | None = None) -> int:
         asset_checks(store, [list(DOMAIN_SEEDS)[0]], 1)
         warmup_s = time.perf_counter() - started
 
-        gate_ms: dict[str, float] = defaultdict(float)
-        with gates("off", gate_ms):
-            generation = build_all(store, domains, args.slots)
-        with gates("timed", gate_ms):
-            with_checks = build_all(store, domains, args.slots)
+        rounds = []
+        for number in range(1, args.rounds + 1):
+            gate_ms: dict[str, float] = defaultdict(float)
+            with gates("off", gate_ms):
+                generation = build_all(store, domains, args.slots)
+            with gates("timed", gate_ms):
+                with_checks = build_all(store, domains, args.slots)
+            checks = asset_checks(store, domains, args.slots)
+            rounds.append(measured := {
+                "generation_ms": sum(generation.values()) / n,
+                "by_stage": {k: v / n for k, v in generation.items()},
+                "gates": {k: v / n for k, v in gate_ms.items()},
+                "proof_extra_ms": (with_checks["verification_reports"] - generation["verification_reports"]) / n,
+                "checks": {k: v / n for k, v in checks.items()}})
+            measured["total_ms"] = (sum(measured["gates"].values()) + measured["proof_extra_ms"]
+                                    + sum(measured["checks"].values()))
+            print(f"  round {number}: generation {measured['generation_ms']:.1f} ms/env, checks "
+                  f"{measured['total_ms']:.1f} ms/env = {measured['total_ms'] / measured['generation_ms']:.0%}",
+                  flush=True)
         reports = [store.read_model(env_id_for(d, s), "report.json", VerificationReport)
                    for d in domains for s in range(args.slots)]
-        checks = asset_checks(store, domains, args.slots)
 
-    generation_ms = sum(generation.values()) / n
-    gates_ms = {k: v / n for k, v in gate_ms.items()}
-    proof_extra_ms = (with_checks["verification_reports"] - generation["verification_reports"]) / n
-    checks_ms = {k: v / n for k, v in checks.items()}
+    def middle(pick) -> float:
+        return statistics.median(pick(r) for r in rounds)
+
+    generation_ms = middle(lambda r: r["generation_ms"])
+    generation = {k: middle(lambda r, k=k: r["by_stage"][k]) for k in rounds[0]["by_stage"]}
+    gates_ms = {k: middle(lambda r, k=k: r["gates"][k]) for k in rounds[0]["gates"]}
+    proof_extra_ms = middle(lambda r: r["proof_extra_ms"])
+    checks_ms = {k: middle(lambda r, k=k: r["checks"][k]) for k in rounds[0]["checks"]}
     total_ms = sum(gates_ms.values()) + proof_extra_ms + sum(checks_ms.values())
+    shares = [r["total_ms"] / r["generation_ms"] for r in rounds]
     tasks = [t for r in reports for t in r.tasks]
     tried = sum(t.mutations_tried for t in tasks)
     killed = sum(t.mutations_killed for t in tasks)
@@ -168,9 +192,11 @@ def main(argv: list[str] | None = None) -> int:
         "environments": n,
         "domains": domains,
         "generation_ms_per_env": round(generation_ms, 1),
-        "generation_ms_per_env_by_stage": {k: round(v / n, 1) for k, v in generation.items()},
+        "rounds": len(rounds),
+        "generation_ms_per_env_by_stage": {k: round(v, 1) for k, v in generation.items()},
         "checks_ms_per_env": round(total_ms, 1),
         "checks_share_of_generation": round(total_ms / generation_ms, 3),
+        "checks_share_per_round": [round(x, 3) for x in shares],
         "target_share": 0.5,
         "in_stage_gates_ms_per_env": {k: round(v, 1) for k, v in gates_ms.items()},
         "verification_extra_ms_per_env (mutations, determinism)": round(proof_extra_ms, 1),
@@ -184,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_average_1m_at_end": round(os.getloadavg()[0], 2)},
     }
-    print(f"{n} environments ({len(domains)} domains x {args.slots}), offline builder, one process")
+    print(f"{n} environments ({len(domains)} domains x {args.slots}), offline builder, one process; "
+          f"medians of {len(rounds)} rounds")
     print(f"  generation (six stages, gates off, no mutations) {generation_ms:8.1f} ms/env")
     for name, ms in gates_ms.items():
         print(f"  in-stage {name:<38} {ms:8.1f} ms/env")

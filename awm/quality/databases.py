@@ -172,58 +172,75 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def cell_frame(db_path: Path, spec: SchemaSpec):
-    """The long-form frame: one row per table (its row count) and one per cell under a rule."""
+_FRAME_COLUMNS = ("table", "column", "row", "value", "table_rows", "unique_key", "required", "reference",
+                  "resolved", "enum_key", "number", "minimum", "maximum")
+
+
+def cell_frame(db_path: Path, spec: SchemaSpec, key_prefix: str = ""):
+    """The long-form frame: one row per table (its row count) and one per cell under a rule.
+
+    Built column by column (a list per frame column, extended once per schema column): a row-wise
+    build spends most of its time making tuples. `key_prefix` goes in front of every unique and
+    enum key (an environment's id, when several databases share one frame)."""
     import pandas as pd
 
-    records: list[tuple] = []
+    out: dict[str, list] = {name: [] for name in _FRAME_COLUMNS}
     enum_keys: list[str] = []
+    nan = float("nan")
     conn = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
     try:
         present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         ids = {t.name: {r[0] for r in conn.execute(f"SELECT {_q(t.primary_key)} FROM {_q(t.name)}")}
                for t in spec.tables if t.name in present}
-        nan = float("nan")
         for table in spec.tables:
             rows = conn.execute(f"SELECT * FROM {_q(table.name)}").fetchall() if table.name in present else []
-            records.append((table.name, None, None, None, len(rows), None, False, None, None, None, nan, nan, nan))
+            for name, value in zip(_FRAME_COLUMNS, (table.name, None, None, None, len(rows), None, False, None,
+                                                    None, None, nan, nan, nan)):
+                out[name].append(value)
             if not rows:
                 continue
             names = [d[1] for d in conn.execute(f"PRAGMA table_info({_q(table.name)})")]
             pk_index = names.index(table.primary_key)
+            row_ids = [str(row[pk_index]) for row in rows]
+            n = len(rows)
             for col in table.columns:
                 if col.name not in names:
                     continue
                 i = names.index(col.name)
-                keyed = col.primary_key or col.unique
-                required = col.primary_key or not col.nullable
-                parent_ids = None
+                values = [row[i] for row in rows]
+                head = f"{key_prefix}{table.name}.{col.name}="
+                out["table"] += [table.name] * n
+                out["column"] += [col.name] * n
+                out["row"] += row_ids
+                out["value"] += values
+                out["table_rows"] += [None] * n
+                out["unique_key"] += ([None if v is None else f"{head}{v}" for v in values]
+                                      if col.primary_key or col.unique else [None] * n)
+                out["required"] += [bool(col.primary_key or not col.nullable)] * n
                 if col.references:
                     parent_ids = ids.get(col.references.partition(".")[0], set())
+                    out["reference"] += [None if v is None else str(v) for v in values]
+                    out["resolved"] += [str(v) if v is not None and v in parent_ids else None for v in values]
+                else:
+                    out["reference"] += [None] * n
+                    out["resolved"] += [None] * n
                 if col.enum:
-                    enum_keys += [f"{table.name}.{col.name}={v}" for v in col.enum]
-                bounded = col.minimum is not None or col.maximum is not None
-                lo = col.minimum if col.minimum is not None else nan
-                hi = col.maximum if col.maximum is not None else nan
-                for row in rows:
-                    value = row[i]
-                    reference = resolved = None
-                    if parent_ids is not None and value is not None:
-                        reference = str(value)
-                        resolved = str(value) if value in parent_ids else None
-                    number = _number(value) if bounded else None
-                    records.append((
-                        table.name, col.name, str(row[pk_index]), value, None,
-                        f"{table.name}.{col.name}={value}" if keyed and value is not None else None,
-                        required, reference, resolved,
-                        f"{table.name}.{col.name}={value}" if col.enum and value is not None else None,
-                        nan if number is None else number, lo if bounded else nan, hi if bounded else nan,
-                    ))
+                    enum_keys += [f"{head}{v}" for v in col.enum]
+                    out["enum_key"] += [None if v is None else f"{head}{v}" for v in values]
+                else:
+                    out["enum_key"] += [None] * n
+                if col.minimum is not None or col.maximum is not None:
+                    numbers = [_number(v) for v in values]
+                    out["number"] += [nan if x is None else x for x in numbers]
+                    out["minimum"] += [col.minimum if col.minimum is not None else nan] * n
+                    out["maximum"] += [col.maximum if col.maximum is not None else nan] * n
+                else:
+                    out["number"] += [nan] * n
+                    out["minimum"] += [nan] * n
+                    out["maximum"] += [nan] * n
     finally:
         conn.close()
-    columns = ["table", "column", "row", "value", "table_rows", "unique_key", "required", "reference", "resolved",
-               "enum_key", "number", "minimum", "maximum"]
-    frame = pd.DataFrame.from_records(records, columns=columns)
+    frame = pd.DataFrame(out, columns=list(_FRAME_COLUMNS))
     frame["value"] = frame["value"].astype(object)
     return frame, enum_keys
 
@@ -295,12 +312,9 @@ def suites_pass_together(items: list[tuple[str, Path, SchemaSpec]],
     g = _gx()
     frames, enum_keys = [], []
     for env_id, db_path, spec in items:
-        frame, keys = cell_frame(db_path, spec)
-        for column in ("unique_key", "enum_key"):
-            keyed = frame[column].notna()
-            frame.loc[keyed, column] = env_id + "|" + frame.loc[keyed, column].astype(str)
+        frame, keys = cell_frame(db_path, spec, key_prefix=f"{env_id}|")
         frames.append(frame)
-        enum_keys += [f"{env_id}|{k}" for k in keys]
+        enum_keys += keys
     combined = pd.concat(frames, ignore_index=True)
     params = {"enum_keys": sorted(set(enum_keys)) or ["<no enums>"]}
     batch = g["batch_definition"].get_batch(batch_parameters={"dataframe": combined})

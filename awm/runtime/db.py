@@ -102,8 +102,12 @@ class DBHandle:
         self._conn = conn
         self._readonly = readonly
         self._deadline = 0.0
+        self._install()
+
+    def _install(self) -> None:
+        conn = self._conn
         conn.row_factory = _row_factory
-        conn.set_authorizer(_authorizer_ro if readonly else _authorizer_rw)
+        conn.set_authorizer(_authorizer_ro if self._readonly else _authorizer_rw)
         conn.set_progress_handler(self._progress, PROGRESS_EVERY)
 
     def _progress(self) -> int:
@@ -133,6 +137,20 @@ class DBHandle:
     def _rollback(self) -> None:
         self._conn.execute(f"ROLLBACK TO {_SAVEPOINT_NAME}")
         self._conn.execute(f"RELEASE {_SAVEPOINT_NAME}")
+
+    def _reader(self) -> DBHandle:
+        """A read-only view of this database on the same connection, for a verifier: no copy, and no
+        second parse of the schema. Until `_restore()`, the connection refuses every write (the
+        read-only authorizer, and query_only underneath it)."""
+        self._conn.set_authorizer(None)
+        self._conn.execute("PRAGMA query_only = ON")
+        return DBHandle(self._conn, readonly=True)
+
+    def _restore(self) -> None:
+        """End a `_reader()` view: this handle's own authorizer and deadline again, writes allowed."""
+        self._conn.set_authorizer(None)
+        self._conn.execute("PRAGMA query_only = OFF")
+        self._install()
 
     def _close(self) -> None:
         self._conn.close()

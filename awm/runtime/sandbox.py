@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from types import CodeType, SimpleNamespace
 from typing import Any
@@ -117,8 +118,20 @@ _SAFE_BUILTINS = dict({
 # --- load-time policy -------------------------------------------------------------
 
 
-def check_source(source: str, filename: str = "<generated>") -> ast.Module:
-    """Parse `source` and enforce the policy; raise UnsafeCodeError naming the first violation."""
+@dataclass
+class FunctionFacts:
+    """What one top-level function of a checked module names: its string constants, the names it calls."""
+
+    strings: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+
+
+def check_source(source: str, filename: str = "<generated>",
+                 facts: dict[str, FunctionFacts] | None = None) -> ast.Module:
+    """Parse `source` and enforce the policy; raise UnsafeCodeError naming the first violation.
+
+    With `facts`, the same walk also records each top-level function's FunctionFacts there.
+    """
     if len(source.encode("utf-8")) > MAX_SOURCE_BYTES:
         raise UnsafeCodeError(f"{filename}: source larger than {MAX_SOURCE_BYTES} bytes")
     try:
@@ -127,18 +140,30 @@ def check_source(source: str, filename: str = "<generated>") -> ast.Module:
         raise UnsafeCodeError(f"{filename}:{exc.lineno}: syntax error: {exc.msg}") from exc
     except (RecursionError, MemoryError) as exc:
         raise UnsafeCodeError(f"{filename}: source nests too deeply to parse") from exc
-    stack: list[ast.AST] = [tree]
-    while stack:  # a flat walk: ast.walk's nested generators cost twice as much per node
-        node = stack.pop()
-        problem = _node_problem(node)
-        if problem:
-            raise UnsafeCodeError(f"{filename}:{getattr(node, 'lineno', '?')}: {problem}")
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                stack.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+    for top in tree.body:
+        found = None
+        if facts is not None and top.__class__ is ast.FunctionDef:
+            found = facts[top.name] = FunctionFacts()
+        stack: list[ast.AST] = [top]
+        while stack:  # a flat walk: ast.walk's nested generators cost twice as much per node
+            node = stack.pop()
+            problem = _node_problem(node)
+            if problem:
+                raise UnsafeCodeError(f"{filename}:{getattr(node, 'lineno', '?')}: {problem}")
+            if found is not None:
+                kind = node.__class__
+                if kind is ast.Constant:
+                    if node.value.__class__ is str:
+                        found.strings.add(node.value)
+                    continue
+                if kind is ast.Call and node.func.__class__ is ast.Name:
+                    found.calls.add(node.func.id)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if value.__class__ is list:
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
     _check_module_body(tree, filename)
     return tree
 
@@ -230,21 +255,31 @@ _compiled: dict[tuple[str, str], CodeType] = {}
 _compiled_lock = threading.Lock()
 
 
-def checked_module(source: str, filename: str = "<generated>") -> tuple[ast.Module, CodeType]:
-    """The policy-checked tree and its compiled code, for callers that analyse the tree further.
+@dataclass
+class CheckedModule:
+    """A module that passed the policy: its tree, its code and what each top-level function names."""
+
+    tree: ast.Module
+    code: CodeType
+    functions: dict[str, FunctionFacts]
+
+
+def checked_module(source: str, filename: str = "<generated>") -> CheckedModule:
+    """Check and compile `source`, for callers that analyse it further (the tools gate).
 
     The code is remembered for `compile_checked`; the tree is not (call inside `paused_gc`, and
     drop it there, as the tools gate does).
     """
+    facts: dict[str, FunctionFacts] = {}
     with paused_gc():
-        tree = check_source(source, filename)
+        tree = check_source(source, filename, facts)
         code = compile(tree, filename, "exec")
     with _compiled_lock:
         _compiled.pop((source, filename), None)
         _compiled[(source, filename)] = code
         while len(_compiled) > _COMPILED_MAX:
             del _compiled[next(iter(_compiled))]  # the least recently used
-    return tree, code
+    return CheckedModule(tree, code, facts)
 
 
 def compile_checked(source: str, filename: str = "<generated>") -> CodeType:
@@ -260,7 +295,7 @@ def compile_checked(source: str, filename: str = "<generated>") -> CodeType:
             _compiled[key] = code  # most recently used last
             return code
     with paused_gc():
-        return checked_module(source, filename)[1]
+        return checked_module(source, filename).code
 
 
 def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:

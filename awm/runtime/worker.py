@@ -126,6 +126,11 @@ class FrameReader:
 class LoadedEnvironment:
     functions: dict[str, Any]
     template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
+    initial: DBHandle  # what verifiers read of the initial state: a private read-only copy, shared by judgements
+
+    def close(self) -> None:
+        self.initial._close()
+        self.template.close()
 
 
 @dataclass
@@ -143,14 +148,16 @@ class WorkerState:
             raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
         previous = self.environments.pop(env, None)
         if previous is not None:
-            previous.template.close()
-        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, open_template(Path(db)))
+            previous.close()
+        template = open_template(Path(db))
+        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, template,
+                                                   DBHandle(readonly_copy(template), readonly=True))
         return {"tools": len(names)}
 
     def unload(self, env: str) -> dict:
         loaded = self.environments.pop(env, None)
         if loaded is not None:
-            loaded.template.close()
+            loaded.close()
         return {}
 
     def open(self, episode: int, env: str) -> dict:
@@ -167,24 +174,27 @@ class WorkerState:
     def judge(self, key: str, program: str, name: str, answer: str | None, seconds: float, memory: int | None,
               episode: int | None = None, env: str | None = None, final: str | None = None) -> dict:
         fn = self._verifier(key, program, name)
+        judged: DBHandle | None = None
         if episode is not None:
-            env, handle = self._episode(episode)
-            final_conn = readonly_copy(handle._conn)
+            env, judged = self._episode(episode)
+            initial = self._environment(env).initial
+            final_handle = judged._reader()  # the episode's own database, read-only while the verifier runs
         elif env is not None and final is not None:
+            initial = self._environment(env).initial
             saved = open_template(Path(final))
             try:
-                final_conn = readonly_copy(saved)
+                final_handle = DBHandle(readonly_copy(saved), readonly=True)
             finally:
                 saved.close()
         else:
             raise ValueError("judge needs an episode, or an environment and a final database file")
-        initial = DBHandle(readonly_copy(self._environment(env).template), readonly=True)
-        final_handle = DBHandle(final_conn, readonly=True)
         try:
             return run_verifier(fn, initial, final_handle, answer, seconds, memory)
         finally:
-            initial._close()
-            final_handle._close()
+            if judged is not None:
+                judged._restore()
+            else:
+                final_handle._close()
 
     def snapshot(self, episode: int) -> str:
         _, handle = self._episode(episode)
