@@ -269,6 +269,26 @@ def test_verifiers_are_sandboxed_and_read_only(env, database, one_worker):
         assert count(episode) == 3 and episode.score()["complete"]
 
 
+def test_a_judged_episode_stays_writable_and_the_shared_initial_state_stays_intact(env, one_worker):
+    """Verifiers read the episode in place and share one initial copy: neither may be changed through them."""
+    spoilers = ["def verify(initial, final, answer):\n    initial.execute(\"DELETE FROM items\")\n    return {}\n",
+                "def verify(initial, final, answer):\n    final.execute(\"UPDATE items SET name = 'x'\")\n    return {}\n",
+                "def verify(initial, final, answer):\n    final.execute(\"CREATE TEMP TABLE t(x)\")\n    return {}\n",
+                "def verify(initial, final, answer):\n    final.execute(\"PRAGMA query_only = OFF\")\n    return {}\n"]
+    with env.reset("t01") as episode:
+        episode.call("add_item", {"name": "z"})
+        for spoiler in spoilers:
+            env.with_verifiers(verifiers(spoiler))
+            verdict = episode.judge()
+            assert verdict["error"] == "crash" and "DatabaseError" in verdict["evidence"][0], (spoiler, verdict)
+        env.with_verifiers(verifiers())
+        assert episode.score()["complete"] and count(episode) == 3
+        assert episode.call("add_item", {"name": "after judging"})["name"] == "after judging"
+        assert count(episode) == 4
+    with env.reset("t01") as fresh:
+        assert count(fresh) == 2 and not fresh.score()["complete"]
+
+
 def test_the_kernel_cpu_limit_ends_a_runaway_worker_without_the_parent(database):
     """With the parent's kill far away, RLIMIT_CPU (SIGXCPU) still stops a C-level loop."""
     with WorkerPool(workers=1, call_seconds=0.5, kill_grace=60) as pool:
