@@ -211,26 +211,19 @@ def tables_named_in_code(functions: dict[str, FunctionFacts], table_names: set[s
 
 
 def smoke_findings(env_id: str, environment: Environment) -> list[Finding]:
-    """Call every tool once, through the runtime, on a fresh episode (a private copy of env.db)."""
+    """Call every tool once, through the runtime, on a fresh copy of env.db (one replay request)."""
     findings = []
-    specs = environment.toolset.tools
-    with environment.reset(None) as episode:
-        calls = [(spec.name, smoke_arguments(spec.input_schema)) for spec in specs]
-        try:
-            results = episode.call_many(calls)  # pipelined: one round trip's wait for all of them
-        except Exception as exc:  # noqa: BLE001 - untrusted code: any escape from the runtime is the finding
-            return [Finding(env_id, CHECK_SMOKE, f"unhandled {type(exc).__name__}: {exc}"[:400])]
-        for (name, arguments), result in zip(calls, results):
-            if is_error(result) and result["error"].get("code") in BROKEN_CODES:
-                err = result["error"]
-                findings.append(Finding(env_id, CHECK_SMOKE, f"{err['code']}: {err.get('message', '')}"[:400],
-                                        tool=name, value=arguments))
-                continue
-            try:
-                json.dumps(result, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                findings.append(Finding(env_id, CHECK_SMOKE, f"result is not JSON: {exc}", tool=name,
-                                        value=arguments))
+    calls = [(spec.name, smoke_arguments(spec.input_schema)) for spec in environment.toolset.tools]
+    try:
+        results = environment.replay(calls)
+    except Exception as exc:  # noqa: BLE001 - untrusted code: any escape from the runtime is the finding
+        return [Finding(env_id, CHECK_SMOKE, f"unhandled {type(exc).__name__}: {exc}"[:400])]
+    for (name, arguments), result in zip(calls, results):
+        # a result that is not JSON never gets here: the worker encodes it, and reports tool_failed if it cannot
+        if is_error(result) and result["error"].get("code") in BROKEN_CODES:
+            err = result["error"]
+            findings.append(Finding(env_id, CHECK_SMOKE, f"{err['code']}: {err.get('message', '')}"[:400],
+                                    tool=name, value=arguments))
     return findings
 
 

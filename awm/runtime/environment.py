@@ -148,34 +148,39 @@ class Environment:
         await ready
         return Episode(self, task, record)
 
+    def _send_replay(self, calls: list[tuple[str, dict | None]], task: Task | None, answer: str | None):
+        """Check each call's arguments and send the trajectory; (per call its problem or None, future)."""
+        problems, sent = [], []
+        for tool, arguments in calls:
+            arguments = {} if arguments is None else arguments
+            problem = self.arguments.problem(tool, arguments)
+            problems.append(problem)
+            if problem is None:
+                sent.append((tool, arguments))
+        verifier = self.verifier_program(task.task_id) if task is not None else None
+        name = f"{self.env_id}/{task.task_id}" if task is not None else ""
+        return problems, self.pool.replay(self._env_key(), sent, verifier, name, answer)
+
+    @staticmethod
+    def _replayed(problems: list[dict | None], outcome: dict) -> list[Any]:
+        answers = iter(outcome["results"])
+        return [next(answers) if problem is None else problem for problem in problems]
+
+    def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
+        """Run `calls` in order on a fresh copy of the initial state, in one request to a sandbox worker;
+        their results, as successive Episode.call()s would return them (a failing call does not stop the
+        ones after it). The copy is gone when this returns."""
+        problems, future = self._send_replay(calls, None, None)
+        return self._replayed(problems, future.result())
+
     def judge_trajectories(self, task_id: str, trajectories: list[tuple[list[tuple[str, dict | None]], str | None]]
                            ) -> list[dict]:
-        """Replay each (calls, answer) on its own fresh episode and judge its final state; the verdicts.
-
-        Pipelined: every episode is opened, every call and every judgement sent before the first
-        answer is awaited, so the trajectories cost one wait and spread over the sandbox workers.
-        Each one runs exactly as reset, call_many and judge would run it (a failing call does not
-        stop the ones after it)."""
+        """Replay each (calls, answer) on its own fresh copy of the initial state and judge its final state;
+        the verdicts. Each trajectory is one request (see `replay`), and all are sent before the first
+        answer is awaited, so they cost one wait and spread over the sandbox workers."""
         task = self.task(task_id)
-        episodes: list[Episode] = []
-        sent: list[tuple[Any, list[Any], Any]] = []
-        try:
-            for calls, answer in trajectories:
-                record, ready = self.pool.open_episode(self._env_key())
-                episodes.append(episode := Episode(self, task, record))
-                pending = episode._send_calls(calls)
-                sent.append((ready, pending, episode._judge_future(task, answer)))
-            verdicts = []
-            for ready, pending, judged in sent:
-                ready.result()
-                for item in pending:
-                    if isinstance(item, Future):
-                        item.result()
-                verdicts.append(_with_partial(task, judged.result()))
-            return verdicts
-        finally:
-            for episode in episodes:
-                episode.close()
+        sent = [self._send_replay(calls, task, answer)[1] for calls, answer in trajectories]
+        return [_with_partial(task, future.result()["verdict"]) for future in sent]
 
     def judge_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
         """Judge a saved final state (for example from `awm serve --transport stdio --final-db`)."""

@@ -10,6 +10,9 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     open      {episode, env}                      a fresh copy of the initial state
     call      {episode, tool, arguments, seconds, memory}
     judge     {episode | env + final, key, program, name, answer, seconds, memory}
+    replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request,
+                                                 then, with judge {key, program, name, answer, seconds},
+                                                 the verdict on the final state: {results, verdict}
     snapshot  {episode}                           the episode's database, base64
     close     {episode}
     shutdown
@@ -196,6 +199,24 @@ class WorkerState:
             else:
                 final_handle._close()
 
+    def replay(self, env: str, calls: list[list], seconds: float, memory: int | None,
+               judge: dict | None = None) -> RawJSON:
+        """A whole trajectory in one request: each call exactly as `call` runs it, on a fresh copy of the
+        initial state that lives only for this request, then the verdict when `judge` asks for one."""
+        loaded = self._environment(env)
+        handle = DBHandle(fresh_copy(loaded.template))
+        try:
+            results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
+                       for tool, arguments in calls]
+            verdict = None
+            if judge is not None:
+                fn = self._verifier(judge["key"], judge["program"], judge["name"])
+                verdict = run_verifier(fn, loaded.initial, handle._reader(), judge["answer"], judge["seconds"],
+                                       memory)
+            return RawJSON(f'{{"results":[{",".join(results)}],"verdict":{json.dumps(verdict)}}}')
+        finally:
+            handle._close()
+
     def snapshot(self, episode: int) -> str:
         _, handle = self._episode(episode)
         copy = readonly_copy(handle._conn)  # serialize needs a connection without the sandbox's authorizer
@@ -253,7 +274,7 @@ class WorkerState:
         return json.dumps({"id": rid, "ok": True, "result": result}).encode("utf-8")
 
 
-_OPS = {"load", "unload", "open", "call", "judge", "snapshot", "close"}
+_OPS = {"load", "unload", "open", "call", "judge", "replay", "snapshot", "close"}
 
 
 def _code(program: str) -> CodeType:

@@ -48,6 +48,14 @@ def test_a_tool_that_crashes_is_named_with_its_arguments(library):
     assert "ZeroDivisionError" in findings[0].error and findings[0].value == {"author_id": 1}
 
 
+def test_a_tool_whose_result_is_not_json_is_named(library):
+    source = TOOLS_PY.replace('def get_author(db, author_id):\n',
+                              'def get_author(db, author_id):\n    return {"rating": float("nan")}\n')
+    findings = findings_for(library, source)
+    assert [(f.check, f.tool) for f in findings] == [(CHECK_SMOKE, "get_author")]
+    assert findings[0].error.startswith("tool_failed") and "ValueError" in findings[0].error
+
+
 def test_specs_must_be_valid_json_schema_and_match_the_code(library):
     tools = json.loads(json.dumps(TOOLS_JSON))
     tools["tools"][0]["inputSchema"]["properties"]["book_id"]["type"] = "whole number"

@@ -301,3 +301,27 @@ def test_the_kernel_cpu_limit_ends_a_runaway_worker_without_the_parent(database)
             assert time.monotonic() - started < 30
             assert pool.stats()["workers"][0]["kills"] == 0 and pool.stats()["workers"][0]["restarts"] == 1
             assert bystander.score()["complete"]
+
+
+def test_a_replay_runs_a_whole_trajectory_in_one_request_as_successive_calls_would(env):
+    calls = [("add_item", {"name": "z"}), ("add_item", {}), ("add_then_refuse", {"name": "ghost"}),
+             ("count_items", None), ("no_such_tool", {})]
+    replayed = env.replay(calls)
+    with env.reset() as episode:
+        assert replayed == [episode.call(tool, arguments) for tool, arguments in calls]
+    assert replayed[1]["error"]["code"] == "invalid_arguments" and replayed[3] == {"n": 3}
+    assert replayed[4]["error"]["code"] == "unknown_tool"
+    verdicts = env.judge_trajectories("t01", [(calls[:1], None), ([], None), ([("add_item", {"name": "y"})], None)])
+    assert [v["complete"] for v in verdicts] == [True, False, False]
+    with env.reset() as episode:
+        assert count(episode) == 2  # nothing a replay did outlives it
+
+
+def test_a_replay_that_stops_its_worker_reports_every_part_stopped_and_the_pool_carries_on(env, one_worker):
+    restarts = one_worker.stats()["workers"][0]["restarts"]
+    (verdict,) = env.judge_trajectories("t01", [([("add_item", {"name": "z"}), ("c_level_loop", None)], None)])
+    assert not verdict["complete"] and verdict["error"] == "timeout", verdict
+    results = env.replay([("add_item", {"name": "z"}), ("c_level_loop", None)])
+    assert [r["error"]["code"] for r in results] == ["timeout", "timeout"], results
+    assert one_worker.stats()["workers"][0]["restarts"] >= restarts + 2
+    assert env.judge_trajectories("t01", [([("add_item", {"name": "z"})], None)])[0]["complete"]
