@@ -5,8 +5,9 @@ VACUUM INTO also needs), DETACH, PRAGMA, transaction control and extension
 loading, so generated code reaches only its own in-memory database and cannot
 commit or undo around the runtime's savepoint. The one savepoint the runtime
 uses has a per-process random name that generated code cannot know. A read-only
-handle (verifiers) also refuses every write, on a private copy opened with
-`query_only`. A progress handler interrupts a query that runs past the call's
+handle (verifiers) also refuses every write, with `query_only` set underneath: on a
+private copy of the initial state, or on an episode's own connection for the length
+of one judgement (`_reader`, then `_restore`). A progress handler interrupts a query that runs past the call's
 deadline, and SQLite's own limits cap the size of one value and one statement.
 """
 

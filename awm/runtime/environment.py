@@ -8,8 +8,9 @@
 An episode's database is a private in-memory copy of the environment's initial
 state, held by a sandbox worker process (awm/runtime/pool.py) where the
 environment's generated tools and verifiers run; episodes never see each
-other's writes. Every method has an async twin (`areset`, `acall`, `ascore`,
-...) for event loops.
+other's writes. Resetting and the episode methods have async twins (`areset`,
+`acall`, `ascore`, ...) for event loops. Trajectories known in advance need no
+episode: `replay` and `judge_trajectories` run each in one request.
 """
 
 from __future__ import annotations
@@ -247,15 +248,11 @@ class Episode:
 
         The episode's worker runs them one after another, exactly as successive call()s would (a call
         that fails does not stop the ones after it); what is saved is a round trip per call."""
-        return [item.result() if isinstance(item, Future) else item for item in self._send_calls(calls)]
-
-    def _send_calls(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
-        """Send every call; per call a Future, or the argument problem that kept it from being sent."""
         pending: list[Any] = []
         for tool, arguments in calls:
             arguments, problem = self._checked(tool, arguments)
             pending.append(problem if problem is not None else self.env.pool.call(self.record, tool, arguments))
-        return pending
+        return [item.result() if isinstance(item, Future) else item for item in pending]
 
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
         arguments, problem = self._checked(tool, arguments)
