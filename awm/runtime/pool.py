@@ -513,16 +513,14 @@ def _culprit_outcome(request: _Request, killed: bool) -> tuple[bool, Any]:
     if op == "judge":
         what = "ran too long" if killed else "crashed its sandbox process"
         return True, {"complete": False, "evidence": [f"verifier {what}"], "error": "timeout" if killed else "crash"}
-    if op == "replay":  # which call or the verifier it was is unknown: every part is reported as stopped
+    if op == "replay":  # which call or judgement it was is unknown: every part is reported as stopped
         what = "ran too long and its sandbox process was stopped" if killed else "crashed its sandbox process"
         code = "timeout" if killed else "sandbox_crashed"
         results = [tool_error(code, f"the trajectory {what}; nothing of it was kept")
                    for _ in request.message["calls"]]
-        verdict = None
-        if request.message.get("judge"):
-            verdict = {"complete": False, "evidence": [f"the trajectory {what}"],
-                       "error": "timeout" if killed else "crash"}
-        return True, {"results": results, "verdict": verdict}
+        stopped = {"complete": False, "evidence": [f"the trajectory {what}"], "error": "timeout" if killed else "crash"}
+        verdicts = [dict(stopped) for _ in (request.message.get("judge") or {}).get("answers", [])]
+        return True, {"results": results, "verdicts": verdicts}
     return False, SandboxError(f"the sandbox process {'was stopped' if killed else 'died'} during {op}")
 
 
@@ -678,19 +676,19 @@ class WorkerPool:
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
-               name: str = "", answer: str | None = None,
+               name: str = "", answers: list[str | None] = (),
                loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
-        state, then, with `verifier` ((key, program) as `compiled_program` gives it), the verdict on the
-        final state. Resolves to {"results": [...], "verdict": {...} or None}; nothing outlives it."""
+        state, then, with `verifier` ((key, program) as `compiled_program` gives it), a verdict on the final
+        state per answer. Resolves to {"results": [...], "verdicts": [...]}; nothing outlives it."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
                                    "seconds": self.call_seconds, "memory": self.memory_bytes}
         limit = len(calls) * self.call_limit + ADMIN_OP_SECONDS
         if verifier is not None:
             key, program = verifier
-            message["judge"] = {"key": key, "program": program, "name": name, "answer": answer,
+            message["judge"] = {"key": key, "program": program, "name": name, "answers": list(answers),
                                 "seconds": self.verify_seconds}
-            limit += self.verify_seconds + self.kill_grace
+            limit += len(message["judge"]["answers"]) * (self.verify_seconds + self.kill_grace)
         self.start()
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 

@@ -11,8 +11,8 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     call      {episode, tool, arguments, seconds, memory}
     judge     {episode | env + final, key, program, name, answer, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request,
-                                                 then, with judge {key, program, name, answer, seconds},
-                                                 the verdict on the final state: {results, verdict}
+                                                 then, with judge {key, program, name, answers, seconds},
+                                                 a verdict per answer: {results, verdicts}
     snapshot  {episode}                           the episode's database, base64
     close     {episode}
     shutdown
@@ -129,10 +129,18 @@ class FrameReader:
 class LoadedEnvironment:
     functions: dict[str, Any]
     template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
-    initial: DBHandle  # what verifiers read of the initial state: a private read-only copy, shared by judgements
+    _initial: DBHandle | None = None
+
+    @property
+    def initial(self) -> DBHandle:
+        """What verifiers read of the initial state: a private read-only copy, made once, shared by judgements."""
+        if self._initial is None:
+            self._initial = DBHandle(readonly_copy(self.template), readonly=True)
+        return self._initial
 
     def close(self) -> None:
-        self.initial._close()
+        if self._initial is not None:
+            self._initial._close()
         self.template.close()
 
 
@@ -152,9 +160,7 @@ class WorkerState:
         previous = self.environments.pop(env, None)
         if previous is not None:
             previous.close()
-        template = open_template(Path(db))
-        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, template,
-                                                   DBHandle(readonly_copy(template), readonly=True))
+        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, open_template(Path(db)))
         return {"tools": len(names)}
 
     def unload(self, env: str) -> dict:
@@ -202,18 +208,20 @@ class WorkerState:
     def replay(self, env: str, calls: list[list], seconds: float, memory: int | None,
                judge: dict | None = None) -> RawJSON:
         """A whole trajectory in one request: each call exactly as `call` runs it, on a fresh copy of the
-        initial state that lives only for this request, then the verdict when `judge` asks for one."""
+        initial state that lives only for this request, then, when `judge` asks, one verdict on the final
+        state per answer in judge["answers"] (each judgement as `judge` runs it)."""
         loaded = self._environment(env)
         handle = DBHandle(fresh_copy(loaded.template))
         try:
             results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
                        for tool, arguments in calls]
-            verdict = None
+            verdicts = []
             if judge is not None:
                 fn = self._verifier(judge["key"], judge["program"], judge["name"])
-                verdict = run_verifier(fn, loaded.initial, handle._reader(), judge["answer"], judge["seconds"],
-                                       memory)
-            return RawJSON(f'{{"results":[{",".join(results)}],"verdict":{json.dumps(verdict)}}}')
+                final = handle._reader()
+                verdicts = [run_verifier(fn, loaded.initial, final, answer, judge["seconds"], memory)
+                            for answer in judge["answers"]]
+            return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)}}}')
         finally:
             handle._close()
 

@@ -55,26 +55,25 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
     """Every proof for one task (mutations only once the reference passes and the null fails)."""
     report = TaskReport(task_id=task.task_id, reference_passed=False, null_passed=False, steps=task.steps,
                         distinct_tools=task.distinct_tools)
+    stated = [m for m in mutations if not m.replay]
     try:
-        verdicts = []
-        with env.reset(task.task_id) as episode:
-            # pipelined; a failing step makes the reference fail whatever the calls after it did
-            results = episode.call_many([(call.tool, call.arguments) for call in task.reference_solution])
-            for n, (call, result) in enumerate(zip(task.reference_solution, results), 1):
-                if is_error(result):
-                    err = result["error"]
-                    report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
-                    break
-            # the reference's answer twice (determinism), then each wrong answer, in one pipelined wait
-            stated = [m for m in mutations if not m.replay] if report.error is None else []
-            first, again, *wrong = episode.judge_many([task.reference_answer] * 2 + [m.answer for m in stated])
-            verdicts += [first, again]
-            answers = list(zip(stated, wrong))
-        null = run_null_trajectory(env, task)
-        verdicts.append(null)
+        # Two requests, sent together: the reference solution, its final state judged twice (determinism)
+        # and with each wrong answer; the null trajectory (no call, no answer).
+        reference = env.send_trajectory([(call.tool, call.arguments) for call in task.reference_solution],
+                                        task.task_id, [task.reference_answer] * 2 + [m.answer for m in stated])
+        empty = env.send_trajectory([], task.task_id, [None])
+        results, (first, again, *wrong) = reference.result()
+        null = empty.result()[1][0]
     except AWMError as exc:  # the verifier code itself was rejected by the sandbox
         report.error = str(exc)
         return report
+    for n, (call, result) in enumerate(zip(task.reference_solution, results), 1):
+        if is_error(result):  # a failing step makes the reference fail whatever the calls after it did
+            err = result["error"]
+            report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
+            break
+    verdicts = [first, again, null]
+    answers = list(zip(stated, wrong)) if report.error is None else []
     report.reference_passed = report.error is None and first["complete"]
     report.null_passed = bool(null["complete"])
     report.deterministic = _same_verdict(first, again)

@@ -62,6 +62,20 @@ def test_the_sql_rules_name_table_column_and_row(broken_db):
     assert "appears 2 times" in by_column["id"].error
 
 
+@pytest.mark.parametrize("row, column", [
+    ((2, "Poems again", 2, "paper", 1), "id"),
+    ((5, None, 1, "paper", 1), "title"),
+    ((6, "Lost", 99, "paper", 1), "author_id"),
+    ((7, "Scroll", 1, "papyrus", 1), "format"),
+    ((8, "Bestseller", 1, "paper", 5000), "stock"),
+])
+def test_each_rule_alone_is_caught(tmp_path, row, column):
+    """One violation in an otherwise clean table gets past no shortcut (the one-scan count per table)."""
+    path = tmp_path / "one.db"
+    write_library_db(path, LOOSE_DDL, authors=AUTHORS, books=BOOKS + [row])
+    assert {(f.table, f.column) for f in database_findings(path, library_schema())} == {("books", column)}
+
+
 def test_the_expectation_suite_finds_the_same_problems(broken_db):
     result = run_expectation_suite(broken_db, library_schema())
     assert not result.success

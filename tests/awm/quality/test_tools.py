@@ -62,6 +62,31 @@ def test_specs_must_be_valid_json_schema_and_match_the_code(library):
     tools["tools"][1]["inputSchema"]["properties"]["shelf"] = {"type": "string"}
     findings = findings_for(library, tools_json=tools)
     assert {(f.check, f.tool) for f in findings} == {(CHECK_SPEC, "get_book"), (CHECK_AGREES, "list_books")}
+    spec_finding = next(f for f in findings if f.check == CHECK_SPEC)
+    assert "at properties/book_id/type:" in spec_finding.error, spec_finding.error
+
+
+def test_the_metaschema_check_in_parts_agrees_with_checking_whole_schemas():
+    """Validating each property's schema on its own, and the object with `{}` in their place, finds a
+    problem exactly where validating the whole schema does."""
+    import jsonschema
+
+    from awm.quality.tools import schema_problem
+
+    good = {"type": "integer", "minimum": 1, "description": "an id"}
+    cases = [good, {"type": "whole number"}, {"minimum": "one"}, {"enum": "not a list"}, {"required": "x"},
+             {"pattern": "("}, {"maxLength": -1}, {"items": {"type": 3}}, {"properties": {"a": {"type": []}}},
+             {"additionalProperties": "no"}, {"$ref": 5}]
+    for sub in cases:
+        for schema in (sub, {"type": "object", "properties": {"a": good, "b": sub}, "required": ["a"]},
+                       {"type": "object", "properties": {"a": good}, "required": ["a", "a"]},
+                       {"type": "object", "properties": {"outer": {"type": "object", "properties": {"b": sub}}}}):
+            try:
+                jsonschema.Draft202012Validator.check_schema(schema)
+                whole_ok = True
+            except jsonschema.SchemaError:
+                whole_ok = False
+            assert (schema_problem(schema) is None) == whole_ok, schema
 
 
 def test_every_table_must_be_reachable(library):
