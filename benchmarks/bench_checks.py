@@ -67,10 +67,10 @@ def gates(mode: str, timings: dict[str, float]):
     saved_mutations = verification_stage.Mutator.mutations
     saved_send = Environment.send_trajectory
 
-    def judged_once(self, calls, task_id=None, answers=()):  # the reference's [answer, answer]: judged once
+    def judged_once(self, calls, task_id=None, answers=(), checkpoints=()):  # [answer, answer]: judged once
         if len(answers) < 2:
-            return saved_send(self, calls, task_id, answers)
-        pending = saved_send(self, calls, task_id, answers[:1])
+            return saved_send(self, calls, task_id, answers, checkpoints)
+        pending = saved_send(self, calls, task_id, answers[:1], checkpoints)
         wait = pending.result
         pending.result = lambda: (lambda results, verdicts: (results, verdicts * len(answers)))(*wait())
         return pending

@@ -6,7 +6,7 @@ Only its write calls are replayed: a read changes nothing, so the final state is
   wrong_row    the reference solution with the goal's row swapped for a neighbour of the same table
                in every write call: the right change, applied to the wrong row;
   half_change  the reference solution with the second half of its write calls left out: half of a
-               multi-step change;
+               multi-step change (judged where the reference's own replay passes through that state);
   wrong_answer the full reference solution, then a wrong answer: its numbers shifted, or a name it
                must state swapped for another entity's from the same column (a longer name that
                contains it first: 'AP Biology Session' for 'Biology Session').
@@ -34,7 +34,8 @@ class Mutation:
     description: str
     calls: list[ToolCall] = field(default_factory=list)
     answer: str | None = None
-    replay: bool = True  # False: judge the reference's own final state with another answer
+    replay: bool = True  # False: judged on the reference's own trajectory (its final state, or `after`)
+    after: int | None = None  # not replayed: the reference's state once this many of its calls were made
 
 
 def _write_tools(toolset: ToolSet) -> set[str]:
@@ -165,14 +166,17 @@ def wrong_row_mutations(task: Task, writes: set[str], spec: SchemaSpec, rows: In
 
 
 def half_change_mutation(task: Task, writes: set[str]) -> Mutation | None:
+    """The reference's state after the first half of its write calls: judged midway through the reference's
+    own replay (the state it passes through there is the mutant's final state, reads changing nothing),
+    so it costs one judgement rather than a trajectory of its own."""
     positions = [i for i, call in enumerate(task.reference_solution) if call.tool in writes]
     if len(positions) < 2:
         return None
-    dropped = set(positions[len(positions) // 2:])
-    calls = [task.reference_solution[i] for i in positions if i not in dropped]
-    names = ", ".join(task.reference_solution[i].tool for i in sorted(dropped))
-    return Mutation("half_change", f"{len(positions) - len(dropped)} of {len(positions)} write calls made "
-                                   f"(left out: {names})", calls, task.reference_answer)
+    kept, dropped = positions[:len(positions) // 2], positions[len(positions) // 2:]
+    names = ", ".join(task.reference_solution[i].tool for i in dropped)
+    return Mutation("half_change", f"{len(kept)} of {len(positions)} write calls made (left out: {names})",
+                    [task.reference_solution[i] for i in kept], task.reference_answer, replay=False,
+                    after=kept[-1] + 1)
 
 
 def _shift_number(match: re.Match) -> str:

@@ -150,24 +150,33 @@ class Environment:
         return Episode(self, task, record)
 
     def send_trajectory(self, calls: list[tuple[str, dict | None]], task_id: str | None = None,
-                        answers: list[str | None] = ()) -> PendingTrajectory:
+                        answers: list[str | None] = (), checkpoints: list[tuple[int, str | None]] = ()
+                        ) -> PendingTrajectory:
         """Start a trajectory without waiting: `calls` in order on a fresh copy of the initial state, then,
-        with a task, its verifier's verdict on the final state for each of `answers`; all in one request
-        to a sandbox worker, and nothing of it outlives that request. Each call runs exactly as
-        Episode.call() would run it (its arguments checked here; a failing call does not stop the ones
-        after it). Send several before waiting on any: they share one wait and spread over the workers."""
+        with a task, its verifier's verdict on the final state for each of `answers`, and on the state once
+        n of the calls were made for each (n, answer) of `checkpoints`; all in one request to a sandbox
+        worker, and nothing of it outlives that request. Each call runs exactly as Episode.call() would run
+        it (its arguments checked here; a failing call does not stop the ones after it). Send several
+        before waiting on any: they share one wait and spread over the workers."""
         task = self.task(task_id) if task_id is not None else None
-        problems, sent = [], []
+        problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
             arguments = {} if arguments is None else arguments
             problem = self.arguments.problem(tool, arguments)
             problems.append(problem)
             if problem is None:
                 sent.append((tool, arguments))
-        verifier = self.verifier_program(task.task_id) if task is not None else None
+            made.append(len(sent))
+        judgements: list[tuple[int, str | None]] = []
+        if task is not None:
+            judgements = [(len(sent), answer) for answer in answers]
+            for after, answer in checkpoints:
+                if not 0 <= after <= len(calls):
+                    raise ValueError(f"checkpoint after {after} calls: the trajectory has {len(calls)}")
+                judgements.append((made[after], answer))
+        verifier = self.verifier_program(task.task_id) if judgements else None
         name = f"{self.env_id}/{task.task_id}" if task is not None else ""
-        future = self.pool.replay(self._env_key(), sent, verifier, name, list(answers) if task is not None else [])
-        return PendingTrajectory(task, problems, future)
+        return PendingTrajectory(task, problems, self.pool.replay(self._env_key(), sent, verifier, name, judgements))
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
         """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
@@ -205,7 +214,8 @@ class Environment:
 
 
 class PendingTrajectory:
-    """A trajectory sent by Environment.send_trajectory; `result()` waits for (results, verdicts)."""
+    """A trajectory sent by Environment.send_trajectory; `result()` waits for (results, verdicts): a result
+    per call, and a verdict per answer, then per checkpoint."""
 
     def __init__(self, task: Task | None, problems: list[dict | None], future: Future):
         self._task, self._problems, self._future = task, problems, future

@@ -519,7 +519,7 @@ def _culprit_outcome(request: _Request, killed: bool) -> tuple[bool, Any]:
         results = [tool_error(code, f"the trajectory {what}; nothing of it was kept")
                    for _ in request.message["calls"]]
         stopped = {"complete": False, "evidence": [f"the trajectory {what}"], "error": "timeout" if killed else "crash"}
-        verdicts = [dict(stopped) for _ in (request.message.get("judge") or {}).get("answers", [])]
+        verdicts = [dict(stopped) for _ in (request.message.get("judge") or {}).get("judgements", [])]
         return True, {"results": results, "verdicts": verdicts}
     return False, SandboxError(f"the sandbox process {'was stopped' if killed else 'died'} during {op}")
 
@@ -676,19 +676,20 @@ class WorkerPool:
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
-               name: str = "", answers: list[str | None] = (),
+               name: str = "", judgements: list[tuple[int, str | None]] = (),
                loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
-        state, then, with `verifier` ((key, program) as `compiled_program` gives it), a verdict on the final
-        state per answer. Resolves to {"results": [...], "verdicts": [...]}; nothing outlives it."""
+        state; with `verifier` ((key, program) as `compiled_program` gives it), a verdict per (after, answer)
+        judgement on the state once `after` of the calls were made. Resolves to {"results": [...],
+        "verdicts": [...]}, verdicts in the order of `judgements`; nothing outlives the request."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
                                    "seconds": self.call_seconds, "memory": self.memory_bytes}
         limit = len(calls) * self.call_limit + ADMIN_OP_SECONDS
-        if verifier is not None:
+        if verifier is not None and judgements:
             key, program = verifier
-            message["judge"] = {"key": key, "program": program, "name": name, "answers": list(answers),
-                                "seconds": self.verify_seconds}
-            limit += len(message["judge"]["answers"]) * (self.verify_seconds + self.kill_grace)
+            message["judge"] = {"key": key, "program": program, "name": name, "seconds": self.verify_seconds,
+                                "judgements": [[int(after), answer] for after, answer in judgements]}
+            limit += len(judgements) * (self.verify_seconds + self.kill_grace)
         self.start()
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 

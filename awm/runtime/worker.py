@@ -10,9 +10,9 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     open      {episode, env}                      a fresh copy of the initial state
     call      {episode, tool, arguments, seconds, memory}
     judge     {episode | env + final, key, program, name, answer, seconds, memory}
-    replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request,
-                                                 then, with judge {key, program, name, answers, seconds},
-                                                 a verdict per answer: {results, verdicts}
+    replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
+                                                 with judge {key, program, name, judgements, seconds}, a
+                                                 verdict per [after, answer]: {results, verdicts}
     snapshot  {episode}                           the episode's database, base64
     close     {episode}
     shutdown
@@ -208,19 +208,29 @@ class WorkerState:
     def replay(self, env: str, calls: list[list], seconds: float, memory: int | None,
                judge: dict | None = None) -> RawJSON:
         """A whole trajectory in one request: each call exactly as `call` runs it, on a fresh copy of the
-        initial state that lives only for this request, then, when `judge` asks, one verdict on the final
-        state per answer in judge["answers"] (each judgement as `judge` runs it)."""
+        initial state that lives only for this request. With `judge`, one verdict per [after, answer] in
+        judge["judgements"]: the state once `after` calls were made, judged as `judge` judges an episode."""
         loaded = self._environment(env)
         handle = DBHandle(fresh_copy(loaded.template))
         try:
-            results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
-                       for tool, arguments in calls]
-            verdicts = []
-            if judge is not None:
-                fn = self._verifier(judge["key"], judge["program"], judge["name"])
-                final = handle._reader()
-                verdicts = [run_verifier(fn, loaded.initial, final, answer, judge["seconds"], memory)
-                            for answer in judge["answers"]]
+            judgements = judge["judgements"] if judge is not None else []
+            fn = self._verifier(judge["key"], judge["program"], judge["name"]) if judgements else None
+            due = sorted(range(len(judgements)), key=lambda i: judgements[i][0])
+            verdicts: list[dict | None] = [None] * len(judgements)
+            results = []
+            for made in range(len(calls) + 1):
+                if due and judgements[due[0]][0] == made:
+                    view = handle._reader()
+                    try:
+                        while due and judgements[due[0]][0] == made:
+                            i = due.pop(0)
+                            verdicts[i] = run_verifier(fn, loaded.initial, view, judgements[i][1], judge["seconds"],
+                                                       memory)
+                    finally:
+                        handle._restore()
+                if made < len(calls):
+                    tool, arguments = calls[made]
+                    results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
             return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)}}}')
         finally:
             handle._close()

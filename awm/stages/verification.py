@@ -55,12 +55,15 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
     """Every proof for one task (mutations only once the reference passes and the null fails)."""
     report = TaskReport(task_id=task.task_id, reference_passed=False, null_passed=False, steps=task.steps,
                         distinct_tools=task.distinct_tools)
-    stated = [m for m in mutations if not m.replay]
+    at_end = [m for m in mutations if not m.replay and m.after is None]
+    midway = [m for m in mutations if not m.replay and m.after is not None]
     try:
         # Two requests, sent together: the reference solution, its final state judged twice (determinism)
-        # and with each wrong answer; the null trajectory (no call, no answer).
+        # and with each wrong answer, and the states it passes through judged for the mutants that stop
+        # there; the null trajectory (no call, no answer).
         reference = env.send_trajectory([(call.tool, call.arguments) for call in task.reference_solution],
-                                        task.task_id, [task.reference_answer] * 2 + [m.answer for m in stated])
+                                        task.task_id, [task.reference_answer] * 2 + [m.answer for m in at_end],
+                                        [(m.after, m.answer) for m in midway])
         empty = env.send_trajectory([], task.task_id, [None])
         results, (first, again, *wrong) = reference.result()
         null = empty.result()[1][0]
@@ -73,7 +76,7 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
             report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
             break
     verdicts = [first, again, null]
-    answers = list(zip(stated, wrong)) if report.error is None else []
+    answers = list(zip(at_end + midway, wrong)) if report.error is None else []
     report.reference_passed = report.error is None and first["complete"]
     report.null_passed = bool(null["complete"])
     report.deterministic = _same_verdict(first, again)

@@ -325,3 +325,12 @@ def test_a_replay_that_stops_its_worker_reports_every_part_stopped_and_the_pool_
     assert [r["error"]["code"] for r in results] == ["timeout", "timeout"], results
     assert one_worker.stats()["workers"][0]["restarts"] >= restarts + 2
     assert env.judge_trajectories("t01", [([("add_item", {"name": "z"})], None)])[0]["complete"]
+
+
+def test_checkpoints_judge_the_states_a_trajectory_passes_through(env):
+    calls = [("add_item", {}), ("add_item", {"name": "z"}), ("add_item", {"name": "y"})]
+    results, verdicts = env.send_trajectory(calls, "t01", [None], [(0, None), (1, None), (2, None), (3, None)]).result()
+    assert results[0]["error"]["code"] == "invalid_arguments" and results[1]["name"] == "z"
+    assert [v["complete"] for v in verdicts] == [True, False, False, True, True]  # the end, then each checkpoint
+    with pytest.raises(ValueError, match="checkpoint after 4 calls"):
+        env.send_trajectory(calls, "t01", [], [(4, None)])
