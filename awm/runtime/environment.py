@@ -264,17 +264,6 @@ class Episode:
             return problem
         return self.env.pool.call(self.record, tool, arguments).result()
 
-    def call_many(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
-        """Run calls in order, pipelined: every request is sent before the first answer is awaited.
-
-        The episode's worker runs them one after another, exactly as successive call()s would (a call
-        that fails does not stop the ones after it); what is saved is a round trip per call."""
-        pending: list[Any] = []
-        for tool, arguments in calls:
-            arguments, problem = self._checked(tool, arguments)
-            pending.append(problem if problem is not None else self.env.pool.call(self.record, tool, arguments))
-        return [item.result() if isinstance(item, Future) else item for item in pending]
-
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
