@@ -12,7 +12,7 @@ from awm.quality.databases import (
 )
 from awm_assets.constants import DATABASES
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_result
+from checks.environments import validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -61,11 +61,8 @@ def databases_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStore
     return validity_result(context, store, generator, DATABASES, "env.db", inspect, extra)
 
 
-@dg.asset_check(asset=DATABASES, name="databases_yield", partitions_def=domain_partitions,
-                description="How many databases of the partition the stage rejected, and why.")
-def databases_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                    generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, DATABASES, "env.db")
+databases_yield = yield_check(DATABASES, "env.db",
+                              "How many databases of the partition the stage rejected, and why.")
 
 
 database_checks = [databases_valid, databases_yield]

@@ -8,8 +8,7 @@ the two kinds of result (DESIGN 7).
                             the check that caught each one.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Dagster reads yield_check's parameter annotations at runtime.
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from awm.quality.findings import Finding, check_named_in, findings_table
 from awm.stages.base import STAGES
 from awm.store import ArtifactStore
 from awm_assets.catalog import partition_url
+from awm_assets.partitions import domain_partitions
 from resources import ArtifactStoreResource, GeneratorResource
 
 MAX_FINDINGS_IN_METADATA = 200
@@ -121,3 +121,14 @@ def yield_result(context: dg.AssetCheckExecutionContext, store_resource: Artifac
                    else "no environment of this partition reached this stage")
     return dg.AssetCheckResult(passed=not envs.failed_here, severity=dg.AssetCheckSeverity.WARN,
                                metadata=metadata, description=description)
+
+
+def yield_check(asset: str, artifact: str, description: str) -> dg.AssetChecksDefinition:
+    """The WARN "<asset>_yield" check of a stage asset (see `yield_result`); every stage has one alike."""
+
+    @dg.asset_check(asset=asset, name=f"{asset}_yield", partitions_def=domain_partitions, description=description)
+    def stage_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
+                    generator: GeneratorResource) -> dg.AssetCheckResult:
+        return yield_result(context, store, generator, asset, artifact)
+
+    return stage_yield

@@ -7,7 +7,7 @@ from awm.contracts import Scenario
 from awm.quality.scenarios import NEAR_DUPLICATE_SIMILARITY, domain_duplicate_findings, scenario_identity_findings
 from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_result
+from checks.environments import validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -25,11 +25,8 @@ def scenarios_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStore
     return validity_result(context, store, generator, SCENARIOS, "scenario.json", inspect_scenarios)
 
 
-@dg.asset_check(asset=SCENARIOS, name="scenarios_yield", partitions_def=domain_partitions,
-                description="How many scenarios of the partition the stage rejected (near-duplicates), and why.")
-def scenarios_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                    generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, SCENARIOS, "scenario.json")
+scenarios_yield = yield_check(SCENARIOS, "scenario.json",
+                              "How many scenarios of the partition the stage rejected (near-duplicates), and why.")
 
 
 scenario_checks = [scenarios_valid, scenarios_yield]

@@ -7,7 +7,7 @@ from awm.contracts import SchemaSpec
 from awm.quality.schemas import schema_findings
 from awm_assets.constants import SCHEMAS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_result
+from checks.environments import validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -25,11 +25,8 @@ def schemas_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreRe
     return validity_result(context, store, generator, SCHEMAS, "schema.sql", inspect_schemas)
 
 
-@dg.asset_check(asset=SCHEMAS, name="schemas_yield", partitions_def=domain_partitions,
-                description="How many schemas of the partition the stage rejected, and why.")
-def schemas_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                  generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, SCHEMAS, "schema.sql")
+schemas_yield = yield_check(SCHEMAS, "schema.sql",
+                            "How many schemas of the partition the stage rejected, and why.")
 
 
 schema_checks = [schemas_valid, schemas_yield]

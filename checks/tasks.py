@@ -6,7 +6,7 @@ from awm.contracts import TaskSet
 from awm.quality.tasks import task_findings
 from awm_assets.constants import TASKS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_result
+from checks.environments import validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -22,11 +22,8 @@ def tasks_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreReso
     return validity_result(context, store, generator, TASKS, "tasks.json", inspect)
 
 
-@dg.asset_check(asset=TASKS, name="tasks_yield", partitions_def=domain_partitions,
-                description="How many task sets of the partition the stage rejected, and why.")
-def tasks_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, TASKS, "tasks.json")
+tasks_yield = yield_check(TASKS, "tasks.json",
+                          "How many task sets of the partition the stage rejected, and why.")
 
 
 task_checks = [tasks_valid, tasks_yield]

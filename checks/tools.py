@@ -7,7 +7,7 @@ from awm.contracts import SchemaSpec, TaskSet, ToolSet
 from awm.quality.tools import tool_findings
 from awm_assets.constants import TOOLS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_result
+from checks.environments import validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
@@ -45,11 +45,8 @@ def tools_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreReso
     return validity_result(context, store, generator, TOOLS, "tools.py", inspect_tools)
 
 
-@dg.asset_check(asset=TOOLS, name="tools_yield", partitions_def=domain_partitions,
-                description="How many tool modules of the partition the stage rejected, and why.")
-def tools_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, TOOLS, "tools.py")
+tools_yield = yield_check(TOOLS, "tools.py",
+                          "How many tool modules of the partition the stage rejected, and why.")
 
 
 tool_checks = [tools_valid, tools_yield]

@@ -17,7 +17,7 @@ from awm.quality.findings import Finding
 from awm_assets.catalog import partition_url
 from awm_assets.constants import VERIFICATION_REPORTS
 from awm_assets.partitions import domain_partitions
-from checks.environments import partition_environments, validity_result, yield_result
+from checks.environments import partition_environments, validity_result, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 MUTATION_KILL_TARGET = 0.9
@@ -106,11 +106,8 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
                                description=description)
 
 
-@dg.asset_check(asset=VERIFICATION_REPORTS, name="verification_reports_yield", partitions_def=domain_partitions,
-                description="How many environments of the partition the stage could not verify, and why.")
-def verification_reports_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                               generator: GeneratorResource) -> dg.AssetCheckResult:
-    return yield_result(context, store, generator, VERIFICATION_REPORTS, "report.json")
+verification_reports_yield = yield_check(VERIFICATION_REPORTS, "report.json",
+                                         "How many environments of the partition the stage could not verify, and why.")
 
 
 verification_checks = [verification_reports_valid, verification_reports_solvability, verification_reports_yield]
