@@ -299,7 +299,7 @@ def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: To
     A reference solution whose tool calls fail is not the verifier's fault and is left for the
     verification report to record."""
     from awm.runtime.environment import Environment
-    from awm.stages.verification import replay_reference_solution, run_null_trajectory
+    from awm.runtime.tools import is_error
 
     env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers,
                       Path(store.database_path(env_id)))
@@ -307,12 +307,15 @@ def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: To
     try:
         for task in tasks.tasks:
             try:
-                verdict, tool_error = replay_reference_solution(env, task)
-                null = run_null_trajectory(env, task)
+                reference = env.send_trajectory([(call.tool, call.arguments) for call in task.reference_solution],
+                                                task.task_id, [task.reference_answer])
+                empty = env.send_trajectory([], task.task_id, [None])
+                results, (verdict,) = reference.result()
+                null = empty.result()[1][0]
             except AWMError as exc:
                 failures[task.task_id] = f"the verifier cannot be loaded: {exc}"
                 continue
-            if tool_error is not None:
+            if any(is_error(result) for result in results):
                 continue
             if verdict.get("error") or null.get("error"):
                 bad = verdict if verdict.get("error") else null

@@ -28,21 +28,6 @@ STAGE = "verification_reports"
 _WRITE_REFUSED = re.compile(r"readonly database|read-only|not authorized", re.IGNORECASE)
 
 
-def replay_reference_solution(env: Environment, task: Task) -> tuple[dict | None, str | None]:
-    """Run the task's reference calls on a fresh episode; return (verdict, error)."""
-    with env.reset(task.task_id) as episode:
-        for n, call in enumerate(task.reference_solution, 1):
-            result = episode.call(call.tool, call.arguments)
-            if is_error(result):
-                return None, f"step {n} {call.tool}: {result['error']['code']}: {result['error']['message']}"
-        return episode.judge(task.reference_answer), None
-
-
-def run_null_trajectory(env: Environment, task: Task) -> dict:
-    with env.reset(task.task_id) as episode:
-        return episode.judge(None)
-
-
 def _same_verdict(a: dict, b: dict) -> bool:
     return a.get("complete") == b.get("complete") and a.get("evidence") == b.get("evidence")
 
