@@ -68,7 +68,11 @@ class Goal(Contract):
                    (children: rows of `child_table` pointing at the new row via `child_fk`,
                    each matching one entry of `children`)
       row_deleted  `table`[`pk`] no longer exists
-      answer       the final answer mentions `expect['value']` (numbers compared to 2 decimals)
+      answer       the final answer states `expect['value']` in slot `slot` and no conflicting candidate
+                   (`expect['others']`: other values of the same kind; numbers compared to 2 decimals)
+
+    Values in `expect` are literals, or matchers: {"approx": x} (a number to the cent), {"text": s} (a
+    quoted text, equal after normalising whitespace, case and final punctuation).
     """
 
     kind: Literal["row_equals", "row_delta", "rows_created", "row_deleted", "answer"]
@@ -81,6 +85,8 @@ class Goal(Contract):
     child_table: str | None = None
     child_fk: str | None = None
     children: list[dict[str, Any]] = Field(default_factory=list)
+    slot: str | None = Field(default=None, description="answer goals: the key of this value in a structured "
+                             "answer (a JSON object keyed by slot)")
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> Goal:
@@ -96,6 +102,8 @@ class Goal(Contract):
             raise ValueError(f"goal {self.kind} needs {', '.join(missing)}")
         if self.kind == "answer" and "value" not in self.expect:
             raise ValueError("answer goal needs expect.value")
+        if self.slot is not None and (self.kind != "answer" or not IDENT.match(self.slot)):
+            raise ValueError(f"slot {self.slot!r}: only answer goals have a slot, a lowercase identifier")
         if self.children and not (self.child_table and self.child_fk):
             raise ValueError("goal children need child_table and child_fk")
         return self
@@ -109,6 +117,8 @@ class Task(Contract):
     reference_solution: list[ToolCall] = Field(min_length=1)
     reference_answer: str | None = None
     goals: list[Goal] = Field(min_length=1)
+    segments: list[int] = Field(default_factory=list, description="a combined task: how many reference calls "
+                                "each of its independent parts makes, in order (they may run in either order)")
 
     @field_validator("task_id")
     @classmethod
@@ -121,11 +131,20 @@ class Task(Contract):
     def _question_has_answer(self) -> Task:
         if self.kind == "question" and not self.reference_answer:
             raise ValueError(f"{self.task_id}: a question needs a reference_answer")
+        if self.segments and sum(self.segments) != len(self.reference_solution):
+            raise ValueError(f"{self.task_id}: segments {self.segments} do not add up to the "
+                             f"{len(self.reference_solution)} reference calls")
         return self
 
     @property
     def steps(self) -> int:
         return len(self.reference_solution)
+
+    @property
+    def answer_slots(self) -> list[str]:
+        """The keys of a structured answer, one per answer goal (`slot`, else answer_1, answer_2, ...)."""
+        answers = [g for g in self.goals if g.kind == "answer"]
+        return [g.slot or f"answer_{n}" for n, g in enumerate(answers, 1)]
 
     @property
     def distinct_tools(self) -> int:
@@ -246,9 +265,24 @@ class ToolSet(Contract):
 # --- verification ------------------------------------------------------------
 
 
+class Footprint(Contract):
+    """The rows a task may change: what its reference solution changes, goals and the side effects of its
+    own tool calls alike, row by row (never a blanket allowance). Keys are primary-key values as text.
+
+    An episode's changes are accounted for when every updated row and column, every deleted row, and every
+    inserted row (matched on `anchors`, its columns that point at other rows) is one of these."""
+
+    updated: dict[str, dict[str, list[str]]] = Field(default_factory=dict, description="table -> key -> columns")
+    deleted: dict[str, list[str]] = Field(default_factory=dict, description="table -> keys")
+    inserted: dict[str, list[dict[str, Any]]] = Field(default_factory=dict,
+                                                      description="table -> anchor values of each new row")
+
+
 class Verifier(Contract):
     task_id: str
     code: str = Field(description="Python source defining verify(initial, final, answer)")
+    footprint: Footprint | None = Field(default=None, description="what the reference solution changes; "
+                                        "written by the verification stage, computed by the runtime if absent")
 
 
 class VerifierSet(Contract):
@@ -257,6 +291,20 @@ class VerifierSet(Contract):
     contract_version: str = CONTRACT_VERSION
     env_id: str
     verifiers: list[Verifier]
+
+
+MUTANT_CLASSES = ("wrong_row", "half_change", "wrong_answer", "collateral_write", "hedged_answer", "dumped_answer",
+                  "echoed_instruction", "detail_changed", "text_negated")
+ACCEPTANCE_CLASSES = ("extra_reads", "skipped_lookups", "corrected_write", "reordered_steps", "equivalent_answer")
+
+
+class ProofClass(Contract):
+    """One class of proof for one task: how many trajectories were tried, how many were judged as they must be
+    (a mutant rejected, an acceptance variant accepted), and the ones judged wrongly."""
+
+    tried: int = Field(default=0, ge=0)
+    right: int = Field(default=0, ge=0)
+    wrong: list[str] = Field(default_factory=list, description="the trajectories judged wrongly, described")
 
 
 class TaskReport(Contract):
@@ -269,22 +317,39 @@ class TaskReport(Contract):
     evidence: list[str] = Field(default_factory=list)
     deterministic: bool = Field(default=True, description="the verifier gave the same verdict twice")
     read_only: bool = Field(default=True, description="the verifier never tried to write to a database")
-    mutations_tried: int = Field(default=0, ge=0, description="perturbed trajectories the verifier judged")
-    mutations_killed: int = Field(default=0, ge=0, description="of those, how many it judged incomplete")
-    survivors: list[str] = Field(default_factory=list, description="the mutations the verifier accepted")
+    proofs: dict[str, ProofClass] = Field(default_factory=dict, description="per mutant and acceptance class")
+
+    @property
+    def mutations_tried(self) -> int:
+        return sum(p.tried for c, p in self.proofs.items() if c in MUTANT_CLASSES)
+
+    @property
+    def mutations_killed(self) -> int:
+        return sum(p.right for c, p in self.proofs.items() if c in MUTANT_CLASSES)
+
+    @property
+    def survivors(self) -> list[str]:
+        """The mutants the verifier accepted."""
+        return [f"{c}: {w}" for c, p in self.proofs.items() if c in MUTANT_CLASSES for w in p.wrong]
+
+    @property
+    def rejected_alternatives(self) -> list[str]:
+        """The valid alternative trajectories the verifier rejected."""
+        return [f"{c}: {w}" for c, p in self.proofs.items() if c in ACCEPTANCE_CLASSES for w in p.wrong]
 
     @property
     def publishable(self) -> bool:
         """Solvable (the reference passes), not trivially passing (the null trajectory fails), and judged
-        by an honest verifier: deterministic, read-only, and rejecting every wrong final state tried."""
-        return (self.reference_passed and not self.null_passed and self.deterministic and self.read_only
-                and self.mutations_killed == self.mutations_tried)
+        by an honest verifier: deterministic, read-only, rejecting every mutant and accepting every valid
+        alternative tried."""
+        return self.failure_check() is None
 
     def failure_check(self) -> str | None:
         """The first proof this task failed, named as in the check metadata (None if publishable)."""
         for failed, name in ((not self.reference_passed, "reference_solution"), (self.null_passed, "null_trajectory"),
                              (not self.deterministic, "verifier_deterministic"), (not self.read_only, "verifier_read_only"),
-                             (self.mutations_killed < self.mutations_tried, "mutation_testing")):
+                             (bool(self.survivors), "mutation_testing"),
+                             (bool(self.rejected_alternatives), "acceptance_testing")):
             if failed:
                 return name
         return None
@@ -300,6 +365,21 @@ class VerificationReport(Contract):
     @property
     def passed(self) -> list[TaskReport]:
         return [t for t in self.tasks if t.publishable]
+
+    def proof_totals(self) -> dict[str, dict[str, int]]:
+        """Per proof class, over every task: {"tried", "right"}."""
+        return proof_totals(self.tasks)
+
+
+def proof_totals(tasks: list[TaskReport]) -> dict[str, dict[str, int]]:
+    """Per proof class (mutants, then acceptance variants), over `tasks`: how many tried, how many judged right."""
+    totals = {c: {"tried": 0, "right": 0} for c in MUTANT_CLASSES + ACCEPTANCE_CLASSES}
+    for task in tasks:
+        for name, proof in task.proofs.items():
+            entry = totals.setdefault(name, {"tried": 0, "right": 0})
+            entry["tried"] += proof.tried
+            entry["right"] += proof.right
+    return totals
 
 
 class CatalogEntry(Contract):

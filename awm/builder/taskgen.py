@@ -21,6 +21,7 @@ from awm.builder.world import WorldPlan, stable_seed
 from awm.contracts import Goal, Task, TaskSet, ToolCall
 
 TASKS_PER_ENV = 10
+MAX_ANSWER_CANDIDATES = 200
 _NOTES = ("Customer contacted by phone", "Handled at the front desk", "Requested by email",
           "Confirmed with the customer", "Escalated by the duty manager")
 _REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error")
@@ -38,6 +39,7 @@ class Draft:
     goals: list[Goal]
     answer: str | None = None
     targets: set[tuple[str, int]] = field(default_factory=set)
+    segments: list[int] = field(default_factory=list)
 
 
 class _World:
@@ -79,9 +81,10 @@ class _World:
         return sum(1 for s in self.rows["staff"] if self.person(s) == name) == 1
 
     def text_answer(self, value: str, alternatives: list[str]) -> Goal:
-        """An answer goal for a name: other names that contain it (a different entity) are excluded."""
-        exclude = sorted({a for a in alternatives if a != value and value.lower() in a.lower()})
-        return Goal(kind="answer", expect={"value": value, "exclude": exclude} if exclude else {"value": value})
+        """An answer goal for a name or a status: the other values of its kind are conflicting candidates (an
+        answer that names one of them as well hedges or dumps)."""
+        others = sorted({a for a in alternatives if a != value})[:MAX_ANSWER_CANDIDATES]
+        return Goal(kind="answer", expect={"value": value, "others": others} if others else {"value": value})
 
 
 Template = Callable[[_World], Draft | None]
@@ -129,9 +132,10 @@ def cancel_and_refund(w: _World) -> Draft | None:
         calls,
         [
             Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={"status": cancel.target}),
-            Goal(kind="row_equals", table=w.table("payment"), pk=payment["id"], expect={"status": "refunded"}),
+            Goal(kind="row_equals", table=w.table("payment"), pk=payment["id"],
+                 expect={"status": "refunded", "refund_reason": {"text": reason}}),
             Goal(kind="rows_created", table=w.table("note"), count=1,
-                 expect={w.fk("case"): case["id"], "body": {"contains": note}}),
+                 expect={w.fk("case"): case["id"], "body": {"text": note}}),
         ],
         targets={("case", case["id"])},
     )
@@ -260,9 +264,10 @@ def update_contact_details(w: _World) -> Draft | None:
         [
             Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city, "phone": phone}),
             Goal(kind="rows_created", table=w.table("address"), count=1,
-                 expect={pfk: party["id"], "street": street, "city": city, "postal_code": postal, "is_primary": 1}),
+                 expect={pfk: party["id"], "kind": "home", "street": street, "city": city, "postal_code": postal,
+                         "is_primary": 1}),
             Goal(kind="rows_created", table=w.table("note"), count=1,
-                 expect={w.fk("case"): case["id"], "body": {"contains": note}}),
+                 expect={w.fk("case"): case["id"], "body": {"text": note}}),
         ],
         targets={("party", party["id"]), ("case", case["id"])},
     )
@@ -566,7 +571,7 @@ def verify_documents(w: _World) -> Draft | None:
         note = "All paperwork verified"
         calls.append((w.n.create("note"), {w.fk("case"): case["id"], "body": note}))
         goals.append(Goal(kind="rows_created", table=w.table("note"), count=1,
-                          expect={w.fk("case"): case["id"], "body": {"contains": note}}))
+                          expect={w.fk("case"): case["id"], "body": {"text": note}}))
         tail = f", then add a note saying '{note}' to it"
     return Draft(
         "verify_documents",
@@ -629,11 +634,13 @@ def write_off_stock(w: _World) -> Draft | None:
     calls = [(w.n.list("item"), {"query": item["name"]}), (w.n.list("site"), {"query": site["name"]}),
              (w.n.list("stock_level"), {w.fk("item"): item["id"], w.fk("site"): site["id"]}),
              (f"adjust_{w.plan['stock_level'].name}", {w.fk("item"): item["id"], w.fk("site"): site["id"],
-                                                       "change": -n, "reason": "damaged"})]
+                                                       "change": -n, "reason": "stock write-off"})]
+    # The stock tool keeps no record of the reason it is given, so the instruction states none: a detail
+    # that no table records is one no verifier can check.
     return Draft(
         "write_off_stock",
         f"{n} units of '{item['name']}' were found damaged at {site['name']}: reduce the stock there by {n} "
-        "with the reason 'damaged' and tell me how many units remain.",
+        "and tell me how many units remain.",
         calls,
         [Goal(kind="row_delta", table=w.table("stock_level"), pk=level["id"], column="quantity", delta=-n),
          Goal(kind="answer", expect={"value": left})],
@@ -669,7 +676,7 @@ def escalate_ticket(w: _World) -> Draft | None:
         [Goal(kind="row_equals", table=t.table, pk=ticket["id"],
               expect={"status": "escalated", w.fk("staff"): member["id"]}),
          Goal(kind="rows_created", table=w.table("ticket_comment"), count=1,
-              expect={t.fk: ticket["id"], "body": {"contains": comment}})],
+              expect={t.fk: ticket["id"], "body": {"text": comment}, w.fk("staff"): member["id"]})],
         targets={("ticket", ticket["id"])},
     )
 
@@ -700,7 +707,7 @@ def pause_subscription(w: _World) -> Draft | None:
         calls.append((w.n.create("notification"), {w.fk("party"): party["id"], "channel": "email",
                                                     "subject": subject, "body": f"{item['name']} is paused."}))
         goals.append(Goal(kind="rows_created", table=w.table("notification"), count=1,
-                          expect={w.fk("party"): party["id"], "channel": "email", "subject": subject}))
+                          expect={w.fk("party"): party["id"], "channel": "email", "subject": {"text": subject}}))
         text += f" and send them an email {w.L['notification']} with the subject '{subject}'"
     return Draft("pause_subscription", text + ".", calls, goals, targets={("subscription", sub["id"])})
 
@@ -723,6 +730,8 @@ def redeem_points(w: _World) -> Draft | None:
         "reason 'reward redemption', and tell me how many points remain.",
         calls,
         [Goal(kind="row_delta", table=la.table, pk=acct["id"], column="points", delta=-n),
+         Goal(kind="rows_created", table=w.table("loyalty_entry"), count=1,
+              expect={la.fk: acct["id"], "points": -n, "reason": {"text": "reward redemption"}}),
          Goal(kind="answer", expect={"value": acct["points"] - n})],
         answer=str(acct["points"] - n),
         targets={("loyalty_account", acct["id"])},
@@ -823,6 +832,7 @@ def combine(first: Draft, second: Draft) -> Draft:
         first.goals + second.goals,
         answer="; ".join(answers) if answers else None,
         targets=first.targets | second.targets,
+        segments=[len(first.calls), len(second.calls)],
     )
 
 
@@ -892,6 +902,7 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
             reference_solution=[ToolCall(tool=t, arguments=a) for t, a in d.calls],
             reference_answer=d.answer,
             goals=d.goals,
+            segments=d.segments,
         ))
     staff = rows["staff"][0]
     acting = f"{staff['first_name']} {staff['last_name']}, {staff['title']}"

@@ -3,20 +3,38 @@
 The offline builder knows each task's goals by construction; this module turns
 them into the same artifact an LLM would write: Python source defining
 verify(initial, final, answer) -> {"complete": bool, "evidence": [str]}, run in
-the sandbox with read-only database handles.
+the sandbox with read-only database handles. Every goal is checked, every stated detail included (quoted
+texts equal after normalising, not merely contained); an answer must state each expected value and no
+conflicting candidate (the answer contract of docs/runtime.md). What else changed in the database is the
+runtime's outcome check (awm/runtime/outcome.py), joined with this verdict.
 """
 
 from __future__ import annotations
 
+import re
+
 from awm.contracts import Goal, Task
 
 PRELUDE = '''\
-"""Verifier for {env_id} task {task_id}."""
+\"\"\"Verifier for {env_id} task {task_id}.\"\"\"
+import json
 import re
+
+
+def text_key(text):
+    # a quoted text: equal after normalising whitespace, case and final punctuation
+    return " ".join(str(text).split()).lower().rstrip(".!?;:, ")
+
+
+def words(text):
+    # a value in an answer: case, punctuation, underscores and hyphens do not matter ('Checked-In' = checked_in)
+    return " ".join(re.findall("[a-z0-9]+", str(text).lower()))
 
 
 def matches(actual, expected):
     if isinstance(expected, dict):
+        if "text" in expected:
+            return isinstance(actual, str) and text_key(actual) == text_key(expected["text"])
         if "contains" in expected:
             return isinstance(actual, str) and expected["contains"].lower() in actual.lower()
         if "prefix" in expected:
@@ -34,17 +52,89 @@ def row_matches(row, expected):
 
 
 def numbers_in(text):
-    cleaned = text.replace(",", "").replace("$", "")
-    return [float(x) for x in re.findall(r"(?<![A-Za-z0-9-])-?[0-9]+(?:[.][0-9]+)?", cleaned)]
+    # (value, has decimals) of every number a text states: currency signs and thousands separators allowed;
+    # dates, times and codes such as ORD-1042 are not numbers
+    text = re.sub("[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}([T ][0-9]{{2}}:[0-9]{{2}}(:[0-9]{{2}})?)?", " ", str(text))
+    text = re.sub("[0-9]{{1,2}}:[0-9]{{2}}", " ", text)
+    found = []
+    for sign, whole, decimals in re.findall(
+            "(?<![A-Za-z0-9_.-])(-?)[$]?([0-9]{{1,3}}(?:,[0-9]{{3}})+|[0-9]+)(?:[.]([0-9]+))?(?![A-Za-z0-9_])", text):
+        value = float(whole.replace(",", "") + ("." + decimals if decimals else ""))
+        found.append((-value if sign else value, bool(decimals)))
+    return found
 
 
-def answer_has(answer, value):
-    if answer is None:
-        return False
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def same_value(actual, value):
+    if is_number(value):
+        if isinstance(actual, str):
+            found = numbers_in(actual)
+            return len(found) == 1 and abs(found[0][0] - value) < 0.005
+        return is_number(actual) and abs(actual - value) < 0.005
+    return isinstance(actual, str) and words(actual) == words(value)
+
+
+def structured(answer):
+    # a structured answer: a JSON object keyed by the task's answer slots
+    if not isinstance(answer, str) or not answer.strip().startswith("{{"):
+        return None
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def unechoed(answer, instruction):
+    # the answer without the clauses it copies from the instruction: repeating the question states nothing
     text = str(answer)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return any(abs(x - value) < 0.005 for x in numbers_in(text))
-    return str(value).lower() in text.lower()
+    for clause in re.split("[;,.?!:()]", instruction):
+        parts = re.findall("[A-Za-z0-9]+", clause)
+        if len(parts) >= 4:
+            text = re.sub("[^A-Za-z0-9]+".join([re.escape(p) for p in parts]), " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def check_answer(answer, slot, value, others, allowed, instruction, failures):
+    # the answer states `value` and no conflicting candidate for the same slot: another value of its kind
+    # (`others`), or another number of its kind that neither the task expects nor the instruction states
+    data = structured(answer)
+    if data is not None:
+        if slot not in data:
+            failures.append("the structured answer has no " + repr(slot))
+        elif not same_value(data[slot], value):
+            failures.append("the answer gives " + slot + " = " + repr(data[slot])[:80] + ", not " + repr(value))
+        return
+    if answer is None:
+        failures.append("no answer given; expected " + repr(value))
+        return
+    text = unechoed(answer, instruction)
+    if is_number(value):
+        found = numbers_in(text)
+        if not any(abs(x - value) < 0.005 for x, _ in found):
+            failures.append("the answer does not state " + repr(value))
+            return
+        decimal = isinstance(value, float)
+        conflicts = [x for x, d in found if d == decimal and all(abs(x - a) >= 0.005 for a in allowed)]
+        if conflicts:
+            failures.append("the answer also states " + repr(conflicts[:3]) + ", conflicting with " + repr(value))
+        return
+    padded = " " + words(text) + " "
+    target = " " + words(value) + " "
+    if target not in padded:
+        failures.append("the answer does not state " + repr(value))
+        return
+    rest = padded.replace(target, " | ")
+    for other in others:
+        key = " " + words(other) + " "
+        if key == target:
+            continue
+        if (target.strip() in key.strip() and key in padded) or key in rest:
+            failures.append("the answer also names " + repr(other) + ", conflicting with " + repr(value))
+            return
 
 
 def check_row_equals(final, table, pk, expected, failures):
@@ -87,18 +177,31 @@ def check_rows_created(initial, final, table, expected, count, child_table, chil
 def check_row_deleted(final, table, pk, failures):
     if final.one("SELECT id FROM " + table + " WHERE id = ?", [pk]) is not None:
         failures.append(table + " row " + str(pk) + " still exists")
-
-
-def check_answer(answer, value, exclude, failures):
-    if not answer_has(answer, value):
-        failures.append("the answer " + repr(answer) + " does not state " + repr(value))
-        return
-    # a longer name that contains the expected one ('AP Biology Session' for 'Biology Session') is
-    # another entity: naming it is a wrong answer, even though the expected text appears inside it
-    for other in exclude:
-        if answer_has(answer, other):
-            failures.append("the answer " + repr(answer) + " names " + repr(other) + ", not " + repr(value))
 '''
+
+
+def _words(text: object) -> str:
+    return " ".join(re.findall("[a-z0-9]+", str(text).lower()))
+
+
+def _numbers(text: str) -> list[float]:
+    cleaned = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    return [float(x) for x in re.findall(r"(?<![A-Za-z0-9_.-])-?\d+(?:\.\d+)?", cleaned)]
+
+
+def _answer_call(task: Task, goal: Goal, slot: str) -> str:
+    """check_answer for one answer goal: its conflicting candidates are the other values of its kind, except
+    the values the task itself expects and the ones the instruction names (the question may quote them)."""
+    value = goal.expect["value"]
+    expected = [g.expect["value"] for g in task.goals if g.kind == "answer"]
+    said = f" {_words(task.instruction)} "
+    taken = {_words(v) for v in expected if isinstance(v, str)}
+    others = [o for o in list(goal.expect.get("others", [])) + list(goal.expect.get("exclude", []))
+              if _words(o) not in taken and f" {_words(o)} " not in said]
+    allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
+                     | set(_numbers(task.instruction)))
+    return (f"check_answer(answer, {slot!r}, {value!r}, {sorted(set(others))!r}, {allowed!r}, "
+            f"{task.instruction!r}, failures)")
 
 
 def _goal_call(goal: Goal) -> str:
@@ -112,12 +215,13 @@ def _goal_call(goal: Goal) -> str:
                 f"{goal.child_table!r}, {goal.child_fk!r}, {goal.children!r}, failures)")
     if goal.kind == "row_deleted":
         return f"check_row_deleted(final, {goal.table!r}, {goal.pk!r}, failures)"
-    return f"check_answer(answer, {goal.expect['value']!r}, {goal.expect.get('exclude', [])!r}, failures)"
+    raise ValueError(f"answer goals are written by _answer_call, not {goal.kind}")
 
 
 def verifier_source(env_id: str, task: Task) -> str:
     lines = [PRELUDE.format(env_id=env_id, task_id=task.task_id), "", "def verify(initial, final, answer):",
              "    failures = []"]
-    lines += [f"    {_goal_call(g)}" for g in task.goals]
+    slots = iter(task.answer_slots)
+    lines += [f"    {_answer_call(task, g, next(slots)) if g.kind == 'answer' else _goal_call(g)}" for g in task.goals]
     lines.append('    return {"complete": not failures, "evidence": failures or ["every goal is met"]}')
     return "\n".join(lines) + "\n"

@@ -10,32 +10,56 @@ Only its write calls are replayed: a read changes nothing, so the final state is
   wrong_answer the full reference solution, then a wrong answer: its numbers shifted, or a name it
                must state swapped for another entity's from the same column (a longer name that
                contains it first: 'AP Biology Session' for 'Biology Session').
+  collateral_write   the reference, then one more successful write through a real write tool on a row the
+               task does not change: the reference's own write tools on a neighbouring row, and each other
+               write tool of the environment (spread over the tasks) with example arguments;
+  hedged_answer / dumped_answer / echoed_instruction  the reference, then an answer that hedges ("x or maybe
+               y"), lists every candidate, or repeats the instruction;
+  detail_changed / text_negated  the reference with one detail the instruction states (a reason, an author,
+               a kind, an amount, a quoted text) changed, or its quoted text negated ("NOT ...").
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
+
+Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
+  extra_reads        every read call of the reference made twice;
+  skipped_lookups    only the reference's write calls (it already knows the ids);
+  corrected_write    the reference, with a write on another row made and then undone (its old values written
+                     back) before it;
+  reordered_steps    the independent parts of a combined task in the other order;
+  equivalent_answer  the reference answer in other forms: currency and thousands formatting, statuses in
+                     words, and a structured answer keyed by the task's answer slots.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from awm.contracts import SchemaSpec, Task, ToolCall, ToolSet
+from awm.contracts import ACCEPTANCE_CLASSES, SchemaSpec, Task, ToolCall, ToolSet
 
 MAX_WRONG_ROW = 1  # one wrong row per task: each more costs a full replay
+MAX_DETAILS = 3  # stated details changed per task
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])-?\d+(?:[.,]\d+)*")
 
 
 @dataclass
 class Mutation:
-    kind: Literal["wrong_row", "half_change", "wrong_answer"]
+    kind: str  # a class of awm.contracts.MUTANT_CLASSES or ACCEPTANCE_CLASSES
     description: str
     calls: list[ToolCall] = field(default_factory=list)
     answer: str | None = None
     replay: bool = True  # False: judged on the reference's own trajectory (its final state, or `after`)
     after: int | None = None  # not replayed: the reference's state once this many of its calls were made
+    must_succeed: list[int] = field(default_factory=list)  # calls that must not fail for the trajectory to count
+
+    @property
+    def must_pass(self) -> bool:
+        """An acceptance variant (a valid trajectory), not a mutant."""
+        return self.kind in ACCEPTANCE_CLASSES
 
 
 def _write_tools(toolset: ToolSet) -> set[str]:
@@ -91,16 +115,33 @@ class InitialRows:
         finally:
             conn.close()
 
-    def neighbour(self, table: str, value: int) -> int | None:
-        """The nearest other row of `table`: the next id, else the previous one (None: no other row)."""
+    def keys(self, table: str) -> list[int]:
+        """The table's integer primary keys, in order (none for a table the schema does not have)."""
         if table not in self._keys:
             try:
                 pk = self.spec.table(table).primary_key
             except KeyError:
-                return None
+                return []
             self._keys[table] = [k for (k,) in self._query(f'SELECT "{pk}" FROM "{table}" ORDER BY "{pk}"')
                                  if isinstance(k, int)]
-        keys = self._keys[table]
+        return self._keys[table]
+
+    def row(self, table: str, key: int) -> dict | None:
+        """One row of the initial state, by primary key."""
+        pk = self.spec.table(table).primary_key
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        conn.row_factory = sqlite3.Row
+        try:
+            found = conn.execute(f'SELECT * FROM "{table}" WHERE "{pk}" = ?', (key,)).fetchone()
+            return dict(found) if found is not None else None
+        finally:
+            conn.close()
+
+    def neighbour(self, table: str, value: int) -> int | None:
+        """The nearest other row of `table`: the next id, else the previous one (None: no other row)."""
+        keys = self.keys(table)
+        if not keys:
+            return None
         after = bisect.bisect_right(keys, value)
         if after < len(keys):
             return keys[after]
@@ -214,22 +255,276 @@ def wrong_answer_mutations(task: Task, rows: InitialRows) -> list[Mutation]:
 
 
 class Mutator:
-    """The mutants of one environment's tasks; reads what it needs of the initial database once."""
+    """The mutants and acceptance variants of one environment's tasks; reads what it needs of the initial
+    database once. `mutations(task)` are known before any replay; `after_reference(task, footprint)` need
+    what the reference solution changes. Every write tool of the environment is tried as a collateral write
+    on some task: the ones a task's reference does not use are spread over the tasks."""
 
-    def __init__(self, toolset: ToolSet, spec: SchemaSpec, initial_db: Path):
+    def __init__(self, toolset: ToolSet, spec: SchemaSpec, initial_db: Path, tasks: list[Task] = ()):
         self.writes = _write_tools(toolset)
         self.spec = spec
         self.rows = InitialRows(spec, initial_db)
+        self.shortcuts = ShortcutMutator(toolset, spec, self.rows, self.writes)
+        self.foreign: dict[str, list[str]] = {}
+        for n, tool in enumerate(sorted(self.writes)):
+            free = [t for t in tasks if tool not in {c.tool for c in t.reference_solution}]
+            if free:
+                self.foreign.setdefault(free[n % len(free)].task_id, []).append(tool)
 
     def mutations(self, task: Task) -> list[Mutation]:
-        """Every mutant of `task` this module can build (none for a task with nothing to perturb)."""
+        """The mutants (and answer forms) of `task` built from the task alone."""
         mutations = wrong_row_mutations(task, self.writes, self.spec, self.rows)
         half = half_change_mutation(task, self.writes)
         if half:
             mutations.append(half)
-        return mutations + wrong_answer_mutations(task, self.rows)
+        return mutations + wrong_answer_mutations(task, self.rows) + answer_mutations(task, self.rows)
+
+    def after_reference(self, task: Task, footprint: dict) -> list[Mutation]:
+        """Collateral writes, changed details and the acceptance variants that replay a trajectory."""
+        touched = touched_rows(footprint)
+        return (self.shortcuts.collateral(task, touched, self.foreign.get(task.task_id, []))
+                + self.shortcuts.details(task) + self.shortcuts.acceptance(task, touched))
 
 
 def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
-    """The mutants of one task (for many tasks of an environment, one Mutator reads the database once)."""
+    """The mutants of one task built from the task alone (for many tasks of an environment, one Mutator reads
+    the database once)."""
     return Mutator(toolset, spec, initial_db).mutations(task)
+
+
+# --- the shortcuts an RL policy finds ------------------------------------------------------------------
+
+
+def _id_table(name: str, spec: SchemaSpec, param_tables: dict[str, str]) -> str | None:
+    """The table an id argument names: a foreign-key column's target, else the table named like the argument
+    (order_item_id -> order_items)."""
+    if name in param_tables:
+        return param_tables[name]
+    stem = name[:-3] if name.endswith("_id") else name
+    names = {t.name for t in spec.tables}
+    for candidate in (stem + "s", stem + "es", stem[:-1] + "ies" if stem.endswith("y") else None, stem):
+        if candidate in names:
+            return candidate
+    return None
+
+
+def touched_rows(footprint: dict) -> set[tuple[str, int | str]]:
+    """(table, key) of every row a footprint lets the task update or delete (keys as int where they are)."""
+    rows = set()
+    for kind in ("updated", "deleted"):
+        for table, keys in footprint.get(kind, {}).items():
+            rows |= {(table, int(k) if str(k).lstrip("-").isdigit() else k) for k in keys}
+    return rows
+
+
+def _stated(value: object, instruction: str) -> bool:
+    """Whether the instruction states this argument value (a text of 3+ characters, or a number as written)."""
+    if isinstance(value, bool) or value is None:
+        return False
+    text = instruction.lower()
+    if isinstance(value, str):
+        return len(value) >= 3 and value.lower() in text
+    if isinstance(value, (int, float)):
+        forms = {str(value), f"{value:.2f}", str(abs(value))} if isinstance(value, float) else {str(abs(value))}
+        return any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text) for f in forms)
+    return False
+
+
+def _other_value(value: object, schema: dict) -> object | None:
+    """A different value of the same kind the tool accepts (another enum member, a changed text or number)."""
+    if isinstance(value, str):
+        enum = [e for e in schema.get("enum", []) if e != value]
+        return enum[0] if enum else (None if schema.get("enum") else value + " (amended)")
+    if isinstance(value, int):
+        return value + 1 if value >= 0 else value - 1
+    if isinstance(value, float):
+        return round(value * 1.1 + 1, 2)
+    return None
+
+
+def _format_number(match: re.Match) -> str:
+    """1234.50 -> $1,234.50; 17 stays 17 (a count is not money)."""
+    text = match.group(0)
+    if "." not in text:
+        return text
+    return f"${float(text):,.2f}"
+
+
+def equivalent_answers(task: Task) -> list[tuple[str, str]]:
+    """(description, answer): the reference answer in forms that state the same values."""
+    answer = task.reference_answer
+    if not answer:
+        return []
+    forms = []
+    money = re.sub(r"(?<![\w.,-])\d+\.\d+(?![\w.])", _format_number, answer)
+    if money != answer:
+        forms.append(("currency and thousands formatting", money))
+    trimmed = re.sub(r"(?<![\w.])(\d+\.\d)0(?![\d])", r"\1", answer)
+    if trimmed != answer:
+        forms.append(("a trailing zero dropped", trimmed))
+    words = answer
+    for goal in task.goals:
+        value = goal.expect.get("value") if goal.kind == "answer" else None
+        if isinstance(value, str) and "_" in value and re.fullmatch(r"[a-z_]+", value):
+            words = re.sub(re.escape(value), value.replace("_", " ").title().replace(" ", "-"), words)
+    if words != answer:
+        forms.append(("statuses in words", words))
+    answers = [g for g in task.goals if g.kind == "answer"]
+    structured = {slot: g.expect["value"] for slot, g in zip(task.answer_slots, answers)}
+    forms.append(("a structured answer keyed by slot", json.dumps(structured)))
+    return forms
+
+
+class ShortcutMutator:
+    """The mutants and acceptance variants of one task that need its footprint (what the reference solution
+    changes), so they are built once the reference has been replayed."""
+
+    def __init__(self, toolset: ToolSet, spec: SchemaSpec, rows: InitialRows, writes: set[str]):
+        self.toolset, self.spec, self.rows, self.writes = toolset, spec, rows, writes
+        self.schemas = {t.name: t.input_schema for t in toolset.tools}
+        self.param_tables = _param_tables(spec)
+
+    def _param_schema(self, tool: str, name: str) -> dict:
+        return self.schemas.get(tool, {}).get("properties", {}).get(name, {})
+
+    def _other_row(self, table: str, value: int, touched: set) -> int | None:
+        keys = self.rows.keys(table)
+        ordered = [k for k in keys if k > value] + [k for k in reversed(keys) if k < value]
+        return next((k for k in ordered if (table, k) not in touched), None)
+
+    def _swapped(self, call: ToolCall, touched: set) -> ToolCall | None:
+        """The call with each id argument that names a row the task changes moved to another row."""
+        arguments, changed = dict(call.arguments), False
+        for name, value in call.arguments.items():
+            table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
+            if table is None or (table, value) not in touched:
+                continue
+            other = self._other_row(table, value, touched)
+            if other is not None:
+                arguments[name], changed = other, True
+        return ToolCall(tool=call.tool, arguments=arguments) if changed else None
+
+    def collateral(self, task: Task, touched: set, foreign: list[str]) -> list[Mutation]:
+        reference = list(task.reference_solution)
+        extra: list[tuple[str, ToolCall]] = []
+        seen: set[str] = set()
+        for call in reversed(reference):
+            if call.tool in self.writes and call.tool not in seen:
+                seen.add(call.tool)
+                swapped = self._swapped(call, touched)
+                if swapped is not None:
+                    extra.append(("the task's own", swapped))
+        for tool in foreign:
+            from awm.quality.tools import smoke_arguments  # the tools gate's example arguments
+
+            arguments = smoke_arguments(self.schemas[tool])
+            for name, value in list(arguments.items()):
+                table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
+                if table is not None:
+                    other = self._other_row(table, 0, touched)
+                    if other is not None:
+                        arguments[name] = other
+            extra.append(("another", ToolCall(tool=tool, arguments=arguments)))
+        return [Mutation("collateral_write", f"the reference, then {whose} write tool {call.tool}"
+                         f"({json.dumps(call.arguments, sort_keys=True)[:160]}) on a row the task does not change",
+                         reference + [call], task.reference_answer, must_succeed=[len(reference)])
+                for whose, call in extra]
+
+    def details(self, task: Task) -> list[Mutation]:
+        mutations: list[Mutation] = []
+        reference = list(task.reference_solution)
+        for i, call in enumerate(reference):
+            if call.tool not in self.writes:
+                continue
+            for name, value in call.arguments.items():
+                if _is_id(name, value) or not _stated(value, task.instruction):
+                    continue
+                schema = self._param_schema(call.tool, name)
+                changes = [("detail_changed", _other_value(value, schema))]
+                if isinstance(value, str) and not schema.get("enum"):
+                    changes.append(("text_negated", "NOT " + value))
+                for kind, other in changes:
+                    if other is None or (kind == "detail_changed"
+                                         and sum(m.kind == kind for m in mutations) >= MAX_DETAILS):
+                        continue
+                    calls = list(reference)
+                    calls[i] = ToolCall(tool=call.tool, arguments={**call.arguments, name: other})
+                    mutations.append(Mutation(kind, f"{call.tool} {name}={other!r} where the instruction states "
+                                              f"{value!r}", calls, task.reference_answer, must_succeed=[i]))
+        return mutations
+
+    def acceptance(self, task: Task, touched: set) -> list[Mutation]:
+        reference = list(task.reference_solution)
+        reads = [c for c in reference if c.tool not in self.writes]
+        writes = [c for c in reference if c.tool in self.writes]
+        variants: list[Mutation] = []
+        if reads:
+            doubled = [c for call in reference for c in ([call, call] if call.tool not in self.writes else [call])]
+            variants.append(Mutation("extra_reads", f"{len(reads)} read calls made twice", doubled,
+                                     task.reference_answer))
+            variants.append(Mutation("skipped_lookups", f"only the {len(writes)} write calls", writes,
+                                     task.reference_answer))
+        corrected = self._corrected_write(reference, touched)
+        if corrected is not None:
+            wrong, undo = corrected
+            variants.append(Mutation("corrected_write", f"{wrong.tool} on another row, then undone, first",
+                                     [wrong, undo] + reference, task.reference_answer, must_succeed=[0, 1]))
+        if len(task.segments) == 2:
+            first = task.segments[0]
+            variants.append(Mutation("reordered_steps", "the second part of the task first",
+                                     reference[first:] + reference[:first], task.reference_answer))
+        return variants
+
+    def _corrected_write(self, reference: list[ToolCall], touched: set) -> tuple[ToolCall, ToolCall] | None:
+        """A write that sets columns of one row (its other arguments are that row's columns), made on another
+        row, and the call that writes that row's old values back."""
+        for call in reference:
+            if call.tool not in self.writes:
+                continue
+            ids = [(n, v) for n, v in call.arguments.items() if _is_id(n, v)]
+            if len(ids) != 1:
+                continue
+            name, value = ids[0]
+            table = _id_table(name, self.spec, self.param_tables)
+            if table is None or (table, value) not in touched:
+                continue
+            columns = {c.name for c in self.spec.table(table).columns}
+            values = {n: v for n, v in call.arguments.items() if n != name}
+            if not values or not set(values) <= columns:
+                continue
+            other = self._other_row(table, value, touched)
+            old = self.rows.row(table, other) if other is not None else None
+            if old is None or any(old.get(n) is None for n in values) or all(old.get(n) == v for n, v in values.items()):
+                continue
+            wrong = ToolCall(tool=call.tool, arguments={name: other, **values})
+            undo = ToolCall(tool=call.tool, arguments={name: other, **{n: old[n] for n in values}})
+            return wrong, undo
+        return None
+
+
+def answer_mutations(task: Task, rows: InitialRows) -> list[Mutation]:
+    """Answers judged on the reference's final state: hedges, dumps and echoes (rejected), equivalent forms
+    (accepted)."""
+    if not any(g.kind == "answer" for g in task.goals):
+        return []
+    answer = task.reference_answer or ""
+    mutations = []
+    wrong = [m.answer for m in wrong_answer_mutations(task, rows)]
+    if wrong:
+        mutations.append(Mutation("hedged_answer", "the answer hedged with a wrong one",
+                                  answer=f"{answer}, or maybe {wrong[0]}", replay=False))
+    candidates: list[str] = []
+    for goal in task.goals:
+        value = goal.expect.get("value") if goal.kind == "answer" else None
+        if isinstance(value, str):
+            candidates += rows.other_values(value)[:15]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            candidates += [f"{value + d:.2f}" if isinstance(value, float) else str(value + d) for d in (-2, -1, 1, 2)]
+    if candidates:
+        mutations.append(Mutation("dumped_answer", f"the answer with {len(candidates)} other candidates listed",
+                                  answer=f"{answer}. Other possibilities: {', '.join(candidates)}", replay=False))
+    mutations.append(Mutation("echoed_instruction", "the instruction repeated as the answer",
+                              answer=task.instruction, replay=False))
+    mutations += [Mutation("equivalent_answer", description, answer=form, replay=False)
+                  for description, form in equivalent_answers(task)]
+    return mutations

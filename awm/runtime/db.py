@@ -27,6 +27,7 @@ _WRITES = {
     sqlite3.SQLITE_CREATE_VIEW, sqlite3.SQLITE_DROP_VIEW, sqlite3.SQLITE_CREATE_TEMP_TABLE,
     sqlite3.SQLITE_CREATE_TEMP_TRIGGER, sqlite3.SQLITE_CREATE_TEMP_VIEW, sqlite3.SQLITE_CREATE_TEMP_INDEX,
 }
+_ROW_WRITES = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
 _FUNCTION = getattr(sqlite3, "SQLITE_FUNCTION", 31)
 _SAVEPOINT = getattr(sqlite3, "SQLITE_SAVEPOINT", 32)
 _DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
@@ -95,21 +96,35 @@ def readonly_copy(source: sqlite3.Connection) -> sqlite3.Connection:
 
 
 class DBHandle:
-    """What generated code sees of a database: query, one, execute."""
+    """What generated code sees of a database: query, one, execute.
 
-    __slots__ = ("_conn", "_deadline", "_readonly")
+    A writable handle records the tables its statements write (`_written`, from the authorizer, which sees
+    every statement as SQLite compiles it), so the outcome of an episode is diffed on those tables only
+    (awm/runtime/outcome.py); a statement that changes the schema marks every table."""
+
+    __slots__ = ("_conn", "_deadline", "_readonly", "_written")
 
     def __init__(self, conn: sqlite3.Connection, readonly: bool = False):
         self._conn = conn
         self._readonly = readonly
         self._deadline = 0.0
+        self._written: set[str] = set()
         self._install()
 
     def _install(self) -> None:
         conn = self._conn
         conn.row_factory = _row_factory
-        conn.set_authorizer(_authorizer_ro if self._readonly else _authorizer_rw)
+        conn.set_authorizer(_authorizer_ro if self._readonly else self._authorize_write)
         conn.set_progress_handler(self._progress, PROGRESS_EVERY)
+
+    def _authorize_write(self, action: int, arg1: Any, arg2: Any, db_name: Any, source: Any) -> int:
+        verdict = _authorizer_rw(action, arg1, arg2, db_name, source)
+        if verdict == sqlite3.SQLITE_OK:
+            if action in _ROW_WRITES:
+                self._written.add(arg1)
+            elif action in _WRITES:
+                self._written.add("*")  # outcome.ALL_TABLES: the schema changed
+        return verdict
 
     def _progress(self) -> int:
         return 1 if self._deadline and time.monotonic() > self._deadline else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from awm.contracts import Task, TaskSet, ToolSet, VerifierSet
 from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCodeError
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
 from awm.runtime.sandbox import functions_of, load_module
-from awm.runtime.tools import ArgumentCheck
+from awm.runtime.tools import ArgumentCheck, is_error
 from awm.store import ArtifactStore, check_sqlite_file
 
 
@@ -66,8 +67,11 @@ class Environment:
         self.tools_source = tools_source
         self._program = compiled_program(tools_source, filename)[1]
         self.arguments = ArgumentCheck({spec.name: spec.input_schema for spec in toolset.tools})
-        self._verifier_code = {v.task_id: v.code for v in verifiers.verifiers} if verifiers else {}
+        self._verifier_code: dict[str, str] = {}
+        self._footprints: dict[str, dict] = {}
         self._verifier_programs: dict[str, tuple[str, str]] = {}
+        if verifiers is not None:
+            self.with_verifiers(verifiers)
         self.db_path = Path(db_path)
         check_sqlite_file(self.db_path)
         self.reward = reward or RewardMapping()
@@ -116,8 +120,21 @@ class Environment:
 
     def with_verifiers(self, verifiers: VerifierSet) -> Environment:
         self._verifier_code = {v.task_id: v.code for v in verifiers.verifiers}
+        self._footprints = {v.task_id: v.footprint.model_dump() for v in verifiers.verifiers if v.footprint}
         self._verifier_programs.clear()
         return self
+
+    def footprint(self, task_id: str) -> dict:
+        """What the task may change (awm.contracts.Footprint as a dict): as verifiers.json declares it, else
+        what the task's reference solution changes, replayed once on a fresh copy and remembered."""
+        footprint = self._footprints.get(task_id)
+        if footprint is None:
+            task = self.task(task_id)
+            pending = self.send_trajectory([(c.tool, c.arguments) for c in task.reference_solution], task_id,
+                                           footprint="reference")
+            pending.result()
+            footprint = self._footprints[task_id] = pending.footprint
+        return footprint
 
     # episodes ----------------------------------------------------------------------------
 
@@ -150,14 +167,16 @@ class Environment:
         return Episode(self, task, record)
 
     def send_trajectory(self, calls: list[tuple[str, dict | None]], task_id: str | None = None,
-                        answers: list[str | None] = (), checkpoints: list[tuple[int, str | None]] = ()
-                        ) -> PendingTrajectory:
+                        answers: list[str | None] = (), checkpoints: list[tuple[int, str | None]] = (),
+                        footprint: dict | str | None = None) -> PendingTrajectory:
         """Start a trajectory without waiting: `calls` in order on a fresh copy of the initial state, then,
-        with a task, its verifier's verdict on the final state for each of `answers`, and on the state once
-        n of the calls were made for each (n, answer) of `checkpoints`; all in one request to a sandbox
-        worker, and nothing of it outlives that request. Each call runs exactly as Episode.call() would run
-        it (its arguments checked here; a failing call does not stop the ones after it). Send several
-        before waiting on any: they share one wait and spread over the workers."""
+        with a task, its verdict on the final state for each of `answers`, and on the state once n of the
+        calls were made for each (n, answer) of `checkpoints`; all in one request to a sandbox worker, and
+        nothing of it outlives that request. Each call runs exactly as Episode.call() would run it (its
+        arguments checked here; a failing call does not stop the ones after it). A verdict fails changes
+        outside the task's footprint (`footprint`, default `self.footprint(task_id)`; "reference" when `calls`
+        are the task's reference solution, whose changes become the footprint: `PendingTrajectory.footprint`).
+        Send several before waiting on any: they share one wait and spread over the workers."""
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
@@ -174,9 +193,15 @@ class Environment:
                 if not 0 <= after <= len(calls):
                     raise ValueError(f"checkpoint after {after} calls: the trajectory has {len(calls)}")
                 judgements.append((made[after], answer))
-        verifier = self.verifier_program(task.task_id) if judgements else None
-        name = f"{self.env_id}/{task.task_id}" if task is not None else ""
-        return PendingTrajectory(task, problems, self.pool.replay(self._env_key(), sent, verifier, name, judgements))
+        if task is not None and (judgements or footprint == "reference"):
+            if footprint is None:
+                footprint = self.footprint(task.task_id)
+            verifier = self.verifier_program(task.task_id)
+            name = f"{self.env_id}/{task.task_id}"
+            future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint)
+        else:
+            future = self.pool.replay(self._env_key(), sent)
+        return PendingTrajectory(task, problems, future)
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
         """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
@@ -192,13 +217,14 @@ class Environment:
     def judge_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
         """Judge a saved final state (for example from `awm serve --transport stdio --final-db`)."""
         task = self.task(task_id)
-        future = self.pool.judge(self.verifier_program(task_id), f"{self.env_id}/{task_id}", answer,
-                                 env_key=self._env_key(), final=Path(final_db))
+        future = self.pool.judge(self.verifier_program(task_id), f"{self.env_id}/{task_id}", answer_text(answer),
+                                 self.footprint(task_id), env_key=self._env_key(), final=Path(final_db))
         return _with_partial(task, future.result())
 
-    def score_database(self, task_id: str, final_db: Path, answer: str | None = None) -> dict:
+    def score_database(self, task_id: str, final_db: Path, answer: str | dict | None = None) -> dict:
         verdict = self.judge_database(task_id, final_db, answer)
-        return {"reward": self.reward.reward(verdict), "complete": verdict["complete"], "evidence": verdict["evidence"]}
+        return {"reward": self.reward.reward(verdict), "complete": verdict["complete"], "evidence": verdict["evidence"],
+                "diff": verdict.get("diff")}
 
     def close(self) -> None:
         """Forget the environment in the sandbox workers (open episodes stop working)."""
@@ -215,13 +241,16 @@ class Environment:
 
 class PendingTrajectory:
     """A trajectory sent by Environment.send_trajectory; `result()` waits for (results, verdicts): a result
-    per call, and a verdict per answer, then per checkpoint."""
+    per call, and a verdict per answer, then per checkpoint. `footprint`, once the result is in: the
+    footprint the verdicts were judged against (the reference's own changes, when it was "reference")."""
 
     def __init__(self, task: Task | None, problems: list[dict | None], future: Future):
         self._task, self._problems, self._future = task, problems, future
+        self.footprint: dict | None = None
 
     def result(self) -> tuple[list[Any], list[dict]]:
         outcome = self._future.result()
+        self.footprint = outcome.get("footprint")
         answers = iter(outcome["results"])
         results = [next(answers) if problem is None else problem for problem in self._problems]
         verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
@@ -229,10 +258,22 @@ class PendingTrajectory:
 
 
 def _with_partial(task: Task, verdict: dict) -> dict:
-    """Partial means some, not all, goals are met (and the verifier itself did not fail)."""
+    """Partial means some, not all, goals are met (and the verifier itself did not fail); an episode that
+    changed what the task does not allow is never partial."""
     failed = len([e for e in verdict["evidence"] if e != "every goal is met"])
-    verdict["partial"] = not verdict["complete"] and "error" not in verdict and failed < len(task.goals)
+    verdict["partial"] = (not verdict["complete"] and "error" not in verdict and not verdict.get("collateral")
+                          and failed < len(task.goals))
     return verdict
+
+
+def answer_text(answer: str | dict | None) -> str | None:
+    """The answer as the verifier reads it: the agent's final message, or a structured answer (a dict keyed
+    by the task's answer slots) as JSON."""
+    if answer is None or isinstance(answer, str):
+        return answer
+    if isinstance(answer, dict):
+        return json.dumps(answer, ensure_ascii=False)
+    raise TypeError(f"an answer is a string or a dict keyed by answer slots, not {type(answer).__name__}")
 
 
 class Episode:
@@ -243,6 +284,7 @@ class Episode:
         self.task = task
         self.record = record
         self.calls = 0
+        self.tool_errors = 0
 
     @property
     def id(self) -> int:
@@ -257,18 +299,23 @@ class Episode:
         arguments = {} if arguments is None else arguments
         return arguments, self.env.arguments.problem(tool, arguments)
 
+    def _counted(self, result: Any) -> Any:
+        if is_error(result):
+            self.tool_errors += 1
+        return result
+
     def call(self, tool: str, arguments: dict | None = None) -> Any:
         """Run one tool; its JSON-able result, or a structured error (see awm.runtime.tools)."""
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
-            return problem
-        return self.env.pool.call(self.record, tool, arguments).result()
+            return self._counted(problem)
+        return self._counted(self.env.pool.call(self.record, tool, arguments).result())
 
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
-            return problem
-        return await self.env.pool.call(self.record, tool, arguments, asyncio.get_running_loop())
+            return self._counted(problem)
+        return self._counted(await self.env.pool.call(self.record, tool, arguments, asyncio.get_running_loop()))
 
     def _judge_task(self, task_id: str | None) -> Task:
         task = self.env.task(task_id) if task_id is not None else self.task
@@ -276,29 +323,34 @@ class Episode:
             raise ValueError("this episode was reset without a task; name the task to judge against")
         return task
 
-    def _judge_future(self, task: Task, answer: str | None, loop: asyncio.AbstractEventLoop | None = None):
+    def _judge_future(self, task: Task, answer: str | dict | None, loop: asyncio.AbstractEventLoop | None = None):
         program = self.env.verifier_program(task.task_id)
-        return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer, episode=self.record,
-                                   loop=loop)
+        return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer_text(answer),
+                                   self.env.footprint(task.task_id), episode=self.record, loop=loop)
 
-    def judge(self, answer: str | None = None, task_id: str | None = None) -> dict:
-        """Run the task's verifier on (initial DB, this episode's DB, answer): {"complete", "evidence", "partial"}."""
+    def judge(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
+        """The task's verifier on (initial DB, this episode's DB, answer), joined with the outcome (every changed
+        row accounted for by the task's footprint): {"complete", "evidence", "partial", "diff"}."""
         task = self._judge_task(task_id)
         return _with_partial(task, self._judge_future(task, answer).result())
 
-    async def ajudge(self, answer: str | None = None, task_id: str | None = None) -> dict:
+    async def ajudge(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)
         return _with_partial(task, await self._judge_future(task, answer, asyncio.get_running_loop()))
 
     def _score(self, verdict: dict) -> dict:
         return {"reward": self.env.reward.reward(verdict), "complete": verdict["complete"],
-                "evidence": verdict["evidence"]}
+                "evidence": verdict["evidence"], "diff": verdict.get("diff"), "calls": self.calls,
+                "tool_errors": self.tool_errors}
 
-    def score(self, answer: str | None = None, task_id: str | None = None) -> dict:
-        """{"reward", "complete", "evidence"} from the task's verifier; the episode stays usable."""
+    def score(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
+        """{"reward", "complete", "evidence", "diff", "calls", "tool_errors"}: the verdict (see `judge`), the
+        rows changed per table (expected and unexpected), and this episode's tool calls and tool errors.
+        `answer` is the agent's final message, or a dict keyed by the task's answer slots. The episode
+        stays usable."""
         return self._score(self.judge(answer, task_id))
 
-    async def ascore(self, answer: str | None = None, task_id: str | None = None) -> dict:
+    async def ascore(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         return self._score(await self.ajudge(answer, task_id))
 
     def snapshot(self) -> bytes:

@@ -656,13 +656,15 @@ class WorkerPool:
                    "seconds": self.call_seconds, "memory": self.memory_bytes}
         return episode.worker.submit(message, self.call_limit, episode, loop)
 
-    def judge(self, verifier: tuple[str, str], name: str, answer: str | None, episode: EpisodeRecord | None = None,
-              env_key: str | None = None, final: Path | None = None,
+    def judge(self, verifier: tuple[str, str], name: str, answer: str | None, footprint: dict,
+              episode: EpisodeRecord | None = None, env_key: str | None = None, final: Path | None = None,
               loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
-        """Run a verifier, (key, program) as `compiled_program` gives it, on an episode or a saved final state."""
+        """Run a verifier, (key, program) as `compiled_program` gives it, on an episode or a saved final state;
+        the verdict also fails any change that `footprint` (awm.contracts.Footprint, as a dict) does not list."""
         key, program = verifier
         message: dict[str, Any] = {"op": "judge", "key": key, "program": program, "name": name, "answer": answer,
-                                   "seconds": self.verify_seconds, "memory": self.memory_bytes}
+                                   "footprint": footprint, "seconds": self.verify_seconds,
+                                   "memory": self.memory_bytes}
         limit = self.verify_seconds + self.kill_grace + ADMIN_OP_SECONDS
         if episode is not None:
             if episode.lost is not None or episode.closed:
@@ -676,18 +678,21 @@ class WorkerPool:
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
-               name: str = "", judgements: list[tuple[int, str | None]] = (),
+               name: str = "", judgements: list[tuple[int, str | None]] = (), footprint: dict | str | None = None,
                loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
         state; with `verifier` ((key, program) as `compiled_program` gives it), a verdict per (after, answer)
-        judgement on the state once `after` of the calls were made. Resolves to {"results": [...],
-        "verdicts": [...]}, verdicts in the order of `judgements`; nothing outlives the request."""
+        judgement on the state once `after` of the calls were made, each also failing any change `footprint`
+        does not list ("reference": these calls are the task's reference solution, and what they change is
+        the footprint). Resolves to {"results": [...], "verdicts": [...], "footprint": ...}, verdicts in the
+        order of `judgements`; nothing outlives the request."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
                                    "seconds": self.call_seconds, "memory": self.memory_bytes}
         limit = len(calls) * self.call_limit + ADMIN_OP_SECONDS
-        if verifier is not None and judgements:
+        if verifier is not None and (judgements or footprint == "reference"):
             key, program = verifier
             message["judge"] = {"key": key, "program": program, "name": name, "seconds": self.verify_seconds,
+                                "footprint": footprint,
                                 "judgements": [[int(after), answer] for after, answer in judgements]}
             limit += len(judgements) * (self.verify_seconds + self.kill_grace)
         self.start()

@@ -9,10 +9,16 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     unload    {env}
     open      {episode, env}                      a fresh copy of the initial state
     call      {episode, tool, arguments, seconds, memory}
-    judge     {episode | env + final, key, program, name, answer, seconds, memory}
+    judge     {episode | env + final, key, program, name, answer, footprint, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
-                                                 with judge {key, program, name, judgements, seconds}, a
-                                                 verdict per [after, answer]: {results, verdicts}
+                                                 with judge {key, program, name, judgements, footprint,
+                                                 seconds}, a verdict per [after, answer]: {results,
+                                                 verdicts, footprint}
+
+A verdict is the verifier's, joined with the outcome (awm/runtime/outcome.py): the rows that differ
+from the initial state, each accounted for by the task's footprint or failing the verdict. A replay whose
+footprint is "reference" is the task's reference solution: its own final changes are the footprint, and
+the answer carries it back.
     snapshot  {episode}                           the episode's database, base64
     close     {episode}
     shutdown
@@ -44,6 +50,7 @@ from types import CodeType
 from typing import Any
 
 from awm.errors import UnsafeCodeError
+from awm.runtime import outcome
 from awm.runtime.db import DBHandle, fresh_copy, open_template, readonly_copy
 from awm.runtime.sandbox import functions_of, install_call_limits, run_module
 from awm.runtime.tools import run_tool
@@ -130,6 +137,7 @@ class LoadedEnvironment:
     functions: dict[str, Any]
     template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
     _initial: DBHandle | None = None
+    _layout: outcome.Layout | None = None
 
     @property
     def initial(self) -> DBHandle:
@@ -137,6 +145,19 @@ class LoadedEnvironment:
         if self._initial is None:
             self._initial = DBHandle(readonly_copy(self.template), readonly=True)
         return self._initial
+
+    @property
+    def layout(self) -> outcome.Layout:
+        """The schema as the outcome diff needs it, and the initial rows it has read so far."""
+        if self._layout is None:
+            self._layout = outcome.Layout.read(self.template)
+        return self._layout
+
+    def changes(self, final: sqlite3.Connection, written: set[str]) -> list[dict]:
+        return outcome.diff(self.layout, self.template, final, written)
+
+    def account(self, verdict: dict, changes: list[dict], footprint: dict) -> dict:
+        return outcome.judged(verdict, *outcome.account(self.layout, changes, footprint))
 
     def close(self) -> None:
         if self._initial is not None:
@@ -180,25 +201,29 @@ class WorkerState:
         fn = self._environment(env).functions[tool]
         return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
 
-    def judge(self, key: str, program: str, name: str, answer: str | None, seconds: float, memory: int | None,
-              episode: int | None = None, env: str | None = None, final: str | None = None) -> dict:
+    def judge(self, key: str, program: str, name: str, answer: str | None, footprint: dict, seconds: float,
+              memory: int | None, episode: int | None = None, env: str | None = None,
+              final: str | None = None) -> dict:
         fn = self._verifier(key, program, name)
         judged: DBHandle | None = None
         if episode is not None:
             env, judged = self._episode(episode)
-            initial = self._environment(env).initial
+            loaded = self._environment(env)
             final_handle = judged._reader()  # the episode's own database, read-only while the verifier runs
+            written = judged._written
         elif env is not None and final is not None:
-            initial = self._environment(env).initial
+            loaded = self._environment(env)
             saved = open_template(Path(final))
             try:
                 final_handle = DBHandle(readonly_copy(saved), readonly=True)
             finally:
                 saved.close()
+            written = {outcome.ALL_TABLES}  # a saved state: nothing says which tables changed
         else:
             raise ValueError("judge needs an episode, or an environment and a final database file")
         try:
-            return run_verifier(fn, initial, final_handle, answer, seconds, memory)
+            verdict = run_verifier(fn, loaded.initial, final_handle, answer, seconds, memory)
+            return loaded.account(verdict, loaded.changes(final_handle._conn, written), footprint)
         finally:
             if judged is not None:
                 judged._restore()
@@ -217,21 +242,33 @@ class WorkerState:
             fn = self._verifier(judge["key"], judge["program"], judge["name"]) if judgements else None
             due = sorted(range(len(judgements)), key=lambda i: judgements[i][0])
             verdicts: list[dict | None] = [None] * len(judgements)
+            changes: list[list[dict] | None] = [None] * len(judgements)
             results = []
             for made in range(len(calls) + 1):
                 if due and judgements[due[0]][0] == made:
                     view = handle._reader()
                     try:
+                        state = loaded.changes(view._conn, handle._written)
                         while due and judgements[due[0]][0] == made:
                             i = due.pop(0)
                             verdicts[i] = run_verifier(fn, loaded.initial, view, judgements[i][1], judge["seconds"],
                                                        memory)
+                            changes[i] = state
                     finally:
                         handle._restore()
                 if made < len(calls):
                     tool, arguments = calls[made]
                     results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
-            return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)}}}')
+            footprint = None
+            if judge is not None:
+                footprint = judge.get("footprint")
+                if footprint == "reference":  # this trajectory is the task's reference solution
+                    footprint = outcome.footprint_of(loaded.layout, loaded.changes(handle._conn, handle._written))
+                elif not isinstance(footprint, dict):
+                    raise ValueError("a judged replay needs a footprint: a dict, or 'reference'")
+                verdicts = [loaded.account(v, c, footprint) for v, c in zip(verdicts, changes)]
+            return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)},'
+                           f'"footprint":{json.dumps(footprint)}}}')
         finally:
             handle._close()
 

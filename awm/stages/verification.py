@@ -6,7 +6,13 @@ For every task, through the runtime (reset, call, judge), on fresh copies of the
   deterministic the verifier judges the reference's final state twice, with the same verdict;
   read-only     no verdict reports a refused write (the runtime hands verifiers read-only copies,
                 so a verifier that tries to write crashes, and says so);
-  mutations     wrong final states (awm/quality/mutations.py) that the verifier must reject.
+  mutations     wrong final states and shortcuts (awm/quality/mutations.py) that must be rejected: the
+                wrong row, half a change, wrong, hedged, dumped and echoed answers, a collateral write
+                through every write tool, each stated detail changed, a quoted text negated;
+  acceptance    valid alternatives that must pass: extra reads, skipped lookups, a wrong write undone,
+                independent parts reordered, equivalent answer forms.
+A verdict is the verifier's on the goals joined with the outcome: every row the trajectory changed must
+be in the task's footprint, what its reference solution changes (kept in verifiers.json).
 Everything is recorded per task in report.json; only tasks that pass every proof are published.
 """
 
@@ -15,7 +21,8 @@ from __future__ import annotations
 import re
 import time
 
-from awm.contracts import Scenario, SchemaSpec, Task, TaskReport, TaskSet, ToolSet, VerificationReport, VerifierSet
+from awm.contracts import (Footprint, ProofClass, Scenario, SchemaSpec, Task, TaskReport, TaskSet, ToolSet,
+                           VerificationReport, VerifierSet)
 from awm.errors import AWMError
 from awm.quality.mutations import Mutation, Mutator
 from awm.runtime.environment import Environment
@@ -36,32 +43,49 @@ def _refused_write(verdicts: list[dict]) -> bool:
     return any(_WRITE_REFUSED.search(e) for v in verdicts for e in v.get("evidence", []))
 
 
-def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskReport:
-    """Every proof for one task (mutations only once the reference passes and the null fails)."""
+def _record(report: TaskReport, mutation: Mutation, verdict: dict) -> None:
+    """Count one judged trajectory in its class: right when a mutant is rejected or a valid variant accepted."""
+    proof = report.proofs.setdefault(mutation.kind, ProofClass())
+    proof.tried += 1
+    if bool(verdict["complete"]) == mutation.must_pass:
+        proof.right += 1
+    else:
+        proof.wrong.append(mutation.description if mutation.must_pass
+                           else f"{mutation.description} (judged complete)")
+
+
+def _calls(calls) -> list[tuple[str, dict]]:
+    return [(call.tool, call.arguments) for call in calls]
+
+
+def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskReport, dict | None]:
+    """Every proof for one task, and its footprint (what the reference changes; None if it could not be
+    replayed). Mutants and acceptance variants are tried only once the reference passes and the null fails."""
     report = TaskReport(task_id=task.task_id, reference_passed=False, null_passed=False, steps=task.steps,
                         distinct_tools=task.distinct_tools)
+    mutations = mutator.mutations(task)
     at_end = [m for m in mutations if not m.replay and m.after is None]
     midway = [m for m in mutations if not m.replay and m.after is not None]
     try:
-        # Two requests, sent together: the reference solution, its final state judged twice (determinism)
-        # and with each wrong answer, and the states it passes through judged for the mutants that stop
-        # there; the null trajectory (no call, no answer).
-        reference = env.send_trajectory([(call.tool, call.arguments) for call in task.reference_solution],
-                                        task.task_id, [task.reference_answer] * 2 + [m.answer for m in at_end],
-                                        [(m.after, m.answer) for m in midway])
-        empty = env.send_trajectory([], task.task_id, [None])
-        results, (first, again, *wrong) = reference.result()
+        # Two requests, sent together: the reference solution (its changes become the footprint), its final
+        # state judged twice (determinism) and with each other answer, and the states it passes through
+        # judged for the mutants that stop there; the null trajectory (no call, no answer, no change).
+        reference = env.send_trajectory(_calls(task.reference_solution), task.task_id,
+                                        [task.reference_answer] * 2 + [m.answer for m in at_end],
+                                        [(m.after, m.answer) for m in midway], footprint="reference")
+        empty = env.send_trajectory([], task.task_id, [None], footprint={})
+        results, (first, again, *answered) = reference.result()
         null = empty.result()[1][0]
     except AWMError as exc:  # the verifier code itself was rejected by the sandbox
         report.error = str(exc)
-        return report
+        return report, None
+    footprint = reference.footprint
     for n, (call, result) in enumerate(zip(task.reference_solution, results), 1):
         if is_error(result):  # a failing step makes the reference fail whatever the calls after it did
             err = result["error"]
             report.error = f"step {n} {call.tool}: {err['code']}: {err['message']}"
             break
     verdicts = [first, again, null]
-    answers = list(zip(at_end + midway, wrong)) if report.error is None else []
     report.reference_passed = report.error is None and first["complete"]
     report.null_passed = bool(null["complete"])
     report.deterministic = _same_verdict(first, again)
@@ -73,17 +97,22 @@ def prove_task(env: Environment, task: Task, mutations: list[Mutation]) -> TaskR
         report.evidence.append(f"the verifier judged the same final state twice: {first['complete']}, "
                                f"then {again['complete']}")
     if report.reference_passed and not report.null_passed:
-        replayed = [m for m in mutations if m.replay]
-        judged = answers + list(zip(replayed, env.judge_trajectories(
-            task.task_id, [([(call.tool, call.arguments) for call in m.calls], m.answer) for m in replayed])))
+        replayed = [m for m in mutations if m.replay] + mutator.after_reference(task, footprint)
+        pending = [env.send_trajectory(_calls(m.calls), task.task_id, [m.answer], footprint=footprint)
+                   for m in replayed]
+        judged = list(zip(at_end + midway, answered))
+        for mutation, trajectory in zip(replayed, pending):
+            outcome, (verdict,) = trajectory.result()
+            if any(is_error(outcome[i]) for i in mutation.must_succeed):
+                continue  # the write it is about was refused: not the trajectory it claims to be
+            judged.append((mutation, verdict))
+        for mutation, verdict in judged:
+            _record(report, mutation, verdict)
         verdicts += [v for _, v in judged]
-        report.mutations_tried = len(judged)
-        report.mutations_killed = sum(not v["complete"] for _, v in judged)
-        report.survivors = [f"{m.kind}: {m.description}" for m, v in judged if v["complete"]]
     report.read_only = not _refused_write(verdicts)
     if not report.read_only:
         report.evidence.append("the verifier tried to write to a database it may only read")
-    return report
+    return report, footprint
 
 
 def build_verification(store: ArtifactStore, env_id: str, backend, force: bool = False) -> StageOutcome:
@@ -100,11 +129,17 @@ def build_verification(store: ArtifactStore, env_id: str, backend, force: bool =
         started = time.perf_counter()
         env = Environment(env_id, store.read_text(env_id, "tools.py"), toolset, tasks, verifiers, db_path)
         try:
-            mutator = Mutator(toolset, spec, db_path)
-            reports = [prove_task(env, task, mutator.mutations(task)) for task in tasks.tasks]
+            mutator = Mutator(toolset, spec, db_path, tasks.tasks)
+            proven = [prove_task(env, task, mutator) for task in tasks.tasks]
         finally:
             env.close()
         proof_ms = (time.perf_counter() - started) * 1000
+        reports = [report for report, _ in proven]
+        footprints = {report.task_id: footprint for report, footprint in proven}
+        verifiers = verifiers.model_copy(update={"verifiers": [
+            v.model_copy(update={"footprint": Footprint.model_validate(footprints[v.task_id])
+                                 if footprints.get(v.task_id) is not None else None})
+            for v in verifiers.verifiers]})
         report = VerificationReport(env_id=env_id, tasks=reports)
         tried = sum(r.mutations_tried for r in reports)
         killed = sum(r.mutations_killed for r in reports)
@@ -116,6 +151,7 @@ def build_verification(store: ArtifactStore, env_id: str, backend, force: bool =
             "read_only": sum(r.read_only for r in reports),
             "mutations_tried": tried,
             "mutations_killed": killed,
+            "proofs": report.proof_totals(),
             "publishable": len(report.passed),
             "proof_ms": round(proof_ms, 1),
         }
