@@ -91,7 +91,7 @@ def structured(answer):
 def unechoed(answer, instruction):
     # the answer without the clauses it copies from the instruction: repeating the question states nothing
     text = str(answer)
-    for clause in re.split("[;,.?!:()]", instruction):
+    for clause in re.split("[;?!()]|[.,:](?= |$)", " ".join(instruction.split())):
         parts = re.findall("[A-Za-z0-9]+", clause)
         if len(parts) >= 4:
             text = re.sub("[^A-Za-z0-9]+".join([re.escape(p) for p in parts]), " ", text, flags=re.IGNORECASE)
@@ -191,13 +191,13 @@ def _numbers(text: str) -> list[float]:
 
 def _answer_call(task: Task, goal: Goal, slot: str) -> str:
     """check_answer for one answer goal: its conflicting candidates are the other values of its kind, except
-    the values the task itself expects and the ones the instruction names (the question may quote them)."""
+    the values the task itself expects (a value the question quotes is one too: the answer may repeat a
+    clause of the instruction word for word, which states nothing, but not name that value on its own)."""
     value = goal.expect["value"]
     expected = [g.expect["value"] for g in task.goals if g.kind == "answer"]
-    said = f" {_words(task.instruction)} "
     taken = {_words(v) for v in expected if isinstance(v, str)}
     others = [o for o in list(goal.expect.get("others", [])) + list(goal.expect.get("exclude", []))
-              if _words(o) not in taken and f" {_words(o)} " not in said]
+              if _words(o) not in taken]
     allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
                      | set(_numbers(task.instruction)))
     return (f"check_answer(answer, {slot!r}, {value!r}, {sorted(set(others))!r}, {allowed!r}, "

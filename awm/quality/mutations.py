@@ -232,11 +232,14 @@ def _shift_number(match: re.Match) -> str:
 def _swap_expected(task: Task, answer: str, rows: InitialRows) -> list[str]:
     """Answers with one expected name replaced by another entity's (same column): one per name."""
     swapped = []
+    expected = {str(g.expect.get("value")).lower() for g in task.goals if g.kind == "answer"}
     for goal in task.goals:
         value = goal.expect.get("value") if goal.kind == "answer" else None
         if not isinstance(value, str) or value.lower() not in answer.lower():
             continue
-        for other in rows.other_values(value)[:1]:
+        # another value the task expects (the answer to another of its questions) is no wrong answer: in
+        # free text nothing ties a value to its question (a structured answer does)
+        for other in [v for v in rows.other_values(value) if v.lower() not in expected][:1]:
             swapped.append(re.sub(re.escape(value), other.replace("\\", "\\\\"), answer, flags=re.IGNORECASE))
     return swapped
 

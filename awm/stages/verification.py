@@ -58,6 +58,25 @@ def _calls(calls) -> list[tuple[str, dict]]:
     return [(call.tool, call.arguments) for call in calls]
 
 
+def _undoable(env: Environment, task: Task, mutations: list[Mutation]) -> list[Mutation]:
+    """The trajectories, less the corrected writes whose undo does not restore everything (a tool that also
+    sets a status or a timestamp): replayed alone, a wrong write and its undo must leave no change."""
+    corrections = [m for m in mutations if m.kind == "corrected_write"]
+    if not corrections:
+        return mutations
+    pending = {id(m): env.send_trajectory(_calls(m.calls[:2]), task.task_id, footprint="reference")
+               for m in corrections}
+    kept = []
+    for mutation in mutations:
+        trajectory = pending.get(id(mutation))
+        if trajectory is not None:
+            trajectory.result()
+            if any(trajectory.footprint.values()):
+                continue
+        kept.append(mutation)
+    return kept
+
+
 def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskReport, dict | None]:
     """Every proof for one task, and its footprint (what the reference changes; None if it could not be
     replayed). Mutants and acceptance variants are tried only once the reference passes and the null fails."""
@@ -97,14 +116,17 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         report.evidence.append(f"the verifier judged the same final state twice: {first['complete']}, "
                                f"then {again['complete']}")
     if report.reference_passed and not report.null_passed:
-        replayed = [m for m in mutations if m.replay] + mutator.after_reference(task, footprint)
+        replayed = [m for m in mutations if m.replay] + _undoable(env, task, mutator.after_reference(task, footprint))
         pending = [env.send_trajectory(_calls(m.calls), task.task_id, [m.answer], footprint=footprint)
                    for m in replayed]
         judged = list(zip(at_end + midway, answered))
+        changed = first["diff"]["changed"]
         for mutation, trajectory in zip(replayed, pending):
             outcome, (verdict,) = trajectory.result()
             if any(is_error(outcome[i]) for i in mutation.must_succeed):
                 continue  # the write it is about was refused: not the trajectory it claims to be
+            if mutation.kind == "collateral_write" and verdict["diff"]["changed"] <= changed:
+                continue  # the extra write changed nothing (the row already held those values)
             judged.append((mutation, verdict))
         for mutation, verdict in judged:
             _record(report, mutation, verdict)
