@@ -127,6 +127,10 @@ def check_answer(answer, slot, value, others, allowed, instruction, failures):
     if target not in padded:
         failures.append("the answer does not state " + repr(value))
         return
+    for negation in (" not", " no", " never", " isn t", " non"):
+        if negation + target in padded:
+            failures.append("the answer negates " + repr(value))
+            return
     rest = padded.replace(target, " | ")
     for other in others:
         key = " " + words(other) + " "

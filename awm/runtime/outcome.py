@@ -88,9 +88,12 @@ def diff(layout: Layout, template: sqlite3.Connection, final: sqlite3.Connection
     """Every row that differs: {"table", "key", "op": insert | update | delete, "columns": {name: [before, after]}}
     (an insert's columns are its values, a delete's the row it removed; an update lists the changed ones)."""
     changes: list[dict] = []
-    extra = ({r[0] for r in final.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                          "AND name NOT LIKE 'sqlite_%'")} - set(layout.tables)
-             if ALL_TABLES in written else set())
+    extra: set[str] = set()
+    if ALL_TABLES in written:
+        cursor = final.cursor()
+        cursor.row_factory = None
+        extra = {r[0] for r in cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                              "AND name NOT LIKE 'sqlite_%'")} - set(layout.tables)
     for table in sorted(extra):
         changes.append({"table": table, "key": None, "op": "create_table", "columns": {}})
     for table in layout.affected(written):

@@ -87,6 +87,14 @@ def verify(initial, final, answer):
 
 QUESTION_VERIFIER = '''\
 def verify(initial, final, answer):
+    text = str(answer).lower() if answer is not None else ""
+    others = [name for name in ("mary shelley", "emily bronte") if name in text]
+    ok = "ada lovelace" in text and not others
+    return {"complete": ok, "evidence": [] if ok else ["the answer does not name Ada Lovelace alone"]}
+'''
+# Looks for the expected name anywhere in the answer: a hedge or a dump of every author passes it.
+LAX_QUESTION_VERIFIER = '''\
+def verify(initial, final, answer):
     ok = answer is not None and "ada lovelace" in str(answer).lower()
     return {"complete": ok, "evidence": [] if ok else ["the answer does not name Ada Lovelace"]}
 '''

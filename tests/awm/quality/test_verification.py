@@ -3,10 +3,11 @@
 import pytest
 
 from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
-from awm.quality.mutations import mutations_for
+from awm.quality.mutations import Mutator
 from awm.runtime.environment import Environment
 from awm.stages.verification import prove_task
-from tests.awm.quality.conftest import ENV_ID, HONEST_VERIFIER, QUESTION_VERIFIER, TASKS_JSON, write_library
+from tests.awm.quality.conftest import (ENV_ID, HONEST_VERIFIER, LAX_QUESTION_VERIFIER, QUESTION_VERIFIER, TASKS_JSON,
+                                        write_library)
 
 ALWAYS_COMPLETE = 'def verify(initial, final, answer):\n    return {"complete": True, "evidence": ["looks fine"]}\n'
 # Checks the title only: accepts a final state where the stock was never set.
@@ -35,8 +36,9 @@ def prove(store, t01=HONEST_VERIFIER, t02=QUESTION_VERIFIER, tasks=None):
     spec = store.read_model(ENV_ID, "schema.json", SchemaSpec)
     db = store.path(ENV_ID, "env.db")
     env = Environment.from_store(store, ENV_ID)
+    mutator = Mutator(toolset, spec, db, taskset.tasks)
     try:
-        return {t.task_id: prove_task(env, t, mutations_for(t, toolset, spec, db)) for t in taskset.tasks}
+        return {t.task_id: prove_task(env, t, mutator)[0] for t in taskset.tasks}
     finally:
         env.close()
 
@@ -47,8 +49,17 @@ def test_an_honest_verifier_is_proven_and_kills_every_mutation(store):
         assert report.publishable, report
         assert report.deterministic and report.read_only
         assert report.mutations_tried >= 1 and report.mutations_killed == report.mutations_tried
-    assert reports["t01"].mutations_tried == 2  # the wrong book, half of the change
-    assert reports["t02"].mutations_tried == 1  # a different author (no number to shift)
+        assert all(p.right == p.tried for p in report.proofs.values()), report.proofs
+    t01, t02 = reports["t01"].proofs, reports["t02"].proofs
+    assert t01["wrong_row"].tried == 1 and t01["half_change"].tried == 1  # the wrong book, half of the change
+    # rename_book and set_stock on another book: the task's own write tools on a row it does not change
+    assert t01["collateral_write"].tried == 2
+    # the title and the stock the instruction states, each changed; the quoted title negated
+    assert t01["detail_changed"].tried == 2 and t01["text_negated"].tried == 1
+    assert t01["extra_reads"].tried == t01["skipped_lookups"].tried == t01["corrected_write"].tried == 1
+    assert t02["wrong_answer"].tried == 1  # a different author (no number to shift)
+    for kind in ("hedged_answer", "dumped_answer", "echoed_instruction", "equivalent_answer"):
+        assert t02[kind].tried >= 1 and t02[kind].right == t02[kind].tried, kind
 
 
 def test_a_verifier_that_always_says_complete_is_caught(store):
@@ -66,20 +77,42 @@ def test_a_reference_solution_that_does_not_reach_its_goal_is_caught(store):
     assert any("stock 7" in e for e in report.evidence)
 
 
-@pytest.mark.parametrize(("verifier", "survivor"), [(TITLE_ONLY, "half_change"), (ANY_ROW, "wrong_row")])
-def test_weak_verifiers_let_mutations_survive(store, verifier, survivor):
-    report = prove(store, t01=verifier)["t01"]
+@pytest.mark.parametrize(("task", "verifier", "survivors"), [
+    ("t01", TITLE_ONLY, {"half_change", "detail_changed"}),
+    ("t02", LAX_QUESTION_VERIFIER, {"hedged_answer", "dumped_answer"}),
+])
+def test_weak_verifiers_let_mutations_survive(store, task, verifier, survivors):
+    report = prove(store, **{task: verifier})[task]
     assert report.reference_passed and not report.null_passed
     assert report.mutations_killed < report.mutations_tried
-    assert any(s.startswith(survivor) for s in report.survivors)
+    assert {s.split(":")[0] for s in report.survivors} == survivors
     assert not report.publishable and report.failure_check() == "mutation_testing"
+
+
+def test_the_outcome_check_rejects_the_wrong_row_even_when_the_verifier_does_not(store):
+    """ANY_ROW accepts the title and stock on any book; the outcome check fails the change made to book 3
+    (not in the task's footprint), so the wrong row is still rejected and no collateral write survives."""
+    report = prove(store, t01=ANY_ROW)["t01"]
+    assert report.proofs["wrong_row"].right == report.proofs["wrong_row"].tried == 1
+    assert report.proofs["collateral_write"].right == report.proofs["collateral_write"].tried == 2
+
+
+def test_a_verifier_that_rejects_a_valid_alternative_is_caught(store):
+    """A verifier that wants the exact reference answer text rejects the structured and reformatted answers."""
+    exact = 'def verify(initial, final, answer):\n    return {"complete": answer == "Ada Lovelace", "evidence": []}\n'
+    report = prove(store, t02=exact)["t02"]
+    assert report.reference_passed and not report.publishable
+    assert report.failure_check() == "acceptance_testing"
+    assert any(s.startswith("equivalent_answer: a structured answer") for s in report.rejected_alternatives)
 
 
 def test_a_wrong_answer_must_be_rejected(store):
     lenient = 'def verify(initial, final, answer):\n    return {"complete": answer is not None, "evidence": []}\n'
     report = prove(store, t02=lenient)["t02"]
     assert report.reference_passed and not report.null_passed
-    assert report.mutations_killed == 0 and all(s.startswith("wrong_answer") for s in report.survivors)
+    assert report.mutations_killed < report.mutations_tried
+    assert {s.split(":")[0] for s in report.survivors} == {"wrong_answer", "hedged_answer", "dumped_answer",
+                                                          "echoed_instruction"}
     assert any(other in s for s in report.survivors for other in ("Mary Shelley", "Emily Bronte"))
 
 
