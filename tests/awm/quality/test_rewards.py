@@ -102,12 +102,12 @@ def verify():
 
 @pytest.mark.parametrize("answer", [
     "checked_in, 1234.50; 2",
-    "The booking is Checked-In with a total of $1,234.50, and she has 2 cancelled bookings.",
+    "The booking is Checked-In with a total of $1,234.50, and she has had 2 cancellations.",
     "checked in; 1234.5; 2",
-    "Status: CHECKED IN. Total: 1,234.50 USD. Cancelled bookings: 2.",
+    "Status: CHECKED IN. Total: 1,234.50 USD. Cancellations: 2.",
     json.dumps({"status": "checked in", "total": "$1,234.50", "cancelled": 2}),
     json.dumps({"status": "checked_in", "total": 1234.5, "cancelled": 2.0}),
-    "The booking was made on 2025-05-01 at 09:30; it is checked_in, total 1234.50, and 2 are cancelled.",
+    "The booking was made on 2025-05-01 at 09:30; it is checked_in, total 1234.50, with 2 cancellations.",
 ])
 def test_equivalent_forms_pass(verify, answer):
     verdict = verify(None, None, answer)
