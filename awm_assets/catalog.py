@@ -8,7 +8,7 @@ import dagster as dg
 from pydantic import Field
 
 from awm.domains import env_id_for
-from awm.stages.catalog import DEFAULT_MIN_TASKS, CatalogSummary, build_catalog, corpus_chart_png
+from awm.stages.catalog import DEFAULT_MIN_TASKS, CatalogSummary, build_catalog, corpus_chart_png, proof_table
 from awm.store import atomic_write_bytes
 from awm_assets.constants import (
     CATALOG_GROUP,
@@ -102,4 +102,7 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
         "per_domain": dg.MetadataValue.md(table),
         "distributions": dg.MetadataValue.json(distributions),
         "failure_report": dg.MetadataValue.md(failure_report(summary)),
+        "proofs_by_class": dg.MetadataValue.md(proof_table(summary.proofs())),
+        "proof_rates": dg.MetadataValue.json({name: round(c["right"] / c["tried"], 4) if c["tried"] else None
+                                              for name, c in summary.proofs().items()}),
     })

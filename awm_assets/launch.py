@@ -286,10 +286,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> None:
     store = ArtifactStore(home)
-    from awm.contracts import VerificationReport
+    from awm.contracts import ACCEPTANCE_CLASSES, VerificationReport, proof_totals
     from awm.domains import env_id_for
 
     envs = tasks = tools = ref_ok = null_ok = proven = tried = killed = 0
+    reports = []
     for domain in domains:
         for slot in range(slots):
             env_id = env_id_for(domain, slot)
@@ -304,14 +305,23 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
             proven += len(rep.passed)
             tried += sum(t.mutations_tried for t in rep.tasks)
             killed += sum(t.mutations_killed for t in rep.tasks)
+            reports += rep.tasks
             tools += len(json.loads(store.path(env_id, "tools.json").read_text())["tools"])
+    totals = proof_totals(reports)
+    alternatives = sum(totals[c]["tried"] for c in ACCEPTANCE_CLASSES)
+    accepted = sum(totals[c]["right"] for c in ACCEPTANCE_CLASSES)
+    by_class = "\n                         ".join(
+        ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.items())[i:i + 3])
+        for i in range(0, len(totals), 3))
     print(f"""
 Done in {seconds:.0f}s.
   environments built     {envs} of {len(domains) * slots}
   tasks                  {tasks}  (reference solution passes: {ref_ok}, null trajectory rejected: {null_ok})
   tools                  {tools}
   checks passed          {proven} of {tasks} tasks proven (solvable, null rejected, verifier deterministic and
-                         read-only); verifiers rejected {killed} of {tried} wrong final states (mutations)
+                         read-only); verifiers rejected {killed} of {tried} wrong final states and shortcuts
+                         (mutations) and accepted {accepted} of {alternatives} valid alternatives
+  proofs by class        {by_class}
   published              {catalog.get('published_environments', 0)} environments, {catalog.get('published_tasks', 0)} tasks \
 (quarantined {catalog.get('quarantined_environments', 0)}, failed {catalog.get('failed_environments', 0)})
   artifacts              {store.corpus_dir}

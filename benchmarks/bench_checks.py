@@ -41,7 +41,7 @@ import awm.stages.tools as tools_stage  # noqa: E402
 import awm.stages.verification as verification_stage  # noqa: E402
 from awm.backends import get_backend  # noqa: E402
 from awm.builder.catalogue import DOMAIN_SEEDS  # noqa: E402
-from awm.contracts import Scenario, SchemaSpec, TaskSet, VerificationReport, VerifierSet  # noqa: E402
+from awm.contracts import Scenario, SchemaSpec, TaskSet, VerificationReport, VerifierSet, proof_totals  # noqa: E402
 from awm.domains import env_id_for  # noqa: E402
 from awm.quality.databases import _gx, ddl_clock_findings, rebuild_findings, suites_pass_together  # noqa: E402
 from awm.quality.scenarios import domain_duplicate_findings, scenario_identity_findings  # noqa: E402
@@ -65,12 +65,13 @@ def gates(mode: str, timings: dict[str, float]):
     state is judged once (no determinism proof); 'timed': everything runs, the gates timed."""
     saved = {module: getattr(module, name) for module, name in GATES.items()}
     saved_mutations = verification_stage.Mutator.mutations
+    saved_after = verification_stage.Mutator.after_reference
     saved_send = Environment.send_trajectory
 
-    def judged_once(self, calls, task_id=None, answers=(), checkpoints=()):  # [answer, answer]: judged once
+    def judged_once(self, calls, task_id=None, answers=(), checkpoints=(), footprint=None):  # judged once
         if len(answers) < 2:
-            return saved_send(self, calls, task_id, answers, checkpoints)
-        pending = saved_send(self, calls, task_id, answers[:1], checkpoints)
+            return saved_send(self, calls, task_id, answers, checkpoints, footprint)
+        pending = saved_send(self, calls, task_id, answers[:1], checkpoints, footprint)
         wait = pending.result
         pending.result = lambda: (lambda results, verdicts: (results, verdicts * len(answers)))(*wait())
         return pending
@@ -89,12 +90,14 @@ def gates(mode: str, timings: dict[str, float]):
                 setattr(module, name, timed)
         if mode == "off":
             verification_stage.Mutator.mutations = lambda *args: []
+            verification_stage.Mutator.after_reference = lambda *args: []
             Environment.send_trajectory = judged_once
         yield
     finally:
         for module, name in GATES.items():
             setattr(module, name, saved[module])
         verification_stage.Mutator.mutations = saved_mutations
+        verification_stage.Mutator.after_reference = saved_after
         Environment.send_trajectory = saved_send
 
 
@@ -253,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         "mutations_tried": tried,
         "mutations_killed": killed,
         "mutation_kill_rate": round(killed / tried, 4) if tried else None,
+        "proofs_by_class": proof_totals(tasks),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_average_1m_at_end": round(os.getloadavg()[0], 2)},
     }

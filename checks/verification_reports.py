@@ -12,8 +12,9 @@ and wrong final states (mutations) are rejected. These checks make that proof vi
 
 import dagster as dg
 
-from awm.contracts import TaskSet, VerificationReport, VerifierSet
+from awm.contracts import ACCEPTANCE_CLASSES, MUTANT_CLASSES, TaskSet, VerificationReport, VerifierSet, proof_totals
 from awm.quality.findings import Finding
+from awm.stages.catalog import proof_table
 from awm_assets.catalog import partition_url
 from awm_assets.constants import VERIFICATION_REPORTS
 from awm_assets.partitions import domain_partitions
@@ -37,11 +38,15 @@ def report_findings(env_id: str, report: VerificationReport, tasks: TaskSet, ver
     for missing in sorted(task_ids - {v.task_id for v in verifiers.verifiers}):
         findings.append(Finding(env_id, CHECK_REPORT, "task has no verifier in verifiers.json", task=missing))
     for t in report.tasks:
-        if t.mutations_killed > t.mutations_tried:
-            findings.append(Finding(env_id, CHECK_REPORT, f"{t.mutations_killed} mutations killed of "
-                                    f"{t.mutations_tried} tried", task=t.task_id))
-        if t.mutations_tried - t.mutations_killed != len(t.survivors):
-            findings.append(Finding(env_id, CHECK_REPORT, "surviving mutations are not all listed", task=t.task_id))
+        for name, proof in t.proofs.items():
+            if name not in MUTANT_CLASSES + ACCEPTANCE_CLASSES:
+                findings.append(Finding(env_id, CHECK_REPORT, f"unknown proof class {name!r}", task=t.task_id))
+            if proof.right > proof.tried:
+                findings.append(Finding(env_id, CHECK_REPORT, f"{name}: {proof.right} judged right of "
+                                        f"{proof.tried} tried", task=t.task_id))
+            if proof.tried - proof.right != len(proof.wrong):
+                findings.append(Finding(env_id, CHECK_REPORT, f"{name}: the wrongly judged trajectories are not "
+                                        "all listed", task=t.task_id))
     return findings
 
 
@@ -63,8 +68,10 @@ def verification_reports_valid(context: dg.AssetCheckExecutionContext, store: Ar
 @dg.asset_check(asset=VERIFICATION_REPORTS, name="verification_reports_solvability",
                 partitions_def=domain_partitions,
                 description="Per task: the reference solution passes, the null trajectory fails, the verifier is "
-                            "deterministic and read-only, and it rejects wrong final states (mutation kill rate "
-                            f"target {MUTATION_KILL_TARGET:.0%}). Lists every task that failed a proof, and why.")
+                            "deterministic and read-only, it rejects wrong final states and shortcuts (collateral "
+                            "writes, hedged, dumped and echoed answers, changed details; mutation kill rate "
+                            f"target {MUTATION_KILL_TARGET:.0%}) and accepts valid alternatives. Lists every task "
+                            "that failed a proof, and why, and the rates by proof class.")
 def verification_reports_solvability(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
                                      generator: GeneratorResource) -> dg.AssetCheckResult:
     st = store.store()
@@ -80,7 +87,7 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
         by_proof[t.failure_check()] = by_proof.get(t.failure_check(), 0) + 1
     rows = ["| environment | task | failed proof | why | partition |", "|---|---|---|---|---|"]
     for env_id, t in failing[:200]:
-        why = t.error or "; ".join(t.evidence + t.survivors) or "-"
+        why = t.error or "; ".join(t.evidence + t.survivors + t.rejected_alternatives) or "-"
         domain = env_id.rsplit("__", 1)[0]
         rows.append(f"| {env_id} | {t.task_id} | {t.failure_check()} | {why.replace('|', '/')[:300]} | "
                     f"[{domain}]({partition_url(VERIFICATION_REPORTS, domain)}) |")
@@ -96,6 +103,7 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
         "mutations_killed": killed,
         "mutation_kill_rate": dg.MetadataValue.float(round(kill_rate, 4)),
         "failed_tasks_by_proof": dg.MetadataValue.json(by_proof),
+        "proofs_by_class": dg.MetadataValue.md(proof_table(proof_totals(tasks))),
     }
     if failing:
         metadata["failed_tasks"] = dg.MetadataValue.md("\n".join(rows))

@@ -37,7 +37,6 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from awm.contracts import ACCEPTANCE_CLASSES, SchemaSpec, Task, ToolCall, ToolSet
 

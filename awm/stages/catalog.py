@@ -17,7 +17,17 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from awm.contracts import CatalogEntry, Scenario, SchemaSpec, TaskSet, ToolSet, VerificationReport
+from awm.contracts import (
+    ACCEPTANCE_CLASSES,
+    CatalogEntry,
+    Scenario,
+    SchemaSpec,
+    TaskReport,
+    TaskSet,
+    ToolSet,
+    VerificationReport,
+    proof_totals,
+)
 from awm.domains import split_env_id
 from awm.errors import AWMError
 from awm.quality.findings import check_named_in
@@ -50,6 +60,10 @@ class EnvStatus:
 class CatalogSummary:
     entries: list[CatalogEntry] = field(default_factory=list)
     statuses: list[EnvStatus] = field(default_factory=list)
+    proven: list[TaskReport] = field(default_factory=list)  # every task's proofs, published or not
+
+    def proofs(self) -> dict[str, dict[str, int]]:
+        return proof_totals(self.proven)
 
     def count(self, status: str) -> int:
         return sum(1 for s in self.statuses if s.status == status)
@@ -77,7 +91,7 @@ def _quarantine_reason(report: VerificationReport) -> str:
     for t in report.tasks:
         if t.publishable:
             continue
-        why = t.error or "; ".join(t.evidence + t.survivors) or "failed"
+        why = t.error or "; ".join(t.evidence + t.survivors + t.rejected_alternatives) or "failed"
         parts.append(f"{t.task_id} {t.failure_check()}: {why}")
     return "; ".join(parts)[:1000]
 
@@ -131,10 +145,22 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         status, entries = environment_status(store, env_id, min_tasks)
         summary.statuses.append(status)
         summary.entries.extend(entries)
+        if status.status in ("published", "quarantined"):
+            summary.proven += store.read_model(env_id, "report.json", VerificationReport).tasks
     atomic_write_text(store.catalog_path, "".join(e.model_dump_json() + "\n" for e in summary.entries))
     atomic_write_text(store.home / "failures.jsonl",
                       "".join(json.dumps(s.failure_record()) + "\n" for s in summary.problems))
     return summary
+
+
+def proof_table(totals: dict[str, dict[str, int]]) -> str:
+    """Markdown: per proof class, what it must do, how many were tried and how many judged right."""
+    rows = ["| proof class | must be | tried | judged right | rate |", "|---|---|---|---|---|"]
+    for name, counts in totals.items():
+        rate = f"{counts['right'] / counts['tried']:.2%}" if counts["tried"] else "-"
+        must = "accepted" if name in ACCEPTANCE_CLASSES else "rejected"
+        rows.append(f"| {name} | {must} | {counts['tried']} | {counts['right']} | {rate} |")
+    return "\n".join(rows)
 
 
 # --- the corpus chart --------------------------------------------------------------------

@@ -21,8 +21,18 @@ from __future__ import annotations
 import re
 import time
 
-from awm.contracts import (Footprint, ProofClass, Scenario, SchemaSpec, Task, TaskReport, TaskSet, ToolSet,
-                           VerificationReport, VerifierSet)
+from awm.contracts import (
+    Footprint,
+    ProofClass,
+    Scenario,
+    SchemaSpec,
+    Task,
+    TaskReport,
+    TaskSet,
+    ToolSet,
+    VerificationReport,
+    VerifierSet,
+)
 from awm.errors import AWMError
 from awm.quality.mutations import Mutation, Mutator
 from awm.runtime.environment import Environment

@@ -6,8 +6,14 @@ from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
 from awm.quality.mutations import Mutator
 from awm.runtime.environment import Environment
 from awm.stages.verification import prove_task
-from tests.awm.quality.conftest import (ENV_ID, HONEST_VERIFIER, LAX_QUESTION_VERIFIER, QUESTION_VERIFIER, TASKS_JSON,
-                                        write_library)
+from tests.awm.quality.conftest import (
+    ENV_ID,
+    HONEST_VERIFIER,
+    LAX_QUESTION_VERIFIER,
+    QUESTION_VERIFIER,
+    TASKS_JSON,
+    write_library,
+)
 
 ALWAYS_COMPLETE = 'def verify(initial, final, answer):\n    return {"complete": True, "evidence": ["looks fine"]}\n'
 # Checks the title only: accepts a final state where the stock was never set.
