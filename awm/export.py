@@ -63,6 +63,7 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             "task_id": task.task_id,
             "instruction": task.instruction,
             "kind": task.kind,
+            "answer_slots": task.answer_slots,
             "scenario": entry["scenario"],
             "acting_user": taskset.acting_user,
             "tools": tools,

@@ -331,6 +331,8 @@ def test_checkpoints_judge_the_states_a_trajectory_passes_through(env):
     calls = [("add_item", {}), ("add_item", {"name": "z"}), ("add_item", {"name": "y"})]
     results, verdicts = env.send_trajectory(calls, "t01", [None], [(0, None), (1, None), (2, None), (3, None)]).result()
     assert results[0]["error"]["code"] == "invalid_arguments" and results[1]["name"] == "z"
-    assert [v["complete"] for v in verdicts] == [True, False, False, True, True]  # the end, then each checkpoint
+    # the end, then each checkpoint: only the state with z and nothing else is complete (y is not the task's)
+    assert [v["complete"] for v in verdicts] == [False, False, False, True, False]
+    assert verdicts[0]["diff"]["unexpected"] == 1 and verdicts[3]["diff"]["unexpected"] == 0
     with pytest.raises(ValueError, match="checkpoint after 4 calls"):
         env.send_trajectory(calls, "t01", [], [(4, None)])
