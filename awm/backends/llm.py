@@ -294,38 +294,48 @@ def rows_by_table(draft: RowsDraft, schema: SchemaSpec) -> dict[str, list[dict]]
 
 def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: ToolSet,
                     verifiers: VerifierSet) -> dict[str, str]:
-    """Run each verifier on the reference solution and on the null trajectory; task id -> why it failed.
+    """Every proof of the verification stage (awm/stages/verification.py: reference, null, mutants and
+    shortcuts, valid alternatives) for each verifier; task id -> why it failed, for the next attempt's prompt.
 
     A reference solution whose tool calls fail is not the verifier's fault and is left for the
     verification report to record."""
+    from awm.quality.mutations import Mutator
     from awm.runtime.environment import Environment
-    from awm.runtime.tools import is_error
+    from awm.stages.verification import prove_task
 
-    env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers,
-                      Path(store.database_path(env_id)))
+    db_path = Path(store.database_path(env_id))
+    env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers, db_path)
+    mutator = Mutator(tools, store.read_model(env_id, "schema.json", SchemaSpec), db_path, tasks.tasks)
     failures: dict[str, str] = {}
     try:
         for task in tasks.tasks:
-            try:
-                reference = env.send_trajectory([(call.tool, call.arguments) for call in task.reference_solution],
-                                                task.task_id, [task.reference_answer])
-                empty = env.send_trajectory([], task.task_id, [None])
-                results, (verdict,) = reference.result()
-                null = empty.result()[1][0]
-            except AWMError as exc:
-                failures[task.task_id] = f"the verifier cannot be loaded: {exc}"
-                continue
-            if any(is_error(result) for result in results):
-                continue
-            if verdict.get("error") or null.get("error"):
-                bad = verdict if verdict.get("error") else null
-                failures[task.task_id] = f"the verifier failed to run ({bad['error']}): {'; '.join(bad['evidence'])}"
-            elif not verdict["complete"]:
-                failures[task.task_id] = ("after the reference solution the verifier said incomplete: "
-                                          + "; ".join(verdict["evidence"]))
-            elif null["complete"]:
-                failures[task.task_id] = ("on the untouched database with no answer the verifier said complete; it "
-                                          "must check that the task's goals were actually met")
+            report, _ = prove_task(env, task, mutator)
+            why = _proof_failure(report)
+            if why is not None:
+                failures[task.task_id] = why
     finally:
         env.close()
     return failures
+
+
+def _proof_failure(report) -> str | None:
+    """What the model must fix in a verifier, from its task's report (None: nothing the verifier caused)."""
+    check = report.failure_check()
+    if check is None or (check == "reference_solution" and report.error and report.error.startswith("step ")):
+        return None
+    if report.error:
+        return f"the verifier cannot be loaded: {report.error}"
+    if check == "reference_solution":
+        return "after the reference solution the verifier said incomplete: " + "; ".join(report.evidence)
+    if check == "null_trajectory":
+        return ("on the untouched database with no answer the verifier said complete; it must check that the "
+                "task's goals were actually met")
+    if check == "verifier_deterministic":
+        return "the verifier gave different verdicts on the same final state: " + "; ".join(report.evidence)
+    if check == "verifier_read_only":
+        return "the verifier tried to write to a database it may only read"
+    if check == "mutation_testing":
+        return ("the verifier accepted wrong trajectories (it must check every stated detail exactly, and an "
+                "answer must state the expected value and no other candidate): " + "; ".join(report.survivors[:5]))
+    return ("the verifier rejected valid trajectories (equivalent answer forms, extra reads, reordered "
+            "independent steps must pass): " + "; ".join(report.rejected_alternatives[:5]))

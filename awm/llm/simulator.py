@@ -29,10 +29,25 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
     "bad_sql": ("databases",),
     "unsafe_code": ("tools", "verifier"),
     "lying_verifier": ("verifier",),
+    "lax_verifier": ("verifier",),
     "duplicate": ("scenarios",),
     "login_task": ("tasks",),
     "wall_clock": ("databases",),
 }
+
+
+# Appended to a proven verifier, these take the place of its strict answer and text checks: an answer passes
+# when it contains the expected value anywhere (a hedge or a dump does), a text when it contains the quote.
+LAX_CHECKS = '''
+
+def check_answer(answer, slot, value, others, allowed, instruction, failures):
+    if answer is None or str(value).lower() not in str(answer).lower():
+        failures.append("the answer does not mention " + repr(value))
+
+
+def text_key(text):
+    return "x"
+'''
 
 
 class PromptNotUnderstood(ValueError):
@@ -78,6 +93,8 @@ class SimulatedModel:
             return {**answer, field: "import os\n" + answer[field]}
         if fault == "lying_verifier":
             return {"code": 'def verify(initial, final, answer):\n    return {"complete": True, "evidence": ["ok"]}\n'}
+        if fault == "lax_verifier":  # the right goals, judged the lax way: substrings, as many verifiers do
+            return {"code": answer["code"] + LAX_CHECKS}
         if fault == "duplicate":
             other = 1 if request["slot"] == 0 else 0
             return _scenario_draft(make_scenario(request["domain"], other, self.base_seed))

@@ -9,7 +9,7 @@ import pytest
 from awm.backends import get_backend
 from awm.backends.llm import RowsError, rows_by_table
 from awm.backends.offline import OfflineBackend
-from awm.contracts import Column, Scenario, SchemaSpec, Table, ToolSet
+from awm.contracts import Column, Scenario, SchemaSpec, Table, ToolSet, VerificationReport
 from awm.llm.prompts import RowsDraft, stage_prompt_hash
 from awm.stages.base import ATTEMPT_LOG, STAGES
 from awm.stages.pipeline import build_environment
@@ -101,6 +101,26 @@ def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve
     assert [r["task_id"] for r in again] == [liar]  # the nine proven verifiers came from the cache
     assert "the verifier said complete" in user_prompt(again[0])
     assert fixed.usage["llm_cache_hits"] == 9
+
+
+def test_a_lax_verifier_that_accepts_hedges_fails_its_proof_and_the_retry_corrects_it(serve, home):
+    """The right goals, judged by substring: a hedged or dumped answer, a negated note would earn the reward.
+    The proof step's shortcut classes catch it, the evidence goes into the next prompt, the retry is proven."""
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    serve.faults({"fault": "lax_verifier", "stage": "verifier", "times": 10})
+    failed = build_environment(store, "k12_school", 0, backend)[-1]
+    assert failed.status == "failed" and "VerifierProofError" in failed.error
+    assert "the verifier accepted wrong trajectories" in failed.error
+    assert "hedged_answer" in failed.error or "text_negated" in failed.error
+    served = len(serve.requests())
+
+    fixed = build_verification(store, "k12_school__00", backend)
+    assert fixed.status == "built" and fixed.attempt == 2
+    again = serve.requests(messages=True)[served:]
+    assert again and all("the verifier accepted wrong trajectories" in user_prompt(r) for r in again)
+    report = store.read_model("k12_school__00", "report.json", VerificationReport)
+    assert all(t.publishable for t in report.tasks)
 
 
 def test_an_endpoint_that_was_down_is_not_shown_to_the_model_as_an_error(serve, home):
