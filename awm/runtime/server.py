@@ -13,7 +13,7 @@ exists. The trainer scores a session through the admin endpoints, which need the
 token given at server start:
 
     GET    /admin/sessions                   live and recently ended sessions
-    POST   /admin/sessions/<ref>/score       {"answer": str | null, "task_id": str | null}
+    POST   /admin/sessions/<ref>/score       {"answer": str | {slot: value} | null, "task_id": str | null}
     DELETE /admin/sessions/<ref>             free the episode now
 
 where <ref> is the `episode` key the trainer put in the URL, or the MCP session id.
@@ -443,15 +443,16 @@ class RuntimeServer:
         if isinstance(body, JSONResponse):
             return body
         answer, task_id = body.get("answer"), body.get("task_id") or session.task_id
-        if answer is not None and not isinstance(answer, str):
-            return JSONResponse({"error": "answer must be a string or null"}, status_code=400)
+        if answer is not None and not isinstance(answer, (str, dict)):
+            return JSONResponse({"error": "answer must be a string, an object keyed by the task's answer slots, "
+                                          "or null"}, status_code=400)
         if task_id is None:
             return JSONResponse({"error": "this session was opened without ?task=; give task_id"}, status_code=400)
         if not isinstance(task_id, str) or task_id not in self.catalog[session.env_id]:
             return JSONResponse({"error": f"{session.env_id} publishes no task {task_id!r}"}, status_code=400)
         score = await session.episode.ascore(answer, task_id)
         return JSONResponse({**score, "env_id": session.env_id, "task_id": task_id, "session": session.session_id,
-                             "episode": session.key, "calls": session.episode.calls})
+                             "episode": session.key})
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:

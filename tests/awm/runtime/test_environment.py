@@ -31,7 +31,10 @@ def test_every_published_task_replays_to_reward_one_and_the_null_trajectory_scor
             for step in task.reference_solution:
                 assert not is_error(episode.call(step.tool, step.arguments)), (task.task_id, step.tool)
             score = episode.score(task.reference_answer)
-        assert score == {"reward": 1.0, "complete": True, "evidence": ["every goal is met"]}, task.task_id
+        assert {k: score[k] for k in ("reward", "complete", "evidence")} == {
+            "reward": 1.0, "complete": True, "evidence": ["every goal is met"]}, task.task_id
+        assert score["diff"]["unexpected"] == 0 and score["diff"]["expected"] == score["diff"]["changed"]
+        assert score["calls"] == task.steps and score["tool_errors"] == 0
         with env.reset(task.task_id) as episode:
             null = episode.score(None)
         assert null["reward"] == 0.0 and not null["complete"] and null["evidence"], task.task_id

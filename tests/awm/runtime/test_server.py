@@ -73,12 +73,13 @@ async def admin(base: str, method: str, path: str, token: str | None = TOKEN, **
         return await http.request(method, f"{base}{path}", headers=headers, **kwargs)
 
 
-async def replay(base: str, task, key: str) -> dict:
+async def replay(base: str, task, key: str, answer: str | dict | None = None) -> dict:
     async with Client(mcp_url(base, task=task.task_id, episode=key)) as agent:
         for step in task.reference_solution:
             result = await agent.call_tool(step.tool, step.arguments)
             assert not result.is_error, (step.tool, result.content)
-        response = await admin(base, "POST", f"/admin/sessions/{key}/score", json={"answer": task.reference_answer})
+        answer = task.reference_answer if answer is None else answer
+        response = await admin(base, "POST", f"/admin/sessions/{key}/score", json={"answer": answer})
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -111,9 +112,16 @@ def test_reference_solutions_replayed_over_mcp_earn_reward_one_and_null_trajecto
         for task in env.tasks[:4]:
             score = await replay(base, task, f"replay-{task.task_id}")
             assert score["reward"] == 1.0 and score["complete"] and score["task_id"] == task.task_id
+            assert score["diff"]["unexpected"] == 0 and score["calls"] == task.steps and score["tool_errors"] == 0
             async with Client(mcp_url(base, task=task.task_id, episode=f"null-{task.task_id}")):
                 null = await admin(base, "POST", f"/admin/sessions/null-{task.task_id}/score", json={})
             assert null.status_code == 200 and null.json()["reward"] == 0.0
+        question = next(t for t in env.tasks if t.kind == "question")  # a structured answer, keyed by slot
+        values = [g.expect["value"] for g in question.goals if g.kind == "answer"]
+        structured = await replay(base, question, "slots", dict(zip(question.answer_slots, values)))
+        assert structured["reward"] == 1.0, structured
+        hedged = await replay(base, question, "hedged", {slot: [v, v] for slot, v in zip(question.answer_slots, values)})
+        assert hedged["reward"] == 0.0 and not hedged["complete"]
 
     asyncio.run(go())
 
