@@ -1,0 +1,81 @@
+"""The outcome diff on real SQLite databases: which tables it reads, what it reports, how a footprint accounts."""
+
+import sqlite3
+
+from awm.runtime import outcome
+from awm.runtime.db import DBHandle, fresh_copy
+
+DDL = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+                     status TEXT NOT NULL);
+CREATE TABLE notes (id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL REFERENCES orders(id), body TEXT NOT NULL);
+INSERT INTO customers VALUES (1, 'Ann', 'Oslo'), (2, 'Bo', 'Rome');
+INSERT INTO orders VALUES (1, 1, 'open'), (2, 2, 'open');
+"""
+
+
+def template(tmp_path) -> sqlite3.Connection:
+    path = tmp_path / "env.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(DDL)
+    conn.commit()
+    conn.close()
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def episode(tmp_path):
+    base = template(tmp_path)
+    return base, outcome.Layout.read(base), DBHandle(fresh_copy(base))
+
+
+def test_the_write_authorizer_names_the_tables_written_and_only_those_are_read(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("UPDATE orders SET status = 'shipped' WHERE id = 1")
+    handle.query("SELECT * FROM customers")
+    assert handle._written == {"orders"}
+    changes = outcome.diff(layout, base, handle._conn, handle._written)
+    assert changes == [{"table": "orders", "key": 1, "op": "update", "columns": {"status": ["open", "shipped"]}}]
+    assert set(layout.initial_rows) == {"orders"}  # customers and notes were never read
+
+
+def test_a_cascade_is_seen_in_the_child_table(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("DELETE FROM customers WHERE id = 2")
+    assert layout.affected(handle._written) == ["customers", "orders"]
+    changes = outcome.diff(layout, base, handle._conn, handle._written)
+    assert {(c["table"], c["key"], c["op"]) for c in changes} == {("customers", 2, "delete"), ("orders", 2, "delete")}
+
+
+def test_a_schema_change_compares_every_table_and_reports_the_new_one(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("CREATE TABLE stash (x TEXT)")
+    assert outcome.ALL_TABLES in handle._written
+    changes = outcome.diff(layout, base, handle._conn, handle._written)
+    assert changes == [{"table": "stash", "key": None, "op": "create_table", "columns": {}}]
+    summary, unexpected = outcome.account(layout, changes, {})
+    assert summary["unexpected"] == 1 and unexpected == ["unexpected change: table stash: create table"]
+
+
+def test_a_footprint_accounts_for_rows_columns_and_anchored_inserts(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 1")
+    handle.execute("INSERT INTO notes (order_id, body) VALUES (1, 'called')")
+    footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
+    assert footprint == {"updated": {"orders": {"1": ["status"]}}, "deleted": {}, "inserted": {"notes": [{"order_id": 1}]}}
+    # the same changes, plus a note on another order and another order cancelled
+    handle.execute("INSERT INTO notes (order_id, body) VALUES (2, 'called')")
+    handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 2")
+    summary, unexpected = outcome.account(layout, outcome.diff(layout, base, handle._conn, handle._written), footprint)
+    assert summary["expected"] == 2 and summary["unexpected"] == 2
+    assert sorted(unexpected) == ["unexpected change: notes row 2 inserted (id=2, order_id=2, body='called')",
+                                  "unexpected change: orders row 2 updated (status 'open' -> 'cancelled')"]
+    verdict = outcome.judged({"complete": True, "evidence": ["every goal is met"]}, summary, unexpected)
+    assert not verdict["complete"] and verdict["collateral"] and "every goal is met" not in verdict["evidence"]
+
+
+def test_a_change_undone_leaves_no_diff(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("UPDATE customers SET city = 'Paris' WHERE id = 2")
+    handle.execute("UPDATE customers SET city = 'Rome' WHERE id = 2")
+    assert outcome.diff(layout, base, handle._conn, handle._written) == []
