@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from awm.contracts import ACCEPTANCE_CLASSES, SchemaSpec, Task, ToolCall, ToolSet
+from awm.quality.tools import smoke_arguments
 
 MAX_WRONG_ROW = 1  # one wrong row per task: each more costs a full replay
 MAX_DETAILS = 3  # stated details changed per task
@@ -417,9 +418,7 @@ class ShortcutMutator:
                 if swapped is not None:
                     extra.append(("the task's own", swapped))
         for tool in foreign:
-            from awm.quality.tools import smoke_arguments  # the tools gate's example arguments
-
-            arguments = smoke_arguments(self.schemas[tool])
+            arguments = smoke_arguments(self.schemas[tool])  # the tools gate's example arguments
             for name, value in list(arguments.items()):
                 table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
                 if table is not None:
