@@ -168,7 +168,9 @@ class Environment:
 
     def send_trajectory(self, calls: list[tuple[str, dict | None]], task_id: str | None = None,
                         answers: list[str | None] = (), checkpoints: list[tuple[int, str | None]] = (),
-                        footprint: dict | str | None = None) -> PendingTrajectory:
+                        footprint: dict | str | None = None,
+                        branches: list[tuple[int, list[tuple[str, dict | None]], str | None]] = ()
+                        ) -> PendingTrajectory:
         """Start a trajectory without waiting: `calls` in order on a fresh copy of the initial state, then,
         with a task, its verdict on the final state for each of `answers`, and on the state once n of the
         calls were made for each (n, answer) of `checkpoints`; all in one request to a sandbox worker, and
@@ -176,7 +178,10 @@ class Environment:
         arguments checked here; a failing call does not stop the ones after it). A verdict fails changes
         outside the task's footprint (`footprint`, default `self.footprint(task_id)`; "reference" when `calls`
         are the task's reference solution, whose changes become the footprint: `PendingTrajectory.footprint`).
-        Send several before waiting on any: they share one wait and spread over the workers."""
+        Each (n, other_calls, answer) of `branches` is another trajectory that shares the first n calls: from
+        that state, its own calls, its verdict, then undone (`PendingTrajectory.branches`: results and
+        verdict per branch). Send several before waiting on any: they share one wait and spread over the
+        workers."""
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
@@ -186,6 +191,14 @@ class Environment:
             if problem is None:
                 sent.append((tool, arguments))
             made.append(len(sent))
+        forks, fork_problems = [], []
+        for after, more, answer in branches if task is not None else ():
+            if not 0 <= after <= len(calls):
+                raise ValueError(f"branch after {after} calls: the trajectory has {len(calls)}")
+            checked = [(tool, {} if arguments is None else arguments) for tool, arguments in more]
+            problems_here = [self.arguments.problem(tool, arguments) for tool, arguments in checked]
+            forks.append((made[after], [c for c, p in zip(checked, problems_here) if p is None], answer))
+            fork_problems.append(problems_here)
         judgements: list[tuple[int, str | None]] = []
         if task is not None:
             judgements = [(len(sent), answer) for answer in answers]
@@ -193,15 +206,15 @@ class Environment:
                 if not 0 <= after <= len(calls):
                     raise ValueError(f"checkpoint after {after} calls: the trajectory has {len(calls)}")
                 judgements.append((made[after], answer))
-        if task is not None and (judgements or footprint == "reference"):
+        if task is not None and (judgements or forks or footprint == "reference"):
             if footprint is None:
                 footprint = self.footprint(task.task_id)
             verifier = self.verifier_program(task.task_id)
             name = f"{self.env_id}/{task.task_id}"
-            future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint)
+            future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint, forks)
         else:
             future = self.pool.replay(self._env_key(), sent)
-        return PendingTrajectory(task, problems, future)
+        return PendingTrajectory(task, problems, future, fork_problems)
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
         """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
@@ -244,17 +257,27 @@ class PendingTrajectory:
     per call, and a verdict per answer, then per checkpoint. `footprint`, once the result is in: the
     footprint the verdicts were judged against (the reference's own changes, when it was "reference")."""
 
-    def __init__(self, task: Task | None, problems: list[dict | None], future: Future):
+    def __init__(self, task: Task | None, problems: list[dict | None], future: Future,
+                 branch_problems: list[list[dict | None]] = ()):
         self._task, self._problems, self._future = task, problems, future
+        self._branch_problems = branch_problems
         self.footprint: dict | None = None
+        self.branches: list[tuple[list[Any], dict]] = []
 
     def result(self) -> tuple[list[Any], list[dict]]:
         outcome = self._future.result()
         self.footprint = outcome.get("footprint")
-        answers = iter(outcome["results"])
-        results = [next(answers) if problem is None else problem for problem in self._problems]
+        results = _merged(self._problems, outcome["results"])
         verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
+        self.branches = [(_merged(problems, branch["results"]), _with_partial(self._task, branch["verdict"]))
+                         for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
         return results, verdicts
+
+
+def _merged(problems: list[dict | None], results: list[Any]) -> list[Any]:
+    """A result per call: the worker's for the calls it ran, the argument problem for the ones not sent."""
+    ran = iter(results)
+    return [next(ran) if problem is None else problem for problem in problems]
 
 
 def _with_partial(task: Task, verdict: dict) -> dict:

@@ -11,9 +11,10 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     call      {episode, tool, arguments, seconds, memory}
     judge     {episode | env + final, key, program, name, answer, footprint, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
-                                                 with judge {key, program, name, judgements, footprint,
-                                                 seconds}, a verdict per [after, answer]: {results,
-                                                 verdicts, footprint}
+                                                 with judge {key, program, name, judgements, branches?,
+                                                 footprint, seconds}, a verdict per [after, answer], and
+                                                 per branch [after, calls, answer] its results and verdict:
+                                                 {results, verdicts, branches, footprint}
 
 A verdict is the verifier's, joined with the outcome (awm/runtime/outcome.py): the rows that differ
 from the initial state, each accounted for by the task's footprint or failing the verdict. A replay whose
@@ -234,15 +235,21 @@ class WorkerState:
                judge: dict | None = None) -> RawJSON:
         """A whole trajectory in one request: each call exactly as `call` runs it, on a fresh copy of the
         initial state that lives only for this request. With `judge`, one verdict per [after, answer] in
-        judge["judgements"]: the state once `after` calls were made, judged as `judge` judges an episode."""
+        judge["judgements"]: the state once `after` calls were made, judged as `judge` judges an episode;
+        and per [after, calls, answer] in judge["branches"]: from the state once `after` calls were made,
+        those other calls, judged, then undone (a savepoint rolled back), so many trajectories that share
+        a beginning cost one replay of it."""
         loaded = self._environment(env)
         handle = DBHandle(fresh_copy(loaded.template))
         try:
             judgements = judge["judgements"] if judge is not None else []
-            fn = self._verifier(judge["key"], judge["program"], judge["name"]) if judgements else None
+            branches = judge.get("branches", []) if judge is not None else []
+            fn = self._verifier(judge["key"], judge["program"], judge["name"]) if judgements or branches else None
             due = sorted(range(len(judgements)), key=lambda i: judgements[i][0])
+            forks = sorted(range(len(branches)), key=lambda i: branches[i][0])
             verdicts: list[dict | None] = [None] * len(judgements)
             changes: list[list[dict] | None] = [None] * len(judgements)
+            forked: list[tuple[list[str], dict, list[dict]] | None] = [None] * len(branches)
             results = []
             for made in range(len(calls) + 1):
                 if due and judgements[due[0]][0] == made:
@@ -256,6 +263,10 @@ class WorkerState:
                             changes[i] = state
                     finally:
                         handle._restore()
+                while forks and branches[forks[0]][0] == made:
+                    i = forks.pop(0)
+                    forked[i] = self._branch(loaded, handle, fn, branches[i][1], branches[i][2], judge["seconds"],
+                                             seconds, memory)
                 if made < len(calls):
                     tool, arguments = calls[made]
                     results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
@@ -267,10 +278,30 @@ class WorkerState:
                 elif not isinstance(footprint, dict):
                     raise ValueError("a judged replay needs a footprint: a dict, or 'reference'")
                 verdicts = [loaded.account(v, c, footprint) for v, c in zip(verdicts, changes)]
+            branched = ",".join(f'{{"results":[{",".join(r)}],"verdict":{json.dumps(loaded.account(v, c, footprint))}}}'
+                                for r, v, c in forked)
             return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)},'
-                           f'"footprint":{json.dumps(footprint)}}}')
+                           f'"branches":[{branched}],"footprint":{json.dumps(footprint)}}}')
         finally:
             handle._close()
+
+    @staticmethod
+    def _branch(loaded: LoadedEnvironment, handle: DBHandle, fn, calls: list[list], answer: str | None,
+                verify_seconds: float, seconds: float, memory: int | None) -> tuple[list[str], dict, list[dict]]:
+        """Other calls from the handle's current state, judged, then undone: (results, verdict, changes)."""
+        handle._begin()
+        try:
+            results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
+                       for tool, arguments in calls]
+            view = handle._reader()
+            try:
+                state = loaded.changes(view._conn, handle._written)
+                verdict = run_verifier(fn, loaded.initial, view, answer, verify_seconds, memory)
+            finally:
+                handle._restore()
+        finally:
+            handle._rollback()
+        return results, verdict, state
 
     def snapshot(self, episode: int) -> str:
         _, handle = self._episode(episode)

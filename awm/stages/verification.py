@@ -68,6 +68,14 @@ def _calls(calls) -> list[tuple[str, dict]]:
     return [(call.tool, call.arguments) for call in calls]
 
 
+def _shared_prefix(reference, calls) -> int:
+    """How many calls a trajectory shares with the reference solution before they part ways."""
+    n = 0
+    while n < min(len(reference), len(calls)) and reference[n] == calls[n]:
+        n += 1
+    return n
+
+
 def _undoable(env: Environment, task: Task, mutations: list[Mutation]) -> list[Mutation]:
     """The trajectories, less the corrected writes whose undo does not restore everything (a tool that also
     sets a status or a timestamp): replayed alone, a wrong write and its undo must leave no change."""
@@ -127,13 +135,16 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
                                f"then {again['complete']}")
     if report.reference_passed and not report.null_passed:
         replayed = [m for m in mutations if m.replay] + _undoable(env, task, mutator.after_reference(task, footprint))
-        pending = [env.send_trajectory(_calls(m.calls), task.task_id, [m.answer], footprint=footprint)
-                   for m in replayed]
+        # One more replay of the reference, each trajectory a branch off it where the two part ways (a
+        # collateral write is the reference plus one call: judged from its final state, then undone).
+        shared = [_shared_prefix(task.reference_solution, m.calls) for m in replayed]
+        branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
+                                       branches=[(n, _calls(m.calls[n:]), m.answer) for n, m in zip(shared, replayed)])
+        branched.result()
         judged = list(zip(at_end + midway, answered))
         changed = first["diff"]["changed"]
-        for mutation, trajectory in zip(replayed, pending):
-            outcome, (verdict,) = trajectory.result()
-            if any(is_error(outcome[i]) for i in mutation.must_succeed):
+        for mutation, n, (outcome, verdict) in zip(replayed, shared, branched.branches):
+            if any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
                 continue  # the write it is about was refused: not the trajectory it claims to be
             if mutation.kind == "collateral_write" and verdict["diff"]["changed"] <= changed:
                 continue  # the extra write changed nothing (the row already held those values)
