@@ -88,17 +88,16 @@ def structured(answer):
     return data if isinstance(data, dict) else None
 
 
-def unechoed(answer, instruction):
-    # the answer without the clauses it copies from the instruction: repeating the question states nothing
+def unechoed(answer, echoes):
+    # the answer without the clauses it copies from the instruction (`echoes`: a pattern per clause of four
+    # or more words, any punctuation between them): repeating the question states nothing
     text = str(answer)
-    for clause in re.split("[;?!()]|[.,:](?= |$)", " ".join(instruction.split())):
-        parts = re.findall("[A-Za-z0-9]+", clause)
-        if len(parts) >= 4:
-            text = re.sub("[^A-Za-z0-9]+".join([re.escape(p) for p in parts]), " ", text, flags=re.IGNORECASE)
+    for pattern in echoes:
+        text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
     return text
 
 
-def check_answer(answer, slot, value, others, allowed, instruction, failures):
+def check_answer(answer, slot, value, others, allowed, echoes, failures):
     # the answer states `value` and no conflicting candidate for the same slot: another value of its kind
     # (`others`), or another number of its kind that neither the task expects nor the instruction states
     data = structured(answer)
@@ -111,7 +110,7 @@ def check_answer(answer, slot, value, others, allowed, instruction, failures):
     if answer is None:
         failures.append("no answer given; expected " + repr(value))
         return
-    text = unechoed(answer, instruction)
+    text = unechoed(answer, echoes)
     if is_number(value):
         found = numbers_in(text)
         if not any(abs(x - value) < 0.005 for x, _ in found):
@@ -163,8 +162,10 @@ def check_row_delta(initial, final, table, pk, column, delta, failures):
 
 
 def check_rows_created(initial, final, table, expected, count, child_table, child_fk, children, failures):
-    old_ids = set([r["id"] for r in initial.query("SELECT id FROM " + table, [])])
-    new_rows = [r for r in final.query("SELECT * FROM " + table, []) if r["id"] not in old_ids]
+    # a new row has an id above every initial one (SQLite gives max(id) + 1); a row that took the id of a
+    # deleted one is an update of that id, which the runtime's outcome check fails
+    last = initial.one("SELECT MAX(id) AS n FROM " + table, [])["n"]
+    new_rows = final.query("SELECT * FROM " + table + " WHERE id > ?", [last if last is not None else -1])
     hits = [r for r in new_rows if row_matches(r, expected)]
     if child_table:
         good = []
@@ -184,6 +185,32 @@ def check_row_deleted(final, table, pk, failures):
 '''
 
 
+def _helpers() -> tuple[str, dict[str, str], dict[str, set[str]]]:
+    """PRELUDE cut into its header and its helper functions, and which helpers each one calls."""
+    header, *blocks = PRELUDE.split("\n\n\ndef ")
+    helpers = {block.split("(", 1)[0]: "def " + block.rstrip("\n") for block in blocks}
+    calls = {name: {other for other in helpers if other != name and re.search(rf"\b{other}\(", body)}
+             for name, body in helpers.items()}
+    return header.split("\nimport")[0], helpers, calls
+
+
+_HEADER, _HELPERS, _CALLS = _helpers()
+
+
+def _prelude(body: str) -> str:
+    """The module docstring, the imports and the helpers `body` needs (and what they call), in PRELUDE's
+    order: a verifier carries only the checks it makes, so it is smaller to check, compile and read."""
+    needed = {name for name in _HELPERS if re.search(rf"\b{name}\(", body)}
+    todo = list(needed)
+    while todo:
+        for other in _CALLS[todo.pop()] - needed:
+            needed.add(other)
+            todo.append(other)
+    blocks = [code for name, code in _HELPERS.items() if name in needed]
+    imports = [f"import {module}" for module in ("json", "re") if any(f"{module}." in b for b in blocks)]
+    return "\n\n\n".join([_HEADER + ("\n" + "\n".join(imports) if imports else ""), *blocks]) + "\n"
+
+
 def _words(text: object) -> str:
     return " ".join(re.findall("[a-z0-9]+", str(text).lower()))
 
@@ -196,7 +223,8 @@ def _numbers(text: str) -> list[float]:
 def _answer_call(task: Task, goal: Goal, slot: str) -> str:
     """check_answer for one answer goal: its conflicting candidates are the other values of its kind, except
     the values the task itself expects (a value the question quotes is one too: the answer may repeat a
-    clause of the instruction word for word, which states nothing, but not name that value on its own)."""
+    clause of the instruction word for word, which states nothing, but not name that value on its own).
+    Numbers the instruction states are allowed; its clauses are passed as patterns to take out of an answer."""
     value = goal.expect["value"]
     expected = [g.expect["value"] for g in task.goals if g.kind == "answer"]
     taken = {_words(v) for v in expected if isinstance(v, str)}
@@ -205,7 +233,15 @@ def _answer_call(task: Task, goal: Goal, slot: str) -> str:
     allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
                      | set(_numbers(task.instruction)))
     return (f"check_answer(answer, {slot!r}, {value!r}, {sorted(set(others))!r}, {allowed!r}, "
-            f"{task.instruction!r}, failures)")
+            f"{_echoes(task.instruction)!r}, failures)")
+
+
+def _echoes(instruction: str) -> list[str]:
+    """A pattern per clause of the instruction with four or more words, matching it whatever the punctuation
+    and spacing between its words (the verifier takes such copies out of an answer)."""
+    clauses = re.split(r"[;?!()]|[.,:](?= |$)", " ".join(instruction.split()))
+    words = [re.findall("[A-Za-z0-9]+", clause) for clause in clauses]
+    return ["[^A-Za-z0-9]+".join(re.escape(w) for w in parts) for parts in words if len(parts) >= 4]
 
 
 def _goal_call(goal: Goal) -> str:
@@ -223,9 +259,9 @@ def _goal_call(goal: Goal) -> str:
 
 
 def verifier_source(env_id: str, task: Task) -> str:
-    lines = [PRELUDE.format(env_id=env_id, task_id=task.task_id), "", "def verify(initial, final, answer):",
-             "    failures = []"]
     slots = iter(task.answer_slots)
-    lines += [f"    {_answer_call(task, g, next(slots)) if g.kind == 'answer' else _goal_call(g)}" for g in task.goals]
+    body = [f"    {_answer_call(task, g, next(slots)) if g.kind == 'answer' else _goal_call(g)}" for g in task.goals]
+    prelude = _prelude("\n".join(body)).format(env_id=env_id, task_id=task.task_id)
+    lines = [prelude, "", "def verify(initial, final, answer):", "    failures = []", *body]
     lines.append('    return {"complete": not failures, "evidence": failures or ["every goal is met"]}')
     return "\n".join(lines) + "\n"

@@ -20,7 +20,8 @@ Only its write calls are replayed: a read changes nothing, so the final state is
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
 
 Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
-  extra_reads        every read call of the reference made twice;
+  extra_reads        every read call of the reference made twice (the ones before its last write again
+                     at the end);
   skipped_lookups    only the reference's write calls (it already knows the ids);
   corrected_write    the reference, with a write on another row made and then undone (its old values written
                      back) before it;
@@ -460,9 +461,13 @@ class ShortcutMutator:
         writes = [c for c in reference if c.tool in self.writes]
         variants: list[Mutation] = []
         if reads:
-            doubled = [c for call in reference for c in ([call, call] if call.tool not in self.writes else [call])]
-            variants.append(Mutation("extra_reads", f"{len(reads)} read calls made twice", doubled,
-                                     task.reference_answer))
+            # the reads after the last write made twice, and every earlier read made again at the end: reads
+            # change nothing, and a trajectory that shares the reference up to its last write is cheap to judge
+            last = max((i for i, c in enumerate(reference) if c.tool in self.writes), default=-1) + 1
+            tail = [c for call in reference[last:] for c in (call, call)]
+            again = [c for c in reference[:last] if c.tool not in self.writes]
+            variants.append(Mutation("extra_reads", f"{len(reads)} read calls made twice", reference[:last] + tail
+                                     + again, task.reference_answer))
             variants.append(Mutation("skipped_lookups", f"only the {len(writes)} write calls", writes,
                                      task.reference_answer))
         corrected = self._corrected_write(reference, touched)

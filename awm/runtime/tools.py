@@ -42,12 +42,17 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "..."
 
 
+MAX_REMEMBERED_CALLS = 4096
+MAX_REMEMBERED_CALL_CHARS = 2048
+
+
 class ArgumentCheck:
     """The JSON Schemas of one environment's tools, compiled on first use."""
 
     def __init__(self, specs: dict[str, dict]):
         self.schemas = specs
         self._validators: dict[str, Any] = {}
+        self._valid: set[str] = set()  # calls seen to fit (proofs replay the same calls many times)
 
     def problem(self, tool: str, arguments: Any) -> dict | None:
         """None if `arguments` fit `tool`'s schema, else the structured error to return."""
@@ -55,6 +60,12 @@ class ArgumentCheck:
             return tool_error("unknown_tool", f"no tool named {tool!r}", available=sorted(self.schemas))
         if not isinstance(arguments, dict):
             return tool_error("invalid_arguments", f"{tool}: arguments must be a JSON object")
+        try:
+            seen = tool + json.dumps(arguments, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError):
+            seen = None  # not JSON: the schema check below says what is wrong with it
+        if seen in self._valid:
+            return None
         validator = self._validators.get(tool)
         if validator is None:
             import jsonschema
@@ -62,6 +73,10 @@ class ArgumentCheck:
             validator = self._validators[tool] = jsonschema.Draft202012Validator(self.schemas[tool])
         problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
         if not problems:
+            if seen is not None and len(seen) <= MAX_REMEMBERED_CALL_CHARS:
+                if len(self._valid) >= MAX_REMEMBERED_CALLS:
+                    self._valid.clear()
+                self._valid.add(seen)
             return None
         first = problems[0]
         where = "/".join(str(p) for p in first.path) or "arguments"

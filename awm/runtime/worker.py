@@ -289,6 +289,7 @@ class WorkerState:
     def _branch(loaded: LoadedEnvironment, handle: DBHandle, fn, calls: list[list], answer: str | None,
                 verify_seconds: float, seconds: float, memory: int | None) -> tuple[list[str], dict, list[dict]]:
         """Other calls from the handle's current state, judged, then undone: (results, verdict, changes)."""
+        written = set(handle._written)
         handle._begin()
         try:
             results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
@@ -301,6 +302,7 @@ class WorkerState:
                 handle._restore()
         finally:
             handle._rollback()
+            handle._written = written  # what the branch wrote is undone: no need to compare those tables again
         return results, verdict, state
 
     def snapshot(self, episode: int) -> str:
