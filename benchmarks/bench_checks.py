@@ -68,10 +68,10 @@ def gates(mode: str, timings: dict[str, float]):
     saved_after = verification_stage.Mutator.after_reference
     saved_send = Environment.send_trajectory
 
-    def judged_once(self, calls, task_id=None, answers=(), checkpoints=(), footprint=None):  # judged once
-        if len(answers) < 2:
-            return saved_send(self, calls, task_id, answers, checkpoints, footprint)
-        pending = saved_send(self, calls, task_id, answers[:1], checkpoints, footprint)
+    def judged_once(self, calls, task_id=None, answers=(), checkpoints=(), footprint=None, branches=()):
+        if len(answers) < 2:  # [answer, answer]: judged once
+            return saved_send(self, calls, task_id, answers, checkpoints, footprint, branches)
+        pending = saved_send(self, calls, task_id, answers[:1], checkpoints, footprint, branches)
         wait = pending.result
         pending.result = lambda: (lambda results, verdicts: (results, verdicts * len(answers)))(*wait())
         return pending
