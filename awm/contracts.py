@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 CONTRACT_VERSION = "1"
-IDENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+IDENT = re.compile(r"[a-z][a-z0-9_]{0,62}")
 
 
 class Contract(BaseModel):
@@ -21,7 +21,7 @@ class Contract(BaseModel):
 
 
 def _ident(value: str, what: str) -> str:
-    if not IDENT.match(value):
+    if not IDENT.fullmatch(value):
         raise ValueError(f"{what} {value!r} is not a lowercase identifier")
     return value
 
@@ -123,7 +123,7 @@ class Task(Contract):
     @field_validator("task_id")
     @classmethod
     def _task_id(cls, v: str) -> str:
-        if not re.match(r"^t\d{2}$", v):
+        if not re.fullmatch(r"t\d{2}", v):
             raise ValueError(f"task_id {v!r} must look like t01")
         return v
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from awm.errors import InvalidDomainError, SeedsFileError
 
-SLUG_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,40}$")
-ENV_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,40}__\d{2,3}$")
+SLUG_PATTERN = re.compile(r"[a-z][a-z0-9_]{1,40}")
+ENV_ID_PATTERN = re.compile(r"[a-z][a-z0-9_]{1,40}__\d{2,3}")
 
 
 def validate_domain_slug(slug: object) -> str:
@@ -19,7 +19,7 @@ def validate_domain_slug(slug: object) -> str:
     restricted to lowercase letters, digits and underscores (2 to 41 chars,
     starting with a letter). `|` and `,` would break multi-partition keys.
     """
-    if not isinstance(slug, str) or not SLUG_PATTERN.match(slug) or "__" in slug:
+    if not isinstance(slug, str) or not SLUG_PATTERN.fullmatch(slug) or "__" in slug:
         raise InvalidDomainError(
             f"invalid domain slug {slug!r}: use 2-41 lowercase letters, digits or single "
             "underscores, starting with a letter (for example 'dental_clinic')"
@@ -36,7 +36,7 @@ def env_id_for(domain: str, slot: int) -> str:
 
 
 def split_env_id(env_id: str) -> tuple[str, int]:
-    if not isinstance(env_id, str) or not ENV_ID_PATTERN.match(env_id):
+    if not isinstance(env_id, str) or not ENV_ID_PATTERN.fullmatch(env_id):
         raise InvalidDomainError(f"invalid environment id {env_id!r}: expected '<domain>__<NN>'")
     domain, slot = env_id.rsplit("__", 1)
     return domain, int(slot)

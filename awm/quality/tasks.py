@@ -20,7 +20,7 @@ CHECK_COUNT = "task_count"
 CHECK_SELF_CONTAINED = "task_self_contained"
 CHECK_DISTINCT = "task_distinct"
 SEARCH_ARGUMENTS = ("query", "search", "q", "text")
-_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?$")
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?")
 
 
 def _normal(text: str) -> str:
@@ -29,7 +29,7 @@ def _normal(text: str) -> str:
 
 def _string_spellings(value: str) -> set[str]:
     spellings = {_normal(value)}
-    match = _DATETIME.match(value)
+    match = _DATETIME.fullmatch(value)
     if match:
         spellings |= {f"{match.group(1)} {match.group(2)}", f"{match.group(1)} {match.group(2)}{match.group(3) or ''}"}
     return spellings

@@ -16,7 +16,9 @@ A call's result is a JSON-able value, or a structured error
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +48,56 @@ MAX_REMEMBERED_CALLS = 4096
 MAX_REMEMBERED_CALL_CHARS = 2048
 
 
+def ecma_anchored(pattern: str) -> str:
+    r"""`pattern` with each end anchor `$` (outside character classes) written `\Z`.
+
+    JSON Schema patterns are ECMA-262 regular expressions, where `$` matches only at the end of the
+    string; Python's `$` also matches before a trailing newline, so `^\d{4}-\d{2}-\d{2}$` would accept
+    "2025-06-01\n"."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            start = i + 1 + (pattern[i + 1:i + 2] == "^")
+            start += pattern[start:start + 1] == "]"  # a ']' first in a class is literal
+            out.append(pattern[i:start])
+            i, in_class = start, True
+            continue
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ecma_regex(pattern: str) -> re.Pattern:
+    # ASCII: ECMA's \d and \w are ASCII; Python's would also take other scripts' digits and letters.
+    return re.compile(ecma_anchored(pattern), re.ASCII)
+
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    """The `pattern` keyword with ECMA-262 semantics (see ecma_anchored)."""
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.cache
+def _validator_class():
+    import jsonschema
+
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+
+
 class ArgumentCheck:
     """The JSON Schemas of one environment's tools, compiled on first use."""
 
@@ -68,9 +120,7 @@ class ArgumentCheck:
             return None
         validator = self._validators.get(tool)
         if validator is None:
-            import jsonschema
-
-            validator = self._validators[tool] = jsonschema.Draft202012Validator(self.schemas[tool])
+            validator = self._validators[tool] = _validator_class()(self.schemas[tool])
         problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
         if not problems:
             if seen is not None and len(seen) <= MAX_REMEMBERED_CALL_CHARS:

@@ -12,7 +12,8 @@ def test_valid_slugs(slug):
     assert validate_domain_slug(slug) == slug
 
 
-@pytest.mark.parametrize("slug", ["", "a", "Banking", "bank|ing", "bank,ing", "9lives", "a b", "x__y", "a/b", None, 3])
+@pytest.mark.parametrize("slug", ["", "a", "Banking", "bank|ing", "bank,ing", "9lives", "a b", "x__y", "a/b", None, 3,
+                                  "banking\n", "\nbanking"])
 def test_invalid_slugs_are_refused_with_the_value_named(slug):
     with pytest.raises(InvalidDomainError, match="invalid domain slug"):
         validate_domain_slug(slug)
@@ -24,6 +25,8 @@ def test_env_ids_are_url_safe_and_round_trip():
     assert split_env_id(env_id) == ("banking", 3)
     with pytest.raises(InvalidDomainError):
         split_env_id("../etc")
+    with pytest.raises(InvalidDomainError):
+        split_env_id("banking__03\n")
 
 
 def test_catalogue_size():

@@ -59,7 +59,7 @@ RENAMABLE_ROLES = CORE_ROLES + (
     "loyalty_entry",
 )
 
-_LABEL = re.compile(r"^[a-z][a-z ]{1,38}[a-z]$")
+_LABEL = re.compile(r"[a-z][a-z ]{1,38}[a-z]")
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class DomainSeed:
         for role, label in self.roles.items():
             if role not in RENAMABLE_ROLES:
                 raise ValueError(f"domain {self.slug!r}: unknown role {role!r}")
-            if not _LABEL.match(label):
+            if not _LABEL.fullmatch(label):
                 raise ValueError(f"domain {self.slug!r}: bad label {label!r} for {role}")
         if len(self.sub_businesses) < 10:
             raise ValueError(f"domain {self.slug!r}: needs 10 sub-businesses")
