@@ -225,6 +225,7 @@ class ArtifactStore:
 
     # provenance and failure ---------------------------------------------------
     def provenance(self, env_id: str) -> dict[str, Provenance]:
+        """The provenance records by stage; CorruptArtifactError if provenance.json cannot be read as such."""
         path = self.path(env_id, "provenance.json")
         if not path.exists():
             return {}
@@ -232,7 +233,20 @@ class ArtifactStore:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CorruptArtifactError(f"{path} is not valid JSON ({exc})") from exc
-        return {stage: Provenance.model_validate(record) for stage, record in data.items()}
+        if not isinstance(data, dict):
+            raise CorruptArtifactError(f"{path} is not a JSON object of provenance records by stage")
+        try:
+            return {stage: Provenance.model_validate(record) for stage, record in data.items()}
+        except ValidationError as exc:
+            raise CorruptArtifactError(f"{path} does not match the Provenance contract: {exc.errors()[0]['msg']}") \
+                from exc
+
+    def set_aside(self, env_id: str, name: str) -> Path:
+        """Move a damaged artifact out of the way, to `<name>.corrupt` beside it (kept for inspection)."""
+        path = self.path(env_id, name)
+        aside = path.with_name(f"{name}.corrupt")
+        os.replace(path, aside)
+        return aside
 
     def record_provenance(self, env_id: str, record: Provenance) -> None:
         records = self.provenance(env_id)

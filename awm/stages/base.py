@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -25,8 +26,10 @@ from pydantic import ValidationError
 
 from awm import __version__
 from awm.contracts import Provenance
-from awm.errors import AWMError, MissingArtifactError
+from awm.errors import AWMError, CorruptArtifactError, MissingArtifactError
 from awm.store import ArtifactStore, atomic_write_text, dump_json, sha256_file
+
+log = logging.getLogger(__name__)
 
 STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
 
@@ -186,6 +189,22 @@ def upstream_failure(store: ArtifactStore, env_id: str, stage: str) -> str | Non
     return None
 
 
+def _recorded_provenance(store: ArtifactStore, env_id: str, stage: str) -> tuple[Provenance | None, str | None]:
+    """The stage's provenance record, if any, and why the environment's provenance was discarded, if it was.
+
+    A damaged provenance.json vouches for nothing: it is set aside (provenance.json.corrupt), so this
+    stage and every later one rebuild the environment as if it had never been built, and the reason is
+    kept in the new record's metrics. Without this, one truncated file failed its whole step on every run.
+    """
+    try:
+        return store.provenance(env_id).get(stage), None
+    except CorruptArtifactError as exc:
+        aside = store.set_aside(env_id, "provenance.json")
+        reason = f"{exc}; set aside as {aside.name}, the environment is rebuilt"
+        log.warning("%s: %s", env_id, reason)
+        return None, reason
+
+
 def run_env_stage(
     store: ArtifactStore,
     stage: str,
@@ -216,7 +235,7 @@ def run_env_stage(
         reason = f"missing input {Path(exc.filename).name}: materialize the upstream stage first"
         store.mark_failed(env_id, stage, reason)
         return StageOutcome(env_id, stage, "failed", error=reason)
-    previous = store.provenance(env_id).get(stage)
+    previous, discarded = _recorded_provenance(store, env_id, stage)
     if not force and previous and previous.inputs == in_hashes and previous.code_version == version:
         try:
             if all(store.hash(env_id, name) == previous.outputs.get(name) for name in outputs):
@@ -243,6 +262,8 @@ def run_env_stage(
                             attempt=context.attempt, usage=_usage(context.calls))
     finally:
         _CURRENT_ATTEMPT.reset(token)
+    if discarded:
+        metrics = {**metrics, "provenance_discarded": discarded}
     missing = [name for name in outputs if name not in artifacts]
     if missing:
         raise MissingArtifactError(f"stage {stage} did not produce {missing} for {env_id}")

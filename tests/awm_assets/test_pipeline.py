@@ -140,3 +140,23 @@ def test_schedule_requests_one_run_per_domain(monkeypatch):
         ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 1, 2, 3, 0))
         requests = list(nightly_domain_regeneration(ctx))
         assert sorted(r.partition_key for r in requests) == ["airline", "retail_banking"]
+
+
+def test_a_truncated_provenance_is_set_aside_and_its_environment_rebuilt(tmp_path):
+    store = ArtifactStore(tmp_path)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["airline"])
+        assert dg.materialize(STAGES[:2], partition_key="airline", instance=instance,
+                              resources=resources_for(tmp_path)).success
+        path = store.path("airline__01", "provenance.json")
+        path.write_text(path.read_text()[:40])  # a disk or an editor cut it short
+        for _ in range(2):  # every rerun succeeds, not only the first
+            result = dg.materialize(STAGES[:2], partition_key="airline", instance=instance,
+                                    resources=resources_for(tmp_path))
+            assert result.success
+        first = stage_metadata(result, "scenarios")
+        assert first["reused"] == 2  # the second rerun reuses what the first rebuilt
+        provenance = store.provenance("airline__01")
+        assert set(provenance) == {"scenarios", "tasks"}
+        assert "provenance.json" in provenance["scenarios"].metrics["provenance_discarded"]
+        assert store.path("airline__01", "provenance.json.corrupt").read_text().startswith("{")
