@@ -42,3 +42,7 @@ class UnknownEnvironmentError(AWMError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "unknown environment"
+
+
+class UnprovenArtifactError(AWMError):
+    """An environment's files are not the ones its proofs were run on (edited or replaced since)."""

@@ -11,6 +11,50 @@ from pathlib import Path
 from awm.errors import AWMError
 
 TOKEN_ENV = "AWM_ADMIN_TOKEN"
+TOKEN_FILE_ENV = "AWM_ADMIN_TOKEN_FILE"
+
+
+def read_token_file(path: Path, notes: list[str]) -> str:
+    """The admin token in `path`: its text, less one final line break (an editor's); nothing else is trimmed."""
+    from awm.runtime.server import admin_token_problem
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AWMError(f"cannot read the admin token file {path}: {exc}") from exc
+    token = text.removesuffix("\n").removesuffix("\r")
+    problem = admin_token_problem(token)
+    if problem:
+        raise AWMError(f"the admin token in {path} {problem}")
+    if path.stat().st_mode & 0o077:
+        notes.append(f"warning: the admin token file {path} can be read by other users (chmod 600 it)")
+    return token
+
+
+def admin_token(args, notes: list[str]) -> str:
+    """The admin token: from --admin-token-file, --admin-token, $AWM_ADMIN_TOKEN_FILE or $AWM_ADMIN_TOKEN, in
+    that order; else a new random one. What the operator should know about it goes into `notes`."""
+    from awm.runtime.server import admin_token_problem
+
+    if args.admin_token_file and args.admin_token:
+        raise AWMError("give --admin-token-file or --admin-token, not both")
+    if args.admin_token_file:
+        return read_token_file(args.admin_token_file, notes)
+    if args.admin_token:
+        notes.append("warning: --admin-token is visible to every user of this machine in the process list; prefer "
+                     f"--admin-token-file or ${TOKEN_ENV}")
+        token = args.admin_token
+    elif os.environ.get(TOKEN_FILE_ENV):
+        return read_token_file(Path(os.environ[TOKEN_FILE_ENV]), notes)
+    elif os.environ.get(TOKEN_ENV):
+        token = os.environ[TOKEN_ENV]
+    else:
+        token = secrets.token_urlsafe(24)
+        notes.append(f"admin token (choose one with --admin-token-file or ${TOKEN_ENV}): {token}")
+    problem = admin_token_problem(token)
+    if problem:
+        raise AWMError(f"the admin token {problem}")
+    return token
 
 
 def serve(args) -> int:
@@ -31,19 +75,21 @@ def serve(args) -> int:
         if args.task or args.final_db:
             raise AWMError("--task and --final-db are for --transport stdio; over HTTP the task goes in the URL "
                            "(?task=t01)")
-        token = args.admin_token or os.environ.get(TOKEN_ENV)
-        generated = not token
-        token = token or secrets.token_urlsafe(24)
+        notes: list[str] = []
+        token = admin_token(args, notes)
+        if args.public_url and not args.public_url.startswith(("http://", "https://")):
+            raise AWMError(f"--public-url {args.public_url!r} must start with http:// or https://")
         server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
                                score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
-                               max_sessions=args.max_sessions)
+                               max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
+                               public_url=args.public_url)
 
         def ready(http) -> None:
             port = http.servers[0].sockets[0].getsockname()[1] if http.servers else args.port
             print(f"awm serve: {len(server.catalog)} environments at http://{args.host}:{port}/envs/<env_id>/mcp "
                   f"(list: GET /envs); {pool.stats()['workers'].__len__()} sandbox workers", file=sys.stderr)
-            if generated:
-                print(f"awm serve: admin token (set {TOKEN_ENV} to choose one): {token}", file=sys.stderr)
+            for note in notes:
+                print(f"awm serve: {note}", file=sys.stderr)
             sys.stderr.flush()
 
         # A server process holds thousands of long-lived session objects: with the default thresholds the
@@ -69,14 +115,24 @@ def register(sub) -> None:
                         help="serve only this environment (repeatable; exactly one with stdio)")
     parser.add_argument("--task", help="stdio: the task the episode is for")
     parser.add_argument("--final-db", type=Path, help="stdio: write the episode's final database here at the end")
-    parser.add_argument("--admin-token", help=f"token for /admin endpoints (default ${TOKEN_ENV}, else generated)")
+    parser.add_argument("--admin-token-file", type=Path, metavar="FILE",
+                        help=f"file holding the token for /admin endpoints (default ${TOKEN_FILE_ENV}, else "
+                             f"${TOKEN_ENV}, else one is generated and printed on stderr)")
+    parser.add_argument("--admin-token", help="the token itself (visible in the process list: prefer the file "
+                                              "or the environment)")
+    parser.add_argument("--public-url", metavar="URL",
+                        help="base of the URLs handed out (reservations, /envs), e.g. https://envs.example:8443; "
+                             "default: the bound address")
     parser.add_argument("--workers", type=int, default=None, help="sandbox worker processes (default: CPU count)")
     parser.add_argument("--call-timeout", type=float, default=2.0, help="seconds one tool call may run")
     parser.add_argument("--memory-mb", type=int, default=256, help="memory budget of one tool call, MiB")
     parser.add_argument("--score-grace", type=float, default=60.0,
                         help="seconds an ended session's episode is kept for scoring")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds before an idle session ends")
-    parser.add_argument("--max-sessions", type=int, default=10_000)
+    parser.add_argument("--max-sessions", type=int, default=10_000,
+                        help="episodes held at once: reserved, live, and ended ones kept for scoring")
+    parser.add_argument("--max-request-bytes", type=int, default=64 * 1024,
+                        help="largest JSON-RPC message accepted, hence largest tool call (default 65536)")
     parser.add_argument("--reward", type=float, nargs=3, metavar=("COMPLETE", "PARTIAL", "INCOMPLETE"),
                         help="reward mapping (default 1.0 0.1 0.0)")
     parser.set_defaults(handler=serve)

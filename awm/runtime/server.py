@@ -9,14 +9,19 @@ and each MCP session is its own episode, with its own copy of the database,
 created when the session opens and freed when it ends (the client closes it, or
 it idles out), after a grace period in which a trainer can still score it. The
 agent sees the environment's tools and nothing else: no verify or score tool
-exists. The trainer scores a session through the admin endpoints, which need the
-token given at server start:
+exists. The trainer reserves episodes and scores them through the admin
+endpoints, which need the token given at server start:
 
-    GET    /admin/sessions                   live and recently ended sessions
+    POST   /admin/sessions                   {"env_id", "task_id", "key"?}: reserve an episode; its URL
+    GET    /admin/sessions                   reserved, live and recently ended sessions
     POST   /admin/sessions/<ref>/score       {"answer": str | {slot: value} | null, "task_id": str | null}
     DELETE /admin/sessions/<ref>             free the episode now
 
-where <ref> is the `episode` key the trainer put in the URL, or the MCP session id.
+where <ref> is the episode key, or the MCP session id. A reserved episode's URL,
+/episodes/<secret>/mcp, is what the trainer hands the agent: its environment and
+task are fixed by the reservation, it opens one session once, and its key cannot
+be claimed by anyone else. The server serves an environment only as proven: its
+files must be those the verification stage recorded in provenance.json.
 Sessions speak the handshake era of the protocol (2025-11-25 and earlier): a
 session is what makes an episode, and the 2026-07-28 era has none, so its
 requests are answered with the versions this server supports and clients fall
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
 import json
 import logging
@@ -46,7 +52,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -54,7 +60,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from awm.errors import AWMError
+from awm.contracts import VerificationReport
+from awm.domains import split_env_id
+from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
 from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import WorkerPool
 from awm.runtime.tools import is_error
@@ -65,8 +73,13 @@ log = logging.getLogger(__name__)
 DEFAULT_SCORE_GRACE_SECONDS = 60.0
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30 * 60.0
 DEFAULT_MAX_SESSIONS = 10_000
-EPISODE_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+DEFAULT_MAX_REQUEST_BYTES = 64 * 1024  # one JSON-RPC message, so one tool call's arguments
+EPISODE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a trailing newline through
+LOAD_RETRY_SECONDS = 5.0  # an environment that failed to load is not tried again sooner
+PROOF_STAGE = "verification_reports"  # its provenance records the files the proofs ran on
+SERVED_FILES = ("tasks.json", "tools.py", "tools.json", "verifiers.json", "env.db", "report.json")
 _SESSION_STATE = "awm.session"
+_RESERVATION = "awm.reservation"  # ASGI scope key: the reservation a request opens
 
 
 # --- sessions --------------------------------------------------------------------------
@@ -74,59 +87,145 @@ _SESSION_STATE = "awm.session"
 
 @dataclass(eq=False)
 class Session:
-    """One MCP session: one episode of one environment."""
+    """One episode of one environment: reserved by a trainer, opened by an MCP session, or both.
 
-    session_id: str
+    A reservation has no session id and no episode until its URL is opened; an open session
+    made without a reservation has both from the start."""
+
+    session_id: str | None
     env_id: str
     task_id: str | None
-    episode: Episode
+    episode: Episode | None
     key: str | None = None
-    opened: float = field(default_factory=time.time)
+    claim: str | None = None  # the secret in a reservation's URL
+    url: str | None = None  # a reservation's URL, the one to hand to the agent
+    reserved: float | None = None
+    opened: float | None = field(default_factory=time.time)
     last_active: float = field(default_factory=time.time)
     ended: float | None = None
 
+    @property
+    def state(self) -> str:
+        if self.ended is not None:
+            return "ended"
+        return "reserved" if self.session_id is None else "live"
+
     def describe(self) -> dict:
-        return {"session": self.session_id, "episode": self.key, "env_id": self.env_id, "task_id": self.task_id,
-                "calls": self.episode.calls, "opened": self.opened, "last_active": self.last_active,
-                "ended": self.ended, "state": "ended" if self.ended else "live"}
+        described = {"session": self.session_id, "episode": self.key, "env_id": self.env_id, "task_id": self.task_id,
+                     "calls": self.episode.calls if self.episode is not None else 0, "reserved": self.reserved,
+                     "opened": self.opened, "last_active": self.last_active, "ended": self.ended, "state": self.state}
+        if self.url is not None:
+            described["url"] = self.url
+        return described
 
 
 class SessionConflict(AWMError):
-    """An episode key is already held by a live session."""
+    """An episode key or a reservation is already taken (HTTP 409)."""
+
+
+class ServerFull(AWMError):
+    """The server holds as many episodes as it may (HTTP 503)."""
 
 
 class SessionRegistry:
-    """Sessions by MCP session id and by the trainer's episode key; frees ended ones after a grace period."""
+    """Every episode the server holds (reserved, live, or ended and kept for scoring), by MCP session id, by
+    episode key and by reservation secret; frees ended ones after a grace period, and holds at most
+    `max_held` at once."""
 
-    def __init__(self, score_grace: float = DEFAULT_SCORE_GRACE_SECONDS):
+    def __init__(self, score_grace: float = DEFAULT_SCORE_GRACE_SECONDS, max_held: int | None = None,
+                 reservation_ttl: float | None = None):
         self.score_grace = score_grace
+        self.max_held = max_held
+        self.reservation_ttl = reservation_ttl
+        self._held: dict[Session, None] = {}  # insertion-ordered set
         self._by_id: dict[str, Session] = {}
         self._by_key: dict[str, Session] = {}
+        self._by_claim: dict[str, Session] = {}
 
     def __len__(self) -> int:
-        return len(self._by_id)
+        return len(self._held)
+
+    def counts(self) -> dict[str, int]:
+        counts = {"reserved": 0, "live": 0, "ended": 0}
+        for session in self._held:
+            counts[session.state] += 1
+        return counts
 
     def live(self) -> int:
-        return sum(1 for s in self._by_id.values() if s.ended is None)
+        return self.counts()["live"]
+
+    def holds(self, session: Session) -> bool:
+        return session in self._held
 
     def key_problem(self, key: str) -> str | None:
-        if not EPISODE_KEY.match(key):
+        """Why `key` cannot name a new episode: malformed, or held in any state (an ended episode's key stays
+        its own until it is freed, so the trainer scores what it ran)."""
+        if not EPISODE_KEY.fullmatch(key):
             return f"episode key {key!r} must be 1-128 characters of letters, digits, '_', '.', ':' or '-'"
         holder = self._by_key.get(key)
-        if holder is not None and holder.ended is None:
+        if holder is None:
+            return None
+        if holder.state == "reserved":
+            return f"episode key {key!r} is reserved: connect through the URL its reservation returned"
+        if holder.state == "live":
             return f"episode key {key!r} belongs to a live session; end it or choose another key"
-        return None
+        return (f"episode key {key!r} belongs to an ended session kept for scoring; free it "
+                f"(DELETE /admin/sessions/{key}) or choose another key")
+
+    def room_problem(self) -> str | None:
+        if self.max_held is None or len(self) < self.max_held:
+            return None
+        counts, held = self.counts(), len(self)
+        return (f"the server holds {held} episode{'s' if held != 1 else ''} ({counts['live']} live, {counts['ended']} "
+                f"ended and kept for scoring, {counts['reserved']} reserved), as many as --max-sessions allows; "
+                "score and free ended ones (DELETE /admin/sessions/<ref>) or wait for their --score-grace to pass")
+
+    def _admit(self, key: str | None) -> None:
+        problem = self.key_problem(key) if key is not None else None
+        if problem:
+            raise SessionConflict(problem)
+        problem = self.room_problem()
+        if problem:
+            raise ServerFull(problem)
 
     def add(self, session: Session) -> None:
+        """Hold an open session (SessionConflict, ServerFull if it cannot be)."""
+        self._admit(session.key)
+        self._held[session] = None
         if session.key is not None:
-            problem = self.key_problem(session.key)
-            if problem:
-                raise SessionConflict(problem)
-            previous = self._by_key.get(session.key)
-            if previous is not None:
-                self.free(previous)
             self._by_key[session.key] = session
-        self._by_id[session.session_id] = session
+        if session.session_id is not None:
+            self._by_id[session.session_id] = session
+
+    def reserve(self, env_id: str, task_id: str, key: str | None = None) -> Session:
+        """A reserved episode for `task_id` of `env_id`, under `key` (or a generated one); its secret `claim`
+        is what opens it. Unopened, it expires after `reservation_ttl` seconds."""
+        key = key if key is not None else f"ep-{secrets.token_hex(8)}"
+        self._admit(key)
+        session = Session(None, env_id, task_id, None, key=key, claim=secrets.token_urlsafe(24), reserved=time.time(),
+                          opened=None)
+        self._held[session] = None
+        self._by_key[key] = session
+        self._by_claim[session.claim] = session
+        if self.reservation_ttl:
+            asyncio.get_running_loop().call_later(self.reservation_ttl, self._expire, session)
+        return session
+
+    def by_claim(self, claim: str) -> Session | None:
+        return self._by_claim.get(claim)
+
+    def claim(self, session: Session, session_id: str) -> None:
+        """The reservation's URL is being opened by MCP session `session_id`: it is live from now on."""
+        if not self.holds(session):
+            raise SessionConflict(f"episode {session.key!r} was freed; the trainer must reserve another")
+        if session.state != "reserved":
+            raise SessionConflict(_reopen_problem(session))
+        session.session_id, session.opened = session_id, time.time()
+        self._by_id[session_id] = session
+
+    def _expire(self, session: Session) -> None:
+        if session.state == "reserved":
+            self.free(session)
 
     def find(self, ref: str) -> Session | None:
         return self._by_key.get(ref) or self._by_id.get(ref)
@@ -142,18 +241,28 @@ class SessionRegistry:
         asyncio.get_running_loop().call_later(self.score_grace, self.free, session)
 
     def free(self, session: Session) -> None:
-        if self._by_id.get(session.session_id) is session:
+        self._held.pop(session, None)
+        if session.session_id is not None and self._by_id.get(session.session_id) is session:
             del self._by_id[session.session_id]
         if session.key is not None and self._by_key.get(session.key) is session:
             del self._by_key[session.key]
-        session.episode.close()
+        if session.claim is not None and self._by_claim.get(session.claim) is session:
+            del self._by_claim[session.claim]
+        if session.episode is not None:
+            session.episode.close()
 
     def describe(self) -> list[dict]:
-        return [s.describe() for s in self._by_id.values()]
+        return [s.describe() for s in self._held]
 
     def free_all(self) -> None:
-        for session in list(self._by_id.values()):
+        for session in list(self._held):
             self.free(session)
+
+
+def _reopen_problem(session: Session) -> str:
+    if session.state == "live":
+        return f"episode {session.key!r} is already open in another session; a reserved episode opens once"
+    return f"episode {session.key!r} has ended; a reserved episode opens once (the trainer reserves another)"
 
 
 def connection_of(ctx: ServerRequestContext) -> Connection:
@@ -180,18 +289,99 @@ def call_result(result: Any) -> types.CallToolResult:
 # --- one environment ------------------------------------------------------------------------
 
 
+class ProvenFiles:
+    """The files an environment is served from, checked against its proofs when it is loaded, and watched.
+
+    The verification stage records the hash of every file its proofs ran on (tasks, tools, database, ...)
+    and of what it produced (verifiers, report) in provenance.json; an environment is served only if its
+    files are still those, and only the tasks its report proves. Later, each new session first checks
+    (by stat, then by hash) that the files are still the ones loaded: the server's workers hold the loaded
+    code, and a file edited in place would reach new episodes only partly, if at all.
+    """
+
+    def __init__(self, store: ArtifactStore, env_id: str, task_ids: list[str]):
+        self.store, self.env_id = store, env_id
+        recorded = _recorded_proofs(store, env_id)
+        self._signatures = self._signatures_now(recorded)  # before hashing: a change meanwhile is seen later
+        changed = [name for name, digest in sorted(recorded.items()) if self._hash(name) != digest]
+        if changed:
+            raise UnprovenArtifactError(
+                f"{env_id} is not served: {', '.join(changed)} changed after its proofs were recorded; rebuild it "
+                f"(awm backfill --domain {split_env_id(env_id)[0]}) or restore the files")
+        proven = {t.task_id for t in store.read_model(env_id, "report.json", VerificationReport).passed}
+        unproven = sorted(set(task_ids) - proven)
+        if unproven:
+            raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks its report.json "
+                                        f"does not prove: {', '.join(unproven)}")
+        self.hashes = recorded
+        self._checked = (self._signatures, None)
+
+    def _hash(self, name: str) -> str | None:
+        try:
+            return self.store.hash(self.env_id, name)
+        except FileNotFoundError:
+            return None
+
+    def _signatures_now(self, names) -> dict[str, tuple | None]:
+        signatures = {}
+        for name in names:
+            try:
+                stat = self.store.path(self.env_id, name).stat()
+            except FileNotFoundError:
+                signatures[name] = None
+                continue
+            signatures[name] = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        return signatures
+
+    def changed(self) -> str | None:
+        """Why new sessions must be refused (files changed on disk since loading), or None. A stat per file;
+        the files whose stat moved are hashed again."""
+        signatures = self._signatures_now(self.hashes)
+        if signatures == self._checked[0]:
+            return self._checked[1]
+        moved = [name for name in self.hashes if signatures[name] != self._signatures[name]]
+        changed = [name for name in moved if self._hash(name) != self.hashes[name]]
+        problem = None
+        if changed:
+            problem = (f"{', '.join(changed)} changed on disk since the server loaded {self.env_id}; no new "
+                       "session opens on it until awm serve is restarted on a proven build")
+            log.error("%s", problem)
+        self._checked = (signatures, problem)
+        return problem
+
+
+def _recorded_proofs(store: ArtifactStore, env_id: str) -> dict[str, str]:
+    """File -> sha256 as the verification stage recorded them; UnprovenArtifactError if it recorded none."""
+    try:
+        record = store.provenance(env_id).get(PROOF_STAGE)
+    except CorruptArtifactError as exc:
+        raise UnprovenArtifactError(f"{env_id} is not served: its provenance.json cannot be read") from exc
+    if record is None:
+        raise UnprovenArtifactError(f"{env_id} is not served: no proofs are recorded for it (provenance.json has "
+                                    f"no {PROOF_STAGE} record)")
+    recorded = {**record.inputs, **record.outputs}
+    uncovered = [name for name in SERVED_FILES if name not in recorded]
+    if uncovered:
+        raise UnprovenArtifactError(f"{env_id} is not served: its proofs do not cover {', '.join(uncovered)}")
+    return recorded
+
+
 class EnvironmentService:
     """One environment as an MCP server: its tools, and an episode per session."""
 
     def __init__(self, env: Environment, registry: SessionRegistry, instructions: str | None = None,
                  host: str = "127.0.0.1", idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS,
-                 max_sessions: int = DEFAULT_MAX_SESSIONS):
+                 max_sessions: int = DEFAULT_MAX_SESSIONS, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+                 files: ProvenFiles | None = None):
         self.env = env
         self.registry = registry
         self.max_sessions = max_sessions
+        self.max_request_bytes = max_request_bytes
+        self.files = files
         self.published = {t.task_id for t in env.tasks}
         self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in env.tools])
         self._fixed: Session | None = None  # stdio: the process's one episode
+        self._in_flight: dict[str, set[str]] = {}  # MCP session id -> ids of its requests being answered
         self.server: Server = Server(f"awm:{env.env_id}", version=_version(), instructions=instructions,
                                      on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         # The SDK's default middleware opens an OpenTelemetry span per message (~10% of a call's CPU here);
@@ -199,7 +389,7 @@ class EnvironmentService:
         self.server.middleware = [self._open_episode_on_initialize]
         self.manager = StreamableHTTPSessionManager(
             app=self.server, json_response=True, security_settings=_transport_security(host),
-            session_idle_timeout=idle_timeout, max_sessions=max_sessions)
+            session_idle_timeout=idle_timeout, max_sessions=max_sessions, max_request_body_size=max_request_bytes)
         self._stop = anyio.Event()
 
     # MCP handlers -----------------------------------------------------------------
@@ -210,7 +400,13 @@ class EnvironmentService:
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         session = await self._session(ctx)
         session.last_active = time.time()
-        result = await session.episode.acall(params.name, params.arguments or {})
+        try:
+            result = await session.episode.acall(params.name, params.arguments or {})
+        except Exception as exc:  # noqa: BLE001 - the SDK would put its text, paths and all, on the wire
+            log.exception("%s: tool call %s of session %s failed in the server", self.env.env_id, params.name,
+                          session.key or session.session_id)
+            raise MCPError(INTERNAL_ERROR, "the tool call failed inside the server; the server log has the "
+                                           "details") from exc
         return call_result(result)
 
     async def _open_episode_on_initialize(self, ctx: ServerRequestContext, call_next) -> Any:
@@ -230,37 +426,71 @@ class EnvironmentService:
         return session
 
     async def _open(self, ctx: ServerRequestContext, connection: Connection) -> Session:
-        query = ctx.request.query_params if isinstance(ctx.request, Request) else {}
-        task_id = query.get("task") or None
-        episode = await self.env.areset(task_id)
-        session = Session(connection.session_id or secrets.token_hex(16), self.env.env_id, task_id, episode,
-                          key=query.get("episode") or None)
+        """Register the session (a reservation being claimed, or a new open session), then create its episode.
+        Registering first makes the key and the limit on held episodes hold under concurrent openings."""
+        request = ctx.request if isinstance(ctx.request, Request) else None
+        session_id = connection.session_id or secrets.token_hex(16)
+        reservation = request.scope.get(_RESERVATION) if request is not None else None
         try:
-            self.registry.add(session)
+            if reservation is not None:
+                session = reservation
+                self.registry.claim(session, session_id)
+            else:
+                query = request.query_params if request is not None else {}
+                session = Session(session_id, self.env.env_id, query.get("task") or None, None,
+                                  key=query.get("episode") or None)
+                self.registry.add(session)
         except SessionConflict as exc:
-            episode.close()
             raise MCPError(INVALID_PARAMS, str(exc)) from exc
+        except ServerFull as exc:
+            raise MCPError(INVALID_REQUEST, str(exc)) from exc
+        try:
+            session.episode = await self.env.areset(session.task_id)
+        except Exception as exc:  # noqa: BLE001 - logged; the client learns only that it failed
+            self.registry.free(session)
+            log.exception("%s: the episode of session %s could not be created", self.env.env_id, session_id)
+            raise MCPError(INTERNAL_ERROR, "the episode could not be created; the server log has the details") \
+                from exc
+        if not self.registry.holds(session):  # the trainer freed it meanwhile
+            session.episode.close()
+            raise MCPError(INVALID_REQUEST, f"episode {session.key!r} was freed while it opened")
         connection.exit_stack.callback(self.registry.end, session)
         return session
 
     # HTTP ---------------------------------------------------------------------------
 
-    def opening_problem(self, request: Request) -> tuple[int, str] | None:
+    def opening_problem(self, request: Request, reservation: Session | None = None) -> tuple[int, str] | None:
         """Why a request that would open a session must be refused, as (HTTP status, message)."""
-        task_id = request.query_params.get("task")
+        if self.files is not None:
+            changed = self.files.changed()
+            if changed:
+                return 503, changed
+        query = request.query_params
+        if reservation is not None:
+            task_id = query.get("task")
+            if task_id is not None and task_id != reservation.task_id:
+                return 400, (f"this URL is bound to task {reservation.task_id!r} by the trainer's reservation; "
+                             "open it as it was given")
+            if "episode" in query:
+                return 400, f"this URL is bound to episode {reservation.key!r}; open it as it was given"
+            if reservation.state != "reserved":
+                return 409, _reopen_problem(reservation)
+            return None  # already counted among the held episodes
+        task_id = query.get("task")
         if task_id and task_id not in self.published:
             return 400, (f"{self.env.env_id} publishes no task {task_id!r}; published: "
                          f"{', '.join(sorted(self.published))}")
-        key = request.query_params.get("episode")
+        key = query.get("episode")
         if key:
             problem = self.registry.key_problem(key)
             if problem:
                 return 409, problem
-        if self.registry.live() >= self.max_sessions:
-            return 503, f"the server holds {self.max_sessions} sessions already; end some first"
+        problem = self.registry.room_problem()
+        if problem:
+            return 503, problem
         return None
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def handle(self, scope: Scope, receive: Receive, send: Send, reservation: Session | None = None) -> None:
         request = Request(scope, receive)
         version = request.headers.get("mcp-protocol-version")
         if version in MODERN_PROTOCOL_VERSIONS:
@@ -269,13 +499,49 @@ class EnvironmentService:
             await _rpc_error(400, UNSUPPORTED_PROTOCOL_VERSION, "this server serves sessions; use the "
                              "initialize handshake", data)(scope, receive, send)
             return
-        if request.method == "POST" and "mcp-session-id" not in request.headers:
-            problem = self.opening_problem(request)
+        if request.method != "POST":
+            await self.manager.handle_request(scope, receive, send)
+            return
+        body = await _bounded_body(request, receive, self.max_request_bytes)
+        if body is None:
+            await _rpc_error(413, INVALID_REQUEST, f"the request body is over {self.max_request_bytes} bytes, the most "
+                             "this server accepts in one message (--max-request-bytes); send smaller tool "
+                             "arguments")(scope, receive, send)
+            return
+        replay = _replay(body, receive)
+        session_id = request.headers.get("mcp-session-id")
+        if session_id is None:
+            problem = self.opening_problem(request, reservation)
             if problem:
                 status, message = problem
                 await _rpc_error(status, INVALID_PARAMS, message)(scope, receive, send)
                 return
-        await self.manager.handle_request(scope, receive, send)
+            if reservation is not None:
+                scope[_RESERVATION] = reservation
+            await self.manager.handle_request(scope, replay, send)
+            return
+        await self._answer_once(session_id, body, scope, replay, send)
+
+    async def _answer_once(self, session_id: str, body: bytes, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a request of a session, refusing a second one with the id of a request still in flight: the
+        SDK keeps one answer stream per id, so the first would wait forever and outlive its client."""
+        request_id = _request_id(body)
+        if request_id is None:  # a notification, a response, or not JSON-RPC: the SDK answers it
+            await self.manager.handle_request(scope, receive, send)
+            return
+        pending = self._in_flight.setdefault(session_id, set())
+        if request_id in pending:
+            await _rpc_error(400, INVALID_REQUEST, f"request id {request_id} is already in flight in this session; "
+                             "ids must be unique among a session's unanswered requests",
+                             request_id=json.loads(body)["id"])(scope, receive, send)
+            return
+        pending.add(request_id)
+        try:
+            await self.manager.handle_request(scope, receive, send)
+        finally:
+            pending.discard(request_id)
+            if not pending and self._in_flight.get(session_id) is pending:
+                del self._in_flight[session_id]
 
     async def run(self, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:
         async with self.manager.run():
@@ -302,6 +568,47 @@ class EnvironmentService:
             episode.close()
 
 
+async def _bounded_body(request: Request, receive: Receive, limit: int) -> bytes | None:
+    """The request body, or None as soon as it is known to be over `limit` bytes (nothing more is read)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the already-read body over once, then waits on the connection as usual."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed():
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
+def _request_id(body: bytes) -> str | None:
+    """The id of the JSON-RPC request in `body`, as the SDK keys its answer streams (str), or None."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" not in message or message.get("id") is None:
+        return None
+    return str(message["id"])
+
+
 def _version() -> str:
     from awm import __version__
 
@@ -318,42 +625,58 @@ def _transport_security(host: str) -> TransportSecuritySettings | None:
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
 
 
-def _rpc_error(status: int, code: int, message: str, data: Any = None) -> Response:
+def _rpc_error(status: int, code: int, message: str, data: Any = None, request_id: Any = None) -> Response:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=status)
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": error}, status_code=status)
 
 
 # --- the whole catalog ---------------------------------------------------------------------------
 
 
 class RuntimeServer:
-    """Every published environment of a store, loaded on first use, behind one ASGI app."""
+    """Every published environment of a store, loaded on first use, behind one ASGI app.
+
+    `public_url` is the base of the URLs the server hands out (reservations, /envs); without it, the address
+    it is bound to (or, embedded in another ASGI server, paths alone). Never the client's Host header.
+    """
 
     def __init__(self, store: ArtifactStore, pool: WorkerPool, admin_token: str, host: str = "127.0.0.1",
                  env_ids: list[str] | None = None, reward: RewardMapping | None = None,
                  score_grace: float = DEFAULT_SCORE_GRACE_SECONDS,
-                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS):
-        if not admin_token:
-            raise ValueError("the admin token must not be empty")
+                 idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS,
+                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None):
+        problem = admin_token_problem(admin_token)
+        if problem:
+            raise ValueError(f"the admin token {problem}")
+        if max_request_bytes < 1024:
+            raise ValueError(f"max_request_bytes must be at least 1024 (an initialize request), not {max_request_bytes}")
         self.store = store
         self.pool = pool
         self.host = host
         self.reward = reward
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
-        self._token = admin_token.encode("utf-8")
+        self.max_request_bytes = max_request_bytes
+        self.public_url = public_url.rstrip("/") if public_url else None
+        self.bound_url: str | None = None  # set once listening (run_http)
+        self._token_digest = _digest(admin_token)
         self.catalog = published_catalog(store)
         if env_ids:
             unknown = sorted(set(env_ids) - set(self.catalog))
             if unknown:
                 raise AWMError(f"not published in {store.catalog_path}: {', '.join(unknown)}")
             self.catalog = {e: self.catalog[e] for e in env_ids}
-        self.registry = SessionRegistry(score_grace)
+        self.registry = SessionRegistry(score_grace, max_sessions, reservation_ttl=idle_timeout)
         self.services: dict[str, EnvironmentService] = {}
+        self._load_failures: dict[str, tuple[float, AWMError]] = {}
         self._loading = asyncio.Lock()
         self._task_group: anyio.abc.TaskGroup | None = None
+
+    @property
+    def base_url(self) -> str:
+        return self.public_url or self.bound_url or ""
 
     def session(self, ref: str) -> Session:
         """A session by episode key or MCP session id, for trainers embedding the server in-process:
@@ -364,21 +687,34 @@ class RuntimeServer:
         return session
 
     async def service(self, env_id: str) -> EnvironmentService:
+        """The environment's service, loaded (and its files checked against its proofs) on first use; the
+        AWMError that kept it from loading, for LOAD_RETRY_SECONDS after a failure."""
         service = self.services.get(env_id)
         if service is not None:
             return service
         async with self._loading:
             service = self.services.get(env_id)
             if service is None:
-                env = await anyio.to_thread.run_sync(self._load, env_id)
+                failed = self._load_failures.get(env_id)
+                if failed is not None and time.monotonic() - failed[0] < LOAD_RETRY_SECONDS:
+                    raise failed[1]
+                try:
+                    env, files = await anyio.to_thread.run_sync(self._load, env_id)
+                except AWMError as exc:
+                    log.error("%s cannot be served: %s", env_id, exc)
+                    self._load_failures[env_id] = (time.monotonic(), exc)
+                    raise
                 service = EnvironmentService(env, self.registry, self._instructions(env_id), self.host,
-                                             self.idle_timeout, self.max_sessions)
+                                             self.idle_timeout, self.max_sessions, self.max_request_bytes, files)
                 await self._task_group.start(service.run)
                 self.services[env_id] = service
+                self._load_failures.pop(env_id, None)
         return service
 
-    def _load(self, env_id: str) -> Environment:
-        return Environment.from_store(self.store, env_id, self.reward, self.pool, task_ids=self.catalog[env_id])
+    def _load(self, env_id: str) -> tuple[Environment, ProvenFiles]:
+        files = ProvenFiles(self.store, env_id, self.catalog[env_id])
+        env = Environment.from_store(self.store, env_id, self.reward, self.pool, task_ids=self.catalog[env_id])
+        return env, files
 
     def _instructions(self, env_id: str) -> str | None:
         from awm.contracts import Scenario
@@ -391,38 +727,89 @@ class RuntimeServer:
 
     # ASGI ---------------------------------------------------------------------------
 
+    async def _served(self, env_id: str, scope: Scope, receive: Receive, send: Send) -> EnvironmentService | None:
+        """The environment's service, or None once the client has been told (without server paths) why not."""
+        try:
+            return await self.service(env_id)
+        except UnprovenArtifactError as exc:  # names files, not paths: the agent may know why
+            message = str(exc)
+        except AWMError:
+            message = f"{env_id} cannot be served: its artifacts could not be loaded; the server log has the details"
+        await _rpc_error(503, INVALID_REQUEST, message)(scope, receive, send)
+        return None
+
     async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
         env_id = scope["path_params"]["env_id"]
         if env_id not in self.catalog:
             await _rpc_error(404, INVALID_REQUEST, f"no published environment {env_id!r}; GET /envs lists them")(
                 scope, receive, send)
             return
-        try:
-            service = await self.service(env_id)
-        except AWMError as exc:
-            await _rpc_error(500, INVALID_REQUEST, f"{env_id} cannot be served: {exc}")(scope, receive, send)
+        service = await self._served(env_id, scope, receive, send)
+        if service is not None:
+            await service.handle(scope, receive, send)
+
+    async def _reserved_mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
+        reservation = self.registry.by_claim(scope["path_params"]["claim"])
+        if reservation is None:
+            await _rpc_error(404, INVALID_REQUEST, "no reserved episode at this URL: it was never reserved, it was "
+                             "freed, or it expired unopened")(scope, receive, send)
             return
-        await service.handle(scope, receive, send)
+        service = await self._served(reservation.env_id, scope, receive, send)
+        if service is not None:
+            await service.handle(scope, receive, send, reservation)
 
     async def _envs(self, request: Request) -> JSONResponse:
-        base = str(request.base_url).rstrip("/")
         return JSONResponse({"environments": [
-            {"env_id": env_id, "url": f"{base}/envs/{env_id}/mcp", "tasks": tasks}
+            {"env_id": env_id, "url": f"{self.base_url}/envs/{env_id}/mcp", "tasks": tasks}
             for env_id, tasks in sorted(self.catalog.items())]})
 
     async def _health(self, request: Request) -> JSONResponse:
+        counts = self.registry.counts()
         return JSONResponse({"status": "ok", "environments": len(self.catalog), "loaded": len(self.services),
-                             "sessions": self.registry.live(), "held": len(self.registry), "pool": self.pool.stats()})
+                             "sessions": counts["live"], "held": len(self.registry), "reserved": counts["reserved"],
+                             "pool": self.pool.stats()})
 
     def _authorized(self, request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode("utf-8"), self._token)
+        """`Authorization: Bearer <token>` with exactly the server's token, compared in constant time (digests
+        of equal length, so not even the length is timed)."""
+        scheme, space, token = request.headers.get("authorization", "").partition(" ")
+        presented = _digest(token)
+        return hmac.compare_digest(presented, self._token_digest) and space == " " and scheme.lower() == "bearer"
 
     async def _admin_sessions(self, request: Request) -> JSONResponse:
         if not self._authorized(request):
             return _unauthorized()
         return JSONResponse({"sessions": self.registry.describe()})
+
+    async def _admin_reserve(self, request: Request) -> JSONResponse:
+        if not self._authorized(request):
+            return _unauthorized()
+        body = await _json_body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        env_id, task_id, key = body.get("env_id"), body.get("task_id"), body.get("key")
+        if not isinstance(env_id, str) or env_id not in self.catalog:
+            return _bad_request(f"no published environment {env_id!r}; GET /envs lists them")
+        if not isinstance(task_id, str) or task_id not in self.catalog[env_id]:
+            return _bad_request(f"{env_id} publishes no task {task_id!r}; published: "
+                                f"{', '.join(self.catalog[env_id])}")
+        if key is not None and not isinstance(key, str):
+            return _bad_request("key must be a string or null")
+        try:
+            service = await self.service(env_id)
+        except AWMError as exc:
+            return JSONResponse({"error": f"{env_id} cannot be served: {exc}"}, status_code=409)
+        changed = service.files.changed() if service.files is not None else None
+        if changed:
+            return JSONResponse({"error": changed}, status_code=409)
+        try:
+            session = self.registry.reserve(env_id, task_id, key)
+        except SessionConflict as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        except ServerFull as exc:
+            return JSONResponse({"error": str(exc)}, status_code=503)
+        session.url = f"{self.base_url}/episodes/{session.claim}/mcp"
+        return JSONResponse({**session.describe(), "expires_in": self.registry.reservation_ttl}, status_code=201)
 
     async def _admin_session(self, request: Request) -> JSONResponse:
         if not self._authorized(request):
@@ -439,17 +826,19 @@ class RuntimeServer:
         session = self.registry.find(request.path_params["ref"])
         if session is None:
             return _not_found(request.path_params["ref"])
+        if session.episode is None:
+            return JSONResponse({"error": f"episode {session.key!r} is reserved and no agent has opened it yet; "
+                                          "score it once its session has run"}, status_code=409)
         body = await _json_body(request)
         if isinstance(body, JSONResponse):
             return body
         answer, task_id = body.get("answer"), body.get("task_id") or session.task_id
         if answer is not None and not isinstance(answer, (str, dict)):
-            return JSONResponse({"error": "answer must be a string, an object keyed by the task's answer slots, "
-                                          "or null"}, status_code=400)
+            return _bad_request("answer must be a string, an object keyed by the task's answer slots, or null")
         if task_id is None:
-            return JSONResponse({"error": "this session was opened without ?task=; give task_id"}, status_code=400)
+            return _bad_request("this session was opened without ?task=; give task_id")
         if not isinstance(task_id, str) or task_id not in self.catalog[session.env_id]:
-            return JSONResponse({"error": f"{session.env_id} publishes no task {task_id!r}"}, status_code=400)
+            return _bad_request(f"{session.env_id} publishes no task {task_id!r}")
         score = await session.episode.ascore(answer, task_id)
         return JSONResponse({**score, "env_id": session.env_id, "task_id": task_id, "session": session.session_id,
                              "episode": session.key})
@@ -474,11 +863,27 @@ class RuntimeServer:
         return Starlette(routes=[
             Route("/envs", self._envs, methods=["GET"]),
             Route("/envs/{env_id}/mcp", _ASGIEndpoint(self._mcp), methods=["GET", "POST", "DELETE"]),
+            Route("/episodes/{claim}/mcp", _ASGIEndpoint(self._reserved_mcp), methods=["GET", "POST", "DELETE"]),
             Route("/healthz", self._health, methods=["GET"]),
             Route("/admin/sessions", self._admin_sessions, methods=["GET"]),
+            Route("/admin/sessions", self._admin_reserve, methods=["POST"]),
             Route("/admin/sessions/{ref}", self._admin_session, methods=["DELETE"]),
             Route("/admin/sessions/{ref}/score", self._admin_score, methods=["POST"]),
         ], lifespan=self.lifespan)
+
+
+def admin_token_problem(token: object) -> str | None:
+    """What is wrong with `token` as the admin token, or None. It travels in an HTTP header, where the
+    server compares it byte for byte: printable ASCII without spaces."""
+    if not isinstance(token, str) or not token:
+        return "must not be empty"
+    if not (token.isascii() and token.isprintable()) or " " in token:
+        return "must be printable ASCII without spaces or control characters"
+    return None
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
 
 
 class _ASGIEndpoint:
@@ -514,6 +919,10 @@ async def _json_body(request: Request) -> dict | JSONResponse:
     return body
 
 
+def _bad_request(message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=400)
+
+
 def _unauthorized() -> JSONResponse:
     return JSONResponse({"error": "admin endpoints need 'Authorization: Bearer <token>' with the server's token"},
                         status_code=401, headers={"WWW-Authenticate": "Bearer"})
@@ -534,15 +943,21 @@ def run_http(server: RuntimeServer, port: int, ready: Any = None) -> None:
     config = uvicorn.Config(server.app(), host=server.host, port=port, log_level="warning", access_log=False,
                             lifespan="on", timeout_graceful_shutdown=5)
     http = uvicorn.Server(config)
-    if ready is not None:
-        original = http.startup
+    original = http.startup
 
-        async def startup(sockets=None):
-            await original(sockets=sockets)
+    async def startup(sockets=None):
+        await original(sockets=sockets)
+        if http.servers:
+            server.bound_url = _url(server.host, http.servers[0].sockets[0].getsockname()[1])
+        if ready is not None:
             ready(http)
 
-        http.startup = startup
+    http.startup = startup
     http.run()
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @dataclass
@@ -581,19 +996,18 @@ def serve_in_thread(server: RuntimeServer, port: int = 0, timeout: float = 30.0)
     if not started.wait(timeout) or "error" in state:
         raise AWMError(f"the MCP server did not start: {state.get('error', 'timed out')}")
     http = state["http"]
-    bound = http.servers[0].sockets[0].getsockname()[1]
-    host = f"[{server.host}]" if ":" in server.host else server.host
-    return RunningServer(f"http://{host}:{bound}", thread, http)
+    return RunningServer(_url(server.host, http.servers[0].sockets[0].getsockname()[1]), thread, http)
 
 
 def run_stdio(store: ArtifactStore, env_id: str, task_id: str | None, pool: WorkerPool,
               final_db: Path | None = None, reward: RewardMapping | None = None) -> None:
-    """Serve one published environment, one episode, over stdin/stdout."""
+    """Serve one published environment, one episode, over stdin/stdout (only as proven, as over HTTP)."""
     catalog = published_catalog(store)
     if env_id not in catalog:
         raise AWMError(f"{env_id} publishes no task in {store.catalog_path}")
     if task_id is not None and task_id not in catalog[env_id]:
         raise AWMError(f"{env_id} publishes no task {task_id!r}; published: {', '.join(catalog[env_id])}")
+    ProvenFiles(store, env_id, catalog[env_id])
     env = Environment.from_store(store, env_id, reward, pool, task_ids=catalog[env_id])
     service = EnvironmentService(env, SessionRegistry(0))
     anyio.run(service.serve_stdio, task_id, final_db)

@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from awm.runtime import open_environment
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.store import ArtifactStore
+from tests.awm.runtime.conftest import record_proofs
 from tests.awm.runtime.test_containment import TOOLS, taskset, toolset, verifiers
 
 TOKEN = "test-admin-token"
@@ -44,6 +45,7 @@ def served_store(published: ArtifactStore, tmp_path_factory) -> ArtifactStore:
              "kind": "action", "scenario": "test", "steps": 1, "tools": 1, "path": "corpus/sandbox_test"}
     with open(store.catalog_path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry) + "\n")
+    record_proofs(store, SANDBOX_ENV, ["t01"])
     return store
 
 
@@ -171,23 +173,26 @@ def test_runaway_code_in_one_session_leaves_the_others_serving(server, env):
     assert seconds < 10 and len(latencies) == 20
 
 
+async def refusal(url: str) -> str:
+    """Why the official client could not open a session at `url` (it must not open)."""
+    try:
+        async with Client(url):
+            pass
+    except BaseException as exc:  # the client raises the MCPError inside an exception group
+        return " | ".join(str(e) for e in leaves(exc) if isinstance(e, MCPError))
+    raise AssertionError(f"{url} opened a session")
+
+
 def test_sessions_are_refused_for_unknown_tasks_environments_and_taken_keys(server):
     _, base = server
 
-    async def opens(url: str) -> str:
-        try:
-            async with Client(url):
-                pass
-        except BaseException as exc:  # the client raises the MCPError inside an exception group
-            return " | ".join(str(e) for e in leaves(exc) if isinstance(e, MCPError))
-        raise AssertionError(f"{url} opened a session")
-
     async def go():
-        assert "publishes no task 't99'" in await opens(mcp_url(base, task="t99"))
-        assert "no published environment" in await opens(mcp_url(base, "retail_banking__77"))
-        assert "must be 1-128 characters" in await opens(mcp_url(base, episode="bad key!"))
+        assert "publishes no task 't99'" in await refusal(mcp_url(base, task="t99"))
+        assert "no published environment" in await refusal(mcp_url(base, "retail_banking__77"))
+        assert "must be 1-128 characters" in await refusal(mcp_url(base, episode="bad key!"))
+        assert "must be 1-128 characters" in await refusal(mcp_url(base, episode="run-1%0A"))  # "run-1\n"
         async with Client(mcp_url(base, episode="taken")):
-            assert "belongs to a live session" in await opens(mcp_url(base, episode="taken"))
+            assert "belongs to a live session" in await refusal(mcp_url(base, episode="taken"))
 
     asyncio.run(go())
 
@@ -302,7 +307,7 @@ def test_the_session_limit_refuses_new_sessions_with_503(served_store, pool):
                         "protocolVersion": "2025-11-25", "capabilities": {},
                         "clientInfo": {"name": "test", "version": "1"}}},
                     headers={"Accept": "application/json, text/event-stream"})
-        assert refused.status_code == 503 and "holds 1 sessions" in refused.json()["error"]["message"]
+        assert refused.status_code == 503 and "holds 1 episode (1 live" in refused.json()["error"]["message"]
         async with Client(mcp_url(running.url)) as agent:  # the first one ended: room again
             assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
 
@@ -322,3 +327,262 @@ def test_serve_command_line_names_misuse(served_store, capsys):
     assert "for --transport stdio" in capsys.readouterr().err
     assert awm([*home, "serve", "--transport", "stdio", "--env", "retail_banking__77"]) == 2
     assert "publishes no task" in capsys.readouterr().err
+
+
+# --- the trainer's binding, and hostile clients ------------------------------------------------
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+
+
+async def open_raw(http: httpx2.AsyncClient, url: str) -> dict[str, str]:
+    """Open a session with raw HTTP, as a hand-written client would; the headers that continue it."""
+    opened = await http.post(url, json=INITIALIZE, headers=HEADERS)
+    assert opened.status_code == 200, opened.text
+    headers = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
+def tool_call(request_id: int, tool: str, arguments: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+
+
+def raw_status(base: str, method: str, path: str, header: bytes) -> int:
+    """The status of a request written byte for byte (HTTP clients tidy header values; an attacker need not)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: {parts.netloc}\r\n".encode() + header
+                     + b"\r\nConnection: close\r\n\r\n")
+        return int(sock.recv(64).split()[1])
+
+
+def test_a_reserved_episode_is_bound_to_its_task_and_opens_once(server, env):
+    _, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+    other = next(t for t in env.tasks if t.task_id != task.task_id)
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions",
+                               json={"env_id": ENV, "task_id": task.task_id, "key": "bound-1"})
+        assert reserved.status_code == 201, reserved.text
+        url = reserved.json()["url"]
+        assert reserved.json()["state"] == "reserved" and url.startswith(f"{base}/episodes/")
+        assert task.task_id not in url and "bound-1" not in url  # nothing in it for the agent to edit
+        taken = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                   "key": "bound-1"})
+        assert taken.status_code == 409 and "reserved" in taken.json()["error"]
+        # the agent can neither pick another task on its URL nor claim the trainer's key on an open session
+        assert f"bound to task {task.task_id!r}" in await refusal(f"{url}?task={other.task_id}")
+        assert "is reserved" in await refusal(mcp_url(base, task=other.task_id, episode="bound-1"))
+        unopened = await admin(base, "POST", "/admin/sessions/bound-1/score", json={})
+        assert unopened.status_code == 409 and "no agent has opened it" in unopened.json()["error"]
+        async with Client(url) as agent:
+            for step in task.reference_solution:
+                assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+            assert "already open" in await refusal(url)  # a live episode cannot be taken over
+        assert "has ended" in await refusal(url)  # nor an ended one reopened
+        assert "ended session" in await refusal(mcp_url(base, task=other.task_id, episode="bound-1"))
+        score = await admin(base, "POST", "/admin/sessions/bound-1/score", json={"answer": task.reference_answer})
+        assert score.json()["task_id"] == task.task_id and score.json()["reward"] == 1.0
+        gone = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t99"})
+        assert gone.status_code == 400 and "publishes no task 't99'" in gone.json()["error"]
+
+    asyncio.run(go())
+
+
+def test_an_ended_sessions_key_cannot_be_taken_over_within_the_score_grace(server, env):
+    _, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+    other = next(t for t in env.tasks if t.task_id != task.task_id)
+
+    async def go():
+        async with Client(mcp_url(base, task=task.task_id, episode="finished")) as agent:
+            for step in task.reference_solution:
+                await agent.call_tool(step.tool, step.arguments)
+        assert "ended session" in await refusal(mcp_url(base, task=other.task_id, episode="finished"))
+        score = await admin(base, "POST", "/admin/sessions/finished/score", json={"answer": task.reference_answer})
+        assert score.json()["task_id"] == task.task_id and score.json()["reward"] == 1.0
+
+    asyncio.run(go())
+
+
+def test_the_admin_token_is_compared_exactly(server):
+    _, base = server
+    token = TOKEN.encode()
+    assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer " + token) == 200
+    assert raw_status(base, "GET", "/admin/sessions", b"Authorization: bearer " + token) == 200  # RFC 7235
+    for near in (b"Bearer " + token + b" ", b"Bearer  " + token, b"Bearer " + token + b"\t",
+                 b"Bearer " + token + b"\xa0", b"Bearer " + token[:-1], b"Bearer " + token + b"x", token, b"Bearer"):
+        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: " + near) == 401, near
+
+
+@pytest.mark.parametrize("token", ["", "two words", "tab\tinside", "new\nline"])
+def test_an_admin_token_with_whitespace_is_refused_at_start(served_store, pool, token):
+    with pytest.raises(ValueError, match="admin token"):
+        RuntimeServer(served_store, pool, token)
+
+
+def test_a_call_larger_than_the_request_limit_is_refused_and_the_session_continues(server):
+    _, base = server
+    url = mcp_url(base)
+
+    async def go():
+        async with httpx2.AsyncClient(timeout=30) as http:
+            headers = await open_raw(http, url)
+            big = await http.post(url, json=tool_call(1, "add_case_note", {
+                "account_application_id": 1, "body": "x" * 100_000}), headers=headers)
+            assert big.status_code == 413, big.text
+            error = big.json()["error"]
+            assert error["code"] == -32600 and "65536 bytes" in error["message"] and "--max-request-bytes" in error[
+                "message"]
+            small = await http.post(url, json=tool_call(2, "get_customer", {"customer_id": 1}), headers=headers)
+            assert small.status_code == 200 and not small.json()["result"]["isError"]
+
+    asyncio.run(go())
+
+
+def test_two_requests_with_one_id_in_flight_are_both_answered(server):
+    _, base = server
+    url = mcp_url(base, SANDBOX_ENV)
+
+    async def go():
+        async with httpx2.AsyncClient(timeout=20) as http:
+            headers = await open_raw(http, url)
+            slow = asyncio.create_task(http.post(url, json=tool_call(7, "spin", {}), headers=headers))
+            await asyncio.sleep(0.3)
+            twin = await http.post(url, json=tool_call(7, "count_items", {}), headers=headers)
+            assert twin.status_code == 400 and "already in flight" in twin.json()["error"]["message"]
+            assert twin.json()["id"] == 7
+            first = await asyncio.wait_for(slow, 10)
+            assert first.json()["result"]["structuredContent"]["error"]["code"] == "timeout"
+            again = await http.post(url, json=tool_call(7, "count_items", {}), headers=headers)  # free again
+            assert again.json()["result"]["structuredContent"] == {"n": 2}
+
+    asyncio.run(go())
+
+
+def test_max_sessions_bounds_held_episodes_ended_ones_included(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, max_sessions=3, score_grace=30)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        for i in range(3):
+            async with Client(mcp_url(base, episode=f"held-{i}")) as agent:
+                await agent.call_tool("get_customer", {"customer_id": 1})
+        async with httpx2.AsyncClient() as http:
+            refused = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
+        assert refused.status_code == 503, refused.text
+        assert "holds 3 episodes (0 live, 3 ended" in refused.json()["error"]["message"]
+        reserving = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01"})
+        assert reserving.status_code == 503
+        health = (await admin(base, "GET", "/healthz", token=None)).json()
+        assert health["held"] == 3 and health["sessions"] == 0
+        assert (await admin(base, "DELETE", "/admin/sessions/held-0")).status_code == 200
+        async with Client(mcp_url(base)) as agent:  # room again
+            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+def test_unauthenticated_answers_disclose_no_server_paths_nor_echo_the_host_header(published, pool, tmp_path):
+    shutil.copytree(published.home, tmp_path, dirs_exist_ok=True)
+    store = ArtifactStore(tmp_path)
+    broken = "dental_clinic__00"
+    store.path(broken, "env.db").write_bytes(b"not a database")
+    runtime = RuntimeServer(store, pool, TOKEN)
+    running = serve_in_thread(runtime)
+
+    async def go():
+        async with httpx2.AsyncClient() as http:
+            failed = await http.post(mcp_url(running.url, broken), json=INITIALIZE, headers=HEADERS)
+            assert failed.status_code == 503 and broken in failed.text
+            listed = await http.get(f"{running.url}/envs", headers={"Host": "attacker.example"})
+            assert listed.status_code == 200 and listed.json()["environments"]
+        return failed.text, listed.text
+
+    try:
+        failed, listed = asyncio.run(go())
+    finally:
+        running.stop()
+    assert str(tmp_path) not in failed and "/tmp" not in failed
+    assert "attacker.example" not in listed and f"{running.url}/envs/{ENV}/mcp" in listed
+
+
+def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_path):
+    shutil.copytree(published.home, tmp_path, dirs_exist_ok=True)
+    store = ArtifactStore(tmp_path)
+    edited = "dental_clinic__00"
+    with open(store.path(edited, "tools.py"), "a", encoding="utf-8") as fh:
+        fh.write("\n\ndef helper(db):\n    return 1\n")
+    runtime = RuntimeServer(store, pool, TOKEN)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        async with httpx2.AsyncClient() as http:
+            refused = await http.post(mcp_url(base, edited), json=INITIALIZE, headers=HEADERS)
+            assert refused.status_code == 503, refused.text
+            assert "tools.py changed after its proofs" in refused.json()["error"]["message"]
+            reserving = await admin(base, "POST", "/admin/sessions", json={"env_id": edited, "task_id": "t01"})
+            assert reserving.status_code == 409 and "tools.py changed after its proofs" in reserving.text
+            async with Client(mcp_url(base, episode="before-edit")) as agent:  # loaded as proven
+                tasks = store.path(ENV, "tasks.json")
+                tasks.write_text(tasks.read_text().replace("Karen", "Mallory", 1) + " ")
+                refused = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
+                assert refused.status_code == 503
+                assert "tasks.json changed on disk since the server loaded" in refused.json()["error"]["message"]
+                assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error  # carries on
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tmp_path, capsys, monkeypatch):
+    import argparse
+    import os
+    import re
+    import subprocess
+
+    from awm.cli import main as awm
+    from awm.commands.serve import admin_token
+
+    home = ["--home", str(served_store.home)]
+    spaced = tmp_path / "spaced"
+    spaced.write_text("two words\n")
+    assert awm([*home, "serve", "--admin-token-file", str(spaced)]) == 2
+    assert f"the admin token in {spaced} must be printable ASCII without spaces" in capsys.readouterr().err
+    assert awm([*home, "serve", "--admin-token-file", str(spaced), "--admin-token", "x"]) == 2
+    assert "not both" in capsys.readouterr().err
+    token_file = tmp_path / "token"
+    token_file.write_text("file-token-0123456789\n")  # the final line break is an editor's, not the token's
+    token_file.chmod(0o600)
+    monkeypatch.setenv("AWM_ADMIN_TOKEN_FILE", str(token_file))
+    monkeypatch.setenv("AWM_ADMIN_TOKEN", "env-token-0123456789")
+    no_flags = argparse.Namespace(admin_token=None, admin_token_file=None)
+    assert admin_token(no_flags, []) == "file-token-0123456789"
+    monkeypatch.delenv("AWM_ADMIN_TOKEN_FILE")
+    assert admin_token(no_flags, []) == "env-token-0123456789"
+
+    proc = subprocess.Popen([sys.executable, "-m", "awm.cli", *home, "serve", "--port", "0", "--workers", "1",
+                             "--admin-token-file", str(token_file)], stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "AWM_ADMIN_TOKEN": "env-token-0123456789"})
+    try:
+        base = re.search(r"(http://127\.0\.0\.1:\d+)/", proc.stderr.readline()).group(1)
+        assert "file-token" not in open(f"/proc/{proc.pid}/cmdline", "rb").read().decode()
+        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789") == 200
+        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789 ") == 401
+        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer env-token-0123456789") == 401
+    finally:
+        proc.terminate()
+        proc.wait(20)
