@@ -1,8 +1,9 @@
 """A scripted agent: replay a task's reference solution over MCP, then score the episode as the trainer does.
 
-The agent side uses only what a real agent gets: the MCP URL of its environment
-(with the task in it) and the tools the server lists. The trainer side holds the
-admin token and asks the server for the reward of the agent's session.
+The trainer side holds the admin token: it reserves an episode of the task and
+gets the URL to hand to the agent, then asks the server for the episode's reward.
+The agent side uses only what a real agent gets: that URL (which fixes the
+environment and the task) and the tools the server lists.
 
     awm export --with-reference --out tasks.jsonl
     AWM_ADMIN_TOKEN=secret awm serve &
@@ -20,7 +21,6 @@ import os
 import sys
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx2
 from mcp import Client
@@ -54,19 +54,18 @@ async def run_agent(url: str, solution: list[dict]) -> list[dict]:
 
 
 async def replay(record: dict, token: str, base_url: str | None = None) -> dict:
-    """Run the agent on a fresh episode, then score it through the admin endpoint (the trainer's side)."""
-    url = record["mcp"]["url"]
-    if base_url:
-        parts = urlsplit(url)
-        url = base_url.rstrip("/") + parts.path + (f"?{parts.query}" if parts.query else "")
+    """The trainer reserves an episode of the record's task, the agent runs on the URL the server handed out,
+    and the trainer scores the episode through the admin endpoint."""
+    server = (base_url or record["mcp"]["url"].split("/envs/")[0]).rstrip("/")
     key = f"replay-{uuid.uuid4().hex[:12]}"  # the trainer's name for this episode
-    url += ("&" if "?" in url else "?") + f"episode={key}"
-    transcript = await run_agent(url, record["reference"]["solution"])
-    server = url.split("/envs/")[0]
+    headers = {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient() as http:
-        response = await http.post(f"{server}/admin/sessions/{key}/score",
-                                   json={"answer": record["reference"]["answer"]},
-                                   headers={"Authorization": f"Bearer {token}"})
+        reserved = await http.post(f"{server}/admin/sessions", headers=headers,
+                                   json={"env_id": record["env_id"], "task_id": record["task_id"], "key": key})
+        reserved.raise_for_status()
+        transcript = await run_agent(reserved.json()["url"], record["reference"]["solution"])
+        response = await http.post(f"{server}/admin/sessions/{key}/score", headers=headers,
+                                   json={"answer": record["reference"]["answer"]})
     response.raise_for_status()
     return {**response.json(), "steps": len(transcript)}
 
