@@ -79,10 +79,13 @@ def serve(args) -> int:
         token = admin_token(args, notes)
         if args.public_url and not args.public_url.startswith(("http://", "https://")):
             raise AWMError(f"--public-url {args.public_url!r} must start with http:// or https://")
-        server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
-                               score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
-                               max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
-                               public_url=args.public_url)
+        try:
+            server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
+                                   score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
+                                   max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
+                                   public_url=args.public_url)
+        except ValueError as exc:
+            raise AWMError(str(exc)) from exc
 
         def ready(http) -> None:
             port = http.servers[0].sockets[0].getsockname()[1] if http.servers else args.port

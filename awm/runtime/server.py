@@ -651,7 +651,10 @@ class RuntimeServer:
         if problem:
             raise ValueError(f"the admin token {problem}")
         if max_request_bytes < 1024:
-            raise ValueError(f"max_request_bytes must be at least 1024 (an initialize request), not {max_request_bytes}")
+            raise ValueError(f"the request limit must be at least 1024 bytes (an initialize request), not "
+                             f"{max_request_bytes}")
+        if max_sessions < 1:
+            raise ValueError(f"the session limit must be at least 1, not {max_sessions}")
         self.store = store
         self.pool = pool
         self.host = host

@@ -327,6 +327,12 @@ def test_serve_command_line_names_misuse(served_store, capsys):
     assert "for --transport stdio" in capsys.readouterr().err
     assert awm([*home, "serve", "--transport", "stdio", "--env", "retail_banking__77"]) == 2
     assert "publishes no task" in capsys.readouterr().err
+    assert awm([*home, "serve", "--max-request-bytes", "100"]) == 2
+    assert "the request limit must be at least 1024 bytes" in capsys.readouterr().err
+    assert awm([*home, "serve", "--max-sessions", "0"]) == 2
+    assert "the session limit must be at least 1" in capsys.readouterr().err
+    assert awm([*home, "serve", "--public-url", "envs.example"]) == 2
+    assert "must start with http:// or https://" in capsys.readouterr().err
 
 
 # --- the trainer's binding, and hostile clients ------------------------------------------------
@@ -517,7 +523,7 @@ def test_unauthenticated_answers_disclose_no_server_paths_nor_echo_the_host_head
     assert "attacker.example" not in listed and f"{running.url}/envs/{ENV}/mcp" in listed
 
 
-def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_path):
+def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_path, capsys):
     shutil.copytree(published.home, tmp_path, dirs_exist_ok=True)
     store = ArtifactStore(tmp_path)
     edited = "dental_clinic__00"
@@ -546,6 +552,10 @@ def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_pa
         asyncio.run(go())
     finally:
         running.stop()
+    from awm.cli import main as awm
+
+    assert awm(["--home", str(tmp_path), "serve", "--transport", "stdio", "--env", edited]) == 2
+    assert "tools.py changed after its proofs" in capsys.readouterr().err
 
 
 def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tmp_path, capsys, monkeypatch):
