@@ -138,12 +138,16 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         # One more replay of the reference, each trajectory a branch off it where the two part ways (a
         # collateral write is the reference plus one call: judged from its final state, then undone).
         shared = [_shared_prefix(task.reference_solution, m.calls) for m in replayed]
-        branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
-                                       branches=[(n, _calls(m.calls[n:]), m.answer) for n, m in zip(shared, replayed)])
-        branched.result()
+        branches: list = []
+        if replayed:
+            branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
+                                           branches=[(n, _calls(m.calls[n:]), m.answer)
+                                                     for n, m in zip(shared, replayed)])
+            branched.result()
+            branches = branched.branches
         judged = list(zip(at_end + midway, answered))
         changed = first["diff"]["changed"]
-        for mutation, n, (outcome, verdict) in zip(replayed, shared, branched.branches):
+        for mutation, n, (outcome, verdict) in zip(replayed, shared, branches):
             if any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
                 continue  # the write it is about was refused: not the trajectory it claims to be
             if mutation.kind == "collateral_write" and verdict["diff"]["changed"] <= changed:
