@@ -269,10 +269,14 @@ class Footprint(Contract):
     """The rows a task may change: what its reference solution changes, goals and the side effects of its
     own tool calls alike, row by row (never a blanket allowance). Keys are primary-key values as text.
 
-    An episode's changes are accounted for when every updated row and column, every deleted row, and every
-    inserted row (matched on `anchors`, its columns that point at other rows) is one of these."""
+    An episode's changes are accounted for when every updated row and column (ending with the reference's
+    value), every deleted row, and every inserted row (matched on its columns that point at other rows) is
+    one of these."""
 
     updated: dict[str, dict[str, list[str]]] = Field(default_factory=dict, description="table -> key -> columns")
+    values: dict[str, dict[str, dict[str, Any]]] = Field(
+        default_factory=dict, description="table -> key -> column -> the value the reference leaves there: an "
+        "updated column must end with it (numbers to the cent), so a side effect cannot be set to anything else")
     deleted: dict[str, list[str]] = Field(default_factory=dict, description="table -> keys")
     inserted: dict[str, list[dict[str, Any]]] = Field(default_factory=dict,
                                                       description="table -> anchor values of each new row")

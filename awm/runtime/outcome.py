@@ -6,7 +6,8 @@ collateral damage (other customers' orders cancelled, every other price set to 0
 tau2-bench comparing the final database with the gold replay's, and AppWorld checking that nothing else
 changed, the runtime diffs the two states and fails any change the task's own reference solution does not
 make (the footprint lists those row by row: the goals, and the side effects of the task's own tool calls,
-such as a payment row a refund writes or the other addresses a new primary address demotes).
+such as a payment row a refund writes or the other addresses a new primary address demotes), and an
+updated column must end with the value the reference leaves there.
 
 This is trusted runtime code; it runs in the sandbox worker next to the databases. Only the tables the
 episode wrote to are read (DBHandle records them), so a judgement costs a few small queries.
@@ -121,11 +122,12 @@ def diff(layout: Layout, template: sqlite3.Connection, final: sqlite3.Connection
 
 def footprint_of(layout: Layout, changes: list[dict]) -> dict:
     """The footprint (awm.contracts.Footprint, as a dict) that accounts for exactly these changes."""
-    footprint: dict[str, dict] = {"updated": {}, "deleted": {}, "inserted": {}}
+    footprint: dict[str, dict] = {"updated": {}, "values": {}, "deleted": {}, "inserted": {}}
     for change in changes:
         table, key = change["table"], str(change["key"])
         if change["op"] == "update":
             footprint["updated"].setdefault(table, {})[key] = sorted(change["columns"])
+            footprint["values"].setdefault(table, {})[key] = {c: after for c, (_, after) in change["columns"].items()}
         elif change["op"] == "delete":
             footprint["deleted"].setdefault(table, []).append(key)
         elif change["op"] == "insert":
@@ -133,6 +135,13 @@ def footprint_of(layout: Layout, changes: list[dict]) -> dict:
             footprint["inserted"].setdefault(table, []).append(
                 {c: change["columns"][c][1] for c in anchors if c in change["columns"]})
     return footprint
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    numbers = (int, float)
+    if isinstance(actual, numbers) and isinstance(expected, numbers) and not isinstance(actual, bool):
+        return abs(actual - expected) < 0.005
+    return actual == expected
 
 
 def _describe(change: dict) -> str:
@@ -161,7 +170,9 @@ def account(layout: Layout, changes: list[dict], footprint: dict) -> tuple[dict,
             counts[op + "d" if op != "insert" else "inserted"] += 1
         if op == "update":
             allowed = footprint.get("updated", {}).get(table, {}).get(key)
-            ok = allowed is not None and set(change["columns"]) <= set(allowed)
+            expected = footprint.get("values", {}).get(table, {}).get(key, {})
+            ok = (allowed is not None and set(change["columns"]) <= set(allowed)
+                  and all(_same(after, expected[c]) for c, (_, after) in change["columns"].items() if c in expected))
         elif op == "delete":
             ok = key in footprint.get("deleted", {}).get(table, [])
         elif op == "insert":

@@ -84,7 +84,8 @@ def test_a_reference_solution_that_does_not_reach_its_goal_is_caught(store):
 
 
 @pytest.mark.parametrize(("task", "verifier", "survivors"), [
-    ("t01", TITLE_ONLY, {"half_change", "detail_changed"}),
+    # the stock changed to 8 is caught by the outcome check (the column must end as the reference leaves it)
+    ("t01", TITLE_ONLY, {"half_change"}),
     ("t02", LAX_QUESTION_VERIFIER, {"hedged_answer", "dumped_answer"}),
 ])
 def test_weak_verifiers_let_mutations_survive(store, task, verifier, survivors):

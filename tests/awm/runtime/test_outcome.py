@@ -62,7 +62,8 @@ def test_a_footprint_accounts_for_rows_columns_and_anchored_inserts(tmp_path):
     handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 1")
     handle.execute("INSERT INTO notes (order_id, body) VALUES (1, 'called')")
     footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
-    assert footprint == {"updated": {"orders": {"1": ["status"]}}, "deleted": {}, "inserted": {"notes": [{"order_id": 1}]}}
+    assert footprint == {"updated": {"orders": {"1": ["status"]}}, "values": {"orders": {"1": {"status": "cancelled"}}},
+                         "deleted": {}, "inserted": {"notes": [{"order_id": 1}]}}
     # the same changes, plus a note on another order and another order cancelled
     handle.execute("INSERT INTO notes (order_id, body) VALUES (2, 'called')")
     handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 2")
@@ -79,3 +80,14 @@ def test_a_change_undone_leaves_no_diff(tmp_path):
     handle.execute("UPDATE customers SET city = 'Paris' WHERE id = 2")
     handle.execute("UPDATE customers SET city = 'Rome' WHERE id = 2")
     assert outcome.diff(layout, base, handle._conn, handle._written) == []
+
+
+def test_an_allowed_column_must_end_with_the_references_value(tmp_path):
+    """A side effect the task allows (an order's status) set to anything else is not accounted for."""
+    base, layout, handle = episode(tmp_path)
+    handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 1")
+    footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
+    handle.execute("UPDATE orders SET status = 'refunded' WHERE id = 1")
+    summary, unexpected = outcome.account(layout, outcome.diff(layout, base, handle._conn, handle._written), footprint)
+    assert summary["unexpected"] == 1
+    assert unexpected == ["unexpected change: orders row 1 updated (status 'open' -> 'refunded')"]
