@@ -12,7 +12,8 @@ Only its write calls are replayed: a read changes nothing, so the final state is
                contains it first: 'AP Biology Session' for 'Biology Session').
   collateral_write   the reference, then one more successful write through a real write tool on a row the
                task does not change: the reference's own write tools on a neighbouring row, and each other
-               write tool of the environment (spread over the tasks) with example arguments;
+               write tool of the environment (spread over the tasks), with another task's arguments for it
+               or the tools gate's example arguments;
   hedged_answer / dumped_answer / echoed_instruction  the reference, then an answer that hedges ("x or maybe
                y"), lists every candidate, or repeats the instruction;
   detail_changed / text_negated  the reference with one detail the instruction states (a reason, an author,
@@ -268,7 +269,7 @@ class Mutator:
         self.writes = _write_tools(toolset)
         self.spec = spec
         self.rows = InitialRows(spec, initial_db)
-        self.shortcuts = ShortcutMutator(toolset, spec, self.rows, self.writes)
+        self.shortcuts = ShortcutMutator(toolset, spec, self.rows, self.writes, tasks)
         self.foreign: dict[str, list[str]] = {}
         for n, tool in enumerate(sorted(self.writes)):
             free = [t for t in tasks if tool not in {c.tool for c in t.reference_solution}]
@@ -383,8 +384,14 @@ class ShortcutMutator:
     """The mutants and acceptance variants of one task that need its footprint (what the reference solution
     changes), so they are built once the reference has been replayed."""
 
-    def __init__(self, toolset: ToolSet, spec: SchemaSpec, rows: InitialRows, writes: set[str]):
+    def __init__(self, toolset: ToolSet, spec: SchemaSpec, rows: InitialRows, writes: set[str],
+                 tasks: list[Task] = ()):
         self.toolset, self.spec, self.rows, self.writes = toolset, spec, rows, writes
+        self.examples: dict[str, ToolCall] = {}  # a reference call of each write tool some task makes
+        for task in tasks:
+            for call in task.reference_solution:
+                if call.tool in writes:
+                    self.examples.setdefault(call.tool, call)
         self.schemas = {t.name: t.input_schema for t in toolset.tools}
         self.param_tables = _param_tables(spec)
 
@@ -419,14 +426,19 @@ class ShortcutMutator:
                 if swapped is not None:
                     extra.append(("the task's own", swapped))
         for tool in foreign:
-            arguments = smoke_arguments(self.schemas[tool])  # the tools gate's example arguments
-            for name, value in list(arguments.items()):
-                table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
-                if table is not None:
-                    other = self._other_row(table, 0, touched)
-                    if other is not None:
-                        arguments[name] = other
-            extra.append(("another", ToolCall(tool=tool, arguments=arguments)))
+            example = self.examples.get(tool)
+            if example is not None:  # another task's call of the tool: arguments its business rules accept
+                call = self._swapped(example, touched) or example
+            else:  # the tools gate's example arguments, pointed at rows the task does not change
+                arguments = smoke_arguments(self.schemas[tool])
+                for name, value in list(arguments.items()):
+                    table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
+                    if table is not None:
+                        other = self._other_row(table, 0, touched)
+                        if other is not None:
+                            arguments[name] = other
+                call = ToolCall(tool=tool, arguments=arguments)
+            extra.append(("another", call))
         return [Mutation("collateral_write", f"the reference, then {whose} write tool {call.tool}"
                          f"({json.dumps(call.arguments, sort_keys=True)[:160]}) on a row the task does not change",
                          reference + [call], task.reference_answer, must_succeed=[len(reference)])
