@@ -73,6 +73,23 @@ def open_template(path: Path) -> sqlite3.Connection:
     return _limit(conn)
 
 
+def open_image(image: bytes) -> sqlite3.Connection:
+    """A read-only in-memory database from a database file's bytes (how a sandbox worker receives a template).
+
+    The image is copied into an ordinary in-memory database and dropped: a deserialized database
+    would hold the image and the page cache's copies of the same pages, twice the memory of the file.
+    """
+    source = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        source.deserialize(image)
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        source.backup(conn)
+    finally:
+        source.close()
+    conn.execute("PRAGMA query_only = ON")
+    return _limit(conn)
+
+
 def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
     """A private, writable in-memory copy of `template` through the SQLite backup API.
 

@@ -50,13 +50,14 @@ from awm.errors import AWMError, UnsafeCodeError
 from awm.runtime.sandbox import compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
 from awm.runtime.verify import VERIFY_SECONDS
-from awm.runtime.worker import FrameReader, encode_frame
+from awm.runtime.worker import MAX_FRAME_BYTES, FrameReader, encode_frame
 
 log = logging.getLogger(__name__)
 
 KILL_GRACE_SECONDS = 1.0
 ADMIN_OP_SECONDS = 30.0  # load, open, snapshot, close: our own code, generous
 START_SECONDS = 60.0
+MAX_IMAGE_BYTES = (MAX_FRAME_BYTES - (1 << 20)) // 4 * 3  # a database file, base64 in one frame with room to spare
 WATCH_SECONDS = 0.25  # how often an idle reader looks at the deadline of the request at the head
 
 AnyFuture = Future | asyncio.Future
@@ -221,7 +222,7 @@ class _Worker:
             return
         payload = self.pool.payload(env_key)
         message = {"op": "load", "env": env_key, "program": payload.program, "filename": payload.filename,
-                   "names": payload.names, "db": payload.db}
+                   "names": payload.names, "image": database_image(payload.db)}
         self._send(_Request(self.pool.next_id(), message, Future(), ADMIN_OP_SECONDS, internal=True))
         self.loaded.add(env_key)
 
@@ -490,6 +491,20 @@ class _Worker:
         self._discard_process()
 
 
+def database_image(path: str | Path) -> str:
+    """A database file as a worker receives it (base64): workers open no files, so under OS isolation they
+    see none of the artifact root (awm/runtime/isolation.py)."""
+    try:
+        with open(path, "rb") as file:
+            image = file.read(MAX_IMAGE_BYTES + 1)
+    except OSError as exc:
+        raise SandboxError(f"cannot read the database {path} for the sandbox: {exc}") from exc
+    if len(image) > MAX_IMAGE_BYTES:
+        raise SandboxError(f"the database {path} is larger than the {MAX_IMAGE_BYTES >> 20} MiB a sandbox worker "
+                           "takes")
+    return base64.b64encode(image).decode("ascii")
+
+
 def _is_lost(request: _Request) -> bool:
     return request.episode is not None and request.episode.lost is not None
 
@@ -674,7 +689,7 @@ class WorkerPool:
         if env_key is None or final is None:
             raise ValueError("judge needs an episode, or an environment and a final database file")
         self.start()
-        message.update(env=env_key, final=str(Path(final).resolve()))
+        message.update(env=env_key, final_image=database_image(final))
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,

@@ -5,11 +5,12 @@ and speaks to it over two pipes in frames: a 4-byte little-endian length, then
 JSON. Requests carry an `id` and an `op`; the worker answers each one, in order,
 with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "message"}}`.
 
-    load      {env, program, filename, names, db} an environment's tools (checked and compiled by the parent)
+    load      {env, program, filename, names, image} an environment's tools (checked and compiled by the
+                                                 parent) and its initial database (the file's bytes, base64)
     unload    {env}
     open      {episode, env}                      a fresh copy of the initial state
     call      {episode, tool, arguments, seconds, memory}
-    judge     {episode | env + final, key, program, name, answer, footprint, seconds, memory}
+    judge     {episode | env + final_image, key, program, name, answer, footprint, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
                                                  with judge {key, program, name, judgements, branches?,
                                                  footprint, seconds}, a verdict per [after, answer], and
@@ -28,7 +29,9 @@ The worker is deliberately small: it imports no pydantic, no jsonschema, no
 Dagster, and trusts its parent (the only writer of its pipe), which sends code
 it has checked against the sandbox policy and compiled (marshalled code
 objects), so the policy is enforced in one place. Generated code the worker
-runs can reach none of this module's names.
+runs can reach none of this module's names. It opens no files: databases
+arrive over the pipe, so an OS-isolated worker sees no artifact root
+(awm/runtime/isolation.py).
 """
 
 from __future__ import annotations
@@ -46,13 +49,12 @@ import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import CodeType
 from typing import Any
 
 from awm.errors import UnsafeCodeError
 from awm.runtime import outcome
-from awm.runtime.db import DBHandle, fresh_copy, open_template, readonly_copy
+from awm.runtime.db import DBHandle, fresh_copy, open_image, readonly_copy
 from awm.runtime.sandbox import functions_of, install_call_limits, run_module
 from awm.runtime.tools import run_tool
 from awm.runtime.verify import load_verifier, run_verifier
@@ -174,7 +176,7 @@ class WorkerState:
 
     # ops ---------------------------------------------------------------------------
 
-    def load(self, env: str, program: str, filename: str, names: list[str], db: str) -> dict:
+    def load(self, env: str, program: str, filename: str, names: list[str], image: str) -> dict:
         functions = functions_of(run_module(_code(program), filename))
         missing = sorted(set(names) - set(functions))
         if missing:
@@ -182,7 +184,8 @@ class WorkerState:
         previous = self.environments.pop(env, None)
         if previous is not None:
             previous.close()
-        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names}, open_template(Path(db)))
+        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names},
+                                                   open_image(base64.b64decode(image)))
         return {"tools": len(names)}
 
     def unload(self, env: str) -> dict:
@@ -204,7 +207,7 @@ class WorkerState:
 
     def judge(self, key: str, program: str, name: str, answer: str | None, footprint: dict, seconds: float,
               memory: int | None, episode: int | None = None, env: str | None = None,
-              final: str | None = None) -> dict:
+              final_image: str | None = None) -> dict:
         fn = self._verifier(key, program, name)
         judged: DBHandle | None = None
         if episode is not None:
@@ -212,9 +215,9 @@ class WorkerState:
             loaded = self._environment(env)
             final_handle = judged._reader()  # the episode's own database, read-only while the verifier runs
             written = judged._written
-        elif env is not None and final is not None:
+        elif env is not None and final_image is not None:
             loaded = self._environment(env)
-            saved = open_template(Path(final))
+            saved = open_image(base64.b64decode(final_image))
             try:
                 final_handle = DBHandle(readonly_copy(saved), readonly=True)
             finally:
