@@ -12,4 +12,5 @@ COMMAND_MODULES = (
     "awm.commands.export",
     "awm.commands.backfill",
     "awm.commands.llm_serve",
+    "awm.commands.sandbox",
 )

@@ -90,7 +90,8 @@ def serve(args) -> int:
         def ready(http) -> None:
             port = http.servers[0].sockets[0].getsockname()[1] if http.servers else args.port
             print(f"awm serve: {len(server.catalog)} environments at http://{args.host}:{port}/envs/<env_id>/mcp "
-                  f"(list: GET /envs); {pool.stats()['workers'].__len__()} sandbox workers", file=sys.stderr)
+                  f"(list: GET /envs); {pool.stats()['workers'].__len__()} sandbox workers, "
+                  f"{pool.isolation.mode} isolation", file=sys.stderr)
             for note in notes:
                 print(f"awm serve: {note}", file=sys.stderr)
             sys.stderr.flush()

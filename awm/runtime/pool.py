@@ -36,7 +36,6 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -47,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from awm.errors import AWMError, UnsafeCodeError
+from awm.runtime.isolation import resolve as resolve_isolation
+from awm.runtime.isolation import start_python
 from awm.runtime.sandbox import compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
 from awm.runtime.verify import VERIFY_SECONDS
@@ -155,13 +156,9 @@ class _Worker:
         """Start a worker process and wait for its greeting."""
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parent.parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "awm.runtime.worker", str(request_r), str(answer_w)],
-                                    pass_fds=(request_r, answer_w), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, env=env)
+            proc = start_python(self.pool.isolation, ["-m", "awm.runtime.worker", str(request_r), str(answer_w)],
+                                pass_fds=(request_r, answer_w), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         finally:
             os.close(request_r)
             os.close(answer_w)
@@ -548,7 +545,7 @@ class WorkerPool:
 
     def __init__(self, workers: int | None = None, call_seconds: float = DEFAULT_CALL_SECONDS,
                  memory_mb: int = DEFAULT_CALL_MEMORY_MB, verify_seconds: float = VERIFY_SECONDS,
-                 kill_grace: float = KILL_GRACE_SECONDS):
+                 kill_grace: float = KILL_GRACE_SECONDS, isolation: str | None = None):
         count = workers if workers is not None else (os.cpu_count() or 1)
         if count < 1:
             raise ValueError(f"a sandbox pool needs at least one worker, not {count}")
@@ -558,6 +555,7 @@ class WorkerPool:
         self.verify_seconds = verify_seconds
         self.memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
         self.kill_grace = kill_grace
+        self.isolation = resolve_isolation(isolation)  # "os", "process", or None: $AWM_SANDBOX_ISOLATION, else auto
         self._ids = itertools.count(1)
         self._payloads: dict[str, _Payload] = {}
         self._workers = [_Worker(self, i) for i in range(count)]
@@ -743,7 +741,8 @@ class WorkerPool:
             with worker.lock:
                 workers.append({"pid": worker.proc.pid if worker.proc else None, "episodes": len(worker.episodes),
                                 "pending": len(worker.pending), "restarts": worker.restarts, "kills": worker.kills})
-        return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None}
+        return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None,
+                "isolation": self.isolation.describe()}
 
     def close(self) -> None:
         with self._lock:
