@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test ui bench lint format clean
+.PHONY: run test ui bench lint format clean sandbox-deps
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,17 +12,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
-run: $(STAMP)  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
+sandbox-deps:  ## bubblewrap and libseccomp2 for the OS isolation of sandbox workers (installed as root on Debian)
+	@scripts/install_sandbox_deps.sh
+
+run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
 	$(PY) -m awm_assets.launch
 
-test: $(STAMP)  ## lint and run the test suite
+test: $(STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
+	-$(VENV)/bin/awm sandbox  # which isolation the sandbox tests get here (exit 1 if OS isolation is unavailable)
 	$(PY) -m pytest
 
-ui: $(STAMP)  ## Dagster webserver + daemon on 127.0.0.1:3000
+ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 	DAGSTER_HOME=$$($(PY) -m awm_assets.launch --prepare) $(VENV)/bin/dagster dev -h 127.0.0.1 -p $${AWM_UI_PORT:-3000} -w workspace.yaml
 
-bench: $(STAMP)  ## measure Dagster overhead against the core library (writes benchmarks/results/*.json)
+bench: $(STAMP) sandbox-deps  ## measure Dagster overhead against the core library (writes benchmarks/results/*.json)
 	$(PY) benchmarks/bench_pipeline.py
 
 lint: $(STAMP)
