@@ -221,10 +221,36 @@ def _python_dirs(python: str) -> list[str]:
     return sorted(d for d in dirs if not (d == "/usr" or d.startswith("/usr/")))
 
 
+def process_id(process: subprocess.Popen) -> int:
+    """The host pid of the Python a `start_python` process runs: the process itself, or under os isolation
+    bubblewrap's grandchild (bwrap -> its init in the new pid namespace -> the worker). What to read for
+    memory and CPU; signalling either ends the worker (--die-with-parent)."""
+    if not isinstance(process, _SandboxedProcess):
+        return process.pid
+    if process.worker_pid is None:
+        pid = process.pid
+        for _ in range(2):
+            children = _children(pid)
+            if len(children) != 1:
+                return process.pid  # not started yet, or already gone
+            pid = children[0]
+        process.worker_pid = pid
+    return process.worker_pid
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 class _SandboxedProcess(subprocess.Popen):
     """bwrap, standing for the worker: it exits as the worker does, but a death by signal N shows as exit
     code 128 + N; `poll` and `wait` report it as -N, as for a plain child, so the pool can tell a worker the
     kernel stopped at its CPU-time limit (SIGXCPU) from one that crashed."""
+
+    worker_pid: int | None = None
 
     def poll(self) -> int | None:
         return self._as_child(super().poll())

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from awm.errors import AWMError, UnsafeCodeError
+from awm.runtime.isolation import process_id, start_python
 from awm.runtime.isolation import resolve as resolve_isolation
-from awm.runtime.isolation import start_python
 from awm.runtime.sandbox import compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
 from awm.runtime.verify import VERIFY_SECONDS
@@ -739,8 +739,9 @@ class WorkerPool:
         workers = []
         for worker in self._workers:
             with worker.lock:
-                workers.append({"pid": worker.proc.pid if worker.proc else None, "episodes": len(worker.episodes),
-                                "pending": len(worker.pending), "restarts": worker.restarts, "kills": worker.kills})
+                workers.append({"pid": process_id(worker.proc) if worker.proc else None,
+                                "episodes": len(worker.episodes), "pending": len(worker.pending),
+                                "restarts": worker.restarts, "kills": worker.kills})
         return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None,
                 "isolation": self.isolation.describe()}
 

@@ -169,12 +169,13 @@ def descendants(pid: int) -> list[int]:
 
 
 def worker_process(pool: WorkerPool) -> int:
-    outer = pool.stats()["workers"][0]["pid"]
-    for pid in descendants(outer):
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        if Path(argv[0].decode()).name != "bwrap" and b"awm.runtime.worker" in argv:
-            return pid
-    raise AssertionError(f"no awm.runtime.worker process under {outer}")
+    """The worker's host pid, found from the process the pool started; the pool's stats must name the same."""
+    outer = pool._workers[0].proc.pid
+    found = [pid for pid in descendants(outer)
+             if Path(Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()).name != "bwrap"]
+    assert len(found) == 1 and b"awm.runtime.worker" in Path(f"/proc/{found[0]}/cmdline").read_bytes(), found
+    assert pool.stats()["workers"][0]["pid"] == found[0]  # what memory and CPU are read from
+    return found[0]
 
 
 def test_pool_workers_run_inside_the_boundary_and_end_with_the_pool(os_isolated, published):
