@@ -27,6 +27,7 @@ def check(args) -> int:
         ("create a socket", _outcome(report["socket"]), not report["socket"]["ok"]),
         (f"connect to {address[0]}:{address[1]} (a listener here)", _outcome(report["connect"]),
          not report["connect"]["ok"]),
+        ("create a user namespace", _outcome(report["user_namespace"]), not report["user_namespace"]["ok"]),
         ("write a file outside its scratch", _outcome(report["write"][str(target)]), not written),
         ("read a file of this user", _outcome(report["read"][str(secret)]), not report["read"][str(secret)]["ok"]),
         ("processes it can see", f"{len(report['processes'])} (pids {', '.join(map(str, report['processes'][:5]))}"

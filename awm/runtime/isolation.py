@@ -373,10 +373,17 @@ def read(path):
 def connect():
     with socket.create_connection(tuple(spec["connect"]), timeout=2):
         return "connected"
+def new_user_namespace():  # in which it would hold every capability
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return "created"
 print(json.dumps({
     "uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(), "groups": os.getgroups(),
     "socket": attempt(lambda: socket.socket().close()),
     "connect": attempt(connect) if spec.get("connect") else None,
+    "user_namespace": attempt(new_user_namespace),
     "scratch": attempt(lambda: write(os.path.join(tempfile.gettempdir(), "probe"))),
     "write": {path: attempt(lambda p=path: write(p)) for path in spec.get("write", [])},
     "read": {path: attempt(lambda p=path: read(p)) for path in spec.get("read", [])},
@@ -389,7 +396,8 @@ print(json.dumps({
 def probe_boundary(isolation: Isolation, connect: tuple[str, int] | None = None, write: list[str] = (),
                    read: list[str] = ()) -> dict:
     """Run a probe inside the same command line a worker gets and report what it could do: its uid and gid,
-    whether it could make a socket, `connect` to a TCP address, write into its scratch directory, write
+    whether it could make a socket, `connect` to a TCP address, create a user namespace, write into its
+    scratch directory, write
     each of `write`, read each of `read`, which process ids it sees and the names of its environment variables."""
     spec = json.dumps({"connect": list(connect) if connect else None, "write": list(write), "read": list(read)})
     done = start_python(isolation, ["-c", _PROBE, spec], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -110,6 +110,7 @@ def test_a_sandboxed_process_runs_unprivileged_alone_and_without_our_secrets(os_
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     report = probe_boundary(os_isolated)
     assert report["uid"] != 0 and report["euid"] != 0
+    assert not report["user_namespace"]["ok"], report["user_namespace"]  # no way back to capabilities
     if os.geteuid() == 0:
         assert (report["uid"], report["gid"], report["groups"]) == (isolation.SANDBOX_UID, isolation.SANDBOX_GID, [])
     assert len(report["processes"]) <= 2, report["processes"]  # itself and bubblewrap's init
