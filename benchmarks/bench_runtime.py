@@ -2,11 +2,13 @@
 
     python benchmarks/bench_runtime.py                         # builds a small corpus in a temp dir
     python benchmarks/bench_runtime.py --home .awm --sessions 100 1000
+    python benchmarks/bench_runtime.py --isolation process    # workers without OS isolation, to compare
 
 Prints a table and writes benchmarks/results/runtime.json. What is measured:
 
   reset      a fresh private copy of the initial database: SQLite backup API into memory, a file copy
              (to tmpfs), and deserialize (one memcpy of the file image), raw; then Environment.reset end to end
+  start      a sandbox worker, from starting the process to its greeting (a one-worker pool started and closed)
   call       one read tool: the bare function, run_tool with its savepoint and call limits in this process
              (the sandbox's own cost), and Episode.call through the sandbox worker (the isolation's cost)
   mcp        the same call through the official mcp client over streamable HTTP to `awm serve` (a subprocess)
@@ -167,6 +169,22 @@ def episode_memory_kb(open_copy, count: int = 300) -> float:
     for conn in copies:
         conn.close()
     return round(used, 1)
+
+
+# --- worker start ------------------------------------------------------------------------------------
+
+
+def bench_worker_start(n: int) -> dict:
+    from awm.runtime.pool import WorkerPool
+
+    samples = []
+    for _ in range(n):
+        pool = WorkerPool(workers=1)
+        started = time.perf_counter()
+        pool.start()
+        samples.append(time.perf_counter() - started)
+        pool.close()
+    return percentiles(samples)
 
 
 # --- calls in process -------------------------------------------------------------------------------
@@ -381,11 +399,16 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, nargs="*", default=[100, 1000])
     parser.add_argument("--seconds", type=float, default=10.0, help="load duration per concurrency level")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="sandbox workers of the server")
+    parser.add_argument("--isolation", choices=("auto", "os", "process"), default=None,
+                        help="sandbox workers' isolation (default $AWM_SANDBOX_ISOLATION, else auto)")
+    parser.add_argument("--starts", type=int, default=30, help="worker starts to time")
     parser.add_argument("--episode-memory", nargs=2, metavar=("METHOD", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.episode_memory:
         print(episode_memory(args.episode_memory[0], Path(args.episode_memory[1])))
         return 0
+    if args.isolation:
+        os.environ["AWM_SANDBOX_ISOLATION"] = args.isolation  # this process's pools and the server's
 
     from awm.runtime.environment import Environment
     from awm.runtime.pool import WorkerPool
@@ -397,6 +420,9 @@ def main() -> int:
                                  "platform": platform.platform(), "sqlite": sqlite3.sqlite_version},
                      "env_id": env_id}
     with WorkerPool(workers=1) as pool:
+        results["isolation"] = pool.stats()["isolation"]
+        print(f"sandbox isolation: {results['isolation']['mode']} ...", flush=True)
+        results["worker_start"] = bench_worker_start(args.starts)
         env = Environment.from_store(store, env_id, pool=pool)
         tool, arguments = read_call(env)
         print("reset ...", flush=True)
@@ -435,7 +461,9 @@ def main() -> int:
 
 def print_table(results: dict) -> None:
     reset, calls, mcp = results["reset"], results["call_in_process"], results["call_mcp_http"]
+    print(f"\nsandbox isolation: {results['isolation']['mode']} ({results['isolation']['detail']})")
     rows = [
+        ("sandbox worker start", results["worker_start"]),
         ("reset: SQLite backup API", reset["backup_api"]),
         ("reset: file copy (tmpfs)", reset["file_copy"]),
         ("reset: deserialize image", reset["deserialize"]),
