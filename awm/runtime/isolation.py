@@ -191,10 +191,7 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
             argv += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             argv += ["--ro-bind", top, top]
-    visible = [*_python_dirs(python), str(PACKAGE_DIR)]
-    if os.path.exists("/etc/localtime"):
-        visible.append("/etc/localtime")  # local time as outside; nothing else of /etc
-    for path in visible:
+    for path in _visible_paths(python):
         for parent in reversed(Path(path).parents[:-1]):  # bwrap would make them 0700, root's: unreadable
             argv += ["--perms", "0755", "--dir", str(parent)]
         argv += ["--ro-bind", path, path]
@@ -214,11 +211,20 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
     return [*argv, python, "-s", *args]
 
 
-def _python_dirs(python: str) -> list[str]:
-    """The Python installation a worker needs, outside /usr: its prefixes and the interpreter's own directory."""
-    dirs = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
-    dirs.add(os.path.dirname(os.path.dirname(python)))  # bin/python -> the installation (a venv made with --copies)
-    return sorted(d for d in dirs if not (d == "/usr" or d.startswith("/usr/")))
+def _visible_paths(python: str) -> list[str]:
+    """What a worker sees besides /usr, read-only: the Python installation (its prefixes and the interpreter's
+    own directory), the awm package, and /etc/localtime (local time as outside; nothing else of /etc). A path
+    inside another is left out, and so is "/", whatever the installation looks like."""
+    wanted = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
+    wanted.add(os.path.dirname(os.path.dirname(python)))  # bin/python -> the installation (a venv made with --copies)
+    wanted.add(str(PACKAGE_DIR))
+    if os.path.exists("/etc/localtime"):
+        wanted.add("/etc/localtime")
+    kept: list[str] = []
+    for path in sorted(wanted):  # a directory sorts before what is inside it
+        if path != "/" and not any(path == k or path.startswith(k + "/") for k in ("/usr", *kept)):
+            kept.append(path)
+    return kept
 
 
 def process_id(process: subprocess.Popen) -> int:

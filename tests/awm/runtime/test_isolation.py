@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -122,6 +123,16 @@ def test_the_probe_sees_through_process_isolation(tmp_path, listener):
     outside = tmp_path / "outside.txt"
     report = probe_boundary(resolve("process"), connect=listener.getsockname()[:2], write=[str(outside)])
     assert report["connect"]["ok"] and report["write"][str(outside)]["ok"] and outside.exists()
+
+
+def test_a_worker_sees_its_python_and_awm_but_never_the_whole_filesystem(monkeypatch):
+    monkeypatch.setattr(sys, "base_prefix", "/")  # however odd the installation, "/" is never bound
+    monkeypatch.setattr(sys, "base_exec_prefix", "/opt/py")
+    monkeypatch.setattr(isolation, "PACKAGE_DIR", Path("/opt/py/lib/python3/site-packages/awm"))
+    localtime = ["/etc/localtime"] if os.path.exists("/etc/localtime") else []
+    assert isolation._visible_paths("/opt/py/bin/python3") == [*localtime, "/opt/py"]
+    monkeypatch.setattr(isolation, "PACKAGE_DIR", Path("/usr/lib/python3/dist-packages/awm"))  # under /usr already
+    assert isolation._visible_paths("/usr/bin/python3") == [*localtime, "/opt/py"]
 
 
 # --- the wrapper's process ---------------------------------------------------------------------------------
