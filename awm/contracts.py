@@ -322,6 +322,8 @@ class TaskReport(Contract):
     deterministic: bool = Field(default=True, description="the verifier gave the same verdict twice")
     read_only: bool = Field(default=True, description="the verifier never tried to write to a database")
     proofs: dict[str, ProofClass] = Field(default_factory=dict, description="per mutant and acceptance class")
+    collateral_tools: list[str] = Field(default_factory=list, description="the write tools tried as a "
+                                        "collateral write on this task (a write that changed a row)")
 
     @property
     def mutations_tried(self) -> int:

@@ -45,6 +45,7 @@ from awm.quality.tools import smoke_arguments
 
 MAX_WRONG_ROW = 1  # one wrong row per task: each more costs a full replay
 MAX_DETAILS = 3  # stated details changed per task
+COLLATERAL_ROWS = 8  # rows tried per write tool for a collateral write (the first one its rules accept counts)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])-?\d+(?:[.,]\d+)*")
 
 
@@ -57,6 +58,7 @@ class Mutation:
     replay: bool = True  # False: judged on the reference's own trajectory (its final state, or `after`)
     after: int | None = None  # not replayed: the reference's state once this many of its calls were made
     must_succeed: list[int] = field(default_factory=list)  # calls that must not fail for the trajectory to count
+    group: str | None = None  # alternatives of one probe: only the first that counts is judged
 
     @property
     def must_pass(self) -> bool:
@@ -403,17 +405,26 @@ class ShortcutMutator:
         ordered = [k for k in keys if k > value] + [k for k in reversed(keys) if k < value]
         return next((k for k in ordered if (table, k) not in touched), None)
 
-    def _swapped(self, call: ToolCall, touched: set) -> ToolCall | None:
-        """The call with each id argument that names a row the task changes moved to another row."""
-        arguments, changed = dict(call.arguments), False
+    def _row_variants(self, call: ToolCall, touched: set) -> list[ToolCall]:
+        """The call moved off the rows the task changes: every id argument that names one of them points at
+        another row, and the first id argument (the row the tool acts on) takes each of up to
+        COLLATERAL_ROWS other rows in turn (a business rule may refuse some: a shipped order cannot be shipped)."""
+        arguments = dict(call.arguments)
+        ids = []
         for name, value in call.arguments.items():
             table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
-            if table is None or (table, value) not in touched:
-                continue
-            other = self._other_row(table, value, touched)
-            if other is not None:
-                arguments[name], changed = other, True
-        return ToolCall(tool=call.tool, arguments=arguments) if changed else None
+            if table is not None:
+                ids.append((name, value, table))
+                if (table, value) in touched:
+                    arguments[name] = self._other_row(table, value, touched) or value
+        if not ids:
+            return [ToolCall(tool=call.tool, arguments=arguments)]
+        name, value, table = ids[0]
+        keys = self.rows.keys(table)
+        start = arguments[name]
+        ordered = [k for k in keys if k >= start] + [k for k in keys if k < start]
+        rows = [k for k in ordered if k != value and (table, k) not in touched][:COLLATERAL_ROWS]
+        return [ToolCall(tool=call.tool, arguments={**arguments, name: k}) for k in rows]
 
     def collateral(self, task: Task, touched: set, foreign: list[str]) -> list[Mutation]:
         reference = list(task.reference_solution)
@@ -422,26 +433,14 @@ class ShortcutMutator:
         for call in reversed(reference):
             if call.tool in self.writes and call.tool not in seen:
                 seen.add(call.tool)
-                swapped = self._swapped(call, touched)
-                if swapped is not None:
-                    extra.append(("the task's own", swapped))
+                extra += [("the task's own", variant) for variant in self._row_variants(call, touched)]
         for tool in foreign:
-            example = self.examples.get(tool)
-            if example is not None:  # another task's call of the tool: arguments its business rules accept
-                call = self._swapped(example, touched) or example
-            else:  # the tools gate's example arguments, pointed at rows the task does not change
-                arguments = smoke_arguments(self.schemas[tool])
-                for name, value in list(arguments.items()):
-                    table = _id_table(name, self.spec, self.param_tables) if _is_id(name, value) else None
-                    if table is not None:
-                        other = self._other_row(table, 0, touched)
-                        if other is not None:
-                            arguments[name] = other
-                call = ToolCall(tool=tool, arguments=arguments)
-            extra.append(("another", call))
+            # another task's call of the tool (arguments its rules accept), else the tools gate's examples
+            example = self.examples.get(tool) or ToolCall(tool=tool, arguments=smoke_arguments(self.schemas[tool]))
+            extra += [("another", variant) for variant in self._row_variants(example, touched)]
         return [Mutation("collateral_write", f"the reference, then {whose} write tool {call.tool}"
                          f"({json.dumps(call.arguments, sort_keys=True)[:160]}) on a row the task does not change",
-                         reference + [call], task.reference_answer, must_succeed=[len(reference)])
+                         reference + [call], task.reference_answer, must_succeed=[len(reference)], group=call.tool)
                 for whose, call in extra]
 
     def details(self, task: Task) -> list[Mutation]:

@@ -169,7 +169,7 @@ class Environment:
     def send_trajectory(self, calls: list[tuple[str, dict | None]], task_id: str | None = None,
                         answers: list[str | None] = (), checkpoints: list[tuple[int, str | None]] = (),
                         footprint: dict | str | None = None,
-                        branches: list[tuple[int, list[tuple[str, dict | None]], str | None]] = ()
+                        branches: list[tuple] = ()
                         ) -> PendingTrajectory:
         """Start a trajectory without waiting: `calls` in order on a fresh copy of the initial state, then,
         with a task, its verdict on the final state for each of `answers`, and on the state once n of the
@@ -180,7 +180,8 @@ class Environment:
         are the task's reference solution, whose changes become the footprint: `PendingTrajectory.footprint`).
         Each (n, other_calls, answer) of `branches` is another trajectory that shares the first n calls: from
         that state, its own calls, its verdict, then undone (`PendingTrajectory.branches`: results and
-        verdict per branch). Send several before waiting on any: they share one wait and spread over the
+        verdict per branch); a fourth item lists the other calls that must succeed, else the branch gets no
+        verdict (None), which saves judging a trajectory that is not the one it was meant to be. Send several before waiting on any: they share one wait and spread over the
         workers."""
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
@@ -192,13 +193,17 @@ class Environment:
                 sent.append((tool, arguments))
             made.append(len(sent))
         forks, fork_problems = [], []
-        for after, more, answer in branches if task is not None else ():
+        for after, more, answer, *rest in branches if task is not None else ():
             if not 0 <= after <= len(calls):
                 raise ValueError(f"branch after {after} calls: the trajectory has {len(calls)}")
             checked = [(tool, {} if arguments is None else arguments) for tool, arguments in more]
             problems_here = [self.arguments.problem(tool, arguments) for tool, arguments in checked]
-            forks.append((made[after], [c for c, p in zip(checked, problems_here) if p is None], answer))
-            fork_problems.append(problems_here)
+            position = [sum(p is None for p in problems_here[:i]) for i in range(len(checked))]
+            require = [i for i in (rest[0] if rest else []) if i < len(checked)]
+            refused = any(problems_here[i] is not None for i in require)  # here, so the worker never sees it
+            sent_here = [] if refused else [c for c, p in zip(checked, problems_here) if p is None]
+            forks.append((made[after], sent_here, answer, [position[i] for i in require]))
+            fork_problems.append(None if refused else problems_here)
         judgements: list[tuple[int, str | None]] = []
         if task is not None:
             judgements = [(len(sent), answer) for answer in answers]
@@ -258,19 +263,22 @@ class PendingTrajectory:
     footprint the verdicts were judged against (the reference's own changes, when it was "reference")."""
 
     def __init__(self, task: Task | None, problems: list[dict | None], future: Future,
-                 branch_problems: list[list[dict | None]] = ()):
+                 branch_problems: list[list[dict | None] | None] = ()):
         self._task, self._problems, self._future = task, problems, future
         self._branch_problems = branch_problems
         self.footprint: dict | None = None
-        self.branches: list[tuple[list[Any], dict]] = []
+        self.branches: list[tuple[list[Any], dict | None]] = []
 
     def result(self) -> tuple[list[Any], list[dict]]:
         outcome = self._future.result()
         self.footprint = outcome.get("footprint")
         results = _merged(self._problems, outcome["results"])
         verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
-        self.branches = [(_merged(problems, branch["results"]), _with_partial(self._task, branch["verdict"]))
-                         for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
+        self.branches = [
+            ([], None) if problems is None  # a call it needed was refused before it was sent
+            else (_merged(problems, branch["results"]),
+                  _with_partial(self._task, branch["verdict"]) if branch["verdict"] is not None else None)
+            for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
         return results, verdicts
 
 

@@ -692,14 +692,15 @@ class WorkerPool:
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
                name: str = "", judgements: list[tuple[int, str | None]] = (), footprint: dict | str | None = None,
-               branches: list[tuple[int, list[tuple[str, dict]], str | None]] = (),
+               branches: list[tuple] = (),
                loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
         state; with `verifier` ((key, program) as `compiled_program` gives it), a verdict per (after, answer)
         judgement on the state once `after` of the calls were made, each also failing any change `footprint`
         does not list ("reference": these calls are the task's reference solution, and what they change is
         the footprint). Each (after, calls, answer) of `branches` runs those calls from the state once `after`
-        calls were made, is judged, and is undone. Resolves to {"results": [...], "verdicts": [...],
+        calls were made, is judged (unless a call of its optional fourth item, indices of calls that must
+        succeed, failed: then its verdict is None), and is undone. Resolves to {"results": [...], "verdicts": [...],
         "branches": [{"results", "verdict"}], "footprint": ...}, verdicts in the order of `judgements`;
         nothing outlives the request."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
@@ -710,10 +711,11 @@ class WorkerPool:
             message["judge"] = {"key": key, "program": program, "name": name, "seconds": self.verify_seconds,
                                 "footprint": footprint,
                                 "judgements": [[int(after), answer] for after, answer in judgements],
-                                "branches": [[int(after), [[t, a] for t, a in more], answer]
-                                             for after, more, answer in branches]}
+                                "branches": [[int(after), [[t, a] for t, a in more], answer, list(require)]
+                                             for after, more, answer, *rest in branches
+                                             for require in [rest[0] if rest else []]]}
             limit += (len(judgements) + len(branches)) * (self.verify_seconds + self.kill_grace)
-            limit += sum(len(more) for _, more, _ in branches) * self.call_limit
+            limit += sum(len(branch[1]) for branch in branches) * self.call_limit
         self.start()
         return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
 

@@ -14,7 +14,8 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
                                                  with judge {key, program, name, judgements, branches?,
                                                  footprint, seconds}, a verdict per [after, answer], and
-                                                 per branch [after, calls, answer] its results and verdict:
+                                                 per branch [after, calls, answer, require?] its results
+                                                 and verdict (null when a call of `require` failed):
                                                  {results, verdicts, branches, footprint}
 
 A verdict is the verifier's, joined with the outcome (awm/runtime/outcome.py): the rows that differ
@@ -268,8 +269,9 @@ class WorkerState:
                         handle._restore()
                 while forks and branches[forks[0]][0] == made:
                     i = forks.pop(0)
-                    forked[i] = self._branch(loaded, handle, fn, branches[i][1], branches[i][2], judge["seconds"],
-                                             seconds, memory)
+                    _, more, answer, *require = branches[i]
+                    forked[i] = self._branch(loaded, handle, fn, more, answer, require[0] if require else [],
+                                             judge["seconds"], seconds, memory)
                 if made < len(calls):
                     tool, arguments = calls[made]
                     results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
@@ -281,7 +283,8 @@ class WorkerState:
                 elif not isinstance(footprint, dict):
                     raise ValueError("a judged replay needs a footprint: a dict, or 'reference'")
                 verdicts = [loaded.account(v, c, footprint) for v, c in zip(verdicts, changes)]
-            branched = ",".join(f'{{"results":[{",".join(r)}],"verdict":{json.dumps(loaded.account(v, c, footprint))}}}'
+            branched = ",".join(f'{{"results":[{",".join(r)}],"verdict":'
+                                f'{json.dumps(loaded.account(v, c, footprint) if v is not None else None)}}}'
                                 for r, v, c in forked)
             return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)},'
                            f'"branches":[{branched}],"footprint":{json.dumps(footprint)}}}')
@@ -290,13 +293,17 @@ class WorkerState:
 
     @staticmethod
     def _branch(loaded: LoadedEnvironment, handle: DBHandle, fn, calls: list[list], answer: str | None,
-                verify_seconds: float, seconds: float, memory: int | None) -> tuple[list[str], dict, list[dict]]:
-        """Other calls from the handle's current state, judged, then undone: (results, verdict, changes)."""
+                require: list[int], verify_seconds: float, seconds: float, memory: int | None
+                ) -> tuple[list[str], dict | None, list[dict]]:
+        """Other calls from the handle's current state, judged, then undone: (results, verdict, changes); no
+        verdict (None) when a call of `require` failed (the trajectory is not the one it was meant to be)."""
         written = set(handle._written)
         handle._begin()
         try:
             results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
                        for tool, arguments in calls]
+            if any(results[i].startswith('{"error":') for i in require if i < len(results)):
+                return results, None, []
             view = handle._reader()
             try:
                 state = loaded.changes(view._conn, handle._written)

@@ -141,17 +141,25 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         branches: list = []
         if replayed:
             branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
-                                           branches=[(n, _calls(m.calls[n:]), m.answer)
+                                           branches=[(n, _calls(m.calls[n:]), m.answer,
+                                                      [i - n for i in m.must_succeed if i >= n])
                                                      for n, m in zip(shared, replayed)])
             branched.result()
             branches = branched.branches
         judged = list(zip(at_end + midway, answered))
         changed = first["diff"]["changed"]
+        done: set[tuple[str, str]] = set()  # (kind, group) of the probes that already counted
         for mutation, n, (outcome, verdict) in zip(replayed, shared, branches):
-            if any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
+            if mutation.group is not None and (mutation.kind, mutation.group) in done:
+                continue
+            if verdict is None or any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
                 continue  # the write it is about was refused: not the trajectory it claims to be
-            if mutation.kind == "collateral_write" and verdict["diff"]["changed"] <= changed:
-                continue  # the extra write changed nothing (the row already held those values)
+            if mutation.kind == "collateral_write":
+                if verdict["diff"]["changed"] <= changed:
+                    continue  # the extra write changed nothing (the row already held those values)
+                report.collateral_tools = sorted(set(report.collateral_tools) | {mutation.calls[-1].tool})
+            if mutation.group is not None:
+                done.add((mutation.kind, mutation.group))
             judged.append((mutation, verdict))
         for mutation, verdict in judged:
             _record(report, mutation, verdict)
@@ -199,6 +207,8 @@ def build_verification(store: ArtifactStore, env_id: str, backend, force: bool =
             "mutations_tried": tried,
             "mutations_killed": killed,
             "proofs": report.proof_totals(),
+            "collateral_write_tools": f"{len({t for r in reports for t in r.collateral_tools})} of "
+                                      f"{len(mutator.writes)}",
             "publishable": len(report.passed),
             "proof_ms": round(proof_ms, 1),
         }
