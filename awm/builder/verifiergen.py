@@ -89,11 +89,14 @@ def structured(answer):
 
 
 def unechoed(answer, echoes):
-    # the answer without the clauses it copies from the instruction (`echoes`: a pattern per clause of four
-    # or more words, any punctuation between them): repeating the question states nothing
+    # the answer without the clauses it copies from the instruction (`echoes`: per clause of four or more
+    # words, its longest word and a pattern of its words with any punctuation between them): repeating the
+    # question states nothing
     text = str(answer)
-    for pattern in echoes:
-        text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
+    lowered = text.lower()
+    for probe, pattern in echoes:
+        if probe in lowered:
+            text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
     return text
 
 
@@ -241,7 +244,8 @@ def _echoes(instruction: str) -> list[str]:
     and spacing between its words (the verifier takes such copies out of an answer)."""
     clauses = re.split(r"[;?!()]|[.,:](?= |$)", " ".join(instruction.split()))
     words = [re.findall("[A-Za-z0-9]+", clause) for clause in clauses]
-    return ["[^A-Za-z0-9]+".join(re.escape(w) for w in parts) for parts in words if len(parts) >= 4]
+    return [[max(parts, key=len).lower(), "[^A-Za-z0-9]+".join(re.escape(w) for w in parts)]
+            for parts in words if len(parts) >= 4]
 
 
 def _goal_call(goal: Goal) -> str:

@@ -181,7 +181,8 @@ class Environment:
         Each (n, other_calls, answer) of `branches` is another trajectory that shares the first n calls: from
         that state, its own calls, its verdict, then undone (`PendingTrajectory.branches`: results and
         verdict per branch); a fourth item lists the other calls that must succeed, else the branch gets no
-        verdict (None), which saves judging a trajectory that is not the one it was meant to be. Send several before waiting on any: they share one wait and spread over the
+        verdict (None), which saves judging a trajectory that is not the one it was meant to be; a fifth,
+        a group name, judges only the first branch of the group that changes something. Send several before waiting on any: they share one wait and spread over the
         workers."""
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
@@ -202,7 +203,7 @@ class Environment:
             require = [i for i in (rest[0] if rest else []) if i < len(checked)]
             refused = any(problems_here[i] is not None for i in require)  # here, so the worker never sees it
             sent_here = [] if refused else [c for c, p in zip(checked, problems_here) if p is None]
-            forks.append((made[after], sent_here, answer, [position[i] for i in require]))
+            forks.append((made[after], sent_here, answer, [position[i] for i in require], *rest[1:2]))
             fork_problems.append(None if refused else problems_here)
         judgements: list[tuple[int, str | None]] = []
         if task is not None:
@@ -276,6 +277,7 @@ class PendingTrajectory:
         verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
         self.branches = [
             ([], None) if problems is None  # a call it needed was refused before it was sent
+            else ([], None) if branch["verdict"] is None and not branch["results"]  # not run: its group counted
             else (_merged(problems, branch["results"]),
                   _with_partial(self._task, branch["verdict"]) if branch["verdict"] is not None else None)
             for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]

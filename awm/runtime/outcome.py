@@ -120,6 +120,16 @@ def diff(layout: Layout, template: sqlite3.Connection, final: sqlite3.Connection
     return changes
 
 
+def diff_since(layout: Layout, template: sqlite3.Connection, final: sqlite3.Connection, base: list[dict],
+               written: set[str]) -> list[dict]:
+    """The diff of a state that differs from the one `base` (its diff) describes only by writes to `written`:
+    those tables (and what they cascade to) are compared again, the others are taken from `base`."""
+    if ALL_TABLES in written or layout.has_triggers:
+        return diff(layout, template, final, {ALL_TABLES})
+    again = set(layout.affected(written))
+    return [c for c in base if c["table"] not in again] + diff(layout, template, final, written)
+
+
 def footprint_of(layout: Layout, changes: list[dict]) -> dict:
     """The footprint (awm.contracts.Footprint, as a dict) that accounts for exactly these changes."""
     footprint: dict[str, dict] = {"updated": {}, "values": {}, "deleted": {}, "inserted": {}}

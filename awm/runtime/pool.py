@@ -700,7 +700,8 @@ class WorkerPool:
         does not list ("reference": these calls are the task's reference solution, and what they change is
         the footprint). Each (after, calls, answer) of `branches` runs those calls from the state once `after`
         calls were made, is judged (unless a call of its optional fourth item, indices of calls that must
-        succeed, failed: then its verdict is None), and is undone. Resolves to {"results": [...], "verdicts": [...],
+        succeed, failed, or a branch with the same optional fifth item, a group name, already changed
+        something and was judged: then its verdict is None), and is undone. Resolves to {"results": [...], "verdicts": [...],
         "branches": [{"results", "verdict"}], "footprint": ...}, verdicts in the order of `judgements`;
         nothing outlives the request."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
@@ -711,9 +712,8 @@ class WorkerPool:
             message["judge"] = {"key": key, "program": program, "name": name, "seconds": self.verify_seconds,
                                 "footprint": footprint,
                                 "judgements": [[int(after), answer] for after, answer in judgements],
-                                "branches": [[int(after), [[t, a] for t, a in more], answer, list(require)]
-                                             for after, more, answer, *rest in branches
-                                             for require in [rest[0] if rest else []]]}
+                                "branches": [[int(after), [[t, a] for t, a in more], answer, *rest]
+                                             for after, more, answer, *rest in branches]}
             limit += (len(judgements) + len(branches)) * (self.verify_seconds + self.kill_grace)
             limit += sum(len(branch[1]) for branch in branches) * self.call_limit
         self.start()

@@ -14,8 +14,10 @@ with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "m
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
                                                  with judge {key, program, name, judgements, branches?,
                                                  footprint, seconds}, a verdict per [after, answer], and
-                                                 per branch [after, calls, answer, require?] its results
-                                                 and verdict (null when a call of `require` failed):
+                                                 per branch [after, calls, answer, require?, group?]
+                                                 its results and verdict (null when a call of `require`
+                                                 failed, or another branch of its group already changed
+                                                 something and was judged):
                                                  {results, verdicts, branches, footprint}
 
 A verdict is the verifier's, joined with the outcome (awm/runtime/outcome.py): the rows that differ
@@ -253,7 +255,8 @@ class WorkerState:
             forks = sorted(range(len(branches)), key=lambda i: branches[i][0])
             verdicts: list[dict | None] = [None] * len(judgements)
             changes: list[list[dict] | None] = [None] * len(judgements)
-            forked: list[tuple[list[str], dict, list[dict]] | None] = [None] * len(branches)
+            forked: list[tuple[list[str], dict | None, list[dict]] | None] = [None] * len(branches)
+            groups_done: set[str] = set()
             results = []
             for made in range(len(calls) + 1):
                 if due and judgements[due[0]][0] == made:
@@ -267,11 +270,20 @@ class WorkerState:
                             changes[i] = state
                     finally:
                         handle._restore()
+                base = None  # the diff of the state the branches start from, made once for all of them
                 while forks and branches[forks[0]][0] == made:
                     i = forks.pop(0)
-                    _, more, answer, *require = branches[i]
-                    forked[i] = self._branch(loaded, handle, fn, more, answer, require[0] if require else [],
-                                             judge["seconds"], seconds, memory)
+                    _, more, answer, *extra = branches[i]
+                    require, group = (extra + [[], None])[:2]
+                    if group is not None and group in groups_done:
+                        forked[i] = ([], None, [])  # an alternative of a probe that already counted
+                        continue
+                    if base is None:
+                        base = loaded.changes(handle._conn, handle._written)
+                    forked[i] = self._branch(loaded, handle, fn, more, answer, require, base, judge["seconds"],
+                                             seconds, memory)
+                    if group is not None and forked[i][1] is not None and forked[i][2] != base:
+                        groups_done.add(group)  # judged, and it changed something
                 if made < len(calls):
                     tool, arguments = calls[made]
                     results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
@@ -293,11 +305,13 @@ class WorkerState:
 
     @staticmethod
     def _branch(loaded: LoadedEnvironment, handle: DBHandle, fn, calls: list[list], answer: str | None,
-                require: list[int], verify_seconds: float, seconds: float, memory: int | None
+                require: list[int], base: list[dict], verify_seconds: float, seconds: float, memory: int | None
                 ) -> tuple[list[str], dict | None, list[dict]]:
-        """Other calls from the handle's current state, judged, then undone: (results, verdict, changes); no
-        verdict (None) when a call of `require` failed (the trajectory is not the one it was meant to be)."""
-        written = set(handle._written)
+        """Other calls from the handle's current state (whose diff is `base`), judged, then undone: (results,
+        verdict, changes); no verdict (None) when a call of `require` failed (the trajectory is not the one
+        it was meant to be). Only the tables the branch writes are compared again."""
+        written = handle._written
+        handle._written = set()
         handle._begin()
         try:
             results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
@@ -306,13 +320,13 @@ class WorkerState:
                 return results, None, []
             view = handle._reader()
             try:
-                state = loaded.changes(view._conn, handle._written)
+                state = outcome.diff_since(loaded.layout, loaded.template, view._conn, base, handle._written)
                 verdict = run_verifier(fn, loaded.initial, view, answer, verify_seconds, memory)
             finally:
                 handle._restore()
         finally:
             handle._rollback()
-            handle._written = written  # what the branch wrote is undone: no need to compare those tables again
+            handle._written = written  # what the branch wrote is undone
         return results, verdict, state
 
     def snapshot(self, episode: int) -> str:

@@ -142,7 +142,8 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         if replayed:
             branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
                                            branches=[(n, _calls(m.calls[n:]), m.answer,
-                                                      [i - n for i in m.must_succeed if i >= n])
+                                                      [i - n for i in m.must_succeed if i >= n],
+                                                      f"{m.kind}:{m.group}" if m.group else None)
                                                      for n, m in zip(shared, replayed)])
             branched.result()
             branches = branched.branches
