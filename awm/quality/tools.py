@@ -4,6 +4,8 @@
     eval/exec, dunder escapes) and loads within its deadline;
   - every spec's inputSchema is valid JSON Schema (draft 2020-12) for an object, and names exactly the
     implementation's parameters, with every parameter the code requires marked required;
+  - every spec has a strict form (awm.toolspecs) that an OpenAI `strict: true` request accepts: the form
+    served to agents by default;
   - every table is read or written by some tool: its name appears in the tool's code (SQL text or a
     table argument), directly or through a helper the tool calls;
   - every tool, called through the runtime (reset, call) on a fresh episode with arguments built from
@@ -29,10 +31,12 @@ from awm.quality.findings import Finding
 from awm.runtime.environment import Environment
 from awm.runtime.sandbox import FunctionFacts, checked_module, top_level_functions
 from awm.runtime.tools import is_error
+from awm.toolspecs import NotStrictable, strict_problems, strict_schema
 
 CHECK_POLICY = "tool_code_policy"
 CHECK_SPEC = "tool_spec_valid"
 CHECK_AGREES = "tool_spec_matches_code"
+CHECK_STRICT = "tool_spec_strict"
 CHECK_SMOKE = "tool_smoke_calls"
 CHECK_REACH = "tables_reachable"
 # Error codes that mean the tool itself is broken, as opposed to a business answer such as not_found.
@@ -164,7 +168,19 @@ def spec_findings(env_id: str, toolset: ToolSet) -> list[Finding]:
         if unknown:
             findings.append(Finding(env_id, CHECK_SPEC, f"required parameters {unknown} are not in properties",
                                     tool=spec.name))
+            continue
+        findings += strict_findings(env_id, spec.name, schema)
     return findings
+
+
+def strict_findings(env_id: str, tool: str, schema: dict[str, Any]) -> list[Finding]:
+    """The spec as served to strict clients (awm.toolspecs.strict_schema) must exist and pass every strict-mode
+    rule: a tool a strict function-calling request refuses is a tool the agent cannot use."""
+    try:
+        problems = strict_problems(strict_schema(schema))
+    except NotStrictable as exc:
+        problems = [f"has no strict form: {exc}"]
+    return [Finding(env_id, CHECK_STRICT, problem, tool=tool) for problem in problems]
 
 
 def _parameters(node: ast.FunctionDef) -> tuple[list[str], set[str]] | None:

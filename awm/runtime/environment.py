@@ -187,8 +187,7 @@ class Environment:
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
-            arguments = {} if arguments is None else arguments
-            problem = self.arguments.problem(tool, arguments)
+            arguments, problem = self.arguments.checked(tool, {} if arguments is None else arguments)
             problems.append(problem)
             if problem is None:
                 sent.append((tool, arguments))
@@ -197,8 +196,10 @@ class Environment:
         for after, more, answer, *rest in branches if task is not None else ():
             if not 0 <= after <= len(calls):
                 raise ValueError(f"branch after {after} calls: the trajectory has {len(calls)}")
-            checked = [(tool, {} if arguments is None else arguments) for tool, arguments in more]
-            problems_here = [self.arguments.problem(tool, arguments) for tool, arguments in checked]
+            prepared = [(tool, self.arguments.checked(tool, {} if arguments is None else arguments))
+                        for tool, arguments in more]
+            checked = [(tool, arguments) for tool, (arguments, _) in prepared]
+            problems_here = [problem for _, (_, problem) in prepared]
             position = [sum(p is None for p in problems_here[:i]) for i in range(len(checked))]
             require = [i for i in (rest[0] if rest else []) if i < len(checked)]
             refused = any(problems_here[i] is not None for i in require)  # here, so the worker never sees it
@@ -329,8 +330,7 @@ class Episode:
 
     def _checked(self, tool: str, arguments: Any) -> tuple[dict, dict | None]:
         self.calls += 1
-        arguments = {} if arguments is None else arguments
-        return arguments, self.env.arguments.problem(tool, arguments)
+        return self.env.arguments.checked(tool, {} if arguments is None else arguments)
 
     def _counted(self, result: Any) -> Any:
         if is_error(result):

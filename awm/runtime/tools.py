@@ -25,6 +25,7 @@ from typing import Any
 
 from awm.runtime.db import DBHandle
 from awm.runtime.sandbox import SandboxTimeout, call_limits
+from awm.toolspecs import without_omitted
 
 DEFAULT_CALL_SECONDS = 2.0
 DEFAULT_CALL_MEMORY_MB = 256
@@ -108,6 +109,16 @@ class ArgumentCheck:
 
     def problem(self, tool: str, arguments: Any) -> dict | None:
         """None if `arguments` fit `tool`'s schema, else the structured error to return."""
+        return self.checked(tool, arguments)[1]
+
+    def checked(self, tool: str, arguments: Any) -> tuple[Any, dict | None]:
+        """(the arguments to run `tool` with, None) if they fit its schema, else (them, the structured error).
+        An optional parameter given as null is left out (not given), as strict clients send it."""
+        if isinstance(arguments, dict) and tool in self.schemas and None in arguments.values():
+            arguments = without_omitted(self.schemas[tool], arguments)
+        return arguments, self._problem(tool, arguments)
+
+    def _problem(self, tool: str, arguments: Any) -> dict | None:
         if tool not in self.schemas:
             return tool_error("unknown_tool", f"no tool named {tool!r}", available=sorted(self.schemas))
         if not isinstance(arguments, dict):
