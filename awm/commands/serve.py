@@ -70,7 +70,7 @@ def serve(args) -> int:
         if args.transport == "stdio":
             if not args.env or len(args.env) != 1:
                 raise AWMError("--transport stdio serves one environment: give exactly one --env")
-            run_stdio(store, args.env[0], args.task, pool, args.final_db, reward)
+            run_stdio(store, args.env[0], args.task, pool, args.final_db, reward, args.tool_format)
             return 0
         if args.task or args.final_db:
             raise AWMError("--task and --final-db are for --transport stdio; over HTTP the task goes in the URL "
@@ -83,7 +83,7 @@ def serve(args) -> int:
             server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
                                    score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
                                    max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
-                                   public_url=args.public_url)
+                                   public_url=args.public_url, tool_format=args.tool_format)
         except ValueError as exc:
             raise AWMError(str(exc)) from exc
 
@@ -118,6 +118,11 @@ def register(sub) -> None:
     parser.add_argument("--env", action="append", metavar="ENV_ID",
                         help="serve only this environment (repeatable; exactly one with stdio)")
     parser.add_argument("--task", help="stdio: the task the episode is for")
+    parser.add_argument("--tool-format", choices=("strict", "permissive", "awm"), default="strict",
+                        help="how agents see the tools: strict (every parameter required, optional ones nullable; "
+                             "fits strict function calling), permissive (optional parameters left out of required), "
+                             "awm (list_tools and call_tool, as AWM-trained models expect); a reservation or "
+                             "?tool_format= chooses per episode (default strict)")
     parser.add_argument("--final-db", type=Path, help="stdio: write the episode's final database here at the end")
     parser.add_argument("--admin-token-file", type=Path, metavar="FILE",
                         help=f"file holding the token for /admin endpoints (default ${TOKEN_FILE_ENV}, else "

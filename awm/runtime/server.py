@@ -63,10 +63,12 @@ from starlette.types import Receive, Scope, Send
 from awm.contracts import VerificationReport
 from awm.domains import split_env_id
 from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
+from awm.runtime.agent_format import LIST_TOOLS, META_TOOLS, tool_listing, unwrap_call
 from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import WorkerPool
-from awm.runtime.tools import is_error
+from awm.runtime.tools import is_error, tool_error
 from awm.store import ArtifactStore, atomic_write_bytes
+from awm.toolspecs import TOOL_FORMATS, published_spec
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,7 @@ EPISODE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let 
 LOAD_RETRY_SECONDS = 5.0  # an environment that failed to load is not tried again sooner
 PROOF_STAGE = "verification_reports"  # its provenance records the files the proofs ran on
 SERVED_FILES = ("tasks.json", "tools.py", "tools.json", "verifiers.json", "env.db", "report.json")
+SERVED_TOOL_FORMATS = (*TOOL_FORMATS, "awm")  # how an episode's agent sees the tools (awm: agent_format)
 _SESSION_STATE = "awm.session"
 _RESERVATION = "awm.reservation"  # ASGI scope key: the reservation a request opens
 
@@ -87,10 +90,12 @@ _RESERVATION = "awm.reservation"  # ASGI scope key: the reservation a request op
 
 @dataclass(eq=False)
 class Session:
-    """One episode of one environment: reserved by a trainer, opened by an MCP session, or both.
+    """One episode of one environment: reserved by a trainer, opened by MCP sessions, or both.
 
-    A reservation has no session id and no episode until its URL is opened; an open session
-    made without a reservation has both from the start."""
+    A reservation has no session id and no episode until its URL is first opened; from then on every MCP
+    session opened at its URL continues the same episode (`connections` are the open ones), until the
+    trainer ends or frees it or it idles out. An open session made without a reservation is its own
+    episode, from its opening to its end."""
 
     session_id: str | None
     env_id: str
@@ -103,6 +108,9 @@ class Session:
     opened: float | None = field(default_factory=time.time)
     last_active: float = field(default_factory=time.time)
     ended: float | None = None
+    tool_format: str = "strict"  # how the agent sees the tools: strict, permissive or awm
+    connections: set[str] = field(default_factory=set)  # the MCP sessions open on this episode now
+    opening: asyncio.Future | None = None  # a reservation's episode being created by its first session
 
     @property
     def state(self) -> str:
@@ -113,7 +121,8 @@ class Session:
     def describe(self) -> dict:
         described = {"session": self.session_id, "episode": self.key, "env_id": self.env_id, "task_id": self.task_id,
                      "calls": self.episode.calls if self.episode is not None else 0, "reserved": self.reserved,
-                     "opened": self.opened, "last_active": self.last_active, "ended": self.ended, "state": self.state}
+                     "opened": self.opened, "last_active": self.last_active, "ended": self.ended, "state": self.state,
+                     "connections": len(self.connections), "tool_format": self.tool_format}
         if self.url is not None:
             described["url"] = self.url
         return described
@@ -196,14 +205,15 @@ class SessionRegistry:
             self._by_key[session.key] = session
         if session.session_id is not None:
             self._by_id[session.session_id] = session
+            session.connections.add(session.session_id)
 
-    def reserve(self, env_id: str, task_id: str, key: str | None = None) -> Session:
+    def reserve(self, env_id: str, task_id: str, key: str | None = None, tool_format: str = "strict") -> Session:
         """A reserved episode for `task_id` of `env_id`, under `key` (or a generated one); its secret `claim`
         is what opens it. Unopened, it expires after `reservation_ttl` seconds."""
         key = key if key is not None else f"ep-{secrets.token_hex(8)}"
         self._admit(key)
         session = Session(None, env_id, task_id, None, key=key, claim=secrets.token_urlsafe(24), reserved=time.time(),
-                          opened=None)
+                          opened=None, tool_format=tool_format)
         self._held[session] = None
         self._by_key[key] = session
         self._by_claim[session.claim] = session
@@ -215,13 +225,38 @@ class SessionRegistry:
         return self._by_claim.get(claim)
 
     def claim(self, session: Session, session_id: str) -> None:
-        """The reservation's URL is being opened by MCP session `session_id`: it is live from now on."""
+        """MCP session `session_id` opens the reservation's URL: the first one makes the episode live, every
+        later one continues it (a client that opens a session per call keeps one episode)."""
         if not self.holds(session):
             raise SessionConflict(f"episode {session.key!r} was freed; the trainer must reserve another")
-        if session.state != "reserved":
+        if session.state == "ended":
             raise SessionConflict(_reopen_problem(session))
-        session.session_id, session.opened = session_id, time.time()
+        if session.session_id is None:
+            session.session_id, session.opened = session_id, time.time()
+        session.connections.add(session_id)
+        session.last_active = time.time()
         self._by_id[session_id] = session
+
+    def detach(self, session: Session, session_id: str) -> None:
+        """MCP session `session_id` is over. An unreserved episode ends with its session; a reserved one
+        lives on for the next session at its URL, and ends after `reservation_ttl` seconds without any."""
+        session.connections.discard(session_id)
+        if session.claim is None:
+            self.end(session)
+            return
+        if self._by_id.get(session_id) is session and session_id != session.session_id:
+            del self._by_id[session_id]
+        if not session.connections and self.reservation_ttl and session.ended is None:
+            asyncio.get_running_loop().call_later(self.reservation_ttl, self._idle, session)
+
+    def _idle(self, session: Session) -> None:
+        if session.ended is not None or session.connections or not self.holds(session):
+            return
+        left = session.last_active + self.reservation_ttl - time.time()
+        if left > 0:
+            asyncio.get_running_loop().call_later(left, self._idle, session)
+            return
+        self.end(session)
 
     def _expire(self, session: Session) -> None:
         if session.state == "reserved":
@@ -231,7 +266,8 @@ class SessionRegistry:
         return self._by_key.get(ref) or self._by_id.get(ref)
 
     def end(self, session: Session) -> None:
-        """The MCP session is over: keep the episode `score_grace` seconds for scoring, then free it."""
+        """The episode is over (its MCP session closed, or the trainer ended it, or it idled out): keep it
+        `score_grace` seconds for scoring, then free it. No call reaches it any more."""
         if session.ended is not None:
             return
         session.ended = time.time()
@@ -242,8 +278,9 @@ class SessionRegistry:
 
     def free(self, session: Session) -> None:
         self._held.pop(session, None)
-        if session.session_id is not None and self._by_id.get(session.session_id) is session:
-            del self._by_id[session.session_id]
+        for session_id in {session.session_id, *session.connections} - {None}:
+            if self._by_id.get(session_id) is session:
+                del self._by_id[session_id]
         if session.key is not None and self._by_key.get(session.key) is session:
             del self._by_key[session.key]
         if session.claim is not None and self._by_claim.get(session.claim) is session:
@@ -260,9 +297,7 @@ class SessionRegistry:
 
 
 def _reopen_problem(session: Session) -> str:
-    if session.state == "live":
-        return f"episode {session.key!r} is already open in another session; a reserved episode opens once"
-    return f"episode {session.key!r} has ended; a reserved episode opens once (the trainer reserves another)"
+    return f"episode {session.key!r} has ended; its URL opens nothing more (the trainer reserves another episode)"
 
 
 def connection_of(ctx: ServerRequestContext) -> Connection:
@@ -276,6 +311,11 @@ def connection_of(ctx: ServerRequestContext) -> Connection:
         raise RuntimeError("this version of the mcp SDK does not expose the connection on ServerSession; "
                            "awm.runtime.server needs mcp 2.3")
     return connection
+
+
+def served_tools(specs: list[dict]) -> dict[str, list[dict]]:
+    """The tool specs an agent lists, per tool format."""
+    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs, "awm": META_TOOLS}
 
 
 def call_result(result: Any) -> types.CallToolResult:
@@ -372,14 +412,19 @@ class EnvironmentService:
     def __init__(self, env: Environment, registry: SessionRegistry, instructions: str | None = None,
                  host: str = "127.0.0.1", idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS,
                  max_sessions: int = DEFAULT_MAX_SESSIONS, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-                 files: ProvenFiles | None = None):
+                 files: ProvenFiles | None = None, tool_format: str = "strict"):
+        if tool_format not in SERVED_TOOL_FORMATS:
+            raise ValueError(f"tool format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
         self.env = env
+        self.tool_format = tool_format
         self.registry = registry
         self.max_sessions = max_sessions
         self.max_request_bytes = max_request_bytes
         self.files = files
         self.published = {t.task_id for t in env.tasks}
-        self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in env.tools])
+        self._tools = {form: types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in specs])
+                       for form, specs in served_tools(env.tools).items()}
+        self._awm_listing = types.CallToolResult(content=[types.TextContent(type="text", text=tool_listing(env.tools))])
         self._fixed: Session | None = None  # stdio: the process's one episode
         self._in_flight: dict[str, set[str]] = {}  # MCP session id -> ids of its requests being answered
         self.server: Server = Server(f"awm:{env.env_id}", version=_version(), instructions=instructions,
@@ -395,13 +440,26 @@ class EnvironmentService:
     # MCP handlers -----------------------------------------------------------------
 
     async def _list_tools(self, ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        return self._tools
+        return self._tools[(await self._session(ctx)).tool_format]
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         session = await self._session(ctx)
         session.last_active = time.time()
+        if session.ended is not None:
+            return call_result(tool_error("episode_ended", f"episode {session.key or session.session_id!r} has "
+                                                           "ended; no call reaches it any more"))
+        name, arguments = params.name, params.arguments or {}
+        if session.tool_format == "awm":
+            if name == LIST_TOOLS:
+                return self._awm_listing
+            unwrapped = unwrap_call(name, arguments)
+            if isinstance(unwrapped, dict):
+                session.episode.calls += 1  # a call the agent got wrong: a format error, counted as one
+                session.episode.tool_errors += 1
+                return call_result(unwrapped)
+            name, arguments = unwrapped
         try:
-            result = await session.episode.acall(params.name, params.arguments or {})
+            result = await session.episode.acall(name, arguments)
         except Exception as exc:  # noqa: BLE001 - the SDK would put its text, paths and all, on the wire
             log.exception("%s: tool call %s of session %s failed in the server", self.env.env_id, params.name,
                           session.key or session.session_id)
@@ -438,24 +496,40 @@ class EnvironmentService:
             else:
                 query = request.query_params if request is not None else {}
                 session = Session(session_id, self.env.env_id, query.get("task") or None, None,
-                                  key=query.get("episode") or None)
+                                  key=query.get("episode") or None,
+                                  tool_format=query.get("tool_format") or self.tool_format)
                 self.registry.add(session)
         except SessionConflict as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from exc
         except ServerFull as exc:
             raise MCPError(INVALID_REQUEST, str(exc)) from exc
+        connection.exit_stack.callback(self.registry.detach, session, session_id)
+        if session.episode is None:
+            await self._create_episode(session, session_id)
+        if not self.registry.holds(session):  # the trainer freed it meanwhile
+            raise MCPError(INVALID_REQUEST, f"episode {session.key!r} was freed while it opened")
+        return session
+
+    async def _create_episode(self, session: Session, session_id: str) -> None:
+        """The session's episode: created by its first MCP session; a concurrent second opening of the same
+        reservation waits for it rather than making another."""
+        if session.opening is not None:
+            await asyncio.shield(session.opening)
+            return
+        session.opening = asyncio.get_running_loop().create_future()
         try:
             session.episode = await self.env.areset(session.task_id)
         except Exception as exc:  # noqa: BLE001 - logged; the client learns only that it failed
+            session.opening.set_exception(MCPError(INTERNAL_ERROR, "the episode could not be created; the server "
+                                                                   "log has the details"))
+            session.opening.exception()  # retrieved: a lone opener leaves no "never retrieved" warning
             self.registry.free(session)
             log.exception("%s: the episode of session %s could not be created", self.env.env_id, session_id)
             raise MCPError(INTERNAL_ERROR, "the episode could not be created; the server log has the details") \
                 from exc
-        if not self.registry.holds(session):  # the trainer freed it meanwhile
+        session.opening.set_result(None)
+        if not self.registry.holds(session):  # freed while it was being created: free() found no episode
             session.episode.close()
-            raise MCPError(INVALID_REQUEST, f"episode {session.key!r} was freed while it opened")
-        connection.exit_stack.callback(self.registry.end, session)
-        return session
 
     # HTTP ---------------------------------------------------------------------------
 
@@ -471,11 +545,14 @@ class EnvironmentService:
             if task_id is not None and task_id != reservation.task_id:
                 return 400, (f"this URL is bound to task {reservation.task_id!r} by the trainer's reservation; "
                              "open it as it was given")
-            if "episode" in query:
+            if "episode" in query or "tool_format" in query:
                 return 400, f"this URL is bound to episode {reservation.key!r}; open it as it was given"
-            if reservation.state != "reserved":
+            if reservation.state == "ended":
                 return 409, _reopen_problem(reservation)
             return None  # already counted among the held episodes
+        tool_format = query.get("tool_format")
+        if tool_format is not None and tool_format not in SERVED_TOOL_FORMATS:
+            return 400, f"tool_format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}"
         task_id = query.get("task")
         if task_id and task_id not in self.published:
             return 400, (f"{self.env.env_id} publishes no task {task_id!r}; published: "
@@ -558,7 +635,7 @@ class EnvironmentService:
         from mcp.server.stdio import stdio_server
 
         episode = await self.env.areset(task_id)
-        self._fixed = Session("stdio", self.env.env_id, task_id, episode)
+        self._fixed = Session("stdio", self.env.env_id, task_id, episode, tool_format=self.tool_format)
         try:
             async with stdio_server() as (read_stream, write_stream):
                 await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
@@ -646,8 +723,11 @@ class RuntimeServer:
                  env_ids: list[str] | None = None, reward: RewardMapping | None = None,
                  score_grace: float = DEFAULT_SCORE_GRACE_SECONDS,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS,
-                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None):
+                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None,
+                 tool_format: str = "strict"):
         problem = admin_token_problem(admin_token)
+        if tool_format not in SERVED_TOOL_FORMATS:
+            raise ValueError(f"tool format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
         if problem:
             raise ValueError(f"the admin token {problem}")
         if max_request_bytes < 1024:
@@ -662,6 +742,7 @@ class RuntimeServer:
         self.idle_timeout = idle_timeout
         self.max_sessions = max_sessions
         self.max_request_bytes = max_request_bytes
+        self.tool_format = tool_format
         self.public_url = public_url.rstrip("/") if public_url else None
         self.bound_url: str | None = None  # set once listening (run_http)
         self._token_digest = _digest(admin_token)
@@ -708,7 +789,8 @@ class RuntimeServer:
                     self._load_failures[env_id] = (time.monotonic(), exc)
                     raise
                 service = EnvironmentService(env, self.registry, self._instructions(env_id), self.host,
-                                             self.idle_timeout, self.max_sessions, self.max_request_bytes, files)
+                                             self.idle_timeout, self.max_sessions, self.max_request_bytes, files,
+                                             self.tool_format)
                 await self._task_group.start(service.run)
                 self.services[env_id] = service
                 self._load_failures.pop(env_id, None)
@@ -791,6 +873,9 @@ class RuntimeServer:
         if isinstance(body, JSONResponse):
             return body
         env_id, task_id, key = body.get("env_id"), body.get("task_id"), body.get("key")
+        tool_format = body.get("tool_format") or self.tool_format
+        if tool_format not in SERVED_TOOL_FORMATS:
+            return _bad_request(f"tool_format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
         if not isinstance(env_id, str) or env_id not in self.catalog:
             return _bad_request(f"no published environment {env_id!r}; GET /envs lists them")
         if not isinstance(task_id, str) or task_id not in self.catalog[env_id]:
@@ -806,7 +891,7 @@ class RuntimeServer:
         if changed:
             return JSONResponse({"error": changed}, status_code=409)
         try:
-            session = self.registry.reserve(env_id, task_id, key)
+            session = self.registry.reserve(env_id, task_id, key, tool_format)
         except SessionConflict as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
         except ServerFull as exc:
@@ -835,7 +920,9 @@ class RuntimeServer:
         body = await _json_body(request)
         if isinstance(body, JSONResponse):
             return body
-        answer, task_id = body.get("answer"), body.get("task_id") or session.task_id
+        answer, task_id, end = body.get("answer"), body.get("task_id") or session.task_id, body.get("end", False)
+        if not isinstance(end, bool):
+            return _bad_request("end must be true or false")
         if answer is not None and not isinstance(answer, (str, dict)):
             return _bad_request("answer must be a string, an object keyed by the task's answer slots, or null")
         if task_id is None:
@@ -843,8 +930,10 @@ class RuntimeServer:
         if not isinstance(task_id, str) or task_id not in self.catalog[session.env_id]:
             return _bad_request(f"{session.env_id} publishes no task {task_id!r}")
         score = await session.episode.ascore(answer, task_id)
+        if end:
+            self.registry.end(session)
         return JSONResponse({**score, "env_id": session.env_id, "task_id": task_id, "session": session.session_id,
-                             "episode": session.key})
+                             "episode": session.key, "state": session.state})
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -1003,7 +1092,7 @@ def serve_in_thread(server: RuntimeServer, port: int = 0, timeout: float = 30.0)
 
 
 def run_stdio(store: ArtifactStore, env_id: str, task_id: str | None, pool: WorkerPool,
-              final_db: Path | None = None, reward: RewardMapping | None = None) -> None:
+              final_db: Path | None = None, reward: RewardMapping | None = None, tool_format: str = "strict") -> None:
     """Serve one published environment, one episode, over stdin/stdout (only as proven, as over HTTP)."""
     catalog = published_catalog(store)
     if env_id not in catalog:
@@ -1012,5 +1101,5 @@ def run_stdio(store: ArtifactStore, env_id: str, task_id: str | None, pool: Work
         raise AWMError(f"{env_id} publishes no task {task_id!r}; published: {', '.join(catalog[env_id])}")
     ProvenFiles(store, env_id, catalog[env_id])
     env = Environment.from_store(store, env_id, reward, pool, task_ids=catalog[env_id])
-    service = EnvironmentService(env, SessionRegistry(0))
+    service = EnvironmentService(env, SessionRegistry(0), tool_format=tool_format)
     anyio.run(service.serve_stdio, task_id, final_db)

@@ -367,9 +367,9 @@ def raw_status(base: str, method: str, path: str, header: bytes) -> int:
         return int(sock.recv(64).split()[1])
 
 
-def test_a_reserved_episode_is_bound_to_its_task_and_opens_once(server, env):
-    _, base = server
-    task = next(t for t in env.tasks if t.kind == "action")
+def test_a_reserved_episode_is_bound_to_its_task_and_lives_across_sessions(server, env):
+    runtime, base = server
+    task = next(t for t in env.tasks if t.kind == "action" and t.steps >= 2)
     other = next(t for t in env.tasks if t.task_id != task.task_id)
 
     async def go():
@@ -384,21 +384,54 @@ def test_a_reserved_episode_is_bound_to_its_task_and_opens_once(server, env):
         assert taken.status_code == 409 and "reserved" in taken.json()["error"]
         # the agent can neither pick another task on its URL nor claim the trainer's key on an open session
         assert f"bound to task {task.task_id!r}" in await refusal(f"{url}?task={other.task_id}")
+        assert "bound to episode" in await refusal(f"{url}?tool_format=awm")
         assert "is reserved" in await refusal(mcp_url(base, task=other.task_id, episode="bound-1"))
         unopened = await admin(base, "POST", "/admin/sessions/bound-1/score", json={})
         assert unopened.status_code == 409 and "no agent has opened it" in unopened.json()["error"]
-        async with Client(url) as agent:
-            for step in task.reference_solution:
+        first, rest = task.reference_solution[:1], task.reference_solution[1:]
+        # two sessions opened at once share the one episode their reservation made
+        async with Client(url) as agent, Client(url) as watcher:
+            assert len(runtime.session("bound-1").connections) == 2
+            for step in first:
                 assert not (await agent.call_tool(step.tool, step.arguments)).is_error
-            assert "already open" in await refusal(url)  # a live episode cannot be taken over
-        assert "has ended" in await refusal(url)  # nor an ended one reopened
+            assert (await watcher.list_tools()).tools
+        # every session closed: the episode lives on, and the next session at the URL continues it
+        assert runtime.session("bound-1").state == "live" and not runtime.session("bound-1").connections
+        assert "live session" in await refusal(mcp_url(base, task=other.task_id, episode="bound-1"))
+        async with Client(url) as agent:
+            for step in rest:
+                assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+        score = await admin(base, "POST", "/admin/sessions/bound-1/score",
+                            json={"answer": task.reference_answer, "end": True})
+        assert score.json()["task_id"] == task.task_id and score.json()["reward"] == 1.0, score.json()
+        assert score.json()["calls"] == task.steps and score.json()["state"] == "ended"
+        assert "has ended" in await refusal(url)  # an ended episode opens no more sessions
         assert "ended session" in await refusal(mcp_url(base, task=other.task_id, episode="bound-1"))
-        score = await admin(base, "POST", "/admin/sessions/bound-1/score", json={"answer": task.reference_answer})
-        assert score.json()["task_id"] == task.task_id and score.json()["reward"] == 1.0
+        again = await admin(base, "POST", "/admin/sessions/bound-1/score", json={"answer": task.reference_answer})
+        assert again.json()["reward"] == 1.0  # still scorable within the grace
         gone = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t99"})
         assert gone.status_code == 400 and "publishes no task 't99'" in gone.json()["error"]
 
     asyncio.run(go())
+
+
+def test_a_reserved_episode_idles_out_once_no_session_is_open(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, score_grace=30, idle_timeout=0.5)
+    running = serve_in_thread(runtime)
+    try:
+        async def go():
+            reserved = await admin(running.url, "POST", "/admin/sessions",
+                                   json={"env_id": ENV, "task_id": "t01", "key": "idle-1"})
+            async with Client(reserved.json()["url"]) as agent:
+                await agent.list_tools()
+            assert runtime.session("idle-1").state == "live"
+            await asyncio.sleep(1.2)
+            assert runtime.session("idle-1").state == "ended"  # kept for scoring, opens nothing more
+            assert "has ended" in await refusal(reserved.json()["url"])
+
+        asyncio.run(go())
+    finally:
+        running.stop()
 
 
 def test_an_ended_sessions_key_cannot_be_taken_over_within_the_score_grace(server, env):
