@@ -1,27 +1,42 @@
-"""Export the published corpus for trainers: one JSON line per published task.
+"""Export the published corpus for trainers: one JSON line per published task, and trainer layouts of it.
 
-Each line is self-contained: the environment, the task, its instruction, the MCP
-tool specs the agent will see, and how to reach the environment (the streamable
-HTTP URL of `awm serve`, or the stdio command). With `with_reference`, the
-task's reference solution and answer are included too (for supervised warm
-starts and for replay tests; never show them to the agent being trained).
+Each line is self-contained: the environment and the task; the prompt a policy starts from (a system text
+with the scenario and the answer contract, then the instruction, in chat format); the MCP tool specs the
+agent will see (strict form by default, see awm.toolspecs); how to reach the environment (streamable HTTP,
+as a template with `{base_url}` and `{episode}` slots and the reservation a trainer makes, and a stdio
+entry that runs as given: absolute command, `--home` and environment); a split label (train, validation,
+test: whole environments, and whole domains held out of train on request); and, with `with_reference`, the
+reference solution and answer (for supervised warm starts and replay tests; never show them to the agent
+being trained).
+
+Layouts (`awm export --layout`): `awm` (the lines above), `hf` (a Hugging Face datasets table: a `prompt`
+column of chat messages, the tools as JSON text, one row per task; Parquet or JSONL by the file's suffix)
+and `verl` (verl's multi-turn rows: data_source, agent_name, prompt, ability, reward_model, extra_info with
+tools_kwargs and interaction_kwargs naming the environment and the task).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from awm.contracts import TaskSet, ToolSet
+from awm.contracts import Scenario, Task, TaskSet, ToolSet
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import AWMError
-from awm.store import ArtifactStore, atomic_open
+from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
+from awm.store import ArtifactStore, atomic_open, atomic_write_bytes
+from awm.toolspecs import published_spec
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
-EXPORT_VERSION = "1"
+EXPORT_VERSION = "2"
+LAYOUTS = ("awm", "hf", "verl")
+SPLITS = ("train", "validation", "test")
+DEFAULT_FRACTIONS = (0.8, 0.1, 0.1)
 
 
 @dataclass
@@ -29,6 +44,7 @@ class ExportSummary:
     path: Path
     tasks: int
     environments: int
+    splits: dict[str, int] | None = None
 
 
 def mcp_url(base_url: str, env_id: str, task_id: str | None = None) -> str:
@@ -36,40 +52,95 @@ def mcp_url(base_url: str, env_id: str, task_id: str | None = None) -> str:
     return f"{url}?task={quote(task_id)}" if task_id else url
 
 
+def split_of(env_id: str, fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+             held_out: set[str] | frozenset[str] = frozenset()) -> str:
+    """The split of every task of `env_id`: test for a held-out domain, else by a stable hash of the
+    environment (so an environment's tasks never straddle two splits, and reruns agree)."""
+    if split_env_id(env_id)[0] in held_out:
+        return "test"
+    point = int.from_bytes(hashlib.sha256(env_id.encode()).digest()[:8], "big") / 2**64
+    train, validation, _ = fractions
+    return "train" if point < train else "validation" if point < train + validation else "test"
+
+
+def system_prompt(scenario: Scenario, acting_user: str, task: Task) -> str:
+    """What a policy is told before the instruction: where it is, for whom it acts, and how it answers."""
+    lines = [f"You are an assistant working in the systems of {scenario.name}: {scenario.description}",
+             f"You act on behalf of {acting_user}, who gives you one request. Use the tools to look up what you "
+             "need and to make the changes the request asks for, and nothing else: every change you make is "
+             "checked, and changes the request does not ask for count against you."]
+    if task.kind == "question":
+        slots = ", ".join(f'"{slot}"' for slot in task.answer_slots)
+        lines.append("The request asks a question. End with a final message that states the answer: each value "
+                     "asked for once, with no alternatives, guesses or lists of candidates. You may instead "
+                     f"answer with a JSON object keyed by {slots}, one value per key, in the order the request "
+                     "asks for them.")
+    else:
+        lines.append("When the request is done, end with a short final message saying what you did.")
+    return "\n\n".join(lines)
+
+
+def stdio_entry(home: Path, env_id: str, task_id: str, tool_format: str) -> dict:
+    """A stdio server entry that runs as given (the official client starts it with a bare environment)."""
+    script = Path(sys.executable).with_name("awm")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "awm.cli"]
+    args = [*command[1:], "--home", str(home), "serve", "--transport", "stdio", "--env", env_id, "--task", task_id]
+    if tool_format != "strict":
+        args += ["--tool-format", tool_format]
+    return {"command": command[0], "args": args, "env": {"AWM_HOME": str(home)}}
+
+
 def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains: list[str] | None = None,
-                 with_reference: bool = False) -> Iterator[dict]:
+                 with_reference: bool = False, tool_format: str = "strict",
+                 fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+                 held_out: list[str] | None = None) -> Iterator[dict]:
     """The export records, in catalog order."""
     wanted = {validate_domain_slug(d) for d in domains} if domains else None
+    held = {validate_domain_slug(d) for d in held_out or ()}
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+        raise AWMError(f"split fractions must be three non-negative numbers adding up to 1, not {list(fractions)}")
     if not store.catalog_path.exists():
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
-    current: tuple[str, list[dict], TaskSet] | None = None
+    home = store.home.resolve()
+    current: tuple[str, list[dict], TaskSet, Scenario] | None = None
     for entry in store.iter_catalog():
         env_id = entry["env_id"]
         if wanted is not None and split_env_id(env_id)[0] not in wanted:
             continue
         if current is None or current[0] != env_id:
             toolset = store.read_model(env_id, "tools.json", ToolSet)
-            taskset = store.read_model(env_id, "tasks.json", TaskSet)
-            current = (env_id, [spec.mcp() for spec in toolset.tools], taskset)
-        _, tools, taskset = current
+            tools = (META_TOOLS if tool_format == "awm"
+                     else [published_spec(spec.mcp(), tool_format) for spec in toolset.tools])
+            current = (env_id, tools, store.read_model(env_id, "tasks.json", TaskSet),
+                       store.read_model(env_id, "scenario.json", Scenario))
+        _, tools, taskset, scenario = current
         task = next((t for t in taskset.tasks if t.task_id == entry["task_id"]), None)
         if task is None:
             raise AWMError(f"{store.catalog_path} publishes {env_id} {entry['task_id']}, which its tasks.json lacks; "
                            "rebuild the catalog")
+        template = mcp_url("{base_url}", env_id, task.task_id) + "&episode={episode}"
         record = {
             "export_version": EXPORT_VERSION,
             "env_id": env_id,
             "domain": entry["domain"],
             "task_id": task.task_id,
+            "split": split_of(env_id, fractions, held),
             "instruction": task.instruction,
             "kind": task.kind,
             "answer_slots": task.answer_slots,
             "scenario": entry["scenario"],
             "acting_user": taskset.acting_user,
+            "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
+                        else system_prompt(scenario, taskset.acting_user, task)},
+                       {"role": "user", "content": task.instruction}],
+            "tool_format": tool_format,
             "tools": tools,
-            "mcp": {"transport": "streamable-http", "url": mcp_url(base_url, env_id, task.task_id)},
-            "stdio": {"command": "awm", "args": ["serve", "--transport", "stdio", "--env", env_id,
-                                                 "--task", task.task_id]},
+            "mcp": {"transport": "streamable-http", "url": mcp_url(base_url, env_id, task.task_id),
+                    "url_template": template,
+                    "reserve": {"method": "POST", "url": "{base_url}/admin/sessions",
+                                "body": {"env_id": env_id, "task_id": task.task_id, "key": "{episode}",
+                                         "tool_format": tool_format}}},
+            "stdio": stdio_entry(home, env_id, task.task_id, tool_format),
         }
         if with_reference:
             record["reference"] = {"solution": [c.model_dump() for c in task.reference_solution],
@@ -77,14 +148,77 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
         yield record
 
 
+def hf_row(record: dict) -> dict:
+    """A Hugging Face datasets row: `prompt` in chat format; nested values of varying shape (tool schemas,
+    connection, reference) as JSON text, so every row has one Arrow type."""
+    row = {key: record[key] for key in ("env_id", "domain", "task_id", "split", "kind", "instruction", "prompt")}
+    row["answer_slots"] = record["answer_slots"]
+    row["tools"] = json.dumps(record["tools"], ensure_ascii=False)
+    row["mcp"] = json.dumps(record["mcp"], ensure_ascii=False)
+    row["reference"] = json.dumps(record.get("reference"), ensure_ascii=False) if "reference" in record else None
+    return row
+
+
+def verl_row(record: dict, index: int) -> dict:
+    """A verl multi-turn row. The tools' create_kwargs name the environment and the task, so a verl tool
+    reserves the rollout's episode when it is created; reward comes from scoring that episode."""
+    kwargs = {"env_id": record["env_id"], "task_id": record["task_id"]}
+    reference = record.get("reference") or {}
+    return {
+        "data_source": f"awm/{record['domain']}",
+        "agent_name": "tool_agent",
+        "prompt": record["prompt"],
+        "ability": "tool_use",
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(reference.get("answer"), ensure_ascii=False)},
+        "extra_info": {
+            "split": record["split"], "index": index, **kwargs,
+            "need_tools_kwargs": True,
+            "tools_kwargs": {tool["name"]: {"create_kwargs": kwargs} for tool in record["tools"]},
+            "interaction_kwargs": {**kwargs, "answer_slots": record["answer_slots"]},
+            "tools": json.dumps(record["tools"], ensure_ascii=False),
+            "mcp": json.dumps(record["mcp"], ensure_ascii=False),
+        },
+    }
+
+
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,
-                 domains: list[str] | None = None, with_reference: bool = False) -> ExportSummary:
-    """Write the export atomically: streamed to a temporary file beside `out`, then renamed over it."""
+                 domains: list[str] | None = None, with_reference: bool = False, tool_format: str = "strict",
+                 layout: str = "awm", fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+                 held_out: list[str] | None = None) -> ExportSummary:
+    """Write the export atomically (streamed to a temporary file beside `out`, then renamed over it); in the
+    hf and verl layouts, Parquet when `out` ends in .parquet (needs pyarrow), else JSONL."""
+    if layout not in LAYOUTS:
+        raise AWMError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     out = Path(out)
-    tasks, environments = 0, set()
-    with atomic_open(out, "w", encoding="utf-8") as fh:  # streamed: the whole export never sits in memory
-        for record in export_lines(store, base_url, domains, with_reference):
-            fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out)
+    rows = (r if layout == "awm" else hf_row(r) if layout == "hf" else verl_row(r, i) for i, r in enumerate(records))
+    tasks, environments, splits = 0, set(), dict.fromkeys(SPLITS, 0)
+
+    def counted(rows):
+        nonlocal tasks
+        for row in rows:
             tasks += 1
-            environments.add(record["env_id"])
-    return ExportSummary(out, tasks, len(environments))
+            environments.add(row.get("env_id") or row["extra_info"]["env_id"])
+            splits[row.get("split") or row["extra_info"]["split"]] += 1
+            yield row
+
+    if out.suffix == ".parquet" and layout != "awm":
+        _write_parquet(out, list(counted(rows)))
+    else:
+        with atomic_open(out, "w", encoding="utf-8") as fh:  # streamed: the whole export never sits in memory
+            for row in counted(rows):
+                fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return ExportSummary(out, tasks, len(environments), splits)
+
+
+def _write_parquet(out: Path, rows: list[dict]) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise AWMError("writing Parquet needs pyarrow (pip install 'awm-platform[export]'), or write JSONL "
+                       f"(an --out not ending in .parquet): {exc}") from exc
+    table = pa.Table.from_pylist(rows)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    atomic_write_bytes(out, sink.getvalue().to_pybytes())

@@ -1,4 +1,4 @@
-"""awm export: one JSON line per published task, for trainers."""
+"""awm export: one JSON line per published task for trainers, or a trainer's own layout of them."""
 
 from __future__ import annotations
 
@@ -10,22 +10,36 @@ def export(args) -> int:
     from awm.store import ArtifactStore
 
     store = ArtifactStore(args.home)
-    out = args.out or store.home / "export" / "tasks.jsonl"
-    summary = write_export(store, out, args.base_url, args.domain, args.with_reference)
-    print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path}")
+    suffix = {"awm": "tasks.jsonl", "hf": "hf.parquet", "verl": "verl.parquet"}[args.layout]
+    out = args.out or store.home / "export" / suffix
+    summary = write_export(store, out, args.base_url, args.domain, args.with_reference, args.tool_format,
+                           args.layout, tuple(args.split), args.hold_out_domain)
+    splits = ", ".join(f"{name} {count}" for name, count in (summary.splits or {}).items())
+    print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path} ({splits})")
     return 0
 
 
 def register(sub) -> None:
-    from awm.export import DEFAULT_BASE_URL
+    from awm.export import DEFAULT_BASE_URL, DEFAULT_FRACTIONS, LAYOUTS
 
-    parser = sub.add_parser("export", help="write the published tasks as JSONL for trainers",
-                            description="One line per published task: environment, task, instruction, MCP tool "
-                                        "specs, and how to reach the environment (see docs/runtime.md).")
-    parser.add_argument("--out", type=Path, help="output file (default AWM_HOME/export/tasks.jsonl)")
+    parser = sub.add_parser("export", help="write the published tasks for trainers (JSONL, HF datasets, verl)",
+                            description="One row per published task: environment, task, prompt, MCP tool specs, "
+                                        "how to reach the environment, split (see docs/runtime.md).")
+    parser.add_argument("--out", type=Path, help="output file (default AWM_HOME/export/tasks.jsonl, or hf.parquet / "
+                                                 "verl.parquet for those layouts); .parquet writes Parquet")
+    parser.add_argument("--layout", choices=LAYOUTS, default="awm",
+                        help="awm: the full record per line; hf: Hugging Face datasets rows with a chat-format "
+                             "prompt column; verl: verl multi-turn rows (default awm)")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
-                        help=f"where `awm serve` listens, for the MCP URLs (default {DEFAULT_BASE_URL})")
+                        help=f"where `awm serve` listens, for the concrete MCP URLs (default {DEFAULT_BASE_URL}); "
+                             "the templates keep a {base_url} slot")
     parser.add_argument("--domain", action="append", help="only this domain (repeatable)")
+    parser.add_argument("--tool-format", choices=("strict", "permissive", "awm"), default="strict",
+                        help="the form of the tool specs, as `awm serve --tool-format` serves them (default strict)")
+    parser.add_argument("--split", type=float, nargs=3, metavar=("TRAIN", "VALIDATION", "TEST"),
+                        default=list(DEFAULT_FRACTIONS), help="fractions of environments per split (default 0.8 0.1 0.1)")
+    parser.add_argument("--hold-out-domain", action="append", metavar="DOMAIN",
+                        help="put every environment of this domain in the test split (repeatable)")
     parser.add_argument("--with-reference", action="store_true",
                         help="include each task's reference solution and answer (never show them to the agent)")
     parser.set_defaults(handler=export)

@@ -11,6 +11,7 @@ import pytest
 from awm.cli import main as awm
 from awm.export import write_export
 from awm.runtime.server import RuntimeServer, serve_in_thread
+from awm.toolspecs import strict_problems
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "replay_agent.py"
 
@@ -29,9 +30,20 @@ def test_export_writes_one_self_contained_line_per_published_task(published, tmp
     first = lines[0]
     assert first["instruction"] and first["acting_user"] and first["kind"] in ("action", "question")
     assert first["tools"] and {"name", "description", "inputSchema"} <= set(first["tools"][0])
-    assert first["mcp"] == {"transport": "streamable-http",
-                            "url": f"http://trainer-host:9000/envs/{first['env_id']}/mcp?task={first['task_id']}"}
-    assert first["stdio"]["args"][-4:] == ["--env", first["env_id"], "--task", first["task_id"]]
+    assert first["mcp"]["url"] == f"http://trainer-host:9000/envs/{first['env_id']}/mcp?task={first['task_id']}"
+    assert first["mcp"]["url_template"] == ("{base_url}/envs/" + first["env_id"] + "/mcp?task=" + first["task_id"]
+                                            + "&episode={episode}")
+    assert first["mcp"]["reserve"]["body"] == {"env_id": first["env_id"], "task_id": first["task_id"],
+                                               "key": "{episode}", "tool_format": "strict"}
+    assert first["stdio"]["args"][-6:] == ["--transport", "stdio", "--env", first["env_id"], "--task", first["task_id"]]
+    assert Path(first["stdio"]["command"]).is_absolute() and "--home" in first["stdio"]["args"]
+    assert first["split"] in ("train", "validation", "test")
+    system, user = first["prompt"]
+    assert system["role"] == "system" and first["scenario"] in system["content"] and first["acting_user"] in system["content"]
+    assert user == {"role": "user", "content": first["instruction"]}
+    question = next(r for r in lines if r["kind"] == "question")
+    assert all(f'"{slot}"' in question["prompt"][0]["content"] for slot in question["answer_slots"])
+    assert all(not strict_problems(t["inputSchema"]) for r in lines for t in r["tools"])  # strict form by default
     assert "reference" not in first and not {t["name"] for t in first["tools"]} & {"verify", "score", "judge"}
     assert not any("def verify(" in json.dumps(r) for r in lines)
 
@@ -70,3 +82,56 @@ def test_the_worked_example_replays_exported_tasks_over_mcp_to_reward_one(publis
             example.main([str(export), "--token", "wrong", "--base-url", running.url])
     finally:
         running.stop()
+
+
+def test_splits_keep_environments_whole_and_hold_out_whole_domains(published, tmp_path):
+    out = tmp_path / "split.jsonl"
+    summary = write_export(published, out, fractions=(0.5, 0.25, 0.25), held_out=["pet_grooming"])
+    lines = read_lines(out)
+    by_env: dict[str, set[str]] = {}
+    for r in lines:
+        by_env.setdefault(r["env_id"], set()).add(r["split"])
+    assert all(len(splits) == 1 for splits in by_env.values())
+    assert {r["split"] for r in lines if r["domain"] == "pet_grooming"} == {"test"}
+    assert sum(summary.splits.values()) == len(lines)
+    assert read_lines(out) == read_lines(write_export(published, out, fractions=(0.5, 0.25, 0.25),
+                                                      held_out=["pet_grooming"]).path)  # stable
+
+
+def test_hf_and_verl_layouts_as_parquet(published, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    hf = pq.read_table(write_export(published, tmp_path / "hf.parquet", layout="hf", with_reference=True).path)
+    rows = hf.to_pylist()
+    assert rows and rows[0]["prompt"][0]["role"] == "system" and rows[0]["prompt"][1]["role"] == "user"
+    assert json.loads(rows[0]["tools"])[0]["inputSchema"]["type"] == "object"
+    assert json.loads(rows[0]["reference"])["solution"]
+    verl = pq.read_table(write_export(published, tmp_path / "verl.parquet", layout="verl").path).to_pylist()
+    row = verl[0]
+    assert row["agent_name"] == "tool_agent" and row["prompt"] == rows[0]["prompt"]
+    assert row["extra_info"]["need_tools_kwargs"] and row["extra_info"]["index"] == 0
+    assert row["extra_info"]["split"] in ("train", "validation", "test")
+    assert row["reward_model"]["style"] == "rule"
+    jsonl = read_lines(write_export(published, tmp_path / "verl.jsonl", layout="verl").path)
+    assert jsonl[0]["extra_info"]["env_id"] == row["extra_info"]["env_id"]
+
+
+def test_the_exported_stdio_entry_runs_as_given_under_the_official_client_with_a_bare_environment(published, tmp_path):
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    record = next(r for r in read_lines(write_export(published, tmp_path / "t.jsonl", with_reference=True).path)
+                  if r["kind"] == "action")
+    entry = record["stdio"]
+    # the client passes only `env` (plus a few safe variables of its own): no AWM_HOME, no PATH of ours
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=entry["env"], cwd=str(tmp_path))
+
+    async def go():
+        async with Client(params) as agent:
+            tools = (await agent.list_tools()).tools
+            assert [t.name for t in tools] == [t["name"] for t in record["tools"]]
+            for step in record["reference"]["solution"]:
+                assert not (await agent.call_tool(step["tool"], step["arguments"])).is_error
+
+    import asyncio
+
+    asyncio.run(go())
