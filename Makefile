@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+CLIENTS := .venv-clients
+CLIENTS_STAMP := $(CLIENTS)/.installed
 
 .PHONY: run test ui bench lint format clean sandbox-deps
 
@@ -15,10 +17,16 @@ $(STAMP): pyproject.toml
 sandbox-deps:  ## bubblewrap and libseccomp2 for the OS isolation of sandbox workers (installed as root on Debian)
 	@scripts/install_sandbox_deps.sh
 
+# The agent-side ecosystem (LangChain MCP adapters, OpenAI Agents SDK, verifiers) pins mcp 1.x: its own venv.
+$(CLIENTS_STAMP): tests/ecosystem/requirements.txt
+	@test -x $(CLIENTS)/bin/python || $(PYTHON) -m venv $(CLIENTS)
+	$(CLIENTS)/bin/python -m pip install --quiet -r tests/ecosystem/requirements.txt
+	@touch $(CLIENTS_STAMP)
+
 run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
 	$(PY) -m awm_assets.launch
 
-test: $(STAMP) sandbox-deps  ## lint and run the test suite
+test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	-$(VENV)/bin/awm sandbox  # which isolation the sandbox tests get here (exit 1 if OS isolation is unavailable)
 	$(PY) -m pytest

@@ -1,0 +1,26 @@
+"""The agent-side ecosystem runs in its own virtualenv (`make test` builds it: .venv-clients): LangChain's
+MCP adapters and `verifiers` pin mcp 1.x, the server needs mcp 2.x. Tests here run client scripts there
+against servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients" / "bin" / "python"))
+
+
+def run_client(script: str, job: dict, timeout: float = 180) -> dict:
+    """Run tests/ecosystem/<script> in the clients' virtualenv with `job`; its JSON output."""
+    if not CLIENTS_PYTHON.exists():
+        pytest.skip(f"no agent-side virtualenv at {CLIENTS_PYTHON} (make test builds it)")
+    done = subprocess.run([str(CLIENTS_PYTHON), str(ROOT / "tests" / "ecosystem" / script), json.dumps(job)],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
