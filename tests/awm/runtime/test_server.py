@@ -629,3 +629,37 @@ def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tm
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+def test_the_awm_agent_format_serves_two_meta_tools_over_the_same_episode(server, env):
+    runtime, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                      "key": "awm-1", "tool_format": "awm"})
+        assert reserved.status_code == 201 and reserved.json()["tool_format"] == "awm"
+        async with Client(reserved.json()["url"]) as agent:
+            assert [t.name for t in (await agent.list_tools()).tools] == ["list_tools", "call_tool"]
+            listing = (await agent.call_tool("list_tools", {})).content[0].text
+            assert listing.startswith(f"Available MCP Tools ({len(env.tools)} tools):")
+            assert all(f"mcp_tool_{spec['name']}" in listing for spec in env.tools)
+            for n, step in enumerate(task.reference_solution):
+                if n % 2:  # AWM's loop also calls a prefixed name directly
+                    result = await agent.call_tool(f"mcp_tool_{step.tool}", step.arguments)
+                else:
+                    result = await agent.call_tool("call_tool", {"tool_name": f"mcp_tool_{step.tool}",
+                                                                 "arguments": json.dumps(step.arguments)})
+                assert not result.is_error, result.content
+            broken = await agent.call_tool("call_tool", {"tool_name": "mcp_tool_x", "arguments": "{not json"})
+            assert broken.is_error and broken.structured_content["error"]["code"] == "invalid_arguments"
+        score = await admin(base, "POST", "/admin/sessions/awm-1/score", json={"answer": task.reference_answer})
+        assert score.json()["reward"] == 1.0 and score.json()["tool_errors"] == 1, score.json()
+        refused = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                     "tool_format": "xml"})
+        assert refused.status_code == 400 and "tool_format" in refused.json()["error"]
+        async with Client(mcp_url(base, tool_format="permissive")) as agent:
+            listed = {t.name: t.input_schema for t in (await agent.list_tools()).tools}
+            assert listed == {spec["name"]: spec["inputSchema"] for spec in env.tools}
+
+    asyncio.run(go())
