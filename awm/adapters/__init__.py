@@ -1,2 +1,2 @@
-"""Adapters to agent-training frameworks, each an optional extra: `awm.adapters.openenv` (OpenEnv, extra
-`openenv`) and `awm.adapters.verifiers` (Prime Intellect's verifiers, installed on the agent's side)."""
+"""Adapters to agent-training frameworks, each behind an optional extra: `awm.adapters.openenv` (OpenEnv,
+extra `openenv`)."""
