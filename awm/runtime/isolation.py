@@ -186,6 +186,8 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
     else:
         argv += ["--unshare-user", "--disable-userns"]
     argv += ["--ro-bind", "/usr", "/usr"]
+    # the scratch first: a checkout or a Python installation under /tmp is bound on top of it below
+    argv += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):
             argv += ["--symlink", os.readlink(top), top]
@@ -195,9 +197,7 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
         for parent in reversed(Path(path).parents[:-1]):  # bwrap would make them 0700, root's: unreadable
             argv += ["--perms", "0755", "--dir", str(parent)]
         argv += ["--ro-bind", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(SCRATCH_BYTES),
-             "--tmpfs", SCRATCH,
-             "--remount-ro", "/", "--chdir", "/", "--clearenv"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/", "--clearenv"]
     env = {"PYTHONPATH": str(PACKAGE_DIR.parent), "TMPDIR": SCRATCH, "HOME": SCRATCH, "PATH": "/usr/bin:/bin",
            "LANG": "C.UTF-8", **{k: os.environ[k] for k in _INHERITED if k in os.environ}}
     for key, value in env.items():

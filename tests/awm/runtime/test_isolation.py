@@ -135,6 +135,22 @@ def test_a_worker_sees_its_python_and_awm_but_never_the_whole_filesystem(monkeyp
     assert isolation._visible_paths("/usr/bin/python3") == [*localtime, "/opt/py"]
 
 
+def test_a_checkout_under_tmp_is_visible_above_the_private_scratch(os_isolated, tmp_path, monkeypatch):
+    """A clone in /tmp (as a CI machine may make it): the worker's private /tmp must not hide the awm package."""
+    copy = tmp_path / "checkout" / "awm"
+    copy.mkdir(parents=True)
+    (copy / "__init__.py").write_text('WHERE = "the checkout under /tmp"\n')
+    copy.chmod(0o755)
+    for parent in (copy.parent, tmp_path):
+        parent.chmod(0o755)
+    monkeypatch.setattr(isolation, "PACKAGE_DIR", copy)
+    script = "import awm, sys; sys.stdout.write(awm.WHERE)"
+    process = start_python(os_isolated, ["-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err.decode()
+    assert out.decode() == "the checkout under /tmp"
+
+
 # --- the wrapper's process ---------------------------------------------------------------------------------
 
 
