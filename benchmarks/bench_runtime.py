@@ -10,7 +10,8 @@ Prints a table and writes benchmarks/results/runtime.json. What is measured:
              (to tmpfs), and deserialize (one memcpy of the file image), raw; then Environment.reset end to end
   start      a sandbox worker, from starting the process to its greeting (a one-worker pool started and closed)
   call       one read tool: the bare function, run_tool with its savepoint and call limits in this process
-             (the sandbox's own cost), and Episode.call through the sandbox worker (the isolation's cost)
+             on a new instance of the tools module, as a worker runs every call (the sandbox's own cost), and
+             Episode.call through the sandbox worker (the isolation's cost)
   mcp        the same call through the official mcp client over streamable HTTP to `awm serve` (a subprocess)
   sessions   N concurrent MCP sessions on one server, each calling tools in a closed loop: calls/s and memory
 """
@@ -192,11 +193,12 @@ def bench_worker_start(n: int) -> dict:
 
 def bench_calls(env, n: int) -> dict:
     from awm.runtime.db import DBHandle, fresh_copy, open_template
-    from awm.runtime.sandbox import functions_of, install_call_limits, load_module
+    from awm.runtime.sandbox import compile_checked, install_call_limits, run_module
     from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, run_tool
 
     tool, arguments = read_call(env)
-    fn = functions_of(load_module(env.tools_source, "tools.py"))[tool]
+    code = compile_checked(env.tools_source, "tools.py")
+    fn = run_module(code, "tools.py")[tool]
     db = DBHandle(fresh_copy(open_template(env.db_path)))
     install_call_limits()
     memory = DEFAULT_CALL_MEMORY_MB * 1024 * 1024
@@ -204,7 +206,8 @@ def bench_calls(env, n: int) -> dict:
     try:
         return {"tool": tool,
                 "bare_function": timed(lambda: fn(db, **arguments), n),
-                "sandboxed_in_process": timed(lambda: run_tool(db, fn, tool, arguments, 2.0, memory), n),
+                "sandboxed_in_process": timed(
+                    lambda: run_tool(db, run_module(code, "tools.py")[tool], tool, arguments, 2.0, memory), n),
                 "python_api_via_worker": timed(lambda: episode.call(tool, arguments), n)}
     finally:
         episode.close()

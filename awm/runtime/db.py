@@ -8,7 +8,12 @@ uses has a per-process random name that generated code cannot know. A read-only
 handle (verifiers) also refuses every write, with `query_only` set underneath: on a
 private copy of the initial state, or on an episode's own connection for the length
 of one judgement (`_reader`, then `_restore`). A progress handler interrupts a query that runs past the call's
-deadline, and SQLite's own limits cap the size of one value and one statement.
+deadline, and SQLite's own limits cap the size of one value and one statement; an episode's
+database is capped in pages (`fresh_copy`).
+
+Generated code never holds a DBHandle itself: each call or judgement gets a `CallView` of it,
+which dies when the call ends, so a handle kept somewhere raises instead of reaching a database
+it no longer belongs to.
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ _SAVEPOINT_NAME = f"awm_{secrets.token_hex(8)}"
 MAX_VALUE_BYTES = 16 * 1024 * 1024
 MAX_SQL_BYTES = 1024 * 1024
 PROGRESS_EVERY = 2000  # SQLite VM steps between deadline checks
+DEFAULT_EPISODE_DB_MB = 64
+
+
+class ExpiredHandleError(sqlite3.ProgrammingError):
+    """Generated code used a database handle after the call or judgement it was given to ended."""
+
+
+class TransactionLostError(sqlite3.OperationalError):
+    """SQLite rolled back a call's whole transaction, the runtime's savepoint with it."""
 
 
 def _authorizer_rw(action: int, arg1: Any, arg2: Any, db_name: Any, source: Any) -> int:
@@ -90,8 +104,12 @@ def open_image(image: bytes) -> sqlite3.Connection:
     return _limit(conn)
 
 
-def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
+def fresh_copy(template: sqlite3.Connection, max_bytes: int | None = None) -> sqlite3.Connection:
     """A private, writable in-memory copy of `template` through the SQLite backup API.
+
+    With `max_bytes`, its main and temp databases stop growing there (max_page_count): a write
+    beyond fails with SQLITE_FULL, which SQLite answers by rolling back the whole transaction (see
+    CallView and run_tool). A template already larger keeps its size, and cannot grow.
 
     benchmarks/bench_runtime.py compares it with a file copy and with deserialize (one
     memcpy of the file image): deserialize is as fast, but an episode it makes holds the
@@ -101,6 +119,10 @@ def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     template.backup(conn)
     conn.execute("PRAGMA foreign_keys = ON")
+    if max_bytes:
+        pages = max(1, max_bytes // conn.execute("PRAGMA page_size").fetchone()[0])
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        conn.execute(f"PRAGMA temp.max_page_count = {pages}")
     return _limit(conn)
 
 
@@ -168,6 +190,8 @@ class DBHandle:
         self._conn.execute(f"RELEASE {_SAVEPOINT_NAME}")
 
     def _rollback(self) -> None:
+        if self._transaction_lost():  # SQLite rolled the whole transaction back itself (see CallView)
+            return
         self._conn.execute(f"ROLLBACK TO {_SAVEPOINT_NAME}")
         self._conn.execute(f"RELEASE {_SAVEPOINT_NAME}")
 
@@ -187,3 +211,88 @@ class DBHandle:
 
     def _close(self) -> None:
         self._conn.close()
+
+    def _view(self, transactional: bool = False) -> CallView:
+        """What one call (`transactional`: inside the runtime's savepoint) or judgement gets; end it with `_end`."""
+        return CallView(self, transactional)
+
+    def _transaction_lost(self) -> bool:
+        """Whether SQLite rolled back the transaction the runtime's savepoint began (see CallView)."""
+        return not self._conn.in_transaction
+
+    def _pragmas(self, *names: str) -> list[int]:
+        """Integer pragmas read by the runtime (generated code is refused every PRAGMA); between statements."""
+        conn = self._conn
+        conn.set_authorizer(None)
+        try:
+            return [next(iter(conn.execute(f"PRAGMA {name}").fetchone().values())) for name in names]
+        finally:
+            self._install()
+
+    def _footprint_bytes(self) -> int:
+        """Bytes of pages the database holds (main and temp), for the worker's memory ceiling."""
+        size, main, temp = self._pragmas("page_size", "main.page_count", "temp.page_count")
+        return size * (main + temp)
+
+    def _max_bytes(self) -> int:
+        """The size cap of the main database (see fresh_copy)."""
+        size, pages = self._pragmas("page_size", "max_page_count")
+        return size * pages
+
+
+class CallView:
+    """A database as one call or judgement of generated code holds it: query, one, execute, until `_end`.
+
+    Kept beyond its call (in a module, a default argument), it raises ExpiredHandleError instead of
+    reading or writing. A tool call's view (`transactional`) also runs nothing more once SQLite has
+    rolled back the call's whole transaction (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)` in a trigger,
+    a full database): statements after it would run outside the runtime's savepoint and be kept.
+    """
+
+    __slots__ = ("_handle", "_transactional", "_full")
+
+    def __init__(self, handle: DBHandle, transactional: bool):
+        self._handle: DBHandle | None = handle
+        self._transactional = transactional
+        self._full = False  # a statement hit the database's size cap (SQLITE_FULL)
+
+    def _target(self) -> DBHandle:
+        handle = self._handle
+        if handle is None:
+            raise ExpiredHandleError("this database handle is no longer valid: its call ended (a handle works only "
+                                     "during the call or judgement it was given to)")
+        if self._transactional and handle._transaction_lost():
+            raise TransactionLostError("SQLite rolled back this call's transaction (a ROLLBACK conflict clause or "
+                                       "trigger, or a full database); the call runs no more statements")
+        return handle
+
+    def _failed(self, exc: sqlite3.OperationalError) -> None:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
+            self._full = True
+
+    def query(self, sql: str, params: list | tuple = ()) -> list[dict]:
+        handle = self._target()
+        try:
+            return handle.query(sql, params)
+        except sqlite3.OperationalError as exc:
+            self._failed(exc)
+            raise
+
+    def one(self, sql: str, params: list | tuple = ()) -> dict | None:
+        handle = self._target()
+        try:
+            return handle.one(sql, params)
+        except sqlite3.OperationalError as exc:
+            self._failed(exc)
+            raise
+
+    def execute(self, sql: str, params: list | tuple = ()) -> dict:
+        handle = self._target()
+        try:
+            return handle.execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            self._failed(exc)
+            raise
+
+    def _end(self) -> None:
+        self._handle = None

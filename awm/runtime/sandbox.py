@@ -3,11 +3,13 @@
 Generated code is untrusted data. Three layers keep it in its box:
 
 1. Load time, in any process: an AST allowlist. No imports beyond a few pure
-   modules (served as facades, not the real modules), no names or attributes that
-   reach interpreter internals (anything starting with an underscore, frame and
-   code attributes, str.format), no eval/exec/open/getattr. The module body itself
-   may only import, define functions and bind literal values, so loading a module
-   runs no loop and allocates nothing of note: loading is safe anywhere.
+   modules (served as read-only facades, not the real modules), no names or attributes
+   that reach interpreter internals (anything starting with an underscore, frame and
+   code attributes, str.format), no eval/exec/open/getattr, no attribute assignment,
+   no handler that could swallow the timeout. The module body itself may only import,
+   define functions and bind literal values, so loading a module runs no loop and
+   allocates nothing of note: loading is safe anywhere, and cheap enough to do afresh
+   for every call (`run_module`), so no state of a module outlives its call.
 2. Call time, in a sandbox worker process (awm/runtime/worker.py): every call runs
    under `call_limits`, a wall-clock timer (SIGALRM, which also interrupts the
    regular-expression engine and big-integer arithmetic) and an address-space
@@ -22,6 +24,7 @@ Generated code is untrusted data. Three layers keep it in its box:
 
 from __future__ import annotations
 
+import _strptime  # noqa: F401 - loaded before generated code runs: datetime.strptime imports it (see _safe_import)
 import ast
 import json
 import math
@@ -29,13 +32,14 @@ import os
 import re
 import resource
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from types import CodeType, SimpleNamespace
+from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from awm.errors import UnsafeCodeError
@@ -81,26 +85,80 @@ _STATIC_NODES = {
     ast.Subscript, ast.Slice, ast.UnaryOp, ast.USub, ast.UAdd, ast.Not,
 }
 
-_SAFE_MODULES: dict[str, SimpleNamespace] = {
-    "json": SimpleNamespace(loads=json.loads, dumps=json.dumps),
-    "math": SimpleNamespace(**{n: getattr(math, n) for n in (
+class _Sealed(type):
+    """The class of a facade: its members cannot be assigned or deleted, on the class or on an instance."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        raise AttributeError(f"{cls.__name__} is read-only in generated code; {name!r} cannot be assigned")
+
+    def __delattr__(cls, name: str) -> None:
+        raise AttributeError(f"{cls.__name__} is read-only in generated code; {name!r} cannot be deleted")
+
+
+def _refuse_assignment(self: Any, name: str, value: Any = None) -> None:
+    raise AttributeError(f"{type(self).__name__} is read-only in generated code; {name!r} cannot be assigned")
+
+
+def _apply(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _read_only(member: Any) -> Any:
+    """`member` as generated code may hold it: a Python function (whose attributes anyone could set) is
+    wrapped in a bound method, which has none; C functions, types and numbers are immutable already."""
+    return MethodType(_apply, member) if isinstance(member, FunctionType) else member
+
+
+def _facade(name: str, members: dict[str, Any]) -> type:
+    namespace = {n: _read_only(m) for n, m in members.items()}
+    return _Sealed(name, (), {"__slots__": (), "__setattr__": _refuse_assignment, "__delattr__": _refuse_assignment,
+                              "__module__": "awm.sandbox", **namespace})
+
+
+# What generated code gets for `import json` (and math, re, datetime): a read-only view of a few pure
+# members. Each module instance gets its own view (see _safe_import); no member can be replaced, so one
+# environment cannot change what another's code calls (a tool that set `re.findall` once flipped another
+# environment's verdicts).
+_FACADES: dict[str, type] = {
+    "json": _facade("json", {"loads": json.loads, "dumps": json.dumps}),
+    "math": _facade("math", {n: getattr(math, n) for n in (
         "ceil", "floor", "sqrt", "isclose", "fabs", "log", "log10", "exp", "pow", "inf", "pi", "isnan",
         "fsum", "trunc")}),
-    "re": SimpleNamespace(match=re.match, search=re.search, fullmatch=re.fullmatch, findall=re.findall,
-                          sub=re.sub, split=re.split, compile=re.compile, escape=re.escape,
-                          IGNORECASE=re.IGNORECASE, I=re.I),
-    "datetime": SimpleNamespace(date=date, datetime=datetime, timedelta=timedelta),
+    "re": _facade("re", {"match": re.match, "search": re.search, "fullmatch": re.fullmatch, "findall": re.findall,
+                         "sub": re.sub, "split": re.split, "compile": re.compile, "escape": re.escape,
+                         "IGNORECASE": int(re.IGNORECASE), "I": int(re.I)}),
+    "datetime": _facade("datetime", {"date": date, "datetime": datetime, "timedelta": timedelta}),
 }
 
+# Modules the standard library's C code imports on generated code's behalf, through the importing frame's
+# `__import__` (datetime.strptime imports _strptime; strftime and timetuple import time). They are loaded
+# already, and the C caller takes the module from sys.modules, so the import is answered with None:
+# generated code itself never receives them.
+_RUNTIME_IMPORTS = frozenset({"_strptime", "time"})
 
-class SandboxTimeout(Exception):
-    """Raised inside generated code that ran past its deadline."""
+
+class SandboxTimeout(BaseException):
+    """Raised inside generated code that ran past its deadline.
+
+    A BaseException, so `except Exception` in generated code cannot catch it; the policy refuses the
+    handlers that could (a bare `except:`, a `finally` that returns, breaks or continues).
+    """
 
 
-def _safe_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - import protocol
-    if level != 0 or name not in _SAFE_MODULES:
+def _module_importer(own: dict[str, Any]) -> Callable[..., Any]:
+    """The `__import__` of one module instance: allowed modules come as facades of its own."""
+
+    def _safe_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - import protocol
+        if level == 0 and name in _FACADES:
+            facade = own.get(name)
+            if facade is None:
+                facade = own[name] = _FACADES[name]()
+            return facade
+        if level == 0 and name in _RUNTIME_IMPORTS and name in sys.modules:
+            return None
         raise ImportError(f"import of {name!r} is not allowed in generated code")
-    return _SAFE_MODULES[name]
+
+    return _safe_import
 
 
 _SAFE_BUILTINS = dict({
@@ -111,7 +169,6 @@ _SAFE_BUILTINS = dict({
         "ValueError", "KeyError", "TypeError", "IndexError", "ZeroDivisionError", "ArithmeticError",
         "LookupError", "RuntimeError", "StopIteration", "Exception", "True", "False", "None",
     )},
-    "__import__": _safe_import,
 })
 
 
@@ -178,6 +235,16 @@ def _node_problem(node: ast.AST) -> str | None:
     elif kind is ast.Attribute:
         if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRS:
             return f"attribute {node.attr!r} is not allowed"
+        if node.ctx.__class__ is not ast.Load:
+            return (f"assigning attributes is not allowed ({node.attr!r}): imported modules and functions are "
+                    "read-only, and state kept on them would outlive the call")
+    elif kind is ast.ExceptHandler:
+        if node.type is None:
+            return "a bare except is not allowed (it would catch the sandbox's timeout); name the exceptions"
+    elif kind is ast.Try:
+        if _leaves_finally(node.finalbody):
+            return ("return, break or continue in a finally block is not allowed (it would swallow the sandbox's "
+                    "timeout)")
     elif kind is ast.Constant:
         if isinstance(node.value, str) and "__" in node.value and _DUNDER.search(node.value):
             return "strings naming dunder attributes are not allowed"
@@ -192,9 +259,28 @@ def _node_problem(node: ast.AST) -> str | None:
     elif kind is ast.Import or kind is ast.ImportFrom:
         modules = [node.module] if kind is ast.ImportFrom else [a.name for a in node.names]
         for module in modules:
-            if module not in _SAFE_MODULES:
-                return f"import of {module!r} is not allowed (allowed: {', '.join(sorted(_SAFE_MODULES))})"
+            if module not in _FACADES:
+                return f"import of {module!r} is not allowed (allowed: {', '.join(sorted(_FACADES))})"
     return None
+
+
+def _leaves_finally(body: list[ast.stmt]) -> bool:
+    """Whether a finally block can end the exception passing through it: a return anywhere in it, or a
+    break or continue of a loop around it (not of a loop inside it; nested functions are their own)."""
+    stack: list[tuple[ast.AST, bool]] = [(statement, False) for statement in body]
+    while stack:
+        node, in_loop = stack.pop()
+        kind = node.__class__
+        if kind is ast.Return or (kind in (ast.Break, ast.Continue) and not in_loop):
+            return True
+        if kind in (ast.FunctionDef, ast.Lambda):
+            continue
+        inner = in_loop or kind in (ast.For, ast.While)
+        for child in ast.iter_child_nodes(node):
+            # a loop's else clause runs outside the loop: a break there leaves the finally
+            orelse = kind in (ast.For, ast.While) and child in node.orelse
+            stack.append((child, in_loop if orelse else inner))
+    return False
 
 
 def _check_module_body(tree: ast.Module, filename: str) -> None:
@@ -273,7 +359,11 @@ def checked_module(source: str, filename: str = "<generated>") -> CheckedModule:
     facts: dict[str, FunctionFacts] = {}
     with paused_gc():
         tree = check_source(source, filename, facts)
-        code = compile(tree, filename, "exec")
+        try:
+            code = compile(tree, filename, "exec")
+        except (RecursionError, MemoryError) as exc:  # e.g. `1 + 1 + ... + 1` with a thousand terms
+            raise UnsafeCodeError(f"{filename}: source nests too deeply to compile; split long expressions "
+                                  "into statements") from exc
     with _compiled_lock:
         _compiled.pop((source, filename), None)
         _compiled[(source, filename)] = code
@@ -302,9 +392,15 @@ def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:
     """Execute a module compiled by `compile_checked` with the safe builtins; return its namespace.
 
     Safe in any process: the policy leaves the module body nothing to run but imports of
-    facades, function definitions and literal bindings.
+    facades, function definitions and literal bindings. Every run is a new instance, with its
+    own builtins and facades: the runtime runs the module afresh for every call and judgement
+    (about 10 us for a 64-function tools module), so nothing a call leaves in its module (a
+    list it appended to, a counter, a default argument it changed, a handle it kept) reaches
+    another call, episode or environment.
     """
-    namespace: dict[str, Any] = {"__builtins__": dict(_SAFE_BUILTINS), "__name__": "generated"}
+    builtins = dict(_SAFE_BUILTINS)
+    builtins["__import__"] = _module_importer({})
+    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
     try:
         exec(code, namespace)  # noqa: S102 - policy-checked, restricted builtins, static module body
     except Exception as exc:  # noqa: BLE001 - untrusted code: a failing module body is a rejection
@@ -315,6 +411,12 @@ def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:
 def load_module(source: str, filename: str = "<generated>") -> dict[str, Any]:
     """Check, compile and execute `source` with safe builtins; return its namespace."""
     return run_module(compile_checked(source, filename), filename)
+
+
+def valid_text(text: str) -> str:
+    """`text` (from generated code: a message, evidence) as valid Unicode: a lone surrogate, which no UTF-8
+    encoder accepts, becomes "?"."""
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
 def functions_of(namespace: dict[str, Any]) -> dict[str, Callable[..., Any]]:
@@ -329,9 +431,15 @@ _statm_fd: int | None = None
 
 
 class _Timer:
-    """SIGALRM-based deadline for the main thread of a sandbox worker."""
+    """SIGALRM-based deadline for the main thread of a sandbox worker.
+
+    Once the deadline passed, the alarm repeats every RETRY_SECONDS until the call ends: code that
+    keeps running while the timeout passes through it (a loop in a `finally` block) is interrupted
+    again, so the call ends soon after its deadline without the pool's kill or the kernel's CPU limit.
+    """
 
     armed = False
+    RETRY_SECONDS = 0.05
 
     @classmethod
     def install(cls) -> None:
@@ -340,7 +448,7 @@ class _Timer:
     @classmethod
     def _on_alarm(cls, signum, frame) -> None:
         if cls.armed:  # an alarm that lands after the call finished is ignored
-            cls.armed = False
+            signal.setitimer(signal.ITIMER_REAL, cls.RETRY_SECONDS)
             raise SandboxTimeout()
 
 
@@ -351,12 +459,22 @@ def install_call_limits() -> None:
     _Timer.install()
 
 
-def address_space_bytes() -> int:
-    """This process's current virtual size (what RLIMIT_AS limits); one pread of a descriptor kept open."""
+def _statm() -> list[bytes]:
+    """/proc/self/statm in pages (size, resident, ...); one pread of a descriptor kept open."""
     global _statm_fd
     if _statm_fd is None:
         _statm_fd = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
-    return int(os.pread(_statm_fd, 64, 0).split()[0]) * _PAGE
+    return os.pread(_statm_fd, 64, 0).split()
+
+
+def address_space_bytes() -> int:
+    """This process's current virtual size (what RLIMIT_AS limits)."""
+    return int(_statm()[0]) * _PAGE
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (what a sandbox worker's memory ceiling limits)."""
+    return int(_statm()[1]) * _PAGE
 
 
 def _below(hard: int, value: int) -> int:
@@ -384,11 +502,12 @@ def call_limits(seconds: float, memory_bytes: int | None) -> Iterator[None]:
     try:
         yield
     finally:
-        # The alarm may land on any bytecode here; it raises at most once (the handler
-        # disarms first), and the inner `finally` lifts the limits whatever happens.
+        # The alarm may land on any bytecode here, before the first statement disarms it; the
+        # inner `finally` (disarmed first) lifts the limits whatever happens.
         try:
             _Timer.armed = False
         finally:
+            _Timer.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_soft, cpu_hard))
             if memory_bytes:

@@ -23,8 +23,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from awm.runtime.db import DBHandle
-from awm.runtime.sandbox import SandboxTimeout, call_limits
+from awm.runtime.db import DBHandle, TransactionLostError
+from awm.runtime.sandbox import SandboxTimeout, call_limits, valid_text
 from awm.toolspecs import without_omitted
 
 DEFAULT_CALL_SECONDS = 2.0
@@ -42,7 +42,9 @@ def is_error(result: Any) -> bool:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "..."
+    """A message for a structured error: at most MAX_MESSAGE_CHARS, and valid Unicode (generated code can
+    raise with a lone surrogate in its message)."""
+    return valid_text(text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "...")
 
 
 MAX_REMEMBERED_CALLS = 4096
@@ -145,24 +147,39 @@ class ArgumentCheck:
 
 
 def encode_result(result: Any) -> str:
-    """The JSON text of a tool's result; raises ValueError or TypeError if it is not JSON."""
-    return json.dumps(result, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    """The JSON text of a tool's result; raises ValueError or TypeError if it is not JSON.
+
+    The text is valid Unicode: a string with a lone surrogate (which JSON text in UTF-8 cannot
+    carry) is refused like any other value that is not JSON.
+    """
+    encoded = json.dumps(result, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    if not encoded.isascii():
+        try:
+            encoded.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"the result holds text that is not valid Unicode (a lone surrogate at "
+                             f"character {exc.start})") from None
+    return encoded
 
 
 def run_tool(db: DBHandle, fn: Callable[..., Any], tool: str, arguments: dict, seconds: float,
              memory_bytes: int | None) -> str:
-    """Run one tool in this (sandbox worker) process; return the JSON text of its result or error.
+    """Run one tool in this (sandbox worker) process; return the JSON text of its result or error. Never raises
+    for anything the tool does.
 
-    The call runs inside a savepoint under the call limits; an error result, an
-    exception, a timeout or an exceeded budget rolls its writes back.
+    The call runs inside a savepoint under the call limits; an error result, an exception, a
+    timeout or an exceeded budget rolls its writes back. The tool gets a view of `db` that dies
+    when the call ends. If SQLite itself rolled back the call's transaction (a ROLLBACK conflict
+    clause, a full database), the call's writes are gone and its result is a database_error.
     """
     failure: dict | None = None
     encoded = ""
+    view = db._view(transactional=True)
     db._set_deadline(seconds)
     db._begin()
     try:
         with call_limits(seconds, memory_bytes):
-            result = fn(db, **arguments)
+            result = fn(view, **arguments)
             encoded = encode_result(result)
             if len(encoded) > MAX_RESULT_CHARS:
                 failure = tool_error("resource_limit", f"{tool} returned {len(encoded)} characters of JSON "
@@ -173,6 +190,8 @@ def run_tool(db: DBHandle, fn: Callable[..., Any], tool: str, arguments: dict, s
         failure = tool_error("timeout", f"{tool} ran longer than {seconds:g} s and was stopped")
     except MemoryError:
         failure = tool_error("resource_limit", f"{tool} exceeded its memory budget and was stopped")
+    except TransactionLostError:
+        pass  # reported below, whatever the tool made of it
     except sqlite3.OperationalError as exc:
         code = "timeout" if "interrupted" in str(exc) else "database_error"
         failure = tool_error(code, _short(f"{tool}: {exc}"))
@@ -181,9 +200,20 @@ def run_tool(db: DBHandle, fn: Callable[..., Any], tool: str, arguments: dict, s
     except Exception as exc:  # noqa: BLE001 - untrusted code: any failure is a result, reported
         failure = tool_error("tool_failed", _short(f"{tool} raised {type(exc).__name__}: {exc}"))
     finally:
+        view._end()
         db._set_deadline(None)
+    if view._full:
+        failure = tool_error("resource_limit", f"{tool}: the episode's database reached its size cap "
+                                               f"({db._max_bytes() / 2 ** 20:g} MiB); the call's writes were undone")
+    if db._transaction_lost():  # SQLite undid the call itself: there is no savepoint left to release
+        return encode_result(failure or tool_error(
+            "database_error", f"{tool}: SQLite rolled back the call's transaction (a ROLLBACK conflict clause or "
+                              "trigger); the call's writes were undone"))
     if failure is None:
-        db._commit()
-        return encoded
+        try:
+            db._commit()
+            return encoded
+        except sqlite3.Error as exc:  # a deferred constraint, checked when the savepoint is released
+            failure = tool_error("database_error", _short(f"{tool}: its writes could not be kept: {exc}"))
     db._rollback()
     return encode_result(failure) if failure else encoded

@@ -1,8 +1,9 @@
 """Running verifiers (in a sandbox worker): sandboxed code that reads the initial and final state and the answer.
 
 A verifier is `verify(initial, final, answer) -> {"complete": bool, "evidence": [str]}`.
-Both databases are private read-only copies, so a verifier can neither change
-the episode it judges nor the template, and it runs under the call limits.
+Both databases are read-only, so a verifier can neither change the episode it judges nor
+the template, and it runs under the call limits. Its module is run afresh for every
+judgement and its handles die with the judgement: nothing it keeps reaches the next one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from awm.errors import UnsafeCodeError
 from awm.runtime.db import DBHandle
-from awm.runtime.sandbox import SandboxTimeout, call_limits, run_module
+from awm.runtime.sandbox import SandboxTimeout, call_limits, run_module, valid_text
 
 VERIFY_SECONDS = 5.0
 MAX_EVIDENCE = 20
@@ -21,7 +22,7 @@ MAX_EVIDENCE_CHARS = 1000
 
 
 def load_verifier(code: CodeType, name: str) -> Callable[..., Any]:
-    """The verify function of a module compiled by `compile_checked`."""
+    """The verify function of a new instance of a module compiled by `compile_checked` (one per judgement)."""
     namespace = run_module(code, name)
     fn = namespace.get("verify")
     if not callable(fn):
@@ -36,24 +37,30 @@ def _normalise(result: Any) -> dict:
     evidence = result.get("evidence") or []
     if not isinstance(evidence, list):
         evidence = [evidence]
-    return {"complete": result["complete"], "evidence": [str(e)[:MAX_EVIDENCE_CHARS] for e in evidence[:MAX_EVIDENCE]]}
+    return {"complete": result["complete"],
+            "evidence": [valid_text(str(e)[:MAX_EVIDENCE_CHARS]) for e in evidence[:MAX_EVIDENCE]]}
 
 
 def run_verifier(fn: Callable[..., Any], initial: DBHandle, final: DBHandle, answer: str | None,
                  seconds: float = VERIFY_SECONDS, memory_bytes: int | None = None) -> dict:
-    """{"complete": bool, "evidence": [str]}; a verifier that crashes or misbehaves counts as incomplete."""
+    """{"complete": bool, "evidence": [str]}; a verifier that crashes or misbehaves counts as incomplete.
+
+    The verifier gets views of `initial` and `final` that die when the judgement ends."""
+    initial_view, final_view = initial._view(), final._view()
     initial._set_deadline(seconds)
     final._set_deadline(seconds)
     try:
         with call_limits(seconds, memory_bytes):
-            return _normalise(fn(initial, final, answer))
+            return _normalise(fn(initial_view, final_view, answer))
     except SandboxTimeout:
         return {"complete": False, "evidence": [f"verifier ran longer than {seconds:g} s"], "error": "timeout"}
     except MemoryError:
         return {"complete": False, "evidence": ["verifier exceeded its memory budget"], "error": "resource_limit"}
     except Exception as exc:  # noqa: BLE001 - untrusted code: any failure is a verdict, reported
-        return {"complete": False, "evidence": [f"verifier raised {type(exc).__name__}: {str(exc)[:500]}"],
+        return {"complete": False, "evidence": [valid_text(f"verifier raised {type(exc).__name__}: {str(exc)[:500]}")],
                 "error": "crash"}
     finally:
+        initial_view._end()
+        final_view._end()
         initial._set_deadline(None)
         final._set_deadline(None)

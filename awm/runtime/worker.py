@@ -1,9 +1,12 @@
 """A sandbox worker process: it holds episodes' databases and runs generated code under call limits.
 
-The parent (awm/runtime/pool.py) starts it as `python -m awm.runtime.worker READ_FD WRITE_FD`
-and speaks to it over two pipes in frames: a 4-byte little-endian length, then
-JSON. Requests carry an `id` and an `op`; the worker answers each one, in order,
-with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error": {"type", "message"}}`.
+The parent (awm/runtime/pool.py) starts it as `python -m awm.runtime.worker READ_FD WRITE_FD LIMITS`
+(LIMITS: JSON of WorkerLimits) and speaks to it over two pipes in frames: a 4-byte
+little-endian length, then JSON. Requests carry an `id` and an `op`; the worker answers
+each one, in order, with `{"id", "ok": true, "result"}` or `{"id", "ok": false, "error":
+{"type", "message"}}`. After an answer it may send a notice about its memory ceiling,
+`{"memory": "over" | "ok", "rss", "held", "episodes"}` (see WorkerState.memory_notice); the parent may
+then send `{"op": "recycle"}`, on which the worker exits without reading another request.
 
     load      {env, program, filename, names, image} an environment's tools (checked and compiled by the
                                                  parent) and its initial database (the file's bytes, base64)
@@ -26,23 +29,26 @@ footprint is "reference" is the task's reference solution: its own final changes
 the answer carries it back.
     snapshot  {episode}                           the episode's database, base64
     close     {episode}
-    shutdown
+    shutdown, recycle                             (no id) exit; after recycle the parent resends what follows
 
 The worker is deliberately small: it imports no pydantic, no jsonschema, no
 Dagster, and trusts its parent (the only writer of its pipe), which sends code
 it has checked against the sandbox policy and compiled (marshalled code
 objects), so the policy is enforced in one place. Generated code the worker
-runs can reach none of this module's names. It opens no files: databases
-arrive over the pipe, so an OS-isolated worker sees no artifact root
+runs can reach none of this module's names, and keeps nothing between calls:
+each call and judgement runs a new instance of its module. It opens no files:
+databases arrive over the pipe, so an OS-isolated worker sees no artifact root
 (awm/runtime/isolation.py).
 """
 
 from __future__ import annotations
 
+import _strptime
 import base64
 import json
 import marshal
 import os
+import re
 import resource
 import select
 import signal
@@ -58,7 +64,7 @@ from typing import Any
 from awm.errors import UnsafeCodeError
 from awm.runtime import outcome
 from awm.runtime.db import DBHandle, fresh_copy, open_image, readonly_copy
-from awm.runtime.sandbox import functions_of, install_call_limits, run_module
+from awm.runtime.sandbox import functions_of, install_call_limits, resident_bytes, run_module
 from awm.runtime.tools import run_tool
 from awm.runtime.verify import load_verifier, run_verifier
 
@@ -66,6 +72,16 @@ HEADER = struct.Struct("<I")
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 VERIFIER_CACHE = 4096
 TIMED_OUT = object()
+TRIM_AFTER_CLOSING_BYTES = 1 << 20  # hand freed memory back to the system after closing a database this large
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    """What a worker may hold: `memory_bytes`, its resident-memory ceiling (0: none), and `episode_db_bytes`,
+    the size cap of each episode's database (0: none)."""
+
+    memory_bytes: int = 0
+    episode_db_bytes: int = 0
 
 
 class RawJSON(str):
@@ -140,10 +156,22 @@ class FrameReader:
 
 @dataclass
 class LoadedEnvironment:
-    functions: dict[str, Any]
+    code: CodeType  # the tools module, run afresh for every call
+    filename: str
+    names: frozenset[str]  # its tools
     template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
+    template_bytes: int
     _initial: DBHandle | None = None
     _layout: outcome.Layout | None = None
+
+    def tool(self, name: str) -> Any:
+        """Tool `name` of a new instance of the module: nothing an earlier call left in it is there."""
+        if name not in self.names:
+            raise KeyError(f"no tool {name!r} in {self.filename}")
+        return run_module(self.code, self.filename)[name]
+
+    def held_bytes(self) -> int:
+        return self.template_bytes + (self._initial._footprint_bytes() if self._initial is not None else 0)
 
     @property
     def initial(self) -> DBHandle:
@@ -173,39 +201,46 @@ class LoadedEnvironment:
 
 @dataclass
 class WorkerState:
+    limits: WorkerLimits = field(default_factory=WorkerLimits)
     environments: dict[str, LoadedEnvironment] = field(default_factory=dict)
     episodes: dict[int, tuple[str, DBHandle]] = field(default_factory=dict)
-    verifiers: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    verifiers: OrderedDict[str, CodeType] = field(default_factory=OrderedDict)
+    baseline_bytes: int = 0  # resident memory once started, before holding anything
+    over: bool = False  # over the ceiling, and the parent was told
+    freed: bool = False  # something was closed since the parent was told
 
     # ops ---------------------------------------------------------------------------
 
     def load(self, env: str, program: str, filename: str, names: list[str], image: str) -> dict:
-        functions = functions_of(run_module(_code(program), filename))
+        code = _code(program)
+        functions = functions_of(run_module(code, filename))
         missing = sorted(set(names) - set(functions))
         if missing:
             raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
         previous = self.environments.pop(env, None)
         if previous is not None:
             previous.close()
-        self.environments[env] = LoadedEnvironment({n: functions[n] for n in names},
-                                                   open_image(base64.b64decode(image)))
+        template = base64.b64decode(image)
+        self.environments[env] = LoadedEnvironment(code, filename, frozenset(names), open_image(template),
+                                                   len(template))
         return {"tools": len(names)}
 
     def unload(self, env: str) -> dict:
         loaded = self.environments.pop(env, None)
         if loaded is not None:
             loaded.close()
+            self.freed = True
         return {}
 
     def open(self, episode: int, env: str) -> dict:
         if episode in self.episodes:
             raise KeyError(f"episode {episode} is already open")
-        self.episodes[episode] = (env, DBHandle(fresh_copy(self._environment(env).template)))
+        self.episodes[episode] = (env, self._fresh_copy(self._environment(env)))
         return {}
 
     def call(self, episode: int, tool: str, arguments: dict, seconds: float, memory: int | None) -> RawJSON:
         env, handle = self._episode(episode)
-        fn = self._environment(env).functions[tool]
+        fn = self._environment(env).tool(tool)
         return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
 
     def judge(self, key: str, program: str, name: str, answer: str | None, footprint: dict, seconds: float,
@@ -246,7 +281,7 @@ class WorkerState:
         those other calls, judged, then undone (a savepoint rolled back), so many trajectories that share
         a beginning cost one replay of it."""
         loaded = self._environment(env)
-        handle = DBHandle(fresh_copy(loaded.template))
+        handle = self._fresh_copy(loaded)
         try:
             judgements = judge["judgements"] if judge is not None else []
             branches = judge.get("branches", []) if judge is not None else []
@@ -286,7 +321,7 @@ class WorkerState:
                         groups_done.add(group)  # judged, and it changed something
                 if made < len(calls):
                     tool, arguments = calls[made]
-                    results.append(run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory))
+                    results.append(run_tool(handle, loaded.tool(tool), tool, arguments, seconds, memory))
             footprint = None
             if judge is not None:
                 footprint = judge.get("footprint")
@@ -314,7 +349,7 @@ class WorkerState:
         handle._written = set()
         handle._begin()
         try:
-            results = [run_tool(handle, loaded.functions[tool], tool, arguments, seconds, memory)
+            results = [run_tool(handle, loaded.tool(tool), tool, arguments, seconds, memory)
                        for tool, arguments in calls]
             if any(results[i].startswith('{"error":') for i in require if i < len(results)):
                 return results, None, []
@@ -340,8 +375,55 @@ class WorkerState:
     def close(self, episode: int) -> dict:
         entry = self.episodes.pop(episode, None)
         if entry is not None:
+            large = entry[1]._footprint_bytes() >= TRIM_AFTER_CLOSING_BYTES
             entry[1]._close()
+            self.freed = True
+            if large:  # without this, the allocator keeps the pages: the memory would not return
+                _trim_heap()
         return {}
+
+    # memory ------------------------------------------------------------------------
+
+    def _fresh_copy(self, loaded: LoadedEnvironment) -> DBHandle:
+        return DBHandle(fresh_copy(loaded.template, self.limits.episode_db_bytes or None))
+
+    def held_bytes(self) -> int:
+        """What a fresh worker holding the same environments and episodes would hold, about."""
+        return (self.baseline_bytes + sum(loaded.held_bytes() for loaded in self.environments.values())
+                + sum(handle._footprint_bytes() for _, handle in self.episodes.values()))
+
+    def memory_notice(self) -> dict | None:
+        """After each request: the notice to send the parent about the memory ceiling, if any.
+
+        Over the ceiling, the worker first drops what it can rebuild (the regular-expression and
+        strptime caches, which generated code can fill with large patterns, and its verifier
+        cache) and hands freed memory back to the system; still over, it tells the parent
+        ("over", with `held`: about what a fresh worker holding the same databases would hold),
+        which recycles it or stops placing episodes on it (pool.py). Told once, and again after
+        something was closed; "ok" once it is back under.
+        """
+        ceiling = self.limits.memory_bytes
+        if not ceiling:
+            return None
+        rss = resident_bytes()
+        if rss > ceiling and (not self.over or self.freed):
+            self._drop_caches()
+            rss = resident_bytes()
+        if rss <= ceiling:
+            if not self.over:
+                return None
+            self.over = False
+            return {"memory": "ok", "rss": rss}
+        if self.over and not self.freed:
+            return None
+        self.over, self.freed = True, False
+        return {"memory": "over", "rss": rss, "held": self.held_bytes(), "episodes": len(self.episodes)}
+
+    def _drop_caches(self) -> None:
+        re.purge()
+        _strptime._regex_cache.clear()
+        self.verifiers.clear()
+        _trim_heap()
 
     # lookups -------------------------------------------------------------------------
 
@@ -358,14 +440,15 @@ class WorkerState:
             raise KeyError(f"episode {episode} is not open in this worker") from None
 
     def _verifier(self, key: str, program: str, name: str):
-        fn = self.verifiers.get(key)
-        if fn is None:
-            fn = self.verifiers[key] = load_verifier(_code(program), name)
+        """The verify function of a new instance of the verifier's module (its code is cached)."""
+        code = self.verifiers.get(key)
+        if code is None:
+            code = self.verifiers[key] = _code(program)
             if len(self.verifiers) > VERIFIER_CACHE:
                 self.verifiers.popitem(last=False)
         else:
             self.verifiers.move_to_end(key)
-        return fn
+        return load_verifier(code, name)
 
     # dispatch ------------------------------------------------------------------------
 
@@ -381,8 +464,8 @@ class WorkerState:
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, named
             error = {"type": type(exc).__name__, "message": str(exc)[:2000]}
             return json.dumps({"id": rid, "ok": False, "error": error}).encode("utf-8")
-        if isinstance(result, RawJSON):
-            return f'{{"id":{int(rid)},"ok":true,"result":{result}}}'.encode()
+        if isinstance(result, RawJSON):  # valid Unicode already (run_tool); "replace" only as a last resort
+            return f'{{"id":{int(rid)},"ok":true,"result":{result}}}'.encode("utf-8", "replace")
         return json.dumps({"id": rid, "ok": True, "result": result}).encode("utf-8")
 
 
@@ -392,6 +475,20 @@ _OPS = {"load", "unload", "open", "call", "judge", "replay", "snapshot", "close"
 def _code(program: str) -> CodeType:
     """A module the parent checked against the sandbox policy and compiled (marshalled, base64)."""
     return marshal.loads(base64.b64decode(program))
+
+
+def _trim_heap() -> None:
+    """Give the allocator's free pages back to the system (glibc malloc_trim; a no-op elsewhere)."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        import ctypes
+
+        _malloc_trim = getattr(ctypes.CDLL(None), "malloc_trim", False)
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim: Any = None
 
 
 def _harden() -> None:
@@ -406,19 +503,23 @@ def _harden() -> None:
 
 def main(argv: list[str]) -> int:
     read_fd, write_fd = int(argv[0]), int(argv[1])
+    limits = WorkerLimits(**json.loads(argv[2])) if len(argv) > 2 else WorkerLimits()
     _harden()
     install_call_limits()
-    state = WorkerState()
+    state = WorkerState(limits, baseline_bytes=resident_bytes())
     reader = FrameReader(read_fd)
     write_frame(write_fd, json.dumps({"ready": os.getpid()}).encode("utf-8"))
     while True:
         raw = reader.read()
         if raw is None:
             return 0
-        if raw == b'{"op":"shutdown"}':
+        if raw in (b'{"op":"shutdown"}', b'{"op":"recycle"}'):
             return 0
         try:
             write_frame(write_fd, state.handle(raw))
+            notice = state.memory_notice()
+            if notice is not None:
+                write_frame(write_fd, json.dumps(notice).encode("utf-8"))
         except BrokenPipeError:
             return 0
 
