@@ -65,7 +65,9 @@ def serve(args) -> int:
 
     store = ArtifactStore(args.home)
     reward = RewardMapping(*args.reward) if args.reward else None
-    pool = WorkerPool(workers=args.workers, call_seconds=args.call_timeout, memory_mb=args.memory_mb)
+    caps = {name: getattr(args, name) for name in ("worker_memory_mb", "episode_db_mb", "episode_log_mb")
+            if getattr(args, name) is not None}
+    pool = WorkerPool(workers=args.workers, call_seconds=args.call_timeout, memory_mb=args.memory_mb, **caps)
     try:
         if args.transport == "stdio":
             if not args.env or len(args.env) != 1:
@@ -135,6 +137,13 @@ def register(sub) -> None:
     parser.add_argument("--workers", type=int, default=None, help="sandbox worker processes (default: CPU count)")
     parser.add_argument("--call-timeout", type=float, default=2.0, help="seconds one tool call may run")
     parser.add_argument("--memory-mb", type=int, default=256, help="memory budget of one tool call, MiB")
+    # defaults: WorkerPool's (imported only when serving)
+    parser.add_argument("--worker-memory-mb", type=float,
+                        help="resident-memory ceiling of one sandbox worker, MiB (default 1024; 0: none)")
+    parser.add_argument("--episode-db-mb", type=float, help="size cap of one episode's database, MiB (default 64; 0: none)")
+    parser.add_argument("--episode-log-mb", type=float,
+                        help="call arguments kept per episode to rebuild it after a sandbox crash, MiB (default 8; "
+                             "0: no cap)")
     parser.add_argument("--score-grace", type=float, default=60.0,
                         help="seconds an ended session's episode is kept for scoring")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds before an idle session ends")

@@ -18,6 +18,14 @@ deterministic functions of the database), then the requests that were waiting
 are resent. Only the request that was running fails, as a `timeout` or
 `sandbox_crashed` tool error; every other episode carries on as if nothing
 happened.
+
+Memory is bounded three ways: each episode's database has a size cap (in the
+worker); each episode's log of calls kept for those rebuilds has a cap (here: a
+call that would pass it is refused, not run); and each worker has a
+resident-memory ceiling: a worker over it is recycled (a successor rebuilds its
+episodes, exactly, since generated code keeps no state between calls), unless
+its episodes' databases alone fill it, in which case it takes no new episodes
+until some close.
 """
 
 from __future__ import annotations
@@ -46,12 +54,13 @@ from pathlib import Path
 from typing import Any
 
 from awm.errors import AWMError, UnsafeCodeError
+from awm.runtime.db import DEFAULT_EPISODE_DB_MB
 from awm.runtime.isolation import process_id, start_python
 from awm.runtime.isolation import resolve as resolve_isolation
 from awm.runtime.sandbox import compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
 from awm.runtime.verify import VERIFY_SECONDS
-from awm.runtime.worker import MAX_FRAME_BYTES, FrameReader, encode_frame
+from awm.runtime.worker import MAX_FRAME_BYTES, FrameReader, WorkerLimits, encode_frame
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +69,11 @@ ADMIN_OP_SECONDS = 30.0  # load, open, snapshot, close: our own code, generous
 START_SECONDS = 60.0
 MAX_IMAGE_BYTES = (MAX_FRAME_BYTES - (1 << 20)) // 4 * 3  # a database file, base64 in one frame with room to spare
 WATCH_SECONDS = 0.25  # how often an idle reader looks at the deadline of the request at the head
+DEFAULT_WORKER_MEMORY_MB = 1024
+DEFAULT_EPISODE_LOG_MB = 8
+# Recycling a worker over its ceiling helps only if a fresh one, holding the same databases, would be
+# well below it; otherwise the worker is full (it takes no new episodes) rather than recycled in a loop.
+RECYCLE_BELOW = 0.75
 
 AnyFuture = Future | asyncio.Future
 
@@ -75,7 +89,8 @@ class EpisodeRecord:
     id: int
     env_key: str
     worker: _Worker
-    log: list[tuple[str, dict]] = field(default_factory=list)  # calls that succeeded, in order
+    log: list[tuple[str, str]] = field(default_factory=list)  # calls that succeeded, in order (arguments as JSON)
+    log_bytes: int = 0
     opened: bool = False
     lost: str | None = None
     closed: bool = False
@@ -89,6 +104,8 @@ class _Request:
     limit: float  # seconds the worker may spend on it before it is killed
     episode: EpisodeRecord | None = None
     internal: bool = False  # a load, a restore or a replay: nobody waits on it
+    rebuild: bool = False  # part of rebuilding an episode on a successor
+    logged: str | None = None  # a call's arguments as JSON, for the episode's log once it succeeds
 
 
 @dataclass
@@ -134,6 +151,10 @@ class _Worker:
         self.head_started = 0.0
         self.restarts = 0
         self.kills = 0
+        self.recycles = 0
+        self.full = False  # over its memory ceiling with the episodes it holds: it takes no new ones
+        self._recycling: dict | None = None  # the memory notice it is being recycled for
+        self._last_was_rebuild = False  # the last answer was to a request rebuilding an episode
         self.proc: subprocess.Popen | None = None
         self.write_fd = -1
         self.reader: FrameReader | None = None
@@ -156,8 +177,10 @@ class _Worker:
         """Start a worker process and wait for its greeting."""
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
+        limits = json.dumps(vars(self.pool.limits))
         try:
-            proc = start_python(self.pool.isolation, ["-m", "awm.runtime.worker", str(request_r), str(answer_w)],
+            proc = start_python(self.pool.isolation,
+                                ["-m", "awm.runtime.worker", str(request_r), str(answer_w), limits],
                                 pass_fds=(request_r, answer_w), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         finally:
             os.close(request_r)
@@ -176,6 +199,9 @@ class _Worker:
         self.proc, self.write_fd, self.reader = proc, request_w, reader
         self.loaded = set()
         self._killed = None
+        self._recycling = None
+        self._last_was_rebuild = False
+        self.full = False
 
     def _discard_process(self) -> None:
         if self.proc is not None:
@@ -231,7 +257,7 @@ class _Worker:
         return True
 
     def submit(self, message: dict, limit: float, episode: EpisodeRecord | None = None,
-               loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+               loop: asyncio.AbstractEventLoop | None = None, logged: str | None = None) -> AnyFuture:
         future: AnyFuture = loop.create_future() if loop is not None else Future()
         with self.lock:
             if self._closing:
@@ -239,7 +265,7 @@ class _Worker:
             env_key = message.get("env") or (episode.env_key if episode else None)
             if env_key is not None:
                 self._ensure_loaded(env_key)
-            self._send(_Request(self.pool.next_id(), message, future, limit, episode))
+            self._send(_Request(self.pool.next_id(), message, future, limit, episode, logged=logged))
         return future
 
     # reading: shared -------------------------------------------------------------------
@@ -269,13 +295,45 @@ class _Worker:
                 self.proc.kill()
 
     def _on_answer(self, answer: dict) -> None:
+        if "memory" in answer:
+            self._on_memory_notice(answer)
+            return
         with self.lock:
             request = self.pending.pop(answer["id"], None)
             self.head_started = time.monotonic()
             if request is None:
                 return
+            self._last_was_rebuild = request.rebuild
             outcome = self._record(request, answer)
         _settle(request.future, outcome)
+
+    def _on_memory_notice(self, notice: dict) -> None:
+        """The worker is over its ceiling ("over") or back under it ("ok"): recycle it, or mark it full.
+
+        Recycling drops what a successor does not rebuild: memory kept for episodes since closed,
+        judgements, replays, fragments. If the worker went over while rebuilding its episodes, or its
+        databases alone fill it, a successor would be over too: it is marked full instead, and takes
+        no new episodes until it reports being under again or something it held was closed.
+        """
+        ceiling = self.pool.worker_memory_mb
+        with self.lock:
+            if notice["memory"] != "over":
+                self.full = False
+                return
+            rss, held = notice["rss"] / 2 ** 20, notice["held"] / 2 ** 20
+            rebuilding = self._last_was_rebuild or any(r.rebuild for r in self.pending.values())
+            if self._recycling is None and not rebuilding and held < ceiling * RECYCLE_BELOW:
+                log.warning("sandbox worker %d holds %.0f MiB, over its ceiling of %g MiB (its databases: about "
+                            "%.0f MiB); recycling it", self.index, rss, ceiling, held)
+                self._recycling = notice
+                self._outbox += encode_frame(b'{"op":"recycle"}')  # what is sent after it goes to the successor
+                self._flush()
+                return
+            self.full = True
+            why = "its episodes' calls regrew it while they were rebuilt" if rebuilding else \
+                f"about {held:.0f} MiB of it is what it needs to hold its {notice['episodes']} episode(s)"
+            log.warning("sandbox worker %d holds %.0f MiB, over its ceiling of %g MiB, and %s: it takes no new "
+                        "episodes until some close", self.index, rss, ceiling, why)
 
     def _record(self, request: _Request, answer: dict) -> tuple[bool, Any]:
         """Update episode state from an answer (under the lock); return (ok, result or exception)."""
@@ -297,7 +355,8 @@ class _Worker:
             if op == "open":
                 episode.opened = True
             elif op == "call" and not request.internal and not is_error(result):
-                episode.log.append((request.message["tool"], request.message["arguments"]))
+                episode.log.append((request.message["tool"], request.logged))
+                episode.log_bytes += len(request.logged)
         return True, result
 
     def _on_death(self) -> None:
@@ -306,7 +365,9 @@ class _Worker:
         with self.lock:
             waiting = list(self.pending.values())
             self.pending.clear()
-            culprit = waiting.pop(0) if waiting else None
+            # asked to, it exited before reading what is waiting (if it died otherwise, the head is the culprit)
+            recycled = self._recycling is not None and code == 0
+            culprit = waiting.pop(0) if waiting and not recycled else None
             # stopped at its deadline: by us (SIGKILL), or by the kernel at its CPU-time limit (SIGXCPU)
             killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU)
             self._discard_process()
@@ -316,9 +377,13 @@ class _Worker:
                 self._fail_everything(waiting + ([culprit] if culprit else []), exc)
                 return
             self.restarts += 1
-            log.warning("sandbox worker %d %s (exit code %s) while running %s; restarted, rebuilding %d episode(s)",
-                        self.index, "was stopped" if killed else "died", code,
-                        culprit.message.get("op") if culprit else "nothing", len(self.episodes))
+            if recycled:
+                self.recycles += 1
+                log.warning("sandbox worker %d recycled; rebuilding %d episode(s)", self.index, len(self.episodes))
+            else:
+                log.warning("sandbox worker %d %s (exit code %s) while running %s; restarted, rebuilding %d "
+                            "episode(s)", self.index, "was stopped" if killed else "died", code,
+                            culprit.message.get("op") if culprit else "nothing", len(self.episodes))
             if culprit is not None and culprit.internal and culprit.episode is not None:
                 culprit.episode.lost = "its sandbox process died while rebuilding it"
             self._rebuild_episodes()
@@ -344,12 +409,12 @@ class _Worker:
                 episode.lost = "its environment was closed"
                 continue
             self._send(_Request(self.pool.next_id(), {"op": "open", "episode": episode.id, "env": episode.env_key},
-                                Future(), ADMIN_OP_SECONDS, episode, internal=True))
+                                Future(), ADMIN_OP_SECONDS, episode, internal=True, rebuild=True))
             for tool, arguments in episode.log:
-                message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": arguments,
+                message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": json.loads(arguments),
                            "seconds": self.pool.call_seconds, "memory": self.pool.memory_bytes}
                 self._send(_Request(self.pool.next_id(), message, Future(), self.pool.call_limit, episode,
-                                    internal=True))
+                                    internal=True, rebuild=True))
 
     def _fail_everything(self, requests: list[_Request], exc: BaseException) -> None:
         self._closing = True
@@ -545,17 +610,30 @@ class WorkerPool:
 
     def __init__(self, workers: int | None = None, call_seconds: float = DEFAULT_CALL_SECONDS,
                  memory_mb: int = DEFAULT_CALL_MEMORY_MB, verify_seconds: float = VERIFY_SECONDS,
-                 kill_grace: float = KILL_GRACE_SECONDS, isolation: str | None = None):
+                 kill_grace: float = KILL_GRACE_SECONDS, isolation: str | None = None,
+                 worker_memory_mb: float = DEFAULT_WORKER_MEMORY_MB, episode_db_mb: float = DEFAULT_EPISODE_DB_MB,
+                 episode_log_mb: float = DEFAULT_EPISODE_LOG_MB):
+        """`memory_mb` is one call's budget above what its worker holds; `worker_memory_mb` each worker's
+        resident-memory ceiling; `episode_db_mb` each episode database's size cap; `episode_log_mb` the
+        arguments of successful calls kept per episode to rebuild it after a worker dies. 0 means no cap."""
         count = workers if workers is not None else (os.cpu_count() or 1)
         if count < 1:
             raise ValueError(f"a sandbox pool needs at least one worker, not {count}")
         if call_seconds <= 0 or verify_seconds <= 0:
             raise ValueError("call and verify deadlines must be positive seconds")
+        caps = {"worker_memory_mb": worker_memory_mb, "episode_db_mb": episode_db_mb, "episode_log_mb": episode_log_mb}
+        for name, value in caps.items():
+            if value < 0:
+                raise ValueError(f"{name} must be 0 (no cap) or positive MiB, not {value}")
         self.call_seconds = call_seconds
         self.verify_seconds = verify_seconds
         self.memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
         self.kill_grace = kill_grace
         self.isolation = resolve_isolation(isolation)  # "os", "process", or None: $AWM_SANDBOX_ISOLATION, else auto
+        self.limits = WorkerLimits(memory_bytes=int(worker_memory_mb * 2 ** 20),
+                                   episode_db_bytes=int(episode_db_mb * 2 ** 20))
+        self.worker_memory_mb, self.episode_log_mb = worker_memory_mb, episode_log_mb  # as given, for messages
+        self.episode_log_bytes = int(episode_log_mb * 2 ** 20)
         self._ids = itertools.count(1)
         self._payloads: dict[str, _Payload] = {}
         self._workers = [_Worker(self, i) for i in range(count)]
@@ -643,9 +721,15 @@ class WorkerPool:
 
     def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None
                      ) -> tuple[EpisodeRecord, AnyFuture]:
-        """Place a new episode on the least loaded worker; the future resolves when its copy exists."""
+        """Place a new episode on the least loaded worker that is not full; the future resolves when its copy
+        exists. SandboxError if every worker is full (over its memory ceiling with the episodes it holds)."""
         self.start()
-        worker = min(self._workers, key=lambda w: len(w.episodes))
+        open_to_new = [w for w in self._workers if not w.full]
+        if not open_to_new:
+            held = sum(len(w.episodes) for w in self._workers)
+            raise SandboxError(f"every sandbox worker is at its memory ceiling ({self.worker_memory_mb:g} MiB) with the "
+                               f"{held} episodes they hold; close episodes, or raise worker_memory_mb")
+        worker = min(open_to_new, key=lambda w: len(w.episodes))
         episode = EpisodeRecord(self.next_id(), env_key, worker)
         with worker.lock:
             worker.episodes[episode.id] = episode
@@ -660,14 +744,27 @@ class WorkerPool:
 
     def call(self, episode: EpisodeRecord, tool: str, arguments: dict,
              loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+        """Run a tool in the episode. A call whose arguments would take the episode's log past its cap
+        (episode_log_mb) is refused (`resource_limit`) without running: the log is how the episode is
+        rebuilt after its worker dies, so nothing may change the episode without being kept there."""
+        refusal = None
+        logged = json.dumps(arguments, separators=(",", ":"))
         if episode.lost is not None or episode.closed:
-            future: AnyFuture = loop.create_future() if loop is not None else Future()
             state = f"lost: {episode.lost}" if episode.lost else "closed"
-            future.set_result(tool_error("episode_lost", f"episode {episode.id} is {state}"))
+            refusal = tool_error("episode_lost", f"episode {episode.id} is {state}")
+        elif self.episode_log_bytes and episode.log_bytes + len(logged) > self.episode_log_bytes:
+            refusal = tool_error(
+                "resource_limit", f"{tool}: episode {episode.id} keeps {episode.log_bytes / 2 ** 20:.2f} MiB of call "
+                f"arguments to rebuild it if its sandbox process dies, and this call's {len(logged) / 2 ** 20:.2f} MiB "
+                f"would pass the cap of {self.episode_log_mb:g} MiB; the call was not run (start a new "
+                "episode, or raise episode_log_mb)")
+        if refusal is not None:
+            future: AnyFuture = loop.create_future() if loop is not None else Future()
+            future.set_result(refusal)
             return future
         message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": arguments,
                    "seconds": self.call_seconds, "memory": self.memory_bytes}
-        return episode.worker.submit(message, self.call_limit, episode, loop)
+        return episode.worker.submit(message, self.call_limit, episode, loop, logged)
 
     def judge(self, verifier: tuple[str, str], name: str, answer: str | None, footprint: dict,
               episode: EpisodeRecord | None = None, env_key: str | None = None, final: Path | None = None,
@@ -743,7 +840,8 @@ class WorkerPool:
             with worker.lock:
                 workers.append({"pid": process_id(worker.proc) if worker.proc else None,
                                 "episodes": len(worker.episodes), "pending": len(worker.pending),
-                                "restarts": worker.restarts, "kills": worker.kills})
+                                "restarts": worker.restarts, "kills": worker.kills, "recycles": worker.recycles,
+                                "full": worker.full})
         return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None,
                 "isolation": self.isolation.describe()}
 
