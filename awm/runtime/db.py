@@ -9,7 +9,7 @@ handle (verifiers) also refuses every write, with `query_only` set underneath: o
 private copy of the initial state, or on an episode's own connection for the length
 of one judgement (`_reader`, then `_restore`). A progress handler interrupts a query that runs past the call's
 deadline, and SQLite's own limits cap the size of one value and one statement; an episode's
-database is capped in pages (`fresh_copy`).
+database is capped in pages (`_cap_size`).
 
 Generated code never holds a DBHandle itself: each call or judgement gets a `CallView` of it,
 which dies when the call ends, so a handle kept somewhere raises instead of reaching a database
@@ -104,12 +104,8 @@ def open_image(image: bytes) -> sqlite3.Connection:
     return _limit(conn)
 
 
-def fresh_copy(template: sqlite3.Connection, max_bytes: int | None = None) -> sqlite3.Connection:
+def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
     """A private, writable in-memory copy of `template` through the SQLite backup API.
-
-    With `max_bytes`, its main and temp databases stop growing there (max_page_count): a write
-    beyond fails with SQLITE_FULL, which SQLite answers by rolling back the whole transaction (see
-    CallView and run_tool). A template already larger keeps its size, and cannot grow.
 
     benchmarks/bench_runtime.py compares it with a file copy and with deserialize (one
     memcpy of the file image): deserialize is as fast, but an episode it makes holds the
@@ -119,10 +115,6 @@ def fresh_copy(template: sqlite3.Connection, max_bytes: int | None = None) -> sq
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     template.backup(conn)
     conn.execute("PRAGMA foreign_keys = ON")
-    if max_bytes:
-        pages = max(1, max_bytes // conn.execute("PRAGMA page_size").fetchone()[0])
-        conn.execute(f"PRAGMA max_page_count = {pages}")
-        conn.execute(f"PRAGMA temp.max_page_count = {pages}")
     return _limit(conn)
 
 
@@ -220,14 +212,24 @@ class DBHandle:
         """Whether SQLite rolled back the transaction the runtime's savepoint began (see CallView)."""
         return not self._conn.in_transaction
 
-    def _pragmas(self, *names: str) -> list[int]:
-        """Integer pragmas read by the runtime (generated code is refused every PRAGMA); between statements."""
+    def _pragmas(self, *pragmas: str) -> list[int]:
+        """Run integer pragmas as the runtime (generated code is refused every PRAGMA), between statements;
+        the value each returns."""
         conn = self._conn
         conn.set_authorizer(None)
         try:
-            return [next(iter(conn.execute(f"PRAGMA {name}").fetchone().values())) for name in names]
+            return [next(iter(conn.execute(f"PRAGMA {pragma}").fetchone().values())) for pragma in pragmas]
         finally:
             self._install()
+
+    def _cap_size(self, max_bytes: int) -> None:
+        """Stop the database (its main and its temp schema, each) growing past `max_bytes` (max_page_count):
+        a write beyond fails with SQLITE_FULL, which SQLite answers by rolling back the whole transaction
+        (see CallView and run_tool). A database already larger keeps its size, and cannot grow. The pragma
+        parses the schema: call it before the first statement that would (a reset stays cheap)."""
+        (size,) = self._pragmas("page_size")
+        pages = max(1, max_bytes // size)
+        self._pragmas(f"max_page_count = {pages}", f"temp.max_page_count = {pages}")
 
     def _footprint_bytes(self) -> int:
         """Bytes of pages the database holds (main and temp), for the worker's memory ceiling."""
@@ -235,7 +237,7 @@ class DBHandle:
         return size * (main + temp)
 
     def _max_bytes(self) -> int:
-        """The size cap of the main database (see fresh_copy)."""
+        """The size cap of the main database (see _cap_size)."""
         size, pages = self._pragmas("page_size", "max_page_count")
         return size * pages
 

@@ -403,9 +403,33 @@ def run_module(code: CodeType, filename: str = "<generated>") -> dict[str, Any]:
     namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
     try:
         exec(code, namespace)  # noqa: S102 - policy-checked, restricted builtins, static module body
+    except MemoryError:
+        raise  # under a call's memory budget: the call's resource_limit, not a rejection
     except Exception as exc:  # noqa: BLE001 - untrusted code: a failing module body is a rejection
         raise UnsafeCodeError(f"{filename}: the module body raised {type(exc).__name__}: {exc}") from exc
     return namespace
+
+
+class FreshInstance:
+    """Function `name` of a module compiled by `compile_checked`, each call run in a new instance of the
+    module (`run_module`): nothing one call leaves in the module reaches the next.
+
+    The instance is cleared when the call returns: its functions and its namespace form a reference
+    cycle, which would otherwise keep whatever the call left there (a list it filled) until the next
+    garbage collection.
+    """
+
+    __slots__ = ("code", "filename", "name")
+
+    def __init__(self, code: CodeType, filename: str, name: str):
+        self.code, self.filename, self.name = code, filename, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        namespace = run_module(self.code, self.filename)
+        try:
+            return namespace[self.name](*args, **kwargs)
+        finally:
+            namespace.clear()
 
 
 def load_module(source: str, filename: str = "<generated>") -> dict[str, Any]:

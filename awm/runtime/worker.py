@@ -64,7 +64,7 @@ from typing import Any
 from awm.errors import UnsafeCodeError
 from awm.runtime import outcome
 from awm.runtime.db import DBHandle, fresh_copy, open_image, readonly_copy
-from awm.runtime.sandbox import functions_of, install_call_limits, resident_bytes, run_module
+from awm.runtime.sandbox import FreshInstance, functions_of, install_call_limits, resident_bytes, run_module
 from awm.runtime.tools import run_tool
 from awm.runtime.verify import load_verifier, run_verifier
 
@@ -72,7 +72,7 @@ HEADER = struct.Struct("<I")
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 VERIFIER_CACHE = 4096
 TIMED_OUT = object()
-TRIM_AFTER_CLOSING_BYTES = 1 << 20  # hand freed memory back to the system after closing a database this large
+TRIM_AFTER_GROWTH_BYTES = 1 << 20  # closing an episode that grew this much hands its memory back to the system
 
 
 @dataclass(frozen=True)
@@ -164,11 +164,11 @@ class LoadedEnvironment:
     _initial: DBHandle | None = None
     _layout: outcome.Layout | None = None
 
-    def tool(self, name: str) -> Any:
-        """Tool `name` of a new instance of the module: nothing an earlier call left in it is there."""
+    def tool(self, name: str) -> FreshInstance:
+        """Tool `name`, each call run in a new instance of the module: nothing an earlier call left there."""
         if name not in self.names:
             raise KeyError(f"no tool {name!r} in {self.filename}")
-        return run_module(self.code, self.filename)[name]
+        return FreshInstance(self.code, self.filename, name)
 
     def held_bytes(self) -> int:
         return self.template_bytes + (self._initial._footprint_bytes() if self._initial is not None else 0)
@@ -204,6 +204,7 @@ class WorkerState:
     limits: WorkerLimits = field(default_factory=WorkerLimits)
     environments: dict[str, LoadedEnvironment] = field(default_factory=dict)
     episodes: dict[int, tuple[str, DBHandle]] = field(default_factory=dict)
+    uncapped: set[int] = field(default_factory=set)  # episodes whose size cap waits for their first call
     verifiers: OrderedDict[str, CodeType] = field(default_factory=OrderedDict)
     baseline_bytes: int = 0  # resident memory once started, before holding anything
     over: bool = False  # over the ceiling, and the parent was told
@@ -213,8 +214,9 @@ class WorkerState:
 
     def load(self, env: str, program: str, filename: str, names: list[str], image: str) -> dict:
         code = _code(program)
-        functions = functions_of(run_module(code, filename))
-        missing = sorted(set(names) - set(functions))
+        namespace = run_module(code, filename)
+        missing = sorted(set(names) - set(functions_of(namespace)))
+        namespace.clear()  # calls run instances of their own (LoadedEnvironment.tool)
         if missing:
             raise UnsafeCodeError(f"{filename}: tools specified but not implemented: {', '.join(missing)}")
         previous = self.environments.pop(env, None)
@@ -235,11 +237,16 @@ class WorkerState:
     def open(self, episode: int, env: str) -> dict:
         if episode in self.episodes:
             raise KeyError(f"episode {episode} is already open")
-        self.episodes[episode] = (env, self._fresh_copy(self._environment(env)))
+        self.episodes[episode] = (env, DBHandle(fresh_copy(self._environment(env).template)))
+        if self.limits.episode_db_bytes:
+            self.uncapped.add(episode)
         return {}
 
     def call(self, episode: int, tool: str, arguments: dict, seconds: float, memory: int | None) -> RawJSON:
         env, handle = self._episode(episode)
+        if episode in self.uncapped:  # at its first call, which parses the schema anyway, as the cap does
+            self.uncapped.discard(episode)
+            handle._cap_size(self.limits.episode_db_bytes)
         fn = self._environment(env).tool(tool)
         return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
 
@@ -281,8 +288,10 @@ class WorkerState:
         those other calls, judged, then undone (a savepoint rolled back), so many trajectories that share
         a beginning cost one replay of it."""
         loaded = self._environment(env)
-        handle = self._fresh_copy(loaded)
+        handle = DBHandle(fresh_copy(loaded.template))
         try:
+            if self.limits.episode_db_bytes:
+                handle._cap_size(self.limits.episode_db_bytes)
             judgements = judge["judgements"] if judge is not None else []
             branches = judge.get("branches", []) if judge is not None else []
             fn = self._verifier(judge["key"], judge["program"], judge["name"]) if judgements or branches else None
@@ -374,18 +383,19 @@ class WorkerState:
 
     def close(self, episode: int) -> dict:
         entry = self.episodes.pop(episode, None)
+        self.uncapped.discard(episode)
         if entry is not None:
-            large = entry[1]._footprint_bytes() >= TRIM_AFTER_CLOSING_BYTES
-            entry[1]._close()
+            env, handle = entry
+            loaded = self.environments.get(env)
+            grew = bool(handle._written) and loaded is not None and \
+                handle._footprint_bytes() - loaded.template_bytes >= TRIM_AFTER_GROWTH_BYTES
+            handle._close()
             self.freed = True
-            if large:  # without this, the allocator keeps the pages: the memory would not return
+            if grew:  # without this the allocator keeps the closed episode's pages: its memory would not return
                 _trim_heap()
         return {}
 
     # memory ------------------------------------------------------------------------
-
-    def _fresh_copy(self, loaded: LoadedEnvironment) -> DBHandle:
-        return DBHandle(fresh_copy(loaded.template, self.limits.episode_db_bytes or None))
 
     def held_bytes(self) -> int:
         """What a fresh worker holding the same environments and episodes would hold, about."""
@@ -439,16 +449,18 @@ class WorkerState:
         except KeyError:
             raise KeyError(f"episode {episode} is not open in this worker") from None
 
-    def _verifier(self, key: str, program: str, name: str):
-        """The verify function of a new instance of the verifier's module (its code is cached)."""
+    def _verifier(self, key: str, program: str, name: str) -> FreshInstance:
+        """The verifier's verify function, each judgement run in a new instance of its module (code cached)."""
         code = self.verifiers.get(key)
         if code is None:
-            code = self.verifiers[key] = _code(program)
+            code = _code(program)
+            load_verifier(code, name).__globals__.clear()  # it must define verify (UnsafeCodeError); cycle broken
+            self.verifiers[key] = code
             if len(self.verifiers) > VERIFIER_CACHE:
                 self.verifiers.popitem(last=False)
         else:
             self.verifiers.move_to_end(key)
-        return load_verifier(code, name)
+        return FreshInstance(code, name, "verify")
 
     # dispatch ------------------------------------------------------------------------
 

@@ -48,9 +48,17 @@ def fill_temp(db, megabytes):
 
 def remember_pattern(db, n):
     return {"groups": re.compile("a" * 200000 + str(n)).groups}
+
+
+HOARD = []
+
+
+def hoard(db):
+    HOARD.append("h" * 100000000)
+    return {"hoarded": len(HOARD)}
 '''
 
-NAMES = ["names", "add_item", "fill", "fill_temp", "remember_pattern"]
+NAMES = ["names", "add_item", "fill", "fill_temp", "remember_pattern", "hoard"]
 ARGS = {"add_item": {"name": {"type": "string"}}, "fill": {"megabytes": {"type": "integer"}},
         "fill_temp": {"megabytes": {"type": "integer"}}, "remember_pattern": {"n": {"type": "integer"}}}
 
@@ -96,6 +104,33 @@ def resident_mb(pid: int) -> float:
 
 def worker(pool: WorkerPool) -> dict:
     return pool.stats()["workers"][0]
+
+
+def test_what_a_call_keeps_in_its_module_is_freed_when_it_returns(database):
+    """A module-level list filled by every call (100 MB each) grew a worker past a gigabyte under a per-call budget
+    of 256 MiB: now each call has a module of its own, freed when it returns, not at some later collection."""
+    with WorkerPool(workers=1, memory_mb=256, worker_memory_mb=0) as pool, environment(database, pool) as env:
+        with env.reset() as episode:
+            pid = worker(pool)["pid"]
+            before = resident_mb(pid)
+            assert [episode.call("hoard")["hoarded"] for _ in range(6)] == [1] * 6
+            assert resident_mb(pid) < before + 50
+            assert worker(pool)["pid"] == pid
+
+
+def test_memory_returns_when_its_episodes_close(database):
+    with WorkerPool(workers=1, memory_mb=128, worker_memory_mb=0) as pool, environment(database, pool) as env:
+        pid = worker(pool)["pid"]
+        before = resident_mb(pid)
+        episodes = [env.reset() for _ in range(3)]
+        for episode in episodes:
+            assert episode.call("fill", {"megabytes": 20}) == {"rows": 20}
+        assert resident_mb(pid) > before + 50
+        for episode in episodes:
+            episode.close()
+        with env.reset() as fresh:  # answered after the closes
+            assert fresh.call("names") == ["a", "b"]
+        assert resident_mb(pid) < before + 15
 
 
 def test_an_episode_database_stops_at_its_size_cap(database):
