@@ -398,3 +398,61 @@ def test_generated_code_cannot_swallow_its_timeout(database, one_worker, env):
 def test_handlers_that_would_swallow_the_timeout_are_refused(source, reason):
     with pytest.raises(UnsafeCodeError, match=reason):
         load_module(source, "tools.py")
+
+
+RE_QUESTION_VERIFIER = '''
+import re
+
+
+def verify(initial, final, answer):
+    names = re.findall("ada lovelace|mary shelley|emily bronte", str(answer).lower() if answer is not None else "")
+    ok = len(names) > 0 and set(names) == set(["ada lovelace"])
+    return {"complete": ok, "evidence": [] if ok else ["the answer names " + str(names)]}
+'''
+
+POISON = '''
+import re
+
+
+def poison(db):
+    try:
+        re.findall = lambda *args, **kwargs: ["ada lovelace"]
+        return "assigned"
+    except Exception as exc:
+        return "refused: " + str(exc)
+'''
+
+
+def test_a_hostile_environment_leaves_other_environments_proofs_unchanged_in_the_same_workers(store):
+    """The verification stage's proofs of an environment (prove_task, on the process's default pool), with every
+    worker of that pool first given a hostile module that tries to replace re.findall, which the environment's
+    question verifier uses: every proof comes out as it did without it."""
+    from awm.contracts import SchemaSpec
+    from awm.quality.mutations import Mutator
+    from awm.runtime.pool import default_pool
+    from awm.stages.verification import prove_task
+    from tests.awm.quality.conftest import ENV_ID, HONEST_VERIFIER, TASKS_JSON, write_library
+
+    write_library(store, {"t01": HONEST_VERIFIER, "t02": RE_QUESTION_VERIFIER})
+    tasks = TaskSet.model_validate(TASKS_JSON).tasks
+    mutator = Mutator(store.read_model(ENV_ID, "tools.json", ToolSet), store.read_model(ENV_ID, "schema.json", SchemaSpec),
+                      store.path(ENV_ID, "env.db"), tasks)
+
+    def proofs() -> dict:
+        with Environment.from_store(store, ENV_ID) as environment:  # on the default pool, as the stage runs
+            return {task.task_id: prove_task(environment, task, mutator)[0].model_dump() for task in tasks}
+
+    before = proofs()
+    assert before["t02"]["reference_passed"] and before["t02"]["proofs"]["wrong_answer"]["right"] >= 1
+    pool = default_pool()
+    hostile = pool.register("hostile__01", _without_the_policy(POISON), ["poison"], store.path(ENV_ID, "env.db"))
+    records = [pool.open_episode(hostile)[0] for _ in pool.stats()["workers"]]
+    try:
+        assert len({record.worker.index for record in records}) == len(records)  # one in every worker
+        outcomes = [pool.call(record, "poison", {}).result() for record in records]
+    finally:
+        for record in records:
+            pool.close_episode(record)
+        pool.unregister(hostile)
+    assert all(outcome.startswith("refused: ") for outcome in outcomes), outcomes
+    assert proofs() == before
