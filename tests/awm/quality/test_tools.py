@@ -33,6 +33,15 @@ def test_a_tool_that_imports_os_is_refused(library):
     assert "'os'" in findings[0].error
 
 
+def test_a_module_too_deeply_nested_to_compile_is_a_policy_finding_not_a_crash(library):
+    """A thousand-term expression parses, but compiling it raised RecursionError, which escaped the gate and
+    failed the whole stage step instead of this one environment."""
+    source = TOOLS_PY + "\n\ndef total(db):\n    return " + " + ".join(["1"] * 1000) + "\n"
+    findings = findings_for(library, source)
+    assert [f.check for f in findings] == [CHECK_POLICY]
+    assert "nests too deeply to compile" in findings[0].error
+
+
 def test_a_tool_that_loops_forever_is_stopped_and_named(library):
     source = TOOLS_PY.replace('def set_stock(db, book_id, stock):\n',
                               'def set_stock(db, book_id, stock):\n    while True:\n        stock = stock + 1\n')
