@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 
@@ -591,11 +593,22 @@ def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_pa
     assert "tools.py changed after its proofs" in capsys.readouterr().err
 
 
+def served_url(proc: subprocess.Popen) -> str:
+    """The base URL `awm serve` announces on stderr (after any warning it prints first, such as the
+    sandbox's fallback to process isolation on a machine without bubblewrap)."""
+    for _ in range(50):
+        line = proc.stderr.readline()
+        found = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+        if found:
+            return found.group(1)
+        if not line:
+            break
+    raise AssertionError("awm serve announced no URL on stderr")
+
+
 def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tmp_path, capsys, monkeypatch):
     import argparse
     import os
-    import re
-    import subprocess
 
     from awm.cli import main as awm
     from awm.commands.serve import admin_token
@@ -621,7 +634,7 @@ def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tm
                              "--admin-token-file", str(token_file)], stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "AWM_ADMIN_TOKEN": "env-token-0123456789"})
     try:
-        base = re.search(r"(http://127\.0\.0\.1:\d+)/", proc.stderr.readline()).group(1)
+        base = served_url(proc)
         assert "file-token" not in open(f"/proc/{proc.pid}/cmdline", "rb").read().decode()
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789") == 200
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789 ") == 401
