@@ -462,7 +462,9 @@ def latest_case_question(w: _World) -> Draft | None:
         f"What is the status of the most recently created {w.L['case']} of {w.person(party)} ({party['email']}), "
         f"and which {w.L['staff']} handles it? Give the status and their full name.",
         calls,
-        [w.text_answer(case["status"], list(w.fl.statuses)),
+        # any status of the world is a conflicting candidate ("cancelled, or maybe active")
+        [w.text_answer(case["status"], sorted({r["status"] for rows in w.rows.values() for r in rows
+                                                if isinstance(r.get("status"), str)})),
          w.text_answer(w.person(member), [w.person(s) for s in w.rows["staff"]])],
         answer=f"{case['status']}, handled by {w.person(member)}",
     )

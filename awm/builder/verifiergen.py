@@ -227,14 +227,16 @@ def _answer_call(task: Task, goal: Goal, slot: str) -> str:
     """check_answer for one answer goal: its conflicting candidates are the other values of its kind, except
     the values the task itself expects (a value the question quotes is one too: the answer may repeat a
     clause of the instruction word for word, which states nothing, but not name that value on its own).
-    Numbers the instruction states are allowed; its clauses are passed as patterns to take out of an answer."""
+    The instruction's clauses are passed as patterns to take out of an answer (a copied clause states nothing)."""
     value = goal.expect["value"]
     expected = [g.expect["value"] for g in task.goals if g.kind == "answer"]
     taken = {_words(v) for v in expected if isinstance(v, str)}
     others = [o for o in list(goal.expect.get("others", [])) + list(goal.expect.get("exclude", []))
               if _words(o) not in taken]
+    # the numbers the task expects, and the ones inside the names it expects ('Ram ProMaster 2500'); not the
+    # instruction's own numbers, which a hedge could borrow ("4, or maybe 5" after "reduce the stock by 5")
     allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
-                     | set(_numbers(task.instruction)))
+                     | {n for v in expected if isinstance(v, str) for n in _numbers(v)})
     return (f"check_answer(answer, {slot!r}, {value!r}, {sorted(set(others))!r}, {allowed!r}, "
             f"{_echoes(task.instruction)!r}, failures)")
 

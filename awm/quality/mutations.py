@@ -363,10 +363,23 @@ def equivalent_answers(task: Task) -> list[tuple[str, str]]:
     if not answer:
         return []
     forms = []
-    money = re.sub(r"(?<![\w.,-])\d+\.\d+(?![\w.])", _format_number, answer)
+    # the names the answer states keep their digits ('3.5 Doubles League'): only the values are reformatted
+    names = sorted({g.expect["value"] for g in task.goals if g.kind == "answer" and isinstance(g.expect["value"], str)
+                    and g.expect["value"] in answer}, key=len, reverse=True)
+    kept = {f"\x00{n}\x00": name for n, name in enumerate(names)}
+    masked = answer
+    for mark, name in kept.items():
+        masked = masked.replace(name, mark)
+
+    def unmasked(text: str) -> str:
+        for mark, name in kept.items():
+            text = text.replace(mark, name)
+        return text
+
+    money = unmasked(re.sub(r"(?<![\w.,\x00-])\d+\.\d+(?![\w.\x00])", _format_number, masked))
     if money != answer:
         forms.append(("currency and thousands formatting", money))
-    trimmed = re.sub(r"(?<![\w.])(\d+\.\d)0(?![\d])", r"\1", answer)
+    trimmed = unmasked(re.sub(r"(?<![\w.\x00])(\d+\.\d)0(?![\d\x00])", r"\1", masked))
     if trimmed != answer:
         forms.append(("a trailing zero dropped", trimmed))
     words = answer
