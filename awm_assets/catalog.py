@@ -20,13 +20,14 @@ from awm_assets.constants import (
 from resources import ArtifactStoreResource, GeneratorResource
 
 UI_URL_ENV = "AWM_UI_URL"
-DEFAULT_UI_URL = "http://127.0.0.1:3000"
 MAX_FAILURES_SHOWN = 200
 
 
 def partition_url(asset: str, partition: str) -> str:
-    """The Dagster UI page of one partition of an asset ($AWM_UI_URL, default the `make ui` address)."""
-    base = os.environ.get(UI_URL_ENV, DEFAULT_UI_URL).rstrip("/")
+    """The Dagster UI page of one partition of an asset. Relative by default, so a link in metadata opens
+    on whatever host and port the UI is served from; $AWM_UI_URL makes it absolute (a UI behind a path
+    prefix, or links read outside the UI)."""
+    base = os.environ.get(UI_URL_ENV, "").rstrip("/")
     return f"{base}/assets/{quote(asset)}?view=partitions&partition={quote(partition)}"
 
 

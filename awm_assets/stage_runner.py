@@ -16,12 +16,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import dagster as dg
 
-from awm.domains import validate_domain_slug
+from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import InvalidDomainError
-from awm.stages.base import STAGE_WORK, StageOutcome
+from awm.stages.base import STAGE_WORK, StageOutcome, code_version, read_attempts
 from awm.store import ArtifactStore
 from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import MAX_ATTEMPTS
@@ -99,8 +100,10 @@ def run_stage(
         close = getattr(backend, "close", None)
         if callable(close):
             close()
-    failed = [o for o in outcomes if o.status == "failed"]
     attempt = context.retry_number + 1
+    if attempt > 1:
+        outcomes = credit_earlier_attempts(store, stage, outcomes, backend)
+    failed = [o for o in outcomes if o.status == "failed"]
     if failed and not generator.deterministic:
         listing = "; ".join(f"{o.env_id}: {o.error}" for o in failed[:10])
         if attempt < MAX_ATTEMPTS:
@@ -109,28 +112,69 @@ def run_stage(
                        f"them in {wait:g} s with these errors in their prompts: {listing}")
             context.log.warning(message)
             raise dg.RetryRequested(max_retries=MAX_ATTEMPTS - 1, seconds_to_wait=wait) from StageRetry(message)
-    metadata = stage_metadata(store, stage, outcomes, preview, backend, attempt, time.perf_counter() - started,
-                              domains)
+    seconds = time.perf_counter() - started
     if failed and not generator.deterministic and not any(o.ok for o in outcomes):
         raise dg.Failure(
             description=f"{stage}: every environment failed after {attempt} attempt(s), nothing was published: "
                         f"{listing}",
-            metadata=metadata, allow_retries=False)
-    return dg.MaterializeResult(metadata=metadata)
+            metadata={"environments_table": dg.MetadataValue.md(_status_table(outcomes)),
+                      "attempt_errors": dg.MetadataValue.md(attempt_errors(store, stage, failed))},
+            allow_retries=False)
+    # Each domain partition's materialization describes that domain alone; the step's totals go to the run.
+    by_domain: dict[str, list[StageOutcome]] = {domain: [] for domain in domains}
+    for outcome in outcomes:
+        by_domain[split_env_id(outcome.env_id)[0]].append(outcome)
+    for domain, mine in by_domain.items():
+        context.add_asset_metadata(stage_metadata(store, stage, mine, preview, backend, attempt, domain),
+                                   partition_key=domain)
+    context.log.info(run_summary(stage, outcomes, domains, attempt, seconds))
+    return dg.MaterializeResult()
 
 
-def llm_metadata(stage: str, backend, domains: list[str]) -> dict:
-    """Calls, cache hits, tokens and cost of this step (every attempt of it in this run), and per domain."""
+def credit_earlier_attempts(store: ArtifactStore, stage: str, outcomes: list[StageOutcome],
+                            backend) -> list[StageOutcome]:
+    """A retried step reuses what its earlier attempts in this run built: count those as built (at the
+    attempt that built them), not as reused from an earlier run."""
+    asked = getattr(backend, "env_ids_asked", None)
+    if not callable(asked):
+        return outcomes
+    earlier = asked(stage)
+    credited = []
+    for o in outcomes:
+        record = store.provenance(o.env_id).get(stage) if o.status == "cached" and o.env_id in earlier else None
+        if record is not None:
+            o = replace(o, status="built", attempt=record.attempts, duration_ms=record.duration_ms)
+        credited.append(o)
+    return credited
+
+
+def _range_label(domains: list[str]) -> str:
+    return domains[0] if len(domains) == 1 else f"{domains[0]} .. {domains[-1]} ({len(domains)} domains)"
+
+
+def run_summary(stage: str, outcomes: list[StageOutcome], domains: list[str], attempt: int, seconds: float) -> str:
+    """The step's totals over every domain of the run: the run's own record, not any partition's."""
+    statuses = Counter(o.status for o in outcomes)
+    failed = [o.env_id for o in outcomes if o.status == "failed"]
+    return (f"{stage}: {_range_label(domains)}, {len(outcomes)} environments: {statuses['built']} built, "
+            f"{statuses['cached']} reused, {statuses['failed']} failed, {statuses['skipped']} skipped (upstream "
+            f"failed); attempt {attempt}; {seconds:.2f} s"
+            + (f"; failed: {', '.join(failed[:20])}" + (" ..." if len(failed) > 20 else "") if failed else ""))
+
+
+def llm_metadata(stage: str, backend, domain: str) -> dict:
+    """Calls, cache hits, tokens and cost of this step for one domain (every attempt, this run), and the
+    domain's totals over every stage and run so far."""
     usage = getattr(backend, "usage", None)
     if not callable(usage):
         return {}
-    metadata: dict = dict(usage(stage))
+    metadata: dict = dict(usage(stage, domains=[domain]))
     metadata["llm_model"] = backend.model
     metadata["llm_structured_output"] = backend.client.structured_output
     rows = ["| domain | calls | cache hits | prompt tokens | completion tokens | cost USD | unpriced calls |",
             "|---|---|---|---|---|---|---|"]
-    for domain, total in backend.cost_by_domain(domains).items():
-        rows.append(f"| {domain} | {total['llm_calls']} | {total['llm_cache_hits']} | {total['llm_prompt_tokens']} | "
+    for name, total in backend.cost_by_domain([domain]).items():
+        rows.append(f"| {name} | {total['llm_calls']} | {total['llm_cache_hits']} | {total['llm_prompt_tokens']} | "
                     f"{total['llm_completion_tokens']} | {total['llm_cost_usd']:.4f} | {total['llm_unpriced_calls']} |")
     metadata["llm_cost_by_domain"] = dg.MetadataValue.md(
         "All stages and runs so far, from the ledger:\n\n" + "\n".join(rows))
@@ -146,8 +190,25 @@ def _status_table(outcomes: list[StageOutcome]) -> str:
     return "\n".join(lines)
 
 
+def attempt_errors(store: ArtifactStore, stage: str, failed: list[StageOutcome]) -> str:
+    """Every attempt's error of each failed environment, oldest first: what each retry was told."""
+    lines = []
+    for o in failed:
+        lines.append(f"**{o.env_id}**")
+        records = read_attempts(store, o.env_id, stage)
+        for record in records:
+            fed = "" if record.feedback else " (not fed back: not the output's fault)"
+            lines.append(f"- attempt {record.attempt}{fed}: {record.error[:600]}")
+        if not records:
+            lines.append(f"- {o.error}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def stage_metadata(store: ArtifactStore, stage: str, outcomes: list[StageOutcome], preview: PreviewFn,
-                   backend, attempt: int, seconds: float, domains: list[str]) -> dict:
+                   backend, attempt: int, domain: str) -> dict:
+    """What one domain partition's materialization shows: its environments and their status, counts,
+    failures with every attempt's error, a preview, and where the artifacts came from."""
     statuses = Counter(o.status for o in outcomes)
     numeric: Counter = Counter()
     for o in outcomes:
@@ -155,33 +216,41 @@ def stage_metadata(store: ArtifactStore, stage: str, outcomes: list[StageOutcome
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 numeric[key] += value
     ok = [o for o in outcomes if o.ok]
+    failed = [o for o in outcomes if o.status == "failed"]
+    params = dict(getattr(backend, "params", {}))
     metadata: dict = {
-        "domains": ", ".join(domains),
+        "domain": domain,
         "environments": len(outcomes),
         "built": statuses["built"],
         "reused": statuses["cached"],
         "failed": statuses["failed"],
         "skipped (upstream failed)": statuses["skipped"],
+        "failed_environment_ids": ", ".join(o.env_id for o in failed) or "none",
         "attempt": attempt,
-        "duration_s": round(seconds, 3),
+        "build_s": round(sum(o.duration_ms for o in outcomes) / 1000, 3),
         "backend": getattr(backend, "name", "?"),
-        "backend_params": dg.MetadataValue.json(dict(getattr(backend, "params", {}))),
-        "artifact_root": dg.MetadataValue.path(str(store.corpus_dir)),
+        "backend_params": dg.MetadataValue.json(params),
+        "code_version": code_version(stage, params, backend),
+        "artifact_root": dg.MetadataValue.path(str(store.corpus_dir / domain)),
         "environments_table": dg.MetadataValue.md(_status_table(outcomes)),
     }
+    prompt_hash = getattr(backend, "prompt_hash", None)
+    if callable(prompt_hash):
+        metadata["prompt_hash"] = prompt_hash(stage)
     for key, total in sorted(numeric.items()):
         metadata[f"total_{key}"] = round(total, 2)
         if ok:
             metadata[f"mean_{key}_per_env"] = round(total / max(1, len(ok)), 2)
     if ok:
         metadata["preview"] = dg.MetadataValue.md(preview(store, ok))
-    if statuses["failed"]:
+    if failed:
         metadata["failures"] = dg.MetadataValue.md(
-            "\n".join(f"- **{o.env_id}** (attempt {o.attempt}): {o.error}" for o in outcomes if o.status == "failed"))
+            "\n".join(f"- **{o.env_id}** (attempt {o.attempt}): {o.error}" for o in failed))
+        metadata["attempt_errors"] = dg.MetadataValue.md(attempt_errors(store, stage, failed))
     corrected = [o for o in outcomes if o.status == "built" and o.attempt > 1]
     if corrected:
         metadata["self_corrected"] = dg.MetadataValue.md("\n".join(
             f"- **{o.env_id}** built at attempt {o.attempt}; earlier errors: "
             + "; ".join(e[:200] for e in store.provenance(o.env_id)[stage].errors) for o in corrected))
-    metadata.update(llm_metadata(stage, backend, domains))
+    metadata.update(llm_metadata(stage, backend, domain))
     return metadata

@@ -7,7 +7,7 @@ from awm.contracts import Scenario
 from awm.quality.scenarios import NEAR_DUPLICATE_SIMILARITY, domain_duplicate_findings, scenario_identity_findings
 from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_check
+from checks.environments import validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -21,8 +21,8 @@ def inspect_scenarios(store, env_ids: list[str]) -> list:
                 description=f"Every scenario the stage kept is stored under its own id and domain, and no two of a "
                             f"domain are near-duplicates (similarity >= {NEAR_DUPLICATE_SIMILARITY}).")
 def scenarios_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                    generator: GeneratorResource) -> dg.AssetCheckResult:
-    return validity_result(context, store, generator, SCENARIOS, "scenario.json", inspect_scenarios)
+                    generator: GeneratorResource):
+    yield from validity_results(context, store, generator, SCENARIOS, "scenario.json", inspect_scenarios)
 
 
 scenarios_yield = yield_check(SCENARIOS, "scenario.json",

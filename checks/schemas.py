@@ -7,7 +7,7 @@ from awm.contracts import SchemaSpec
 from awm.quality.schemas import schema_findings
 from awm_assets.constants import SCHEMAS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_check
+from checks.environments import validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
@@ -21,8 +21,8 @@ def inspect_schemas(store, env_ids: list[str]) -> list:
                             "foreign keys that resolve (as SQLite reads the DDL), matches schema.json, and models "
                             "no authentication data.")
 def schemas_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                  generator: GeneratorResource) -> dg.AssetCheckResult:
-    return validity_result(context, store, generator, SCHEMAS, "schema.sql", inspect_schemas)
+                  generator: GeneratorResource):
+    yield from validity_results(context, store, generator, SCHEMAS, "schema.sql", inspect_schemas)
 
 
 schemas_yield = yield_check(SCHEMAS, "schema.sql",

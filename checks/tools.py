@@ -7,7 +7,7 @@ from awm.contracts import SchemaSpec, TaskSet, ToolSet
 from awm.quality.tools import tool_findings
 from awm_assets.constants import TOOLS
 from awm_assets.partitions import domain_partitions
-from checks.environments import validity_result, yield_check
+from checks.environments import validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
@@ -41,8 +41,8 @@ def inspect_tools(store, env_ids: list[str]) -> list:
                             "Schema naming the implementation's parameters; every tool answers a smoke call on a "
                             "fresh episode without crashing; every table is reachable by some tool.")
 def tools_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                generator: GeneratorResource) -> dg.AssetCheckResult:
-    return validity_result(context, store, generator, TOOLS, "tools.py", inspect_tools)
+                generator: GeneratorResource):
+    yield from validity_results(context, store, generator, TOOLS, "tools.py", inspect_tools)
 
 
 tools_yield = yield_check(TOOLS, "tools.py",

@@ -18,7 +18,7 @@ from awm.stages.catalog import proof_table
 from awm_assets.catalog import partition_url
 from awm_assets.constants import VERIFICATION_REPORTS
 from awm_assets.partitions import domain_partitions
-from checks.environments import partition_environments, validity_result, yield_check
+from checks.environments import checked_domains, partition_environments, per_domain, validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 MUTATION_KILL_TARGET = 0.9
@@ -61,8 +61,8 @@ def inspect_reports(store, env_ids: list[str]) -> list[Finding]:
                 description="Every report the stage kept proves exactly the environment's tasks, each with a "
                             "verifier, and is consistent, so the catalog publishes only tasks that passed.")
 def verification_reports_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                               generator: GeneratorResource) -> dg.AssetCheckResult:
-    return validity_result(context, store, generator, VERIFICATION_REPORTS, "report.json", inspect_reports)
+                               generator: GeneratorResource):
+    yield from validity_results(context, store, generator, VERIFICATION_REPORTS, "report.json", inspect_reports)
 
 
 @dg.asset_check(asset=VERIFICATION_REPORTS, name="verification_reports_solvability",
@@ -73,9 +73,14 @@ def verification_reports_valid(context: dg.AssetCheckExecutionContext, store: Ar
                             f"target {MUTATION_KILL_TARGET:.0%}) and accepts valid alternatives. Lists every task "
                             "that failed a proof, and why, and the rates by proof class.")
 def verification_reports_solvability(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
-                                     generator: GeneratorResource) -> dg.AssetCheckResult:
+                                     generator: GeneratorResource):
     st = store.store()
-    envs = partition_environments(context, st, VERIFICATION_REPORTS, generator.slots, "report.json")
+    yield from per_domain(context, {domain: solvability_result(st, partition_environments(
+        st, VERIFICATION_REPORTS, generator.slots, "report.json", domain)) for domain in checked_domains(context)})
+
+
+def solvability_result(st, envs) -> dg.AssetCheckResult:
+    """One domain's proofs: every task that failed one, by proof, and the mutation kill rate."""
     reports = [st.read_model(env_id, "report.json", VerificationReport) for env_id in envs.valid]
     tasks = [t for r in reports for t in r.tasks]
     tried = sum(t.mutations_tried for t in tasks)
@@ -88,13 +93,14 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
     rows = ["| environment | task | failed proof | why | partition |", "|---|---|---|---|---|"]
     for env_id, t in failing[:200]:
         why = t.error or "; ".join(t.evidence + t.survivors + t.rejected_alternatives) or "-"
-        domain = env_id.rsplit("__", 1)[0]
         rows.append(f"| {env_id} | {t.task_id} | {t.failure_check()} | {why.replace('|', '/')[:300]} | "
-                    f"[{domain}]({partition_url(VERIFICATION_REPORTS, domain)}) |")
+                    f"[{envs.domain}]({partition_url(VERIFICATION_REPORTS, envs.domain)}) |")
     metadata = {
+        "domain": envs.domain,
         "environments": len(reports),
         "tasks": len(tasks),
         "publishable_tasks": len(tasks) - len(failing),
+        "environments_with_unproven_tasks": ", ".join(sorted({env_id for env_id, _ in failing})) or "none",
         "reference_passed": sum(t.reference_passed for t in tasks),
         "null_passed": sum(t.null_passed for t in tasks),
         "nondeterministic_verifiers": sum(not t.deterministic for t in tasks),
@@ -110,8 +116,10 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
     passed = not failing and kill_rate >= MUTATION_KILL_TARGET
     description = (f"{len(tasks) - len(failing)} of {len(tasks)} task(s) proven; mutation kill rate "
                    f"{kill_rate:.1%} ({killed}/{tried})")
+    if failing:
+        description += "; unproven tasks in " + ", ".join(sorted({env_id for env_id, _ in failing}))
     return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
-                               description=description)
+                               description=description[:1000])
 
 
 verification_reports_yield = yield_check(VERIFICATION_REPORTS, "report.json",

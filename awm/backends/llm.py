@@ -118,12 +118,21 @@ class LLMBackend:
                               self.tasks_per_env])
         return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
-    def usage(self, stage: str) -> dict:
-        """Calls, cache hits, tokens and cost of one stage in this run (every attempt), from the ledger."""
+    def usage(self, stage: str, domains: list[str] | None = None) -> dict:
+        """Calls, cache hits, tokens and cost of one stage in this run (every attempt), from the ledger;
+        only those about `domains` when given."""
         ledger = self.client.ledger
         if ledger is None or self.run_id is None:
             return summarize([])
-        return summarize(ledger.records(run_id=self.run_id, stage=_TEMPLATE_STAGE.get(stage, stage)))
+        return summarize(ledger.records(run_id=self.run_id, stage=_TEMPLATE_STAGE.get(stage, stage), domains=domains))
+
+    def env_ids_asked(self, stage: str) -> set[str]:
+        """The environments this run asked the model about for `stage`, at any attempt."""
+        ledger = self.client.ledger
+        if ledger is None or self.run_id is None:
+            return set()
+        return {r.env_id for r in ledger.records(run_id=self.run_id, stage=_TEMPLATE_STAGE.get(stage, stage))
+                if r.env_id}
 
     def cost_by_domain(self, domains: list[str] | None = None) -> dict[str, dict]:
         ledger = self.client.ledger

@@ -107,7 +107,7 @@ def test_a_dangling_foreign_key_turns_the_schema_check_red(built, tmp_path):
     assert "ghost_" in evaluation.metadata["why"].value and "foreign_keys" in evaluation.metadata["why"].value
 
 
-def test_an_environment_the_stage_failed_is_a_warning_not_a_blocking_failure(built, tmp_path):
+def test_an_environment_the_stage_failed_is_reported_by_the_yield_check_not_the_blocking_one(built, tmp_path):
     home = copy_home(built, tmp_path)
     store = ArtifactStore(home)
     store.mark_failed(ENV, "databases", "QualityError: databases failed for dental_clinic__00: [database_rows] "
@@ -117,8 +117,11 @@ def test_an_environment_the_stage_failed_is_a_warning_not_a_blocking_failure(bui
         found = evaluations(run_checks(instance, home, databases_valid, databases_yield))
     assert found["databases_valid"].passed  # the failed environment went no further: nothing invalid downstream
     warn = found["databases_yield"]
-    assert not warn.passed and warn.severity == dg.AssetCheckSeverity.WARN
+    # the domain's only environment failed: nothing of it is left at this stage, an error (never blocking)
+    assert not warn.passed and warn.severity == dg.AssetCheckSeverity.ERROR and not warn.blocking
+    assert warn.partition == DOMAIN
     assert warn.metadata["failed"].value == 1 and warn.metadata["yield"].value == 0.0
+    assert warn.metadata["failed_environment_ids"].value == ENV
     table = warn.metadata["failed_environments"].value
     assert "database_rows" in table and "0 rows" in table
     assert "/assets/databases?view=partitions&partition=dental_clinic" in table
