@@ -197,8 +197,13 @@ def attempt_errors(store: ArtifactStore, stage: str, failed: list[StageOutcome])
         lines.append(f"**{o.env_id}**")
         records = read_attempts(store, o.env_id, stage)
         for record in records:
-            fed = "" if record.feedback else " (not fed back: not the output's fault)"
-            lines.append(f"- attempt {record.attempt}{fed}: {record.error[:600]}")
+            if record is records[-1]:
+                note = "the last"
+            elif record.feedback:
+                note = f"fed back to attempt {record.attempt + 1}"
+            else:
+                note = "not fed back (not the output's fault)"
+            lines.append(f"- attempt {record.attempt}, {note}: {record.error[:600]}")
         if not records:
             lines.append(f"- {o.error}")
         lines.append("")

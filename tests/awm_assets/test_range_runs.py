@@ -85,7 +85,7 @@ def test_a_range_run_records_each_domains_own_checks_and_metadata(tmp_path):
         assert by_partition["dental_clinic"]["failed"] == 1 and by_partition["dental_clinic"]["built"] == 1
         assert by_partition["dental_clinic"]["failed_environment_ids"] == BROKEN
         assert BROKEN in by_partition["dental_clinic"]["failures"]
-        assert "attempt 1: " in by_partition["dental_clinic"]["attempt_errors"]
+        assert "- attempt 1, the last: " in by_partition["dental_clinic"]["attempt_errors"]
         assert by_partition["airline"]["failed"] == 0 and "failures" not in by_partition["airline"]
         assert "| airline__00 |" in by_partition["airline"]["environments_table"]
         tool_previews = {m.partition: m.metadata["preview"].value

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 from awm.store import ArtifactStore
+from tests.e2e.graphql import check_partition_statuses
 
 
 def test_awm_backfill_builds_a_domain_through_the_daemon(dagster_dev):
@@ -18,6 +19,11 @@ def test_awm_backfill_builds_a_domain_through_the_daemon(dagster_dev):
     store = ArtifactStore(awm_home)
     assert store.exists("airline__00", "report.json")
     assert not store.exists("airline__01", "scenario.json")  # AWM_SLOTS=1 in the code location
+    # the daemon's backfill run recorded every check on the domain's partition, none Skipped
+    for asset, check in (("scenarios", "scenarios_valid"), ("databases", "databases_yield"),
+                         ("verification_reports", "verification_reports_solvability")):
+        statuses = check_partition_statuses(url, asset, check, until=lambda s: "airline" in s["succeeded"])
+        assert "airline" in statuses["succeeded"] and "airline" not in statuses["skipped"], (check, statuses)
 
 
 def test_backfill_against_no_server_is_a_clear_error():

@@ -2,30 +2,21 @@
 open the asset graph, launch a materialization of one partition, wait for success, and save
 screenshots of the asset page (metadata, lineage) as test artifacts."""
 
-import os
-import shutil
 import time
-from pathlib import Path
-
-import pytest
 
 from awm.dagster_client import DagsterClient
+from tests.e2e.browser import (
+    ARTIFACTS,
+    BROWSER_ARGS,
+    CHROMIUM,
+    check_partition_detail,
+    dismiss_welcome,
+    needs_chromium,
+    open_check_partitions,
+)
+from tests.e2e.graphql import check_partition_statuses
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(os.environ.get("AWM_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
-
-if not CHROMIUM and os.environ.get("CI"):
-    raise RuntimeError("CI must install Debian's chromium package for the UI test")
-pytestmark = pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium package is not installed")
-
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def dismiss_welcome(page) -> None:
-    skip = page.get_by_role("button", name="Skip")
-    if skip.count():
-        skip.first.click()
+pytestmark = needs_chromium
 
 
 def test_materialize_a_partition_from_the_ui(dagster_dev):
@@ -64,6 +55,17 @@ def test_materialize_a_partition_from_the_ui(dagster_dev):
         page.get_by_text("Latest materialization").wait_for(timeout=30_000)
         page.get_by_text("environments", exact=True).first.wait_for(timeout=60_000)  # the materialization's metadata
         page.screenshot(path=str(ARTIFACTS / "asset-page.png"), full_page=True)
+        # the one-domain run recorded the checks on the domain's partition: Passed, not Skipped
+        expected = {"scenarios_valid": "1 environment(s) checked, no findings",
+                    "scenarios_yield": "1 of 1 environment(s) passed scenarios"}
+        for check, description in expected.items():
+            statuses = check_partition_statuses(url, "scenarios", check,
+                                                until=lambda s: "dental_clinic" in s["succeeded"])
+            assert "dental_clinic" in statuses["succeeded"] and statuses["skipped"] == [], (check, statuses)
+            open_check_partitions(page, url, "scenarios", check)
+            assert page.get_by_text("Skipped (0)", exact=True).is_visible()
+            detail = check_partition_detail(page, "dental_clinic")
+            assert "Passed" in detail and description in detail, detail
         page.goto(f"{url}/assets/scenarios?view=lineage")
         page.get_by_text("tasks", exact=True).first.wait_for(timeout=30_000)
         page.wait_for_load_state("networkidle")

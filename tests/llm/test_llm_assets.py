@@ -155,6 +155,31 @@ def test_a_fault_that_persists_fails_the_partition_with_the_reason(serve, home):
     assert not result.asset_materializations_for_node("schemas")
 
 
+def test_an_environment_failing_every_attempt_is_shown_on_its_domain_while_its_sibling_publishes(serve, home):
+    serve.faults({"fault": "unsafe_code", "stage": "tools", "times": None, "env_id": "dental_clinic__01"})
+    result = materialize(STAGES + CHECKS, "dental_clinic", home, serve, slots=2)
+    assert result.success  # the sibling went through; the failed environment went no further
+    tools_meta = metadata(result, "tools")
+    assert tools_meta["attempt"] == 5 and tools_meta["failed"] == 1
+    # the sibling was built by the step's first attempt and reused by the retries: built, not "reused"
+    assert tools_meta["built"] == 1 and tools_meta["reused"] == 0
+    assert "| dental_clinic__00 | built | 1 |" in tools_meta["environments_table"]
+    assert tools_meta["failed_environment_ids"] == "dental_clinic__01"
+    errors = tools_meta["attempt_errors"]
+    assert [f"- attempt {n}, fed back to attempt {n + 1}: " in errors for n in range(1, 5)] == [True] * 4
+    assert "- attempt 5, the last: " in errors
+    assert errors.count("import of 'os' is not allowed") == 5
+    verification = metadata(result, "verification_reports")
+    assert verification["built"] == 1 and verification["skipped (upstream failed)"] == 1
+    found = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    warn = found["tools_yield"]
+    assert not warn.passed and warn.severity == dg.AssetCheckSeverity.WARN and warn.partition == "dental_clinic"
+    assert warn.metadata["failed_environment_ids"].value == "dental_clinic__01"
+    assert "tool_code_policy" in warn.metadata["failed_environments"].value
+    assert found["tools_valid"].passed and found["verification_reports_yield"].passed
+    assert ArtifactStore(home).failure("dental_clinic__01").stage == "tools"
+
+
 def test_missing_key_or_unreachable_endpoint_fails_before_any_stage(serve, home, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     result = materialize([scenarios], "airline", home, serve, raise_on_error=False)

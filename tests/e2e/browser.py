@@ -1,0 +1,81 @@
+"""Debian's Chromium driven by Playwright (no browser download), and what the UI tests share."""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(os.environ.get("AWM_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+
+if not CHROMIUM and os.environ.get("CI"):
+    raise RuntimeError("CI must install Debian's chromium package for the UI tests")
+needs_chromium = pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium package is not installed")
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def dismiss_welcome(page) -> None:
+    skip = page.get_by_role("button", name="Skip")
+    if skip.count():
+        skip.first.click()
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    dismiss_welcome(page)
+
+
+def visible_text(page, text: str):
+    """Elements showing exactly `text` (the UI keeps hidden copies of long names to measure them)."""
+    return page.get_by_text(text, exact=True).filter(visible=True)
+
+
+def metadata_value(page, key: str):
+    """The value cell of one row of the metadata table shown on the page."""
+    row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=key, exact=True))
+    return row.first.get_by_role("cell").nth(1)
+
+
+def markdown_text(page, cell) -> str:
+    """A markdown metadata value: shown in place, or (when long) behind [Show Markdown] in a dialog,
+    which is left open."""
+    opener = cell.get_by_text("[Show Markdown]")
+    if not opener.count():
+        return cell.inner_text()
+    opener.click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=15_000)
+    page.locator(".bp5-overlay-backdrop.bp5-overlay-enter-done").wait_for(timeout=15_000)  # opened, for the shot
+    return dialog.inner_text()
+
+
+def close_dialog(page) -> None:
+    page.keyboard.press("Escape")
+    page.locator(".bp5-overlay-backdrop").wait_for(state="detached", timeout=15_000)
+
+
+def scroll_to(element) -> None:
+    """Bring an element to the middle of its scrolling area without scrolling sideways."""
+    element.evaluate("e => e.scrollIntoView({block: 'center', inline: 'nearest'})")
+
+
+def open_check_partitions(page, url: str, asset: str, check: str) -> None:
+    open_page(page, f"{url}/assets/{asset}?view=checks&checkDetail={check}")
+    page.get_by_role("tab", name="Partitions").last.click()
+    page.get_by_text(re.compile(r"^Passed \(\d+\)$")).wait_for(timeout=30_000)
+
+
+def check_partition_detail(page, partition: str) -> str:
+    """Click a partition in the check's Partitions view; return the text of its detail panel (status,
+    latest execution, description, metadata)."""
+    visible_text(page, partition).last.click()
+    panel = (page.locator("div").filter(has=page.get_by_text("Latest execution", exact=True))
+             .filter(has=page.get_by_text("Description", exact=True)).last)
+    panel.wait_for(timeout=30_000)
+    panel.get_by_text(partition, exact=True).first.wait_for(timeout=30_000)
+    return panel.inner_text()
