@@ -52,12 +52,12 @@ def failure_report(summary: CatalogSummary) -> str:
     problems = summary.problems
     if not problems:
         return "No environment failed or was quarantined."
-    rows = ["| environment | status | stage | check | reason | open |", "|---|---|---|---|---|---|"]
+    rows = ["| environment | status | stage | check | open | reason |", "|---|---|---|---|---|---|"]
     for s in problems[:MAX_FAILURES_SHOWN]:
         asset = s.stage if s.stage and s.stage != "catalog" else VERIFICATION_REPORTS
         reason = (s.reason or "").replace("|", "/").replace("\n", " ")[:300]
-        rows.append(f"| {s.env_id} | {s.status} | {s.stage} | {s.check} | {reason} | "
-                    f"[{asset} / {s.domain}]({partition_url(asset, s.domain)}) |")
+        rows.append(f"| {s.env_id} | {s.status} | {s.stage} | {s.check} | "
+                    f"[{asset} / {s.domain}]({partition_url(asset, s.domain)}) | {reason} |")
     if len(problems) > MAX_FAILURES_SHOWN:
         rows.append(f"\n{len(problems) - MAX_FAILURES_SHOWN} more in failures.jsonl.")
     return "\n".join(rows)

@@ -154,13 +154,13 @@ def validity_result(envs: PartitionEnvironments, findings: list[Finding], stage:
 def yield_result(envs: PartitionEnvironments, stage: str) -> dg.AssetCheckResult:
     """WARN when the stage failed some environments of the domain: how many, which check, why."""
     attempted = len(envs.valid) + len(envs.failed_here)
-    rows = ["| environment | check | reason | partition |", "|---|---|---|---|"]
+    rows = ["| environment | check | partition | reason |", "|---|---|---|---|"]
     by_check: dict[str, int] = {}
     for env_id, reason in envs.failed_here:
         check = check_named_in(reason) or stage
         by_check[check] = by_check.get(check, 0) + 1
-        rows.append(f"| {env_id} | {check} | {reason.replace('|', '/')[:300]} | "
-                    f"[{envs.domain}]({partition_url(stage, envs.domain)}) |")
+        rows.append(f"| {env_id} | {check} | [{envs.domain}]({partition_url(stage, envs.domain)}) | "
+                    f"{reason.replace('|', '/')[:300]} |")
     metadata = {
         "domain": envs.domain,
         "environments": envs.total,

@@ -90,11 +90,11 @@ def solvability_result(st, envs) -> dg.AssetCheckResult:
     by_proof: dict[str, int] = {}
     for _, t in failing:
         by_proof[t.failure_check()] = by_proof.get(t.failure_check(), 0) + 1
-    rows = ["| environment | task | failed proof | why | partition |", "|---|---|---|---|---|"]
+    rows = ["| environment | task | failed proof | partition | why |", "|---|---|---|---|---|"]
     for env_id, t in failing[:200]:
         why = t.error or "; ".join(t.evidence + t.survivors + t.rejected_alternatives) or "-"
-        rows.append(f"| {env_id} | {t.task_id} | {t.failure_check()} | {why.replace('|', '/')[:300]} | "
-                    f"[{envs.domain}]({partition_url(VERIFICATION_REPORTS, envs.domain)}) |")
+        rows.append(f"| {env_id} | {t.task_id} | {t.failure_check()} | "
+                    f"[{envs.domain}]({partition_url(VERIFICATION_REPORTS, envs.domain)}) | {why.replace('|', '/')[:300]} |")
     metadata = {
         "domain": envs.domain,
         "environments": len(reports),

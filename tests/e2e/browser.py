@@ -61,7 +61,8 @@ def close_dialog(page) -> None:
 
 def scroll_to(element) -> None:
     """Bring an element to the middle of its scrolling area without scrolling sideways."""
-    element.evaluate("e => e.scrollIntoView({block: 'center', inline: 'nearest'})")
+    element.evaluate("e => { e.scrollIntoView({block: 'center', inline: 'nearest'});"
+                     " for (let p = e.parentElement; p; p = p.parentElement) p.scrollLeft = 0; }")
 
 
 def open_check_partitions(page, url: str, asset: str, check: str) -> None:

@@ -74,7 +74,7 @@ def test_a_failed_environment_traced_from_the_catalog_to_its_reason_and_lineage(
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        page = browser.new_page(viewport={"width": 1600, "height": 900})
+        page = browser.new_page(viewport={"width": 1920, "height": 1000})
 
         # 1. the catalog's failures list: the environment, its stage, the check that caught it, a link
         open_page(page, f"{url}/assets/environment_catalog")
@@ -82,7 +82,7 @@ def test_a_failed_environment_traced_from_the_catalog_to_its_reason_and_lineage(
         row.wait_for(timeout=30_000)
         cells = [c.strip() for c in row.get_by_role("cell").all_inner_texts()]
         assert cells[:4] == [WALK_FAILING_ENV, "failed", STAGE, "tool_code_policy"], cells
-        assert "import of 'os' is not allowed" in cells[4]
+        assert cells[4].split() == [STAGE, "/", FAILING_DOMAIN] and "import of 'os' is not allowed" in cells[5]
         link = row.get_by_role("link", name=f"{STAGE} / {FAILING_DOMAIN}")
         scroll_to(row)
         page.screenshot(path=str(ARTIFACTS / WALK_SHOTS[0]))
