@@ -96,3 +96,13 @@ def test_a_range_run_records_each_domains_own_checks_and_metadata(tmp_path):
         logs = [e.message for e in instance.all_logs(result.run_id) if e.message]
         assert any(m.startswith("databases: airline .. pet_grooming (3 domains), 6 environments: 5 built")
                    and BROKEN in m for m in logs)
+
+
+def test_partition_links_open_on_the_ui_that_shows_them(monkeypatch):
+    from awm_assets.catalog import partition_url
+
+    monkeypatch.delenv("AWM_UI_URL", raising=False)
+    assert partition_url("tools", "pet_grooming") == "/assets/tools?view=partitions&partition=pet_grooming"
+    monkeypatch.setenv("AWM_UI_URL", "https://dagster.example.org/awm/")
+    assert partition_url("tools", "pet_grooming") == (
+        "https://dagster.example.org/awm/assets/tools?view=partitions&partition=pet_grooming")
