@@ -119,7 +119,7 @@ def environments(url: str, concurrency: int, domain: str, slots: int) -> dict:
             for asset in assets:
                 meta = {k: v.value for k, v in run.asset_materializations_for_node(asset.key.path[-1])[0].metadata.items()}
                 per_stage[asset.key.path[-1]] = {k: meta[k] for k in (
-                    "llm_api_calls", "llm_cache_hits", "llm_prompt_tokens", "llm_completion_tokens", "duration_s",
+                    "llm_api_calls", "llm_cache_hits", "llm_prompt_tokens", "llm_completion_tokens", "build_s",
                     "built", "failed")}
             calls = sum(s["llm_api_calls"] for s in per_stage.values())
             prompt = sum(s["llm_prompt_tokens"] for s in per_stage.values())
