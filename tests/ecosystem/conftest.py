@@ -9,8 +9,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import httpx2
 import pytest
 
+from awm.runtime.server import RuntimeServer, serve_in_thread
+from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
+
+TOKEN = "ecosystem-token"
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients" / "bin" / "python"))
 
@@ -24,3 +29,16 @@ def run_client(script: str, job: dict, timeout: float = 180) -> dict:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def running(published, pool):  # noqa: F811 - fixtures
+    """`awm serve` on 127.0.0.1 over the published corpus, with the admin token TOKEN: (server, base URL)."""
+    server = RuntimeServer(published, pool, TOKEN)
+    handle = serve_in_thread(server)
+    yield server, handle.url
+    handle.stop()
+
+
+def admin(base: str, method: str, path: str, **kwargs) -> httpx2.Response:
+    return httpx2.request(method, f"{base}{path}", headers={"Authorization": f"Bearer {TOKEN}"}, **kwargs)

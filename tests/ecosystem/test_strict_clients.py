@@ -6,29 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 
-import httpx2
-import pytest
-
 from awm.runtime import open_environment
-from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.toolspecs import strict_problems
-from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
-from tests.ecosystem.conftest import run_client
+from tests.ecosystem.conftest import admin, run_client
 
-TOKEN = "ecosystem-token"
 ENV = "retail_banking__00"
-
-
-@pytest.fixture(scope="module")
-def running(published, pool):  # noqa: F811 - fixtures
-    server = RuntimeServer(published, pool, TOKEN)
-    handle = serve_in_thread(server)
-    yield server, handle.url
-    handle.stop()
-
-
-def admin(base: str, method: str, path: str, **kwargs) -> httpx2.Response:
-    return httpx2.request(method, f"{base}{path}", headers={"Authorization": f"Bearer {TOKEN}"}, **kwargs)
 
 
 def test_strict_converters_keep_the_served_schemas_and_per_call_clients_keep_one_episode(running, published, pool):  # noqa: F811

@@ -1,0 +1,341 @@
+"""A `verifiers` environment over the trainer-ready export, played against a running `awm serve`.
+
+    import verifiers as vf
+    env = vf.load_environment("awm.adapters.verifiers", export="tasks.jsonl",
+                              base_url="http://127.0.0.1:8000", admin_token_file="~/.awm-token")
+
+Each dataset row is one exported task (its `prompt` in chat format; `info` names the environment, the task and
+the tool format). Each rollout:
+  1. reserves its own episode of that task on the server (`POST /admin/sessions` with the admin token, under a
+     key made from the rollout's trajectory id): the trainer side binds the task and the episode, the agent
+     never chooses them;
+  2. opens one MCP session at the URL the reservation returned and lists the tools there: the model is offered
+     exactly what the server serves (strict function calling for the strict form);
+  3. runs every tool call the model makes through that session; the rollout ends when the model answers
+     without a tool call (that message is its answer), or at `max_turns`;
+  4. on cleanup, scores the episode with the answer and ends it (`POST /admin/sessions/<key>/score`); the
+     rubric's reward is the server's reward for that verdict, and its metrics the server's counts.
+
+It runs in the trainer's environment, beside `verifiers` (which pins mcp<2), not in the server's (mcp 2.x), so
+it imports nothing of the awm core: install `verifiers==0.3.1`, then this package without its dependencies
+(`pip install --no-deps awm-platform`, or a checkout on PYTHONPATH). It uses the v0 environment API of
+verifiers (`vf.MultiTurnEnv`, `vf.Rubric`, `vf.load_environment`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Iterable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import verifiers as vf
+from datasets import Dataset
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+EXPORT_VERSIONS = {"2"}
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+DEFAULT_KEY_PREFIX = "vf-"
+ALL_SPLITS = "all"
+RECORD_KEYS = ("env_id", "task_id", "prompt", "mcp", "split", "tool_format", "kind")
+
+
+class AWMVerifiersError(vf.InfraError):
+    """The export, the server or the admin token is not what the adapter needs; the message says which."""
+
+
+def read_export(path: str | Path, splits: Iterable[str] | None = None, domains: Iterable[str] | None = None,
+                env_ids: Iterable[str] | None = None) -> list[dict]:
+    """The export's records (`awm export`, layout awm), checked, optionally only those of some splits,
+    domains or environments."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise AWMVerifiersError(f"no export at {path}: write one with `awm export --out {path}`")
+    wanted = [set(values) if values is not None else None for values in (splits, domains, env_ids)]
+    records = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            record = _checked_record(line, f"{path}:{number}")
+            values = (record["split"], record["domain"], record["env_id"])
+            if all(allowed is None or value in allowed for allowed, value in zip(wanted, values)):
+                records.append(record)
+    return records
+
+
+def _checked_record(line: str, where: str) -> dict:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise AWMVerifiersError(f"{where} is not JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise AWMVerifiersError(f"{where} is a JSON {type(record).__name__}, not an export record")
+    if record.get("export_version") not in EXPORT_VERSIONS:
+        raise AWMVerifiersError(f"{where} has export_version {record.get('export_version')!r}; this adapter reads "
+                                f"{', '.join(sorted(EXPORT_VERSIONS))}: export again with this version of awm")
+    missing = [key for key in (*RECORD_KEYS, "domain") if key not in record]
+    if missing:
+        raise AWMVerifiersError(f"{where} lacks {', '.join(missing)}: export with `--layout awm` (the default)")
+    reserve = record["mcp"].get("reserve") if isinstance(record["mcp"], dict) else None
+    if not isinstance(reserve, dict) or not isinstance(reserve.get("url"), str) or not isinstance(
+            reserve.get("body"), dict):
+        raise AWMVerifiersError(f"{where} has no mcp.reserve request (url and body)")
+    if not isinstance(record["prompt"], list) or not all(
+            isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
+            for m in record["prompt"]):
+        raise AWMVerifiersError(f"{where}: prompt must be a list of chat messages with a role and a text content")
+    return record
+
+
+def dataset_rows(records: list[dict]) -> list[dict]:
+    """verifiers dataset rows: the prompt as exported; `info` carries what a rollout needs to reserve its
+    episode (flat strings, so every row has one Arrow type). No reference is ever put in a row."""
+    rows = []
+    for record in records:
+        reserve = record["mcp"]["reserve"]
+        rows.append({"prompt": [{"role": m["role"], "content": m["content"]} for m in record["prompt"]],
+                     "info": {"env_id": record["env_id"], "task_id": record["task_id"], "domain": record["domain"],
+                              "kind": record["kind"], "split": record["split"],
+                              "tool_format": reserve["body"].get("tool_format") or record["tool_format"],
+                              "reserve_url": reserve["url"]}})
+    return rows
+
+
+def admin_token_from(token: str | None = None, token_file: str | Path | None = None) -> str:
+    """The server's admin token, from (in order) `token_file`, `token`, $AWM_ADMIN_TOKEN_FILE, $AWM_ADMIN_TOKEN,
+    as `awm serve` reads it (in a file, one final line break is dropped)."""
+    token_file = token_file or (None if token else os.environ.get("AWM_ADMIN_TOKEN_FILE"))
+    if token_file:
+        path = Path(token_file).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise AWMVerifiersError(f"cannot read the admin token file {path}: {exc}") from exc
+        token = text[:-1] if text.endswith("\n") else text
+    token = token or os.environ.get("AWM_ADMIN_TOKEN")
+    if not token:
+        raise AWMVerifiersError("no admin token: pass admin_token or admin_token_file, or set AWM_ADMIN_TOKEN_FILE "
+                                "or AWM_ADMIN_TOKEN (the token `awm serve` was started with); reserving and scoring "
+                                "episodes needs it")
+    return token
+
+
+def final_answer(completion: Any) -> str | None:
+    """The answer of a rollout: the text of its last message, when that is the model's and calls no tool."""
+    if not isinstance(completion, list) or not completion:
+        return None
+    last = completion[-1]
+    role = last.get("role") if isinstance(last, dict) else getattr(last, "role", None)
+    calls = last.get("tool_calls") if isinstance(last, dict) else getattr(last, "tool_calls", None)
+    if role != "assistant" or calls:
+        return None
+    content = last.get("content") if isinstance(last, dict) else getattr(last, "content", None)
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text", "") if isinstance(p, dict) else getattr(p, "text", "") or ""
+                          for p in content)
+    return content or None
+
+
+class EpisodeConnection:
+    """One MCP session at a reserved episode's URL, held for a rollout by a task of its own (the transport's
+    task group is entered and left in that task), so the rollout's turns can call tools through it."""
+
+    def __init__(self, url: str, call_timeout: float):
+        self.url, self.call_timeout = url, call_timeout
+        self.session: ClientSession | None = None
+        self.tools: list = []
+        self._ready, self._closing = asyncio.Event(), asyncio.Event()
+        self._error: BaseException | None = None
+        self._task: asyncio.Task | None = None
+
+    async def open(self) -> list:
+        self._task = asyncio.create_task(self._hold())
+        await self._ready.wait()
+        if self.session is None:
+            raise AWMVerifiersError(f"could not open an MCP session at the reserved episode: {self._error!r}")
+        return self.tools
+
+    async def _hold(self) -> None:
+        try:
+            timeout = httpx.Timeout(self.call_timeout, read=self.call_timeout * 2)
+            async with httpx.AsyncClient(timeout=timeout) as http, \
+                    streamable_http_client(self.url, http_client=http) as (read, write, _), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                self.tools = (await session.list_tools()).tools
+                self.session = session
+                self._ready.set()
+                await self._closing.wait()
+        except Exception as exc:  # reported by open(), or by the next call
+            self._error = exc
+        finally:
+            self.session = None
+            self._ready.set()
+
+    async def call(self, name: str, arguments: dict) -> tuple[str, bool]:
+        """The call's result as text (the server's JSON), and whether it failed."""
+        if self.session is None:
+            raise AWMVerifiersError(f"the episode's MCP session is closed: {self._error!r}")
+        try:
+            result = await self.session.call_tool(name, arguments,
+                                                  read_timeout_seconds=timedelta(seconds=self.call_timeout))
+        except Exception as exc:  # the transport, not the tool: the rollout cannot go on
+            raise AWMVerifiersError(f"calling {name} over the episode's MCP session failed: {exc!r}") from exc
+        text = "\n".join(getattr(part, "text", "") or "" for part in result.content)
+        return text, bool(result.isError)
+
+    async def close(self) -> None:
+        self._closing.set()
+        if self._task is not None:
+            await self._task
+
+
+class AWMRubric(vf.Rubric):
+    """The reward is the server's: the verdict of the task's verifier on the episode's final database and the
+    answer, mapped by the server's reward mapping. Metrics: complete, and the server's counts of the episode."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.add_reward_func(self.awm_reward)
+        for metric in (self.awm_complete, self.awm_tool_calls, self.awm_tool_errors, self.awm_format_errors):
+            self.add_metric(metric)
+
+    async def awm_reward(self, state) -> float:
+        verdict = (state.get("awm") or {}).get("verdict") or {}
+        return float(verdict.get("reward", 0.0))
+
+    async def awm_complete(self, state) -> float:
+        return float(bool(((state.get("awm") or {}).get("verdict") or {}).get("complete")))
+
+    async def awm_tool_calls(self, state) -> float:
+        return float(((state.get("awm") or {}).get("verdict") or {}).get("calls", 0))
+
+    async def awm_tool_errors(self, state) -> float:
+        return float(((state.get("awm") or {}).get("verdict") or {}).get("tool_errors", 0))
+
+    async def awm_format_errors(self, state) -> float:
+        return float((state.get("awm") or {}).get("format_errors", 0))
+
+
+class AWMEnv(vf.MultiTurnEnv):
+    """Rollouts of exported AWM tasks, one reserved episode each, tools over MCP, reward from the server."""
+
+    def __init__(self, base_url: str, admin_token: str, key_prefix: str = DEFAULT_KEY_PREFIX,
+                 call_timeout: float = 30.0, max_turns: int = 32, **kwargs):
+        if not key_prefix or len(key_prefix) > 64 or not all(c.isalnum() or c in "_.:-" for c in key_prefix):
+            raise AWMVerifiersError(f"key_prefix must be 1-64 letters, digits or _ . : -, not {key_prefix!r}")
+        super().__init__(max_turns=max_turns, rubric=AWMRubric(), **kwargs)
+        self.base_url = base_url.rstrip("/")
+        self.key_prefix, self.call_timeout = key_prefix, call_timeout
+        self._headers = {"Authorization": f"Bearer {admin_token}"}
+        self._connections: dict[str, EpisodeConnection] = {}
+
+    def _admin_url(self, template: str) -> str:
+        return template.replace("{base_url}", self.base_url)
+
+    async def _admin(self, method: str, url: str, body: dict | None = None) -> httpx.Response:
+        async with httpx.AsyncClient(timeout=self.call_timeout) as http:
+            try:
+                return await http.request(method, url, headers=self._headers, json=body)
+            except httpx.HTTPError as exc:
+                raise AWMVerifiersError(f"{method} {url} failed: {exc!r} (is `awm serve` running at "
+                                        f"{self.base_url}?)") from exc
+
+    async def setup_state(self, state, **kwargs):
+        info = state["info"]
+        key = f"{self.key_prefix}{state['trajectory_id']}"
+        state["awm"] = {"episode": key, "env_id": info["env_id"], "task_id": info["task_id"], "reserved": False,
+                        "format_errors": 0, "verdict": None}
+        body = {"env_id": info["env_id"], "task_id": info["task_id"], "key": key, "tool_format": info["tool_format"]}
+        reserved = await self._admin("POST", self._admin_url(info["reserve_url"]), body)
+        if reserved.status_code != 201:
+            raise AWMVerifiersError(f"reserving an episode of {info['env_id']} {info['task_id']} was refused "
+                                    f"(HTTP {reserved.status_code}): {reserved.text[:500]}")
+        state["awm"]["reserved"] = True
+        connection = EpisodeConnection(reserved.json()["url"], self.call_timeout)  # the URL stays out of the state
+        self._connections[key] = connection
+        tools = await connection.open()
+        strict = True if info["tool_format"] == "strict" else None
+        state["tool_defs"] = [vf.Tool(name=t.name, description=t.description or "", parameters=t.inputSchema,
+                                      strict=strict) for t in tools]
+        return state
+
+    @vf.stop
+    async def answered(self, state) -> bool:
+        """The model's last turn called no tool: that message is its answer."""
+        if not state["trajectory"]:
+            return False
+        last = state["trajectory"][-1]["completion"][-1]
+        return last.role == "assistant" and not getattr(last, "tool_calls", None)
+
+    async def env_response(self, messages, state, **kwargs):
+        connection = self._connections[state["awm"]["episode"]]
+        replies = []
+        for call in messages[-1].tool_calls or []:
+            try:
+                arguments = json.loads(call.arguments or "{}")
+                if not isinstance(arguments, dict):
+                    raise ValueError(f"arguments must be a JSON object, not {type(arguments).__name__}")
+            except ValueError as exc:  # the server never sees it: a format error of the model
+                state["awm"]["format_errors"] += 1
+                content = json.dumps({"error": {"code": "invalid_arguments",
+                                                "message": f"arguments of {call.name} are not a JSON object: {exc}"}})
+            else:
+                content, _ = await connection.call(call.name, arguments)
+            replies.append(vf.ToolMessage(role="tool", content=content, tool_call_id=call.id))
+        return replies
+
+    @vf.cleanup
+    async def score_and_end_episode(self, state) -> None:
+        """Close the rollout's MCP session, score its episode with the answer and end it (or free a reservation
+        no session opened)."""
+        awm = state.get("awm")
+        if not awm or not awm["reserved"]:
+            return
+        connection = self._connections.pop(awm["episode"], None)
+        if connection is not None:
+            await connection.close()
+        ref = f"{self.base_url}/admin/sessions/{awm['episode']}"
+        answer = final_answer(state.get("completion"))
+        scored = await self._admin("POST", f"{ref}/score", {"answer": answer, "end": True})
+        if scored.status_code == 200:
+            awm["verdict"] = scored.json()
+            return
+        await self._admin("DELETE", ref)
+        if state.get("error") is None:
+            state["error"] = AWMVerifiersError(f"scoring episode {awm['episode']} was refused "
+                                               f"(HTTP {scored.status_code}): {scored.text[:500]}")
+
+
+def load_environment(export: str | Path, base_url: str | None = None, admin_token: str | None = None,
+                     admin_token_file: str | Path | None = None, train_split: str | None = "train",
+                     eval_split: str | None = "validation", domains: list[str] | None = None,
+                     env_ids: list[str] | None = None, max_turns: int = 32, key_prefix: str = DEFAULT_KEY_PREFIX,
+                     call_timeout: float = 30.0, **kwargs) -> AWMEnv:
+    """The entry point `vf.load_environment("awm.adapters.verifiers", ...)` calls.
+
+    export: an `awm export` file (layout awm). base_url: where `awm serve` listens (default $AWM_BASE_URL, else
+    http://127.0.0.1:8000). The admin token as `awm serve` reads it (admin_token_file, admin_token,
+    $AWM_ADMIN_TOKEN_FILE, $AWM_ADMIN_TOKEN). train_split / eval_split: the export's split label (train,
+    validation, test) of the training and the evaluation dataset, "all" for every task, None for no such
+    dataset. domains / env_ids: keep only these.
+    """
+    token = admin_token_from(admin_token, admin_token_file)
+    base_url = base_url or os.environ.get("AWM_BASE_URL") or DEFAULT_BASE_URL
+    datasets = {}
+    for name, split in (("dataset", train_split), ("eval_dataset", eval_split)):
+        records = [] if split is None else read_export(export, None if split == ALL_SPLITS else [split], domains,
+                                                       env_ids)
+        datasets[name] = Dataset.from_list(dataset_rows(records)) if records else None
+    if datasets["dataset"] is None and datasets["eval_dataset"] is None:
+        raise AWMVerifiersError(f"{export} has no task in split {train_split!r} nor {eval_split!r}"
+                                + (f" of domains {domains}" if domains else "")
+                                + (f" of environments {env_ids}" if env_ids else ""))
+    return AWMEnv(base_url, token, key_prefix=key_prefix, call_timeout=call_timeout, max_turns=max_turns,
+                  **datasets, **kwargs)

@@ -1,0 +1,84 @@
+"""The verifiers adapter (awm.adapters.verifiers) with the real package: verifiers' own loader and rollout
+machinery, a scripted OpenAI-compatible model, against `awm serve` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+
+from awm.export import write_export
+from awm.runtime import open_environment
+from tests.ecosystem.conftest import TOKEN, admin, run_client
+
+ENV = "retail_banking__00"
+COPIES = 2
+MODELS = ("replay", "null", "garbled")
+
+
+def chosen_tasks(published, pool) -> list:
+    """The action task with the most steps, and a question task."""
+    env = open_environment(ENV, home=published.home, pool=pool)
+    try:
+        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
+        question = next(t for t in env.tasks if t.kind == "question")
+        return [action, question]
+    finally:
+        env.close()
+
+
+def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running, published, pool, tmp_path):
+    server, base = running
+    export = write_export(published, tmp_path / "tasks.jsonl", base_url=base).path
+    bad_export = tmp_path / "bad.jsonl"
+    bad_export.write_text(export.read_text().splitlines()[0] + "\n{not json\n")
+    tasks = chosen_tasks(published, pool)
+    seen = run_client("verifiers_rollouts.py", {
+        "export": str(export), "base_url": base, "token": TOKEN, "copies": COPIES, "models": list(MODELS),
+        "tasks": [{"env_id": ENV, "task_id": t.task_id, "instruction": t.instruction, "answer": t.reference_answer,
+                   "solution": [step.model_dump() for step in t.reference_solution]} for t in tasks],
+        "refused": {"bad_line": {"export": str(bad_export), "admin_token": TOKEN},
+                    "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}},
+        timeout=300)
+    steps = {t.task_id: t.steps for t in tasks}
+    published_tasks = sum(1 for _ in published.iter_catalog())
+    assert seen["rows"] == published_tasks  # train_split="all": every exported task is a row
+
+    for model in MODELS:
+        rollouts = seen["rollouts"][model]
+        assert len(rollouts) == COPIES * len(tasks) and all(r["error"] is None for r in rollouts), rollouts
+    # the reference replayed through the model's tool calls earns 1 from the server; nothing done earns 0
+    for r in seen["rollouts"]["replay"]:
+        assert r["reward"] == 1.0 and r["metrics"]["awm_complete"] == 1.0, r
+        assert r["metrics"]["awm_tool_calls"] == steps[r["task_id"]] == r["tool_messages"], r
+        assert r["verdict"]["calls"] == steps[r["task_id"]] and r["verdict"]["tool_errors"] == 0, r
+    for r in seen["rollouts"]["null"]:
+        assert r["reward"] == 0.0 and r["metrics"]["awm_complete"] == 0.0 and r["verdict"]["calls"] == 0, r
+        assert r["stop_condition"] == "answered", r
+    # arguments that are not JSON never reach the server: a format error, counted
+    for r in seen["rollouts"]["garbled"]:
+        assert r["reward"] == 0.0 and r["format_errors"] == 1 and r["metrics"]["awm_format_errors"] == 1.0, r
+        assert r["verdict"]["calls"] == 0, r
+
+    # one episode per rollout: rollouts of the same task ran at once (a group of COPIES per policy, three
+    # policies together), each under its own key, and none saw another's writes (a shared episode would have
+    # replayed the reference twice, or made the null rollout complete)
+    keys = [r["episode"] for rollouts in seen["rollouts"].values() for r in rollouts]
+    assert len(set(keys)) == len(keys) == COPIES * len(tasks) * len(MODELS)
+    listed = {s["episode"]: s for s in admin(base, "GET", "/admin/sessions").json()["sessions"]}
+    for model, rollouts in seen["rollouts"].items():
+        for r in rollouts:
+            assert listed[r["episode"]]["state"] == "ended" and listed[r["episode"]]["connections"] == 0, model
+            assert listed[r["episode"]]["calls"] == (steps[r["task_id"]] if model == "replay" else 0), model
+
+    # the model was offered what the reserved URL serves, in the strict form, as strict functions
+    async def served_schemas():
+        from mcp import Client
+
+        async with Client(f"{base}/envs/{ENV}/mcp") as agent:
+            return {t.name: t.input_schema for t in (await agent.list_tools()).tools}
+
+    served = asyncio.run(served_schemas())
+    assert seen["offered"]["replay"] == dict.fromkeys(served, True)
+
+    # bad input is refused with the reason
+    assert "bad.jsonl:2 is not JSON" in seen["refused"]["bad_line"], seen["refused"]
+    assert "cannot read the admin token file" in seen["refused"]["no_token_file"], seen["refused"]
