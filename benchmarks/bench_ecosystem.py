@@ -10,8 +10,13 @@ Prints a table and writes benchmarks/results/ecosystem.json. What is measured:
            `awm serve` and `awm export` now publish; with the reasons of the refusals before
   steps    one read tool call per step, p50 / p99 over --n steps: the Python API (Episode.call, the baseline),
            the OpenEnv adapter in-process (AWMOpenEnv.step) and through openenv-core's WebSocket server and
-           client on 127.0.0.1, and the MCP server (official client over streamable HTTP) in the strict and the
-           AWM agent format; overhead = p50 minus the baseline's p50
+           client on 127.0.0.1, the MCP server (official client over streamable HTTP) in the strict and the
+           AWM agent format, and the verifiers adapter's turn with one tool call (AWMEnv.env_response over the
+           rollout's MCP session; run by benchmarks/verifiers_steps.py in the agent-side virtualenv, where
+           verifiers and mcp 1.x live: .venv-clients, or --clients-python), beside the bare mcp 1.x client
+           there; overhead = p50 minus the baseline's p50
+  rollout  the verifiers adapter's fixed cost per rollout: setup (reserve, open the MCP session, list the
+           tools) and cleanup (close it, score and end the episode)
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -170,6 +176,24 @@ def bench_mcp(base: str, env_id: str, task_id: str, tool: str, arguments: dict, 
     return percentiles(asyncio.run(go())[n // 10:])
 
 
+def bench_verifiers(clients_python: Path, store, base, env_id, task_id, tool, arguments, n) -> dict | None:
+    """The verifiers adapter in the agent-side virtualenv (verifiers pins mcp<2: not importable here)."""
+    from awm.export import write_export
+
+    if not clients_python.exists():
+        print(f"no agent-side virtualenv at {clients_python} (make test builds it): verifiers adapter not measured")
+        return None
+    export = write_export(store, store.home / "export" / "bench-verifiers.jsonl", base_url=base).path
+    job = {"export": str(export), "base_url": base, "token": TOKEN, "env_id": env_id, "task_id": task_id,
+           "tool": tool, "arguments": arguments, "n": n}
+    done = subprocess.run([str(clients_python), str(ROOT / "benchmarks" / "verifiers_steps.py"), json.dumps(job)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if done.returncode != 0:
+        raise RuntimeError(f"verifiers_steps.py failed: {done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", type=Path, help="a built corpus (default: build one in a temp dir)")
@@ -177,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slots", type=int, default=2)
     parser.add_argument("--n", type=int, default=400, help="steps per measured path")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--clients-python", type=Path,
+                        default=Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients" / "bin" / "python")),
+                        help="Python of the agent-side virtualenv (verifiers, mcp 1.x)")
     args = parser.parse_args(argv)
 
     from awm.runtime.pool import WorkerPool
@@ -204,6 +231,13 @@ def main(argv: list[str] | None = None) -> int:
                 for tool_format in ("strict", "awm"):
                     steps[f"mcp_http_{tool_format}"] = bench_mcp(running.url, env_id, task_id, tool, arguments,
                                                                  args.n, tool_format)
+                measured = bench_verifiers(args.clients_python, store, running.url, env_id, task_id, tool,
+                                           arguments, args.n)
+                if measured is not None:
+                    steps["mcp1_client_http"] = measured["mcp1_client"]
+                    steps["verifiers_adapter_http"] = measured["verifiers_adapter"]["step"]
+                    results["rollout"] = {"verifiers_adapter_setup": measured["verifiers_adapter"]["rollout_setup"],
+                                          "verifiers_adapter_cleanup": measured["verifiers_adapter"]["rollout_cleanup"]}
             finally:
                 running.stop()
         baseline = steps["python_api"]["p50_ms"]
@@ -217,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'one tool call per step':32} {'p50 ms':>8} {'p99 ms':>8} {'overhead p50':>13}")
     for name, path in steps.items():
         print(f"{name:32} {path['p50_ms']:8.3f} {path['p99_ms']:8.3f} {path['overhead_p50_ms']:13.3f}")
+    for name, path in results.get("rollout", {}).items():
+        print(f"{name + ' (once per rollout)':45} p50 {path['p50_ms']:8.3f} ms, p99 {path['p99_ms']:8.3f} ms")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -142,33 +142,54 @@ def final_answer(completion: Any) -> str | None:
     return content or None
 
 
-class EpisodeConnection:
-    """One MCP session at a reserved episode's URL, held for a rollout by a task of its own (the transport's
-    task group is entered and left in that task), so the rollout's turns can call tools through it."""
+class RolloutEpisode:
+    """One rollout's episode on the server: reserved under its key, played through one MCP session at the
+    reserved URL, scored with the answer and ended. The MCP session is held by a task of its own (the
+    transport's task group is entered and left in one task) so the rollout's turns can call tools through it;
+    one HTTP client carries the whole rollout (the admin token goes only to the admin endpoints)."""
 
-    def __init__(self, url: str, call_timeout: float):
-        self.url, self.call_timeout = url, call_timeout
+    def __init__(self, base_url: str, admin_token: str, key: str, call_timeout: float):
+        self.base_url, self.key, self.call_timeout = base_url, key, call_timeout
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(call_timeout, read=call_timeout * 2))
+        self._admin_headers = {"Authorization": f"Bearer {admin_token}"}
+        self.reserved = False
         self.session: ClientSession | None = None
-        self.tools: list = []
         self._ready, self._closing = asyncio.Event(), asyncio.Event()
         self._error: BaseException | None = None
         self._task: asyncio.Task | None = None
 
-    async def open(self) -> list:
-        self._task = asyncio.create_task(self._hold())
+    async def _admin(self, method: str, url: str, body: dict | None = None) -> httpx.Response:
+        try:
+            return await self.http.request(method, url, headers=self._admin_headers, json=body)
+        except httpx.HTTPError as exc:
+            raise AWMVerifiersError(f"{method} {url} failed: {exc!r} (is `awm serve` running at "
+                                    f"{self.base_url}?)") from exc
+
+    async def reserve(self, reserve_url: str, body: dict) -> str:
+        """Reserve the episode; the URL the agent side connects to (a bearer secret: kept out of the state)."""
+        url = reserve_url.replace("{base_url}", self.base_url)
+        reserved = await self._admin("POST", url, {**body, "key": self.key})
+        if reserved.status_code != 201:
+            raise AWMVerifiersError(f"reserving an episode of {body['env_id']} {body['task_id']} was refused "
+                                    f"(HTTP {reserved.status_code}): {reserved.text[:500]}")
+        self.reserved = True
+        return reserved.json()["url"]
+
+    async def open(self, url: str) -> list:
+        """Open the MCP session at the reserved URL: the tools it serves."""
+        tools: list = []
+        self._task = asyncio.create_task(self._hold(url, tools))
         await self._ready.wait()
         if self.session is None:
-            raise AWMVerifiersError(f"could not open an MCP session at the reserved episode: {self._error!r}")
-        return self.tools
+            raise AWMVerifiersError(f"could not open an MCP session at episode {self.key}: {self._error!r}")
+        return tools
 
-    async def _hold(self) -> None:
+    async def _hold(self, url: str, tools: list) -> None:
         try:
-            timeout = httpx.Timeout(self.call_timeout, read=self.call_timeout * 2)
-            async with httpx.AsyncClient(timeout=timeout) as http, \
-                    streamable_http_client(self.url, http_client=http) as (read, write, _), \
+            async with streamable_http_client(url, http_client=self.http) as (read, write, _), \
                     ClientSession(read, write) as session:
                 await session.initialize()
-                self.tools = (await session.list_tools()).tools
+                tools.extend((await session.list_tools()).tools)
                 self.session = session
                 self._ready.set()
                 await self._closing.wait()
@@ -181,19 +202,29 @@ class EpisodeConnection:
     async def call(self, name: str, arguments: dict) -> tuple[str, bool]:
         """The call's result as text (the server's JSON), and whether it failed."""
         if self.session is None:
-            raise AWMVerifiersError(f"the episode's MCP session is closed: {self._error!r}")
+            raise AWMVerifiersError(f"the MCP session of episode {self.key} is closed: {self._error!r}")
         try:
             result = await self.session.call_tool(name, arguments,
                                                   read_timeout_seconds=timedelta(seconds=self.call_timeout))
         except Exception as exc:  # the transport, not the tool: the rollout cannot go on
-            raise AWMVerifiersError(f"calling {name} over the episode's MCP session failed: {exc!r}") from exc
+            raise AWMVerifiersError(f"calling {name} over the MCP session of episode {self.key} failed: "
+                                    f"{exc!r}") from exc
         text = "\n".join(getattr(part, "text", "") or "" for part in result.content)
         return text, bool(result.isError)
 
-    async def close(self) -> None:
+    async def finish(self, answer: str | None) -> dict:
+        """Close the MCP session, then score the episode with `answer` and end it (a reservation no session
+        opened is freed instead, and refused as unscored): the server's verdict."""
         self._closing.set()
         if self._task is not None:
             await self._task
+        ref = f"{self.base_url}/admin/sessions/{self.key}"
+        scored = await self._admin("POST", f"{ref}/score", {"answer": answer, "end": True})
+        if scored.status_code == 200:
+            return scored.json()
+        await self._admin("DELETE", ref)
+        raise AWMVerifiersError(f"scoring episode {self.key} was refused (HTTP {scored.status_code}): "
+                                f"{scored.text[:500]}")
 
 
 class AWMRubric(vf.Rubric):
@@ -233,34 +264,18 @@ class AWMEnv(vf.MultiTurnEnv):
         super().__init__(max_turns=max_turns, rubric=AWMRubric(), **kwargs)
         self.base_url = base_url.rstrip("/")
         self.key_prefix, self.call_timeout = key_prefix, call_timeout
-        self._headers = {"Authorization": f"Bearer {admin_token}"}
-        self._connections: dict[str, EpisodeConnection] = {}
-
-    def _admin_url(self, template: str) -> str:
-        return template.replace("{base_url}", self.base_url)
-
-    async def _admin(self, method: str, url: str, body: dict | None = None) -> httpx.Response:
-        async with httpx.AsyncClient(timeout=self.call_timeout) as http:
-            try:
-                return await http.request(method, url, headers=self._headers, json=body)
-            except httpx.HTTPError as exc:
-                raise AWMVerifiersError(f"{method} {url} failed: {exc!r} (is `awm serve` running at "
-                                        f"{self.base_url}?)") from exc
+        self._admin_token = admin_token
+        self._episodes: dict[str, RolloutEpisode] = {}
 
     async def setup_state(self, state, **kwargs):
         info = state["info"]
         key = f"{self.key_prefix}{state['trajectory_id']}"
-        state["awm"] = {"episode": key, "env_id": info["env_id"], "task_id": info["task_id"], "reserved": False,
-                        "format_errors": 0, "verdict": None}
-        body = {"env_id": info["env_id"], "task_id": info["task_id"], "key": key, "tool_format": info["tool_format"]}
-        reserved = await self._admin("POST", self._admin_url(info["reserve_url"]), body)
-        if reserved.status_code != 201:
-            raise AWMVerifiersError(f"reserving an episode of {info['env_id']} {info['task_id']} was refused "
-                                    f"(HTTP {reserved.status_code}): {reserved.text[:500]}")
-        state["awm"]["reserved"] = True
-        connection = EpisodeConnection(reserved.json()["url"], self.call_timeout)  # the URL stays out of the state
-        self._connections[key] = connection
-        tools = await connection.open()
+        state["awm"] = {"episode": key, "env_id": info["env_id"], "task_id": info["task_id"], "format_errors": 0,
+                        "verdict": None}
+        episode = self._episodes[key] = RolloutEpisode(self.base_url, self._admin_token, key, self.call_timeout)
+        url = await episode.reserve(info["reserve_url"], {"env_id": info["env_id"], "task_id": info["task_id"],
+                                                          "tool_format": info["tool_format"]})
+        tools = await episode.open(url)
         strict = True if info["tool_format"] == "strict" else None
         state["tool_defs"] = [vf.Tool(name=t.name, description=t.description or "", parameters=t.inputSchema,
                                       strict=strict) for t in tools]
@@ -275,7 +290,7 @@ class AWMEnv(vf.MultiTurnEnv):
         return last.role == "assistant" and not getattr(last, "tool_calls", None)
 
     async def env_response(self, messages, state, **kwargs):
-        connection = self._connections[state["awm"]["episode"]]
+        episode = self._episodes[state["awm"]["episode"]]
         replies = []
         for call in messages[-1].tool_calls or []:
             try:
@@ -287,30 +302,25 @@ class AWMEnv(vf.MultiTurnEnv):
                 content = json.dumps({"error": {"code": "invalid_arguments",
                                                 "message": f"arguments of {call.name} are not a JSON object: {exc}"}})
             else:
-                content, _ = await connection.call(call.name, arguments)
+                content, _ = await episode.call(call.name, arguments)
             replies.append(vf.ToolMessage(role="tool", content=content, tool_call_id=call.id))
         return replies
 
     @vf.cleanup
     async def score_and_end_episode(self, state) -> None:
-        """Close the rollout's MCP session, score its episode with the answer and end it (or free a reservation
-        no session opened)."""
+        """Score the rollout's episode with its answer and end it; the verdict goes into the state."""
         awm = state.get("awm")
-        if not awm or not awm["reserved"]:
+        episode = self._episodes.pop(awm["episode"], None) if awm else None
+        if episode is None:
             return
-        connection = self._connections.pop(awm["episode"], None)
-        if connection is not None:
-            await connection.close()
-        ref = f"{self.base_url}/admin/sessions/{awm['episode']}"
-        answer = final_answer(state.get("completion"))
-        scored = await self._admin("POST", f"{ref}/score", {"answer": answer, "end": True})
-        if scored.status_code == 200:
-            awm["verdict"] = scored.json()
-            return
-        await self._admin("DELETE", ref)
-        if state.get("error") is None:
-            state["error"] = AWMVerifiersError(f"scoring episode {awm['episode']} was refused "
-                                               f"(HTTP {scored.status_code}): {scored.text[:500]}")
+        try:
+            if episode.reserved:
+                awm["verdict"] = await episode.finish(final_answer(state.get("completion")))
+        except AWMVerifiersError as exc:
+            if state.get("error") is None:
+                state["error"] = exc
+        finally:
+            await episode.http.aclose()
 
 
 def load_environment(export: str | Path, base_url: str | None = None, admin_token: str | None = None,
