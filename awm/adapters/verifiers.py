@@ -142,6 +142,15 @@ def final_answer(completion: Any) -> str | None:
     return content or None
 
 
+def server_reason(response: httpx.Response) -> str:
+    """The reason the server gave for refusing a request (its JSON `error`), else the start of its body."""
+    try:
+        reason = response.json().get("error")
+    except (ValueError, AttributeError):
+        reason = None
+    return reason if isinstance(reason, str) else response.text[:500]
+
+
 class RolloutEpisode:
     """One rollout's episode on the server: reserved under its key, played through one MCP session at the
     reserved URL, scored with the answer and ended. The MCP session is held by a task of its own (the
@@ -171,7 +180,7 @@ class RolloutEpisode:
         reserved = await self._admin("POST", url, {**body, "key": self.key})
         if reserved.status_code != 201:
             raise AWMVerifiersError(f"reserving an episode of {body['env_id']} {body['task_id']} was refused "
-                                    f"(HTTP {reserved.status_code}): {reserved.text[:500]}")
+                                    f"(HTTP {reserved.status_code}): {server_reason(reserved)}")
         self.reserved = True
         return reserved.json()["url"]
 
@@ -224,7 +233,7 @@ class RolloutEpisode:
             return scored.json()
         await self._admin("DELETE", ref)
         raise AWMVerifiersError(f"scoring episode {self.key} was refused (HTTP {scored.status_code}): "
-                                f"{scored.text[:500]}")
+                                f"{server_reason(scored)}")
 
 
 class AWMRubric(vf.Rubric):

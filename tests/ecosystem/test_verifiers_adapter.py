@@ -4,6 +4,7 @@ machinery, a scripted OpenAI-compatible model, against `awm serve` on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import json
 
 from awm.export import write_export
 from awm.runtime import open_environment
@@ -30,11 +31,15 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     export = write_export(published, tmp_path / "tasks.jsonl", base_url=base).path
     bad_export = tmp_path / "bad.jsonl"
     bad_export.write_text(export.read_text().splitlines()[0] + "\n{not json\n")
+    stale_export = tmp_path / "stale.jsonl"
+    stale = {**json.loads(export.read_text().splitlines()[0]), "task_id": "t99"}
+    stale_export.write_text(json.dumps(stale) + "\n")
     tasks = chosen_tasks(published, pool)
     seen = run_client("verifiers_rollouts.py", {
         "export": str(export), "base_url": base, "token": TOKEN, "copies": COPIES, "models": list(MODELS),
         "tasks": [{"env_id": ENV, "task_id": t.task_id, "instruction": t.instruction, "answer": t.reference_answer,
                    "solution": [step.model_dump() for step in t.reference_solution]} for t in tasks],
+        "stale_export": str(stale_export),
         "refused": {"bad_line": {"export": str(bad_export), "admin_token": TOKEN},
                     "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}},
         timeout=300)
@@ -82,3 +87,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     # bad input is refused with the reason
     assert "bad.jsonl:2 is not JSON" in seen["refused"]["bad_line"], seen["refused"]
     assert "cannot read the admin token file" in seen["refused"]["no_token_file"], seen["refused"]
+    # a rollout whose reservation the server refuses fails with the server's reason, and scores nothing
+    assert len(seen["stale"]) == 1 and seen["stale"][0]["verdict"] is None, seen["stale"]
+    reason = f"{stale['env_id']} t99 was refused (HTTP 400): {stale['env_id']} publishes no task"
+    assert reason in seen["stale"][0]["error"], seen["stale"]

@@ -95,6 +95,13 @@ async def main(job: dict) -> dict:
         inputs = [row for row in rows for _ in range(job["copies"])]  # same example_id: one group per task
         runs = await asyncio.gather(*(env.generate(inputs, client=client, model=model, state_columns=["awm"])
                                       for model in job["models"]))
+        stale = None
+        if job.get("stale_export"):  # an export naming a task the server does not publish
+            stale_env = vf.load_environment("awm.adapters.verifiers", export=job["stale_export"],
+                                            base_url=job["base_url"], admin_token=job["token"], train_split="all",
+                                            eval_split=None)
+            stale = (await stale_env.generate(stale_env.get_dataset().to_list(), client=client, model="null",
+                                              state_columns=["awm"]))["outputs"]
     finally:
         model_server.shutdown()
     rollouts = {}
@@ -107,7 +114,9 @@ async def main(job: dict) -> dict:
                             "tool_messages": sum(m["role"] == "tool" for m in o["completion"])}
                            for o in run["outputs"]]
     return {"rows": len(env.get_dataset()), "rollouts": rollouts, "offered": ScriptedModel.offered,
-            "refused": refused}
+            "refused": refused,
+            "stale": [{"reward": o["reward"], "error": str(o.get("error")), "verdict": o["awm"]["verdict"]}
+                      for o in stale or []]}
 
 
 if __name__ == "__main__":
