@@ -76,7 +76,10 @@ def _checked_record(line: str, where: str) -> dict:
         raise AWMVerifiersError(f"{where} is not JSON: {exc}") from exc
     if not isinstance(record, dict):
         raise AWMVerifiersError(f"{where} is a JSON {type(record).__name__}, not an export record")
-    if record.get("export_version") not in EXPORT_VERSIONS:
+    if "export_version" not in record:
+        raise AWMVerifiersError(f"{where} is not a record of `awm export --layout awm` (it has no export_version; "
+                                "the hf and verl layouts are for other trainers)")
+    if record["export_version"] not in EXPORT_VERSIONS:
         raise AWMVerifiersError(f"{where} has export_version {record.get('export_version')!r}; this adapter reads "
                                 f"{', '.join(sorted(EXPORT_VERSIONS))}: export again with this version of awm")
     missing = [key for key in (*RECORD_KEYS, "domain") if key not in record]

@@ -31,6 +31,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     export = write_export(published, tmp_path / "tasks.jsonl", base_url=base).path
     bad_export = tmp_path / "bad.jsonl"
     bad_export.write_text(export.read_text().splitlines()[0] + "\n{not json\n")
+    hf_export = write_export(published, tmp_path / "hf.jsonl", base_url=base, layout="hf").path
     stale_export = tmp_path / "stale.jsonl"
     stale = {**json.loads(export.read_text().splitlines()[0]), "task_id": "t99"}
     stale_export.write_text(json.dumps(stale) + "\n")
@@ -41,6 +42,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
                    "solution": [step.model_dump() for step in t.reference_solution]} for t in tasks],
         "stale_export": str(stale_export),
         "refused": {"bad_line": {"export": str(bad_export), "admin_token": TOKEN},
+                    "hf_layout": {"export": str(hf_export), "admin_token": TOKEN},
                     "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}},
         timeout=300)
     steps = {t.task_id: t.steps for t in tasks}
@@ -87,6 +89,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     # bad input is refused with the reason
     assert "bad.jsonl:2 is not JSON" in seen["refused"]["bad_line"], seen["refused"]
     assert "cannot read the admin token file" in seen["refused"]["no_token_file"], seen["refused"]
+    assert "hf.jsonl:1 is not a record of `awm export --layout awm`" in seen["refused"]["hf_layout"], seen["refused"]
     # a rollout whose reservation the server refuses fails with the server's reason, and scores nothing
     assert len(seen["stale"]) == 1 and seen["stale"][0]["verdict"] is None, seen["stale"]
     reason = f"{stale['env_id']} t99 was refused (HTTP 400): {stale['env_id']} publishes no task"
