@@ -31,6 +31,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     export = write_export(published, tmp_path / "tasks.jsonl", base_url=base).path
     bad_export = tmp_path / "bad.jsonl"
     bad_export.write_text(export.read_text().splitlines()[0] + "\n{not json\n")
+    awm_export = write_export(published, tmp_path / "awm-format.jsonl", base_url=base, tool_format="awm").path
     hf_export = write_export(published, tmp_path / "hf.jsonl", base_url=base, layout="hf").path
     stale_export = tmp_path / "stale.jsonl"
     stale = {**json.loads(export.read_text().splitlines()[0]), "task_id": "t99"}
@@ -40,7 +41,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
         "export": str(export), "base_url": base, "token": TOKEN, "copies": COPIES, "models": list(MODELS),
         "tasks": [{"env_id": ENV, "task_id": t.task_id, "instruction": t.instruction, "answer": t.reference_answer,
                    "solution": [step.model_dump() for step in t.reference_solution]} for t in tasks],
-        "stale_export": str(stale_export),
+        "stale_export": str(stale_export), "awm_export": str(awm_export),
         "refused": {"bad_line": {"export": str(bad_export), "admin_token": TOKEN},
                     "hf_layout": {"export": str(hf_export), "admin_token": TOKEN},
                     "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}},
@@ -94,3 +95,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
     assert len(seen["stale"]) == 1 and seen["stale"][0]["verdict"] is None, seen["stale"]
     reason = f"{stale['env_id']} t99 was refused (HTTP 400): {stale['env_id']} publishes no task"
     assert reason in seen["stale"][0]["error"], seen["stale"]
+    # exported in the AWM agent format, the same replay goes through list_tools/call_tool and earns 1 too
+    assert [r["reward"] for r in seen["awm_format"]] == [1.0] * len(tasks), seen["awm_format"]
+    assert all(r["verdict"]["calls"] == steps[r["verdict"]["task_id"]] for r in seen["awm_format"])
+    assert all(sorted(r["tools"]) == ["call_tool", "list_tools"] for r in seen["awm_format"]), seen["awm_format"]

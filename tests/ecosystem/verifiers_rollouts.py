@@ -53,6 +53,9 @@ class ScriptedModel(BaseHTTPRequestHandler):
         done = sum(m["role"] == "tool" for m in messages)
         if model == "replay" and done < len(script["solution"]):
             step = script["solution"][done]
+            if step["tool"] not in tools:  # the AWM agent format: every tool behind call_tool, JSON-string arguments
+                return self.call(done, "call_tool", json.dumps({"tool_name": f"mcp_tool_{step['tool']}",
+                                                                "arguments": json.dumps(step["arguments"])}))
             properties = tools[step["tool"]]["parameters"]["properties"]
             arguments = {name: step["arguments"].get(name) for name in properties}  # strict: all, null if unused
             return self.call(done, step["tool"], json.dumps(arguments))
@@ -95,6 +98,14 @@ async def main(job: dict) -> dict:
         inputs = [row for row in rows for _ in range(job["copies"])]  # same example_id: one group per task
         runs = await asyncio.gather(*(env.generate(inputs, client=client, model=model, state_columns=["awm"])
                                       for model in job["models"]))
+        awm_format = None
+        if job.get("awm_export"):  # the same tasks exported in the AWM agent format
+            awm_env = vf.load_environment("awm.adapters.verifiers", export=job["awm_export"], base_url=job["base_url"],
+                                          admin_token=job["token"], train_split="all", eval_split=None)
+            awm_rows = [row for row in awm_env.get_dataset().to_list()
+                        if (row["info"]["env_id"], row["info"]["task_id"]) in wanted]
+            awm_format = (await awm_env.generate(awm_rows, client=client, model="replay",
+                                                 state_columns=["awm"]))["outputs"]
         stale = None
         if job.get("stale_export"):  # an export naming a task the server does not publish
             stale_env = vf.load_environment("awm.adapters.verifiers", export=job["stale_export"],
@@ -115,6 +126,9 @@ async def main(job: dict) -> dict:
                            for o in run["outputs"]]
     return {"rows": len(env.get_dataset()), "rollouts": rollouts, "offered": ScriptedModel.offered,
             "refused": refused,
+            "awm_format": [{"reward": o["reward"], "error": str(o.get("error")) if o.get("error") else None,
+                            "tools": [t["name"] for t in o.get("tool_defs") or []], "verdict": o["awm"]["verdict"]}
+                           for o in awm_format or []],
             "stale": [{"reward": o["reward"], "error": str(o.get("error")), "verdict": o["awm"]["verdict"]}
                       for o in stale or []]}
 
