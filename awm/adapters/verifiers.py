@@ -249,18 +249,21 @@ class AWMRubric(vf.Rubric):
         for metric in (self.awm_complete, self.awm_tool_calls, self.awm_tool_errors, self.awm_format_errors):
             self.add_metric(metric)
 
+    @staticmethod
+    def _verdict(state) -> dict:
+        return (state.get("awm") or {}).get("verdict") or {}
+
     async def awm_reward(self, state) -> float:
-        verdict = (state.get("awm") or {}).get("verdict") or {}
-        return float(verdict.get("reward", 0.0))
+        return float(self._verdict(state).get("reward", 0.0))
 
     async def awm_complete(self, state) -> float:
-        return float(bool(((state.get("awm") or {}).get("verdict") or {}).get("complete")))
+        return float(bool(self._verdict(state).get("complete")))
 
     async def awm_tool_calls(self, state) -> float:
-        return float(((state.get("awm") or {}).get("verdict") or {}).get("calls", 0))
+        return float(self._verdict(state).get("calls", 0))
 
     async def awm_tool_errors(self, state) -> float:
-        return float(((state.get("awm") or {}).get("verdict") or {}).get("tool_errors", 0))
+        return float(self._verdict(state).get("tool_errors", 0))
 
     async def awm_format_errors(self, state) -> float:
         return float((state.get("awm") or {}).get("format_errors", 0))
