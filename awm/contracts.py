@@ -400,6 +400,8 @@ class CatalogEntry(Contract):
     steps: int
     tools: int
     path: str
+    difficulty: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="per evaluated agent: pass_rate, rollouts and level (awm/eval/report.py)")
 
 
 # --- provenance --------------------------------------------------------------

@@ -1,7 +1,11 @@
 """`awm llm-serve`: a local OpenAI-compatible HTTP server that answers AWM prompts offline.
 
     POST /v1/chat/completions   answers from the offline world builder (simulator.py)
-    GET  /v1/models             the one model it serves
+    GET  /v1/models             the model it serves (and the agent policies, in agent mode)
+
+Agent mode (`--agent-home`): a request with `tools` is answered as an agent model would answer it, with
+`tool_calls` or a final message, by the policy its model name selects (awm/eval/policies.py: reference,
+noisy, null, reward hacker) on the task found in the corpus under that home.
 
 It lets anyone run the LLM path with no key and no network, and it is what the tests and
 the benchmark talk to. Switchable at start (command-line flags) or while running (admin
@@ -15,7 +19,8 @@ endpoints, loopback only like everything else here):
 
 Faults: the content faults of simulator.CONTENT_FAULTS, and http_429, http_500 (error
 responses), slow (answers after `slow_s`), missing_usage (no usage field), no_json_schema
-(400 to a json_schema response_format), no_response_format (400 to any response_format).
+(400 to a json_schema response_format), no_response_format (400 to any response_format), and in agent
+mode (stage `agent`) malformed_tool_call (a tool call whose arguments are not JSON).
 A rule fires for matching requests until it has fired `times` times (null: always).
 Token counts are estimated as characters / 4.
 """
@@ -30,16 +35,20 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from awm.errors import AWMError
+from awm.eval.policies import AgentRequestError, Policy, SimulatedAgent
 from awm.llm.simulator import CONTENT_FAULTS, PromptNotUnderstood, SimulatedModel
 
 DEFAULT_MODEL = "awm-offline"
 ERROR_FAULTS = ("http_429", "http_500", "no_json_schema", "no_response_format")  # answered with an HTTP error
 HTTP_FAULTS = ERROR_FAULTS + ("slow", "missing_usage")
 FAULTS = tuple(CONTENT_FAULTS) + HTTP_FAULTS
-PROMPT_STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verifier")
+PROMPT_STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verifier", "agent")
+AGENT_POLICIES = (Policy("reference"), Policy("noisy", 0.3), Policy("null"), Policy("hacker"))
 KEEP_MESSAGES = 2000  # requests whose prompts are kept for /_awm/requests?messages=1
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
@@ -139,12 +148,19 @@ def _tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
+def _usage(prompt_text: str, completion_text: str) -> dict[str, int]:
+    prompt_tokens, completion_tokens = _tokens(prompt_text), _tokens(completion_text)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "awm-llm-serve"
     disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the second ~40 ms
     state: ServerState
     simulator: SimulatedModel
+    agent: SimulatedAgent | None = None
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
         return  # quiet: the request log is at /_awm/requests
@@ -187,8 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self._path()
         if path == "/models":
             if self._authorized():
+                names = [self.state.model] + ([p.model for p in AGENT_POLICIES] if self.agent else [])
                 self._send(200, {"object": "list", "data": [
-                    {"id": self.state.model, "object": "model", "created": 0, "owned_by": "awm"}]})
+                    {"id": name, "object": "model", "created": 0, "owned_by": "awm"} for name in names]})
         elif path == "/_awm/faults":
             with self.state.lock:
                 self._send(200, [asdict(r) for r in self.state.rules])
@@ -267,8 +284,10 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ValueError("the body must be a JSON object with a messages list")
             if body.get("stream"):
                 raise ValueError("streaming is not supported by llm-serve")
+            if body.get("tools"):
+                return self._complete_agent(body, started)
             stage, request, blocks = self.simulator.understand(body["messages"])
-        except (ValueError, PromptNotUnderstood) as exc:
+        except (ValueError, PromptNotUnderstood, AWMError) as exc:
             return 400, self._error_body(str(exc), "invalid_request_error"), None
         response_format = (body.get("response_format") or {}).get("type")
         env_id = request.get("env_id")
@@ -321,9 +340,60 @@ class _Handler(BaseHTTPRequestHandler):
                          "logprobs": None}],
         }
         if "missing_usage" not in faults:
-            prompt_tokens, completion_tokens = _tokens(prompt_text), _tokens(text)
-            completion["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                                   "total_tokens": prompt_tokens + completion_tokens}
+            completion["usage"] = _usage(prompt_text, text)
+        return 200, completion, None
+
+    def _log(self, stage: str, env_id: str | None, task_id: str | None, faults: list[str], body: dict) -> dict:
+        entry = {"n": next(self.state.counter), "stage": stage, "env_id": env_id, "task_id": task_id,
+                 "response_format": None, "faults": faults, "status": 200, "finish_reason": None,
+                 "model": body.get("model"), "seed": body.get("seed"), "messages": body["messages"]}
+        with self.state.lock:
+            self.state.requests.append(entry)
+            if len(self.state.requests) > KEEP_MESSAGES:
+                self.state.requests[-KEEP_MESSAGES - 1].pop("messages", None)
+        return entry
+
+    def _wait(self, started: float, faults: list[str]) -> None:
+        delay = self.state.latency_ms / 1000 + (self.state.slow_s if "slow" in faults else 0.0)
+        remaining = delay - (time.monotonic() - started)
+        if remaining > 0:
+            time.sleep(remaining)
+
+    def _complete_agent(self, body: dict, started: float) -> tuple[int, dict, dict[str, str] | None]:
+        """Agent mode: the policy's next tool call or final answer (awm/eval/policies.py)."""
+        if self.agent is None:
+            raise ValueError("this llm-serve is not in agent mode (a request with tools needs --agent-home)")
+        if not isinstance(body["tools"], list):
+            raise ValueError("tools must be a list")
+        env_id, task_id = self.agent.describe(body["messages"], body["tools"])
+        faults = self.state.take_faults("agent", env_id, None)
+        entry = self._log("agent", env_id, task_id, faults, body)
+        self._wait(started, faults)
+        for fault, status, kind, message in (
+                ("http_429", 429, "rate_limit_exceeded", "Rate limit reached; retry after 0 s"),
+                ("http_500", 500, "server_error", "The server had an error while processing your request")):
+            if fault in faults:
+                entry["status"] = status
+                return status, self._error_body(message, kind), {"Retry-After": "0"} if status == 429 else None
+        try:
+            seed = body.get("seed")
+            message = self.agent.respond(str(body.get("model") or ""), body["messages"], body["tools"],
+                                         int(seed) if seed is not None else None)
+        except (AgentRequestError, AWMError) as exc:
+            entry["status"] = 400
+            return 400, self._error_body(f"llm-serve agent mode: {exc}", "invalid_request_error"), None
+        if "malformed_tool_call" in faults and message.get("tool_calls"):
+            message["tool_calls"][0]["function"]["arguments"] = '{"broken" 1'
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        entry["finish_reason"] = finish
+        completion = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model") or self.state.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        }
+        if "missing_usage" not in faults:
+            prompt_text = "".join(str(m.get("content") or "") for m in body["messages"]) + json.dumps(body["tools"])
+            completion["usage"] = _usage(prompt_text, json.dumps(message))
         return 200, completion, None
 
 
@@ -337,10 +407,13 @@ class LLMServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, model: str = DEFAULT_MODEL,
                  latency_ms: float = 0.0, slow_s: float = 5.0, faults: list[FaultRule] | None = None,
-                 base_seed: int = 0, api_key: str | None = None):
+                 base_seed: int = 0, api_key: str | None = None, agent_home: str | Path | None = None,
+                 agent_policy: str = "reference"):
         self.state = ServerState(model=model, latency_ms=latency_ms, slow_s=slow_s, api_key=api_key,
                                  rules=list(faults or []))
-        handler = type("AWMLLMHandler", (_Handler,), {"state": self.state, "simulator": SimulatedModel(base_seed)})
+        agent = SimulatedAgent(Path(agent_home), agent_policy) if agent_home is not None else None
+        handler = type("AWMLLMHandler", (_Handler,), {"state": self.state, "simulator": SimulatedModel(base_seed),
+                                                      "agent": agent})
         self.httpd = _HTTPServer((host, port), handler)
         self._thread: threading.Thread | None = None
 

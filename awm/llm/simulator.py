@@ -33,6 +33,7 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
     "duplicate": ("scenarios",),
     "login_task": ("tasks",),
     "wall_clock": ("databases",),
+    "malformed_tool_call": ("agent",),
 }
 
 

@@ -136,6 +136,14 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     return status, entries
 
 
+def _keep_difficulty(store: ArtifactStore, entries: list[CatalogEntry]) -> None:
+    """Difficulty estimates written by evaluations stay on the lines of tasks whose instruction is unchanged."""
+    known = {(e.get("env_id"), e.get("task_id"), e.get("instruction")): e["difficulty"]
+             for e in store.iter_catalog() if e.get("difficulty")}
+    for entry in entries:
+        entry.difficulty = known.get((entry.env_id, entry.task_id, entry.instruction))
+
+
 def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEFAULT_MIN_TASKS) -> CatalogSummary:
     """Write AWM_HOME/catalog.jsonl and failures.jsonl (atomically); return what was published."""
     if min_tasks < 1:
@@ -147,7 +155,9 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         summary.entries.extend(entries)
         if status.status in ("published", "quarantined"):
             summary.proven += store.read_model(env_id, "report.json", VerificationReport).tasks
-    atomic_write_text(store.catalog_path, "".join(e.model_dump_json() + "\n" for e in summary.entries))
+    _keep_difficulty(store, summary.entries)
+    atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
+                                                  for e in summary.entries))
     atomic_write_text(store.home / "failures.jsonl",
                       "".join(json.dumps(s.failure_record()) + "\n" for s in summary.problems))
     return summary
