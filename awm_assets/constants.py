@@ -19,3 +19,10 @@ CORPUS_JOB = "build_corpus"
 CATALOG_JOB = "publish_catalog"
 DOMAIN_PARTITIONS_NAME = "domains"
 SEEDS_FILE_ENV = "AWM_SEEDS_FILE"
+
+# Agent evaluation (awm_assets/evaluation.py)
+AGENT_ROLLOUTS = "agent_rollouts"
+EVALUATION_REPORT = "evaluation_report"
+EVALUATION_GROUP = "awm_evaluation"
+EVALUATION_JOB = "evaluate_agent"
+AGENT_PARTITIONS_NAME = "agents"

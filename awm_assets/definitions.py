@@ -4,6 +4,7 @@ import dagster as dg
 
 from awm_assets.catalog import environment_catalog
 from awm_assets.databases import databases
+from awm_assets.evaluation import agent_rollouts, evaluation_job, evaluation_report
 from awm_assets.executors import selected_executor
 from awm_assets.jobs import catalog_job, corpus_job
 from awm_assets.scenarios import scenarios
@@ -21,10 +22,11 @@ from checks.verification_reports import verification_checks
 from resources import resources_from_env
 
 defs = dg.Definitions(
-    assets=[scenarios, tasks, schemas, databases, tools, verification_reports, environment_catalog],
+    assets=[scenarios, tasks, schemas, databases, tools, verification_reports, environment_catalog, agent_rollouts,
+            evaluation_report],
     asset_checks=[*scenario_checks, *task_checks, *schema_checks, *database_checks, *tool_checks,
                   *verification_checks],
-    jobs=[corpus_job, catalog_job],
+    jobs=[corpus_job, catalog_job, evaluation_job],
     sensors=[domain_seeds_sensor],
     schedules=[nightly_domain_regeneration],
     resources=resources_from_env(),

@@ -7,7 +7,7 @@ so a domain (10 environments, ~1.5 s of work across the six stages) is the unit.
 
 import dagster as dg
 
-from awm_assets.constants import DOMAIN_PARTITIONS_NAME, LLM_POOL, OWNERS, PIPELINE_GROUP
+from awm_assets.constants import AGENT_PARTITIONS_NAME, DOMAIN_PARTITIONS_NAME, LLM_POOL, OWNERS, PIPELINE_GROUP
 
 domain_partitions = dg.DynamicPartitionsDefinition(name=DOMAIN_PARTITIONS_NAME)
 
@@ -29,3 +29,9 @@ STAGE_ASSET_OPTIONS = {
     "group_name": PIPELINE_GROUP,
     "owners": OWNERS,
 }
+
+# Evaluations: a domain x agent grid (the agent key is the model name). Each cell is one run: an evaluation
+# is seconds to minutes of model calls, so a run's start-up (~2-3 s) is small beside it, and a backfill
+# over a row (one agent, many domains) or a column (one domain, many agents) needs no range runs.
+agent_partitions = dg.DynamicPartitionsDefinition(name=AGENT_PARTITIONS_NAME)
+evaluation_partitions = dg.MultiPartitionsDefinition({"domain": domain_partitions, "agent": agent_partitions})

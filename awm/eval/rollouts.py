@@ -399,3 +399,37 @@ def read_result(path: Path) -> RolloutResult | None:
 
 def read_trajectory(path: Path) -> list[dict]:
     return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def index_path(home: Path, agent: str, domain: str) -> Path:
+    return agent_dir(home, agent) / domain / "rollouts.json"
+
+
+def evaluate_domain(store: ArtifactStore, settings: LLMSettings, limits: EvalLimits, agent: str, domain: str,
+                    on_result: Callable[[RolloutResult], None] | None = None) -> EvalRun:
+    """k rollouts of every published task of a domain's environments; the results are listed, atomically,
+    in the domain's rollouts.json (what the evaluation report reads)."""
+    env_ids = store.env_ids(domain)
+    if not env_ids:
+        raise AWMError(f"domain {domain!r} has no environments under {store.corpus_dir}; build it first "
+                       f"(AWM_DOMAINS={domain} make run)")
+    engine = RolloutEngine(store, settings, limits, agent, on_result=on_result)
+    run = engine.run(env_ids)
+    index = {"agent": engine.agent, "model": settings.model, "domain": domain, "limits": limits.model_dump(),
+             "skipped_environments": run.skipped_environments, "seconds": round(run.seconds, 3),
+             "results": [asdict(r) for r in run.results]}
+    path = index_path(store.home, engine.agent, domain)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(index, ensure_ascii=False, indent=1))
+    return run
+
+
+def read_index(home: Path, agent: str, domain: str) -> tuple[EvalLimits, list[RolloutResult], dict]:
+    """(limits, results, the whole index) of a domain's last rollouts for `agent`."""
+    path = index_path(home, agent, domain)
+    if not path.exists():
+        raise AWMError(f"no rollouts of agent {agent!r} on domain {domain!r} ({path}); materialize agent_rollouts "
+                       "for this partition first")
+    index = json.loads(path.read_text(encoding="utf-8"))
+    results = [RolloutResult(**{k: v for k, v in r.items() if k in _RESULT_FIELDS}) for r in index["results"]]
+    return EvalLimits(**index["limits"]), results, index
