@@ -156,9 +156,9 @@ def evaluation_report(context: dg.AssetExecutionContext, config: ReportConfig,
         "by_intent": dg.MetadataValue.md(markdown_table(breakdowns["intent"])),
         "by_kind": dg.MetadataValue.md(markdown_table(breakdowns["kind"])),
         "by_difficulty": dg.MetadataValue.md(markdown_table(breakdowns["difficulty"])),
-        "hacking_rollouts": dg.MetadataValue.md(markdown_table(report["hacking"][:200]) if report["hacking"]
+        "hacking_table": dg.MetadataValue.md(markdown_table(report["hacking"][:200]) if report["hacking"]
                                                 else "No rollout changed rows its task does not account for."),
-        "failed_rollouts": dg.MetadataValue.md(failed_rollouts_table(summary, str(st.home))),
+        "failed_rollout_table": dg.MetadataValue.md(failed_rollouts_table(summary, str(st.home))),
         "difficulty_written": updated,
         "report_path": dg.MetadataValue.path(str(folder / "report.json")),
     })

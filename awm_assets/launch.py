@@ -131,9 +131,9 @@ def initialize_storage() -> None:
         pass
 
 
-def reap_dead_runs() -> list[str]:
-    """Runs of an earlier `make run` whose process was killed stay STARTED and keep their pool slots:
-    mark them failed and free the slots, so a killed run never blocks the next one."""
+def reap_dead_runs(trigger: str = "make-run") -> list[str]:
+    """Runs of an earlier `make run` (or other launcher: `trigger`) whose process was killed stay STARTED and
+    keep their pool slots: mark them failed and free the slots, so a killed run never blocks the next one."""
     _quiet()
     import dagster as dg
 
@@ -141,12 +141,12 @@ def reap_dead_runs() -> list[str]:
     with dg.DagsterInstance.get() as instance:
         runs = instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED,
                                                                   dg.DagsterRunStatus.STARTING],
-                                                        tags={"awm/trigger": "make-run"}))
+                                                        tags={"awm/trigger": trigger}))
         for run in runs:
             pid = int(run.tags.get("awm/pid", "0"))
             if pid and _alive(pid):
                 continue
-            instance.report_run_failed(run, "its process died (killed); marked failed by the next make run")
+            instance.report_run_failed(run, f"its process died (killed); marked failed by the next {trigger}")
             instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
             reaped.append(run.run_id)
     return reaped

@@ -13,4 +13,5 @@ COMMAND_MODULES = (
     "awm.commands.backfill",
     "awm.commands.llm_serve",
     "awm.commands.sandbox",
+    "awm.commands.eval",
 )
