@@ -374,7 +374,8 @@ class RolloutEngine:
                   "domain": item.domain, "task_id": item.task.task_id, "sample": result.sample, "seed": result.seed,
                   "instruction": item.task.instruction, "limits": self.limits.model_dump()}
         answer = messages[-1].get("content") if messages and messages[-1].get("role") == "assistant" else None
-        footer = {"type": "result", **asdict(result), "answer": answer,
+        footer = {"type": "result", **asdict(result), "passed": result.passed, "hacking": result.hacking,
+                  "answer": answer,
                   "evidence": (verdict or {}).get("evidence"), "diff": (verdict or {}).get("diff")}
         lines = [header] + [{"type": "message", **m} for m in messages] + [footer]
         path.parent.mkdir(parents=True, exist_ok=True)

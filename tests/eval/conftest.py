@@ -1,0 +1,57 @@
+"""A small built corpus and `awm llm-serve --agent` serving it, shared by the evaluation tests."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from awm.stages.catalog import build_catalog
+from awm.stages.pipeline import build_environment
+from awm.store import ArtifactStore
+from tests.llm.conftest import API_KEY, LLMServe
+
+DOMAIN = "dental_clinic"
+
+
+@pytest.fixture(scope="session")
+def eval_corpus(tmp_path_factory) -> ArtifactStore:
+    """Two environments of one domain (20 tasks), built and published."""
+    store = ArtifactStore(tmp_path_factory.mktemp("eval-corpus"))
+    env_ids = []
+    for slot in (0, 1):
+        outcomes = build_environment(store, DOMAIN, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_ids.append(outcomes[0].env_id)
+    assert len(build_catalog(store, env_ids).entries) == 20
+    return store
+
+
+@pytest.fixture(scope="session")
+def agent_serve(eval_corpus: ArtifactStore):
+    server = _start(eval_corpus.home)
+    yield server
+    server.proc.terminate()
+    server.proc.wait(timeout=10)
+
+
+def _start(home: Path) -> LLMServe:
+    proc = subprocess.Popen([sys.executable, "-m", "awm.cli", "--home", str(home), "llm-serve", "--agent", "--port", "0",
+                             "--api-key", API_KEY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.search(r"on (http://127\.0\.0\.1:\d+/v1)", line)
+    if not match:
+        proc.kill()
+        raise RuntimeError(f"awm llm-serve --agent did not start: {line!r} {proc.stderr.read()[-2000:]}")
+    return LLMServe(proc, match.group(1))
+
+
+@pytest.fixture
+def agent(agent_serve: LLMServe, monkeypatch) -> LLMServe:
+    """The agent server with no faults, no latency and an empty request log; OPENAI_API_KEY set."""
+    agent_serve.reset()
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    return agent_serve
