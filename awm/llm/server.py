@@ -148,8 +148,8 @@ def _tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def _usage(prompt_text: str, completion_text: str) -> dict[str, int]:
-    prompt_tokens, completion_tokens = _tokens(prompt_text), _tokens(completion_text)
+def _usage(prompt_chars: int, completion_chars: int) -> dict[str, int]:
+    prompt_tokens, completion_tokens = max(1, math.ceil(prompt_chars / 4)), max(1, math.ceil(completion_chars / 4))
     return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens}
 
@@ -340,7 +340,7 @@ class _Handler(BaseHTTPRequestHandler):
                          "logprobs": None}],
         }
         if "missing_usage" not in faults:
-            completion["usage"] = _usage(prompt_text, text)
+            completion["usage"] = _usage(len(prompt_text), len(text))
         return 200, completion, None
 
     def _log(self, stage: str, env_id: str | None, task_id: str | None, faults: list[str], body: dict) -> dict:
@@ -392,8 +392,8 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
         }
         if "missing_usage" not in faults:
-            prompt_text = "".join(str(m.get("content") or "") for m in body["messages"]) + json.dumps(body["tools"])
-            completion["usage"] = _usage(prompt_text, json.dumps(message))
+            # the request's size stands for its prompt (messages and tool schemas): no re-serialising per call
+            completion["usage"] = _usage(int(self.headers.get("Content-Length") or 0), len(json.dumps(message)))
         return 200, completion, None
 
 
