@@ -7,7 +7,8 @@ as a template with `{base_url}` and `{episode}` slots and the reservation a trai
 entry that runs as given: absolute command, `--home` and environment); a split label (train, validation,
 test: whole environments, and whole domains held out of train on request); and, with `with_reference`, the
 reference solution and answer (for supervised warm starts and replay tests; never show them to the agent
-being trained).
+being trained). A task evaluated by `awm eval` carries its `difficulty` per agent (pass rate, rollouts and
+level: trivial, easy, medium, hard, unsolved), so a trainer can split or filter by it.
 
 Layouts (`awm export --layout`): `awm` (the lines above), `hf` (a Hugging Face datasets table: a `prompt`
 column of chat messages, the tools as JSON text, one row per task; Parquet or JSONL by the file's suffix)
@@ -142,6 +143,8 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                                          "tool_format": tool_format}}},
             "stdio": stdio_entry(home, env_id, task.task_id, tool_format),
         }
+        if entry.get("difficulty"):  # written by evaluations: per agent, pass rate and level
+            record["difficulty"] = entry["difficulty"]
         if with_reference:
             record["reference"] = {"solution": [c.model_dump() for c in task.reference_solution],
                                    "answer": task.reference_answer}

@@ -14,6 +14,8 @@ import pytest
 
 from awm.eval.report import pass_at_k
 from awm.eval.rollouts import agent_dir, read_trajectory
+from awm.export import export_lines
+from awm.stages.catalog import build_catalog
 from awm_assets.constants import AGENT_PARTITIONS_NAME, DOMAIN_PARTITIONS_NAME, EVALUATION_JOB
 from awm_assets.definitions import defs
 from awm_assets.evaluation import agent_rollouts, evaluation_report
@@ -72,6 +74,12 @@ def test_policies_through_dagster_and_a_second_materialization_makes_no_model_ca
     catalog = [json.loads(line) for line in eval_corpus.catalog_path.read_text().splitlines()]
     assert all(e["difficulty"]["awm-agent-reference"]["level"] == "trivial" for e in catalog)
     assert all(e["difficulty"]["awm-agent-null"]["level"] == "unsolved" for e in catalog)
+    exported = list(export_lines(eval_corpus))
+    assert len(exported) == 20 and all(r["difficulty"]["awm-agent-reference"]["pass_rate"] == 1.0 for r in exported)
+
+    # the catalog rebuilt from unchanged environments keeps the estimates
+    build_catalog(eval_corpus, eval_corpus.env_ids(DOMAIN))
+    assert [json.loads(line) for line in eval_corpus.catalog_path.read_text().splitlines()] == catalog
 
 
 def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts(eval_corpus, agent, instance):
