@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from awm.commands.eval import add_arguments
 from awm.domains import resolve_domains
 from awm.errors import AWMError
 from awm.eval.rollouts import EvalLimits, agent_dir, validate_agent_key
@@ -97,19 +98,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return parser.parse_args(argv)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="the agent model (also its partition key)")
-    parser.add_argument("--domains", required=True, help="a number (the first N built-in domains) or a comma list")
-    parser.add_argument("--k", type=int, default=1, help="rollouts per task (default 1)")
-    parser.add_argument("--base-url", default=None, help="endpoint (default AWM_AGENT_BASE_URL, OPENAI_BASE_URL)")
-    parser.add_argument("--concurrency", type=int, default=None, help="rollouts in flight at once (default 8)")
-    parser.add_argument("--max-steps", type=int, default=30, help="model turns per rollout")
-    parser.add_argument("--max-tokens", type=int, default=200_000, help="tokens per rollout")
-    parser.add_argument("--wall-clock-s", type=float, default=300.0, help="seconds per rollout")
-    parser.add_argument("--seed", type=int, default=0, help="seed of each task's first rollout")
-    parser.add_argument("--timeout-s", type=float, default=None, help="seconds per model request (default 60)")
 
 
 def main(argv: list[str] | None = None) -> int:

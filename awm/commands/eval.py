@@ -22,14 +22,8 @@ def evaluate(args) -> int:
     return subprocess.call(argv, env=env)
 
 
-def register(sub) -> None:
-    parser = sub.add_parser(
-        "eval", help="evaluate an agent model on built domains through Dagster (rollouts, pass@k, difficulty)",
-        description="Materialize agent_rollouts and evaluation_report for (domain, model) partitions through "
-                    "Dagster, with progress and a summary. The model is reached at --base-url (default "
-                    "AWM_AGENT_BASE_URL, else OPENAI_BASE_URL) with the key in OPENAI_API_KEY; `awm llm-serve "
-                    "--agent` serves offline agents: awm-agent-reference, awm-agent-noisy-0.3, awm-agent-null, "
-                    "awm-agent-hacker. See docs/evaluation.md.")
+def add_arguments(parser) -> None:
+    """The options of `awm eval`, shared with the launcher it runs (awm_assets/evaluate.py)."""
     parser.add_argument("--model", required=True, help="the agent model (also its Dagster partition key)")
     parser.add_argument("--domains", required=True, help="a number (the first N built-in domains) or a comma list")
     parser.add_argument("--k", type=int, default=1, help="rollouts per task (default 1)")
@@ -40,4 +34,15 @@ def register(sub) -> None:
     parser.add_argument("--wall-clock-s", type=float, default=300.0, help="seconds per rollout (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="seed of each task's first rollout (default 0)")
     parser.add_argument("--timeout-s", type=float, default=None, help="seconds per model request (default 60)")
+
+
+def register(sub) -> None:
+    parser = sub.add_parser(
+        "eval", help="evaluate an agent model on built domains through Dagster (rollouts, pass@k, difficulty)",
+        description="Materialize agent_rollouts and evaluation_report for (domain, model) partitions through "
+                    "Dagster, with progress and a summary. The model is reached at --base-url (default "
+                    "AWM_AGENT_BASE_URL, else OPENAI_BASE_URL) with the key in OPENAI_API_KEY; `awm llm-serve "
+                    "--agent` serves offline agents: awm-agent-reference, awm-agent-noisy-0.3, awm-agent-null, "
+                    "awm-agent-hacker. See docs/evaluation.md.")
+    add_arguments(parser)
     parser.set_defaults(handler=evaluate)

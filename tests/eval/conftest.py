@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
-from tests.llm.conftest import API_KEY, LLMServe
+from tests.llm.conftest import API_KEY, LLMServe, start_llm_serve
 
 DOMAIN = "dental_clinic"
 
@@ -32,21 +27,10 @@ def eval_corpus(tmp_path_factory) -> ArtifactStore:
 
 @pytest.fixture(scope="session")
 def agent_serve(eval_corpus: ArtifactStore):
-    server = _start(eval_corpus.home)
+    server = start_llm_serve("--agent", "--api-key", API_KEY, home=eval_corpus.home)
     yield server
     server.proc.terminate()
     server.proc.wait(timeout=10)
-
-
-def _start(home: Path) -> LLMServe:
-    proc = subprocess.Popen([sys.executable, "-m", "awm.cli", "--home", str(home), "llm-serve", "--agent", "--port", "0",
-                             "--api-key", API_KEY], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    match = re.search(r"on (http://127\.0\.0\.1:\d+/v1)", line)
-    if not match:
-        proc.kill()
-        raise RuntimeError(f"awm llm-serve --agent did not start: {line!r} {proc.stderr.read()[-2000:]}")
-    return LLMServe(proc, match.group(1))
 
 
 @pytest.fixture

@@ -62,8 +62,9 @@ class LLMServe:
         return LLMSettings(**values)
 
 
-def start_llm_serve(*args: str) -> LLMServe:
-    proc = subprocess.Popen([sys.executable, "-m", "awm.cli", "llm-serve", "--port", "0", *args],
+def start_llm_serve(*args: str, home: Path | None = None) -> LLMServe:
+    before = ["--home", str(home)] if home is not None else []
+    proc = subprocess.Popen([sys.executable, "-m", "awm.cli", *before, "llm-serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     match = re.search(r"on (http://127\.0\.0\.1:\d+/v1)", line)
