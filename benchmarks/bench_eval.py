@@ -22,6 +22,7 @@ import math
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,8 @@ def measure(store: ArtifactStore, url: str, env_ids: list[str], concurrency: int
             "passed": len(results) - len(failed), "failures": failed[:5], "peak_in_flight": peak,
             "client_cpu_ms_per_model_call": round(cpu * 1000 / max(calls, 1), 2),
             "tool_ms_per_call": round(sum(r.tool_ms for r in results) / max(tools, 1), 3),
+            "tool_ms_per_call_median_rollout": round(statistics.median(r.tool_ms / r.tool_calls for r in results
+                                                                       if r.tool_calls), 3),
             "model_ms_per_call": round(sum(r.model_latency_ms for r in results) / max(calls, 1), 2),
             "other_ms_per_tool_call": round((sum(r.wall_s for r in results) * 1000 - sum(r.model_latency_ms for r in
                                                                                       results)) / max(tools, 1), 3)}
@@ -131,8 +134,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"peak in flight {row['peak_in_flight']}  client CPU {row['client_cpu_ms_per_model_call']:.1f} "
                       f"ms/call  passed {row['passed']}/{row['rollouts']}", flush=True)
             set_latency(url, 0)
-            overhead = measure(store, url, env_ids[:1], 1, 2, seed + 1000, 0)
-            print(f"latency 0, C=1: {overhead['tool_ms_per_call']:.3f} ms per tool call in the episode, "
+            rounds = [measure(store, url, env_ids[:1], 1, 2, seed + 1000 + 10 * n, 0) for n in range(5)]
+            overhead = {"rounds": rounds, **{name: statistics.median(r[name] for r in rounds) for name in (
+                "tool_ms_per_call", "tool_ms_per_call_median_rollout", "other_ms_per_tool_call", "model_ms_per_call",
+                "client_cpu_ms_per_model_call")}}
+            print(f"latency 0, C=1, median of 5 rounds: {overhead['tool_ms_per_call']:.3f} ms per tool call in the "
+                  f"episode ({overhead['tool_ms_per_call_median_rollout']:.3f} in the median rollout), "
                   f"{overhead['other_ms_per_tool_call']:.3f} ms per tool call of everything but the model "
                   f"(model call round trip {overhead['model_ms_per_call']:.2f} ms)")
         finally:
