@@ -52,6 +52,10 @@ def test_the_evaluation_job_covers_both_assets_on_the_domain_by_agent_grid():
     partitions = defs.resolve_assets_def("agent_rollouts").partitions_def
     assert isinstance(partitions, dg.MultiPartitionsDefinition)
     assert {d.name for d in partitions.partitions_defs} == {"domain", "agent"}
+    # each cell reads its own domain's verification reports, so a rebuilt domain makes its evaluations stale
+    mapping = defs.resolve_asset_graph().get_partition_mapping(dg.AssetKey("agent_rollouts"),
+                                                               dg.AssetKey("verification_reports"))
+    assert isinstance(mapping, dg.MultiToSingleDimensionPartitionMapping)
 
 
 def test_policies_through_dagster_and_a_second_materialization_makes_no_model_call(eval_corpus, agent, instance):
