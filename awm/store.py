@@ -15,6 +15,7 @@ renamed over the target, so a reader sees the old file or the new one, never hal
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -267,6 +268,15 @@ class ArtifactStore:
         failure = self.failure(env_id)
         if failure and failure.stage == stage:
             self.path(env_id, "failed.json").unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def catalog_lock(self) -> Iterator[None]:
+        """Held while catalog.jsonl is read and rewritten: the catalog build and evaluations (which write
+        difficulty onto its lines) run in different processes."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with open(self.home / ".catalog.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
     def iter_catalog(self) -> Iterator[dict]:
         if not self.catalog_path.exists():

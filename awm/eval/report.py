@@ -14,7 +14,6 @@ agent), so an export can split by it.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import math
@@ -200,8 +199,7 @@ def write_difficulty(store: ArtifactStore, agent: str, tasks: list[TaskScore]) -
     atomically; lines of other tasks and other agents' estimates are kept. Returns the lines updated."""
     if not store.catalog_path.exists():
         return 0
-    with open(store.home / ".catalog.lock", "a") as lock:  # evaluations of other partitions write it too
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with store.catalog_lock():  # the catalog build and evaluations of other partitions write it too
         return _write_difficulty(store, agent, {(t.env_id, t.task_id): t for t in tasks})
 
 

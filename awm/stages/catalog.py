@@ -155,9 +155,10 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         summary.entries.extend(entries)
         if status.status in ("published", "quarantined"):
             summary.proven += store.read_model(env_id, "report.json", VerificationReport).tasks
-    _keep_difficulty(store, summary.entries)
-    atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
-                                                  for e in summary.entries))
+    with store.catalog_lock():
+        _keep_difficulty(store, summary.entries)
+        atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
+                                                      for e in summary.entries))
     atomic_write_text(store.home / "failures.jsonl",
                       "".join(json.dumps(s.failure_record()) + "\n" for s in summary.problems))
     return summary
