@@ -41,6 +41,7 @@ from awm.errors import AWMError
 from awm.export import system_prompt
 from awm.llm.cache import CachedResponse, ResponseCache
 from awm.llm.settings import LLMSettings
+from awm.runtime.pool import SandboxError
 from awm.stages.catalog import DEFAULT_MIN_TASKS, environment_status
 from awm.store import ArtifactStore, atomic_write_text
 from awm.toolspecs import published_spec
@@ -289,18 +290,10 @@ class RolloutEngine:
         messages = Conversation(item.prompt)
         verdict: dict | None = None
         started = time.monotonic()
-        episode = await env.areset(item.task.task_id)
         try:
-            answer = await asyncio.wait_for(self._loop(client, episode, item, seed, messages, result),
-                                            self.limits.wall_clock_s)
-            verdict = await episode.ascore(answer)
-        except RolloutFault as fault:
-            result.status, result.reason, result.retryable = "failed", fault.reason, fault.retryable
-        except TimeoutError:
-            result.status, result.reason = "failed", f"wall_clock: the rollout took over {self.limits.wall_clock_s:g} s"
-        if verdict is None and result.reason and not result.reason.startswith("wall_clock"):
-            verdict = await episode.ascore(None)  # the state it left: its diff shows what it changed anyway
-        episode.close()
+            verdict = await self._played(client, env, item, seed, messages, result)
+        except SandboxError as exc:  # the platform's side failed (a worker died): not the agent's result
+            result.status, result.reason, result.retryable = "failed", f"sandbox_error: {exc}", True
         if verdict is not None:
             result.complete = bool(verdict["complete"]) and result.status == "completed"
             result.reward = float(verdict["reward"]) if result.status == "completed" else 0.0
@@ -312,6 +305,25 @@ class RolloutEngine:
         # the write (with its fsync) in a thread: on the event loop it would stall every other rollout
         await asyncio.to_thread(self._write, path, item, result, messages.messages, verdict)
         return result
+
+    async def _played(self, client, env, item: _Task, seed: int, messages: Conversation,
+                      result: RolloutResult) -> dict | None:
+        """The rollout in a fresh episode; the verdict on its final state (None after a wall-clock timeout)."""
+        episode = await env.areset(item.task.task_id)
+        try:
+            try:
+                answer = await asyncio.wait_for(self._loop(client, episode, item, seed, messages, result),
+                                                self.limits.wall_clock_s)
+                return await episode.ascore(answer)
+            except RolloutFault as fault:
+                result.status, result.reason, result.retryable = "failed", fault.reason, fault.retryable
+            except TimeoutError:
+                result.status, result.reason = "failed", (f"wall_clock: the rollout took over "
+                                                          f"{self.limits.wall_clock_s:g} s")
+                return None
+            return await episode.ascore(None)  # the state it left: its diff shows what it changed anyway
+        finally:
+            episode.close()
 
     async def _loop(self, client, episode, item: _Task, seed: int, messages: Conversation,
                     result: RolloutResult) -> str | None:
