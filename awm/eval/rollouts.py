@@ -223,7 +223,7 @@ class RolloutEngine:
     def rollout_key(self, item: _Task, sample: int) -> str:
         seed = self.limits.seed + sample
         return _hash({"version": TRAJECTORY_VERSION, "model": self.settings.model, "prompt": item.prompt,
-                       "tools": item.tools, "params": self._params(seed),
+                       "tools_sha256": item.tools_hash, "params": self._params(seed),
                        "limits": self.limits.model_dump(exclude={"k", "seed", "min_tasks"}), "env": item.env_hash})
 
     def rollout_path(self, item: _Task, sample: int, key: str) -> Path:

@@ -52,7 +52,7 @@ def test_the_offline_builder_stays_the_default(monkeypatch):
     assert generator.backend == "offline" and generator.deterministic and generator.concurrency == 1
     assert isinstance(generator.get(), OfflineBackend)
     resources = resources_from_env()
-    assert set(resources) == {"store", "llm", "generator"}
+    assert set(resources) == {"store", "llm", "generator", "agent"}
     monkeypatch.setenv("AWM_LLM_BACKEND", "openai")
     monkeypatch.setenv("AWM_RETRY_DELAY", "0.25")
     generator = GeneratorResource.from_env()
