@@ -56,10 +56,11 @@ class Policy:
 
 def parse_policy(model: str, default: str = "reference") -> Policy:
     """The policy a model name selects; names outside awm-agent-* get `default` (a policy spec itself)."""
-    match = _MODEL.match(model) or _MODEL.match(AGENT_MODEL_PREFIX + default)
+    spec = model if model.startswith(AGENT_MODEL_PREFIX) else AGENT_MODEL_PREFIX + default
+    match = _MODEL.match(spec)
     if match is None:
-        raise AgentRequestError(f"unknown agent policy {default!r}: use one of {', '.join(POLICIES)} "
-                                "(noisy-RATE for a noisy policy with error rate RATE)")
+        raise AgentRequestError(f"unknown agent policy {spec.removeprefix(AGENT_MODEL_PREFIX)!r}: use one of "
+                                f"{', '.join(POLICIES)} (noisy-RATE for a noisy policy with error rate RATE)")
     name, rate = match.group(1), match.group(2)
     if name != "noisy":
         if rate is not None:
@@ -138,7 +139,7 @@ class SimulatedAgent:
     def find_task(self, messages: list[dict], tool_names: set[str]) -> tuple[_Env, Task]:
         instruction = next((str(m.get("content") or "").strip() for m in messages if m.get("role") == "user"), "")
         if not instruction:
-            raise AgentRequestError("agent mode: the conversation has no user message (the task's instruction)")
+            raise AgentRequestError("the conversation has no user message (the task's instruction)")
         system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
         with self._lock:
             if instruction not in self._index:
@@ -147,7 +148,7 @@ class SimulatedAgent:
             for (_, task_id), env in zip(self._index.get(instruction, []), candidates):
                 if env.tools <= tool_names and (env.scenario in system or len(candidates) == 1):
                     return env, env.tasks[task_id]
-        raise AgentRequestError(f"agent mode: no task of the corpus in {self.home} has the instruction "
+        raise AgentRequestError(f"no task of the corpus in {self.home} has the instruction "
                                 f"{instruction[:120]!r} with these tools")
 
     def plan(self, policy: Policy, env: _Env, task: Task, seed: int | None) -> Plan:

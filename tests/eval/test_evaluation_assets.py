@@ -135,3 +135,15 @@ def test_awm_eval_killed_mid_run_resumes_without_repeating_finished_rollouts(eva
     assert len(new) == 40 and all(read_trajectory(p)[-1]["passed"] for p in new)
     line = next(line for line in done.stdout.splitlines() if line.strip().startswith(DOMAIN))
     assert line.split()[1:4] == ["20", "40", "1.000"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--model", "bad|model", "--domains", DOMAIN], "agent name 'bad|model' is not valid"),
+    (["--model", "m", "--domains", "llama_farm"], "domain 'llama_farm' has no environments"),
+    (["--model", "m", "--domains", "Bad Domain"], "Bad Domain"),
+])
+def test_awm_eval_refuses_bad_input_with_a_clear_error(eval_corpus, args, message):
+    env = {**os.environ, "AWM_HOME": str(eval_corpus.home)}
+    out = subprocess.run([sys.executable, "-m", "awm.cli", "eval", *args], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and message in out.stderr, out.stdout + out.stderr

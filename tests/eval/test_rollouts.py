@@ -116,3 +116,16 @@ def test_a_killed_rollout_resumes_from_the_cached_turns(eval_corpus, agent):
     resumed = next(r for r in rerun if r.key == victim.key)
     assert not resumed.reused and resumed.cache_hits == victim.steps and resumed.passed
     assert json.loads((eval_corpus.home / victim.path).read_text().splitlines()[-1])["passed"] is True
+
+
+def test_agent_mode_refuses_what_it_cannot_answer(eval_corpus, agent):
+    import openai
+
+    client = openai.OpenAI(base_url=agent.url, api_key=API_KEY, max_retries=0)
+    tools = [{"type": "function", "function": {"name": "noop", "parameters": {"type": "object"}}}]
+    with pytest.raises(openai.BadRequestError, match="no task of the corpus .* has the instruction 'Fly me to the"):
+        client.chat.completions.create(model="awm-agent-reference", tools=tools,
+                                       messages=[{"role": "user", "content": "Fly me to the moon."}])
+    with pytest.raises(openai.BadRequestError, match="unknown agent policy 'refernce'"):
+        client.chat.completions.create(model="awm-agent-refernce", tools=tools,
+                                       messages=[{"role": "user", "content": "Fly me to the moon."}])
