@@ -15,6 +15,10 @@ class SeedsFileError(AWMError):
     """The editable seeds file is missing or malformed."""
 
 
+class CatalogueError(AWMError, ValueError):
+    """A catalogue data file or a seeds-file domain entry is malformed."""
+
+
 class CorruptArtifactError(AWMError):
     """An artifact on disk cannot be read back (truncated JSON, not SQLite, ...)."""
 

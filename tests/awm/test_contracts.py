@@ -1,11 +1,10 @@
 """Contracts refuse identifiers that only look valid: a trailing newline is not part of a name."""
 
-import dataclasses
-
 import pytest
 from pydantic import ValidationError
 
 from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.catalogue.model import DomainSeed
 from awm.contracts import Column, Task, ToolSpec
 
 
@@ -31,4 +30,4 @@ def test_catalogue_labels_with_a_trailing_newline_are_refused():
     seed = next(iter(DOMAIN_SEEDS.values()))
     role = next(iter(seed.roles), None) or "party"
     with pytest.raises(ValueError, match="bad label"):
-        dataclasses.replace(seed, roles={**seed.roles, role: "client\n"})
+        DomainSeed.model_validate({**seed.model_dump(), "roles": {**seed.roles, role: "client\n"}})

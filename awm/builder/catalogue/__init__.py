@@ -1,21 +1,65 @@
-"""The built-in seed domains, gathered from the per-sector files."""
+"""The built-in seed domains, loaded once from the category packs' YAML files.
+
+`catalogue.yaml` lists the packs in catalogue order; `packs/<category>.yaml` holds a
+category's domains. Every entry is validated by the pydantic models in `model.py`; a
+bad one raises CatalogueError naming the file, the domain and the field.
+"""
 
 from __future__ import annotations
 
-import importlib
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
 
 from awm.builder.catalogue.model import DomainSeed
+from awm.errors import CatalogueError
 
-_FILES = ("commerce", "finance", "services", "operations", "technology")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_yaml(name: str) -> Any:
+    path = resources.files(__package__).joinpath(name)
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except (OSError, yaml.YAMLError) as exc:
+        raise CatalogueError(f"catalogue file {name} cannot be read: {exc}") from exc
+
+
+def validation_message(exc: ValidationError) -> str:
+    """Pydantic's errors as 'field.path: message; ...'."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'entry'}: {err['msg'].removeprefix('Value error, ')}"
+        for err in exc.errors()
+    )
+
+
+def parse_domain(entry: Any, category: str, where: str) -> DomainSeed:
+    """Validate one domain entry of a pack file or seeds file; errors name `where`, the domain and the field."""
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"{where}: each domain must be a mapping with slug, title, ...; got {entry!r:.80}")
+    slug = entry.get("slug", "?")
+    try:
+        return DomainSeed.model_validate({"category": category, **entry})
+    except ValidationError as exc:
+        raise CatalogueError(f"{where}: domain {slug!r}: {validation_message(exc)}") from exc
 
 
 def _load() -> dict[str, DomainSeed]:
+    index = _read_yaml("catalogue.yaml")
+    if not isinstance(index, dict) or not isinstance(index.get("packs"), list):
+        raise CatalogueError("catalogue file catalogue.yaml: expected 'packs: [<category>, ...]'")
     seeds: dict[str, DomainSeed] = {}
-    for name in _FILES:
-        module = importlib.import_module(f"awm.builder.catalogue.{name}")
-        for seed in module.DOMAINS:
+    for category in index["packs"]:
+        name = f"packs/{category}.yaml"
+        pack = _read_yaml(name)
+        if not isinstance(pack, dict) or pack.get("category") != category or not isinstance(pack.get("domains"), list):
+            raise CatalogueError(f"catalogue file {name}: expected 'category: {category}' and a 'domains' list")
+        for entry in pack["domains"]:
+            seed = parse_domain(entry, category, f"catalogue file {name}")
             if seed.slug in seeds:
-                raise ValueError(f"duplicate built-in domain {seed.slug!r} in catalogue/{name}.py")
+                raise CatalogueError(f"catalogue file {name}: duplicate built-in domain {seed.slug!r}")
             seeds[seed.slug] = seed
     return seeds
 

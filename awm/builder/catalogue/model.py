@@ -1,4 +1,4 @@
-"""The shape of a built-in seed domain.
+"""The shape of a seed domain, as the catalogue's data files and the user's seeds file give it.
 
 A domain names its generic roles in its own words (a clinic's `party` is a
 patient, its `case` an appointment), picks the lifecycle its cases follow, and
@@ -6,17 +6,22 @@ lists the sub-businesses that its K scenarios are built around. Each
 sub-business brings its own categories and catalogue items, so two scenarios of
 one domain differ in what they sell or serve as well as in which modules
 (tables) they carry.
+
+The built-in domains live in YAML files, one per category pack
+(`awm/builder/catalogue/packs/<category>.yaml`); these pydantic models validate
+every entry when the catalogue is loaded.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Lifecycles a case can follow; each fixes the statuses and the actions.
 FLAVOURS = ("fulfillment", "appointment", "application", "service", "reservation")
 
-# Optional modules a scenario can add to the core tables (see awm.builder.modules).
+# Optional modules a scenario can add to the core tables (see awm.builder.entities.MODULE_ROLES).
 MODULES = (
     "invoices",
     "accounts",
@@ -60,49 +65,86 @@ RENAMABLE_ROLES = CORE_ROLES + (
 )
 
 _LABEL = re.compile(r"[a-z][a-z ]{1,38}[a-z]")
+_SLUG = re.compile(r"[a-z][a-z0-9_]{1,40}")
 
 
-@dataclass(frozen=True)
-class SubBusiness:
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SubBusiness(_Frozen):
     """One kind of business within a domain; one scenario is built around it."""
 
-    name: str
+    name: str = Field(min_length=3, max_length=80)
     categories: tuple[str, ...]
     items: tuple[str, ...]
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _enough_and_distinct(self) -> SubBusiness:
         if len(self.categories) < 3:
             raise ValueError(f"sub-business {self.name!r}: needs at least 3 categories")
         if len(self.items) < 6:
             raise ValueError(f"sub-business {self.name!r}: needs at least 6 items")
         if len(set(self.items)) != len(self.items):
             raise ValueError(f"sub-business {self.name!r}: duplicate items")
+        return self
 
 
-@dataclass(frozen=True)
-class DomainSeed:
-    """A built-in seed domain."""
+class DomainSeed(_Frozen):
+    """A seed domain: a built-in one from a category pack, or one from the user's seeds file."""
 
     slug: str
-    title: str
+    title: str = Field(min_length=2, max_length=80)
     category: str
     flavour: str
     roles: dict[str, str]
     modules: tuple[str, ...]
     sub_businesses: tuple[SubBusiness, ...]
     price_range: tuple[float, float] = (5.0, 500.0)
-    extra: dict[str, str] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if self.flavour not in FLAVOURS:
-            raise ValueError(f"domain {self.slug!r}: unknown flavour {self.flavour!r}")
-        unknown = set(self.modules) - set(MODULES)
+    @field_validator("slug")
+    @classmethod
+    def _slug(cls, slug: str) -> str:
+        if not _SLUG.fullmatch(slug) or "__" in slug:
+            raise ValueError(f"bad slug {slug!r}: use lowercase letters, digits and single underscores")
+        return slug
+
+    @field_validator("flavour")
+    @classmethod
+    def _flavour(cls, flavour: str) -> str:
+        if flavour not in FLAVOURS:
+            raise ValueError(f"unknown flavour {flavour!r}; one of {', '.join(FLAVOURS)}")
+        return flavour
+
+    @field_validator("modules")
+    @classmethod
+    def _modules(cls, modules: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = set(modules) - set(MODULES)
         if unknown:
-            raise ValueError(f"domain {self.slug!r}: unknown modules {sorted(unknown)}")
-        for role, label in self.roles.items():
+            raise ValueError(f"unknown modules {sorted(unknown)}; known: {', '.join(MODULES)}")
+        return modules
+
+    @field_validator("roles")
+    @classmethod
+    def _roles(cls, roles: dict[str, str]) -> dict[str, str]:
+        for role, label in roles.items():
             if role not in RENAMABLE_ROLES:
-                raise ValueError(f"domain {self.slug!r}: unknown role {role!r}")
+                raise ValueError(f"unknown role {role!r}; known: {', '.join(RENAMABLE_ROLES)}")
             if not _LABEL.fullmatch(label):
-                raise ValueError(f"domain {self.slug!r}: bad label {label!r} for {role}")
-        if len(self.sub_businesses) < 10:
-            raise ValueError(f"domain {self.slug!r}: needs 10 sub-businesses")
+                raise ValueError(f"bad label {label!r} for {role}: 3-40 lowercase letters and spaces")
+        return roles
+
+    @field_validator("price_range")
+    @classmethod
+    def _price_range(cls, price_range: tuple[float, float]) -> tuple[float, float]:
+        low, high = price_range
+        if not 0 <= low < high:
+            raise ValueError(f"price_range {list(price_range)} must be [low, high] with 0 <= low < high")
+        return price_range
+
+    @field_validator("sub_businesses")
+    @classmethod
+    def _ten_sub_businesses(cls, subs: tuple[SubBusiness, ...]) -> tuple[SubBusiness, ...]:
+        if len(subs) < 10:
+            raise ValueError(f"needs 10 sub-businesses, got {len(subs)}")
+        return subs

@@ -1,0 +1,64 @@
+"""The catalogue as data: category packs in YAML, validated on load, with errors that name what was wrong."""
+
+from pathlib import Path
+
+import pytest
+
+import awm.builder.catalogue as catalogue
+from awm.builder.catalogue import DOMAIN_SEEDS, parse_domain
+from awm.errors import CatalogueError
+
+PACKS = Path(catalogue.__file__).parent / "packs"
+
+
+def _entry(**changes):
+    seed = DOMAIN_SEEDS["retail_banking"].model_dump()
+    seed.pop("category")
+    seed.update(changes)
+    return seed
+
+
+def test_every_pack_file_is_listed_and_every_listed_pack_loads():
+    files = {p.stem for p in PACKS.glob("*.yaml")}
+    assert files == {s.category for s in DOMAIN_SEEDS.values()}
+    assert list(DOMAIN_SEEDS)[:2] == ["online_retail", "fashion_boutique"]  # catalogue order is pack order
+
+
+def test_a_valid_entry_round_trips():
+    seed = parse_domain(_entry(), "banking", "test")
+    assert seed == DOMAIN_SEEDS["retail_banking"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        ({"flavour": "barter"}, "flavour", "unknown flavour 'barter'"),
+        ({"modules": ["invoices", "teleport"]}, "modules", "unknown modules ['teleport']"),
+        ({"roles": {"party": "Customer!"}}, "roles", "bad label 'Customer!' for party"),
+        ({"roles": {"wizard": "mage"}}, "roles", "unknown role 'wizard'"),
+        ({"price_range": [50, 5]}, "price_range", "must be [low, high]"),
+        ({"title": None}, "title", "valid string"),
+    ],
+)
+def test_bad_fields_are_named_with_file_and_domain(change, field, message):
+    with pytest.raises(CatalogueError) as err:
+        parse_domain(_entry(**change), "banking", "catalogue file packs/banking.yaml")
+    text = str(err.value)
+    assert text.startswith("catalogue file packs/banking.yaml: domain 'retail_banking': ")
+    assert f"{field}" in text and message in text
+
+
+def test_sub_business_errors_name_the_position():
+    entry = _entry()
+    entry["sub_businesses"][3]["items"] = entry["sub_businesses"][3]["items"][:3]
+    with pytest.raises(CatalogueError, match=r"sub_businesses\.3: .*needs at least 6 items"):
+        parse_domain(entry, "banking", "here")
+    with pytest.raises(CatalogueError, match="needs 10 sub-businesses, got 9"):
+        parse_domain(_entry(sub_businesses=_entry()["sub_businesses"][:9]), "banking", "here")
+    with pytest.raises(CatalogueError, match="each domain must be a mapping"):
+        parse_domain(["retail_banking"], "banking", "here")
+
+
+def test_unknown_keys_are_refused():
+    with pytest.raises(CatalogueError, match="colour: Extra inputs are not permitted"):
+        parse_domain(_entry(colour="blue"), "banking", "here")
