@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
-from awm.builder.entities import DEFAULT_LABELS, MODULE_ROLES, Entity, build_entities
+from awm.builder.entities import DEFAULT_LABELS, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
+from awm.builder.modules import MODULE_ROLES, build_entities
 from awm.builder.naming import plural, snake, title
 from awm.contracts import Scenario
 from awm.domains import env_id_for, validate_domain_slug

@@ -1,0 +1,75 @@
+"""The concerns an environment is built from, one module each.
+
+Four core concerns are in every environment (`sites`, `offering`, `parties`,
+`cases`); each optional module of the catalogue (`MODULES` in
+awm.builder.catalogue.model) adds its own tables. Every concern module declares
+its tables (`entities(labels, has, flavour)`) and fills them (`FILL`: role ->
+function of the row generator), so one concern is read and changed in one place.
+"""
+
+from __future__ import annotations
+
+from awm.builder.catalogue.model import MODULES
+from awm.builder.entities import ROLE_ORDER, Entity
+from awm.builder.flavours import Flavour
+from awm.builder.modules import (
+    accounts,
+    cases,
+    departments,
+    documents,
+    inventory,
+    invoices,
+    loyalty,
+    notifications,
+    offering,
+    parties,
+    procurement,
+    promotions,
+    reviews,
+    shifts,
+    sites,
+    subscriptions,
+    support,
+)
+
+CORE_CONCERNS = (sites, offering, parties, cases)
+OPTIONAL_CONCERNS = {
+    m.MODULE: m
+    for m in (
+        departments,
+        promotions,
+        invoices,
+        accounts,
+        documents,
+        reviews,
+        procurement,
+        inventory,
+        support,
+        notifications,
+        subscriptions,
+        shifts,
+        loyalty,
+    )
+}
+if set(OPTIONAL_CONCERNS) != set(MODULES):
+    raise RuntimeError(f"modules without a concern module: {sorted(set(MODULES) ^ set(OPTIONAL_CONCERNS))}")
+
+MODULE_ROLES: dict[str, tuple[str, ...]] = {name: OPTIONAL_CONCERNS[name].ROLES for name in MODULES}
+
+FILLERS = {
+    role: filler
+    for concern in CORE_CONCERNS + tuple(OPTIONAL_CONCERNS.values())
+    for role, filler in concern.FILL.items()
+}
+# Rows are generated in table order (each filler reads rows generated before it); a filler
+# fills its concern's dependent roles too (the case filler makes the lines).
+FILL_ORDER = tuple(role for role in ROLE_ORDER if role in FILLERS)
+
+
+def build_entities(labels: dict[str, str], modules: list[str], flavour: Flavour) -> dict[str, Entity]:
+    """The entities of one environment, keyed by role, in creation order."""
+    has = set(modules).__contains__
+    ents: dict[str, Entity] = {}
+    for concern in CORE_CONCERNS + tuple(OPTIONAL_CONCERNS[m] for m in modules):
+        ents.update(concern.entities(labels, has, flavour))
+    return {role: ents[role] for role in ROLE_ORDER if role in ents}
