@@ -48,6 +48,18 @@ class Scenario(Contract):
     items: list[str]
     price_range: tuple[float, float]
     builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
+    origin: Literal["catalogue", "seeds_file", "composed", "llm"] = Field(
+        description="where the domain came from: the curated catalogue, the user's seeds "
+        "file, composed from a bare slug's words, or written by an LLM")
+    origin_reason: str = Field(default="", description="why: the pack a composed slug was mapped to, and by which words")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _origin_of_older_scenarios(cls, data: Any) -> Any:
+        # scenario.json written before the origin was recorded: its builtin flag says enough
+        if isinstance(data, dict) and "origin" not in data:
+            data = {**data, "origin": "catalogue" if data.get("builtin") else "composed"}
+        return data
 
 
 # --- tasks -------------------------------------------------------------------
@@ -402,6 +414,9 @@ class CatalogEntry(Contract):
     path: str
     difficulty: dict[str, dict[str, Any]] | None = Field(
         default=None, description="per evaluated agent: pass_rate, rollouts and level (awm/eval/report.py)")
+    origin: str = Field(default="unknown", description="where the domain came from: catalogue, seeds_file, "
+                        "composed or llm (unknown in a line written before it was recorded)")
+    origin_reason: str = ""
 
 
 # --- provenance --------------------------------------------------------------

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from awm.errors import InvalidDomainError, SeedsFileError
+from awm.errors import CatalogueError, InvalidDomainError, SeedsFileError
+
+if TYPE_CHECKING:
+    from awm.builder.catalogue.model import DomainSeed
+
+SEEDS_FILE_ENV = "AWM_SEEDS_FILE"
 
 SLUG_PATTERN = re.compile(r"[a-z][a-z0-9_]{1,40}")
 ENV_ID_PATTERN = re.compile(r"[a-z][a-z0-9_]{1,40}__\d{2,3}")
@@ -49,11 +57,18 @@ def builtin_domains() -> list[str]:
     return list(DOMAIN_SEEDS)
 
 
-def load_seeds_file(path: Path) -> list[str]:
-    """Read the editable seeds file: a JSON list of slugs, or {"domains": [...]}, or one slug a line.
+def seeds_file_path() -> Path:
+    """The editable seeds file: $AWM_SEEDS_FILE, else $AWM_HOME/seeds.txt."""
+    from awm.store import default_home  # the store imports this module
 
-    Lines starting with '#' are comments in the plain-text form.
-    """
+    explicit = os.environ.get(SEEDS_FILE_ENV)
+    if explicit:
+        return Path(explicit)
+    return default_home() / "seeds.txt"
+
+
+def _seed_entries(path: Path) -> list[object]:
+    """The raw entries of a seeds file: slugs (str) and domain definitions (mappings)."""
     path = Path(path)
     if not path.exists():
         raise SeedsFileError(f"seeds file {path} does not exist")
@@ -67,22 +82,82 @@ def load_seeds_file(path: Path) -> list[str]:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise SeedsFileError(f"seeds file {path} is not valid JSON: {exc}") from exc
-        if isinstance(data, dict):
-            data = data.get("domains")
-        if not isinstance(data, list):
-            raise SeedsFileError(f'seeds file {path}: expected a JSON list of slugs or {{"domains": [...]}}')
-        entries = data
-    else:
-        entries = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    slugs: list[str] = []
-    for lineno, entry in enumerate(entries, 1):
+    elif path.suffix in (".yaml", ".yml") or re.match(r"(domains\s*:|- )", stripped):
+        import yaml
+
         try:
-            slug = validate_domain_slug(entry)
+            data = yaml.safe_load(stripped)
+        except yaml.YAMLError as exc:
+            raise SeedsFileError(f"seeds file {path} is not valid YAML: {exc}") from exc
+    else:
+        return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    if isinstance(data, dict):
+        data = data.get("domains")
+    if not isinstance(data, list):
+        raise SeedsFileError(f'seeds file {path}: expected a list of domains or {{"domains": [...]}}')
+    return data
+
+
+def load_seeds_file(path: Path) -> list[str]:
+    """The domain slugs a seeds file names, in order, without repeats.
+
+    Forms: one slug a line ('#' starts a comment); a JSON list or {"domains": [...]}; or YAML
+    (`domains:` then a list). In JSON and YAML an entry is a slug or a full domain definition in the
+    catalogue's format (see `load_seed_domains`).
+    """
+    slugs: list[str] = []
+    for number, entry in enumerate(_seed_entries(path), 1):
+        value = entry.get("slug") if isinstance(entry, dict) else entry
+        try:
+            slug = validate_domain_slug(value)
         except InvalidDomainError as exc:
-            raise SeedsFileError(f"seeds file {path}, entry {lineno}: {exc}") from exc
+            raise SeedsFileError(f"seeds file {path}, entry {number}: {exc}") from exc
         if slug not in slugs:
             slugs.append(slug)
     return slugs
+
+
+def load_seed_domains(path: Path) -> dict[str, DomainSeed]:
+    """The domains a seeds file defines in full (see `_parse_seed_domains`); read again only when the file changes."""
+    stat = Path(path).stat() if Path(path).exists() else None
+    return _parse_seed_domains(str(path), stat.st_mtime_ns if stat else None, stat.st_size if stat else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_seed_domains(path: str, _mtime_ns: int | None, _size: int | None) -> dict[str, DomainSeed]:
+    """The domains a seeds file defines in full, validated like the catalogue's packs.
+
+    An entry is the catalogue's domain format plus `category`, the category pack it belongs to.
+    `flavour`, `roles`, `modules` and `price_range` may be left out: they then come from the pack's
+    first domain. One sub-business is enough (the catalogue's own domains have ten). A slug that
+    is already built in is refused.
+    """
+    from awm.builder.catalogue import DOMAIN_SEEDS, PACK_TEMPLATES, parse_domain
+
+    path = Path(path)
+    load_seeds_file(path)  # every entry has a valid slug
+    domains: dict[str, DomainSeed] = {}
+    for number, entry in enumerate(_seed_entries(path), 1):
+        if not isinstance(entry, dict):
+            continue
+        where = f"seeds file {path}, entry {number}"
+        slug = entry["slug"]
+        if slug in DOMAIN_SEEDS:
+            raise SeedsFileError(f"{where}: {slug!r} is a built-in domain; pick another slug for your own domain")
+        if slug in domains:
+            raise SeedsFileError(f"{where}: domain {slug!r} is defined twice")
+        category = entry.get("category")
+        if category not in PACK_TEMPLATES:
+            raise SeedsFileError(f"{where}: domain {slug!r}: category: {category!r} is not a category pack; "
+                                 f"one of {', '.join(PACK_TEMPLATES)}")
+        template = PACK_TEMPLATES[category]
+        defaults = {key: getattr(template, key) for key in ("flavour", "roles", "modules", "price_range")}
+        fields = {**defaults, **{k: v for k, v in entry.items() if k != "category"}}
+        try:
+            domains[slug] = parse_domain(fields, category, where, min_sub_businesses=1)
+        except CatalogueError as exc:
+            raise SeedsFileError(str(exc)) from exc
+    return domains
 
 
 def resolve_domains(spec: str | None, default_count: int) -> list[str]:

@@ -18,7 +18,6 @@ OWNERS = ["team:awm-platform"]
 CORPUS_JOB = "build_corpus"
 CATALOG_JOB = "publish_catalog"
 DOMAIN_PARTITIONS_NAME = "domains"
-SEEDS_FILE_ENV = "AWM_SEEDS_FILE"
 
 # Agent evaluation (awm_assets/evaluation.py)
 AGENT_ROLLOUTS = "agent_rollouts"

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import dagster as dg
 
-from awm.domains import builtin_domains, load_seeds_file, validate_domain_slug
-from awm.store import DEFAULT_HOME
-from awm_assets.constants import CORPUS_JOB, DOMAIN_PARTITIONS_NAME, SEEDS_FILE_ENV
+from awm.domains import builtin_domains, load_seed_domains, load_seeds_file, seeds_file_path, validate_domain_slug
+from awm_assets.constants import CORPUS_JOB, DOMAIN_PARTITIONS_NAME
 from awm_assets.partitions import domain_partitions
-
-
-def seeds_file_path() -> Path:
-    explicit = os.environ.get(SEEDS_FILE_ENV)
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("AWM_HOME", DEFAULT_HOME)) / "seeds.txt"
 
 
 def wanted_domains(register_builtins: bool = True) -> tuple[list[str], str]:
@@ -31,6 +22,7 @@ def wanted_domains(register_builtins: bool = True) -> tuple[list[str], str]:
     note = f"no seeds file at {path}"
     if path.exists():
         seeds = load_seeds_file(path)
+        load_seed_domains(path)  # a domain defined in full is validated where it is registered
         note = f"{len(seeds)} domain(s) in {path}"
         wanted += [d for d in seeds if d not in wanted]
     return wanted, note
@@ -38,7 +30,8 @@ def wanted_domains(register_builtins: bool = True) -> tuple[list[str], str]:
 
 @dg.sensor(name="domain_seeds_sensor", minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING,
            description="Registers a domain partition for every built-in seed domain and every slug in the "
-                       "editable seeds file ($AWM_SEEDS_FILE or $AWM_HOME/seeds.txt, one slug a line).")
+                       "editable seeds file ($AWM_SEEDS_FILE or $AWM_HOME/seeds.txt: slugs, or domains in the "
+                       "catalogue's format).")
 def domain_seeds_sensor(context: dg.SensorEvaluationContext):
     register_builtins = os.environ.get("AWM_REGISTER_BUILTINS", "1") != "0"
     wanted, note = wanted_domains(register_builtins)

@@ -185,7 +185,7 @@ class LLMBackend:
             request=json_block("request", {"stage": "scenarios", "domain": domain, "slot": slot, "env_id": env_id}),
             avoid=json_block("avoid", [{"name": s.name, "sub_business": s.sub_business} for s in earlier]),
             number=str(slot + 1), domain=domain)
-        scenario = Scenario(env_id=env_id, domain=domain, slot=slot, seed=_stable_seed(env_id), builtin=False,
+        scenario = Scenario(env_id=env_id, domain=domain, slot=slot, seed=_stable_seed(env_id), builtin=False, origin="llm",
                             **draft.model_dump())
         for other in siblings:
             a, b = _normal_name(scenario.name), _normal_name(other.name)

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
+from awm.builder.catalogue.nearest import nearest_domain
 from awm.builder.entities import DEFAULT_LABELS, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
 from awm.builder.modules import MODULE_ROLES, build_entities
 from awm.builder.naming import plural, snake, title
 from awm.contracts import Scenario
-from awm.domains import env_id_for, validate_domain_slug
+from awm.domains import env_id_for, load_seed_domains, seeds_file_path, validate_domain_slug
 
 CORE_TABLES = 10
 MIN_TABLES = 15
@@ -54,10 +55,22 @@ _ITEM_NOUNS = ("Starter Package", "Standard Package", "Premium Package", "Consul
 _CATEGORY_NOUNS = ("Essentials", "Professional", "Seasonal", "Premium", "Accessories", "Services")
 
 
-def compose_unseen_domain(slug: str) -> DomainSeed:
-    """A sensible seed for a domain the catalogue has never seen, composed from archetypes."""
+def compose_unseen_domain(slug: str) -> tuple[DomainSeed, str]:
+    """A seed for a domain neither the catalogue nor the seeds file defines, and why it looks as it does.
+
+    The lifecycle, modules, prices and category pack come from the built-in domain whose words the
+    slug shares most (awm.builder.catalogue.nearest); the labels come from that lifecycle's archetype
+    and the items are composed from the slug's own words. With no word in common, everything is
+    drawn from the archetypes.
+    """
     rng = random.Random(stable_seed("unseen", slug))
-    flavour = rng.choice(sorted(_ARCHETYPES))
+    nearest = nearest_domain(slug)
+    if nearest.seed is not None:
+        flavour, modules = nearest.seed.flavour, list(nearest.seed.modules)
+        category, price_range = nearest.seed.category, nearest.seed.price_range
+    else:
+        flavour, modules = rng.choice(sorted(_ARCHETYPES)), rng.sample(list(MODULES), 4)
+        category, price_range = "composed", (10.0, 400.0)
     words = slug.replace("_", " ").strip()
     topic = title(words)
     subs = []
@@ -75,24 +88,41 @@ def compose_unseen_domain(slug: str) -> DomainSeed:
                 items=tuple(f"{topic} {n}" for n in nouns[:8]),
             )
         )
-    modules = rng.sample(list(MODULES), 4)
-    return DomainSeed(
+    seed = DomainSeed(
         slug=slug,
         title=topic,
-        category="composed",
+        category=category,
         flavour=flavour,
         roles=dict(_ARCHETYPES[flavour]),
         modules=tuple(modules),
         sub_businesses=tuple(subs),
-        price_range=(10.0, 400.0),
+        price_range=price_range,
     )
+    return seed, f"composed from archetypes: {nearest.reason}"
 
 
-def domain_seed(slug: str) -> tuple[DomainSeed, bool]:
+@dataclass(frozen=True)
+class DomainSource:
+    """A domain's seed and where it came from: the honest flag recorded in scenario.json and the catalog."""
+
+    seed: DomainSeed
+    origin: str  # catalogue | seeds_file | composed
+    reason: str
+
+
+def domain_source(slug: str) -> DomainSource:
+    """The built-in domain, else the seeds file's definition, else one composed from the slug's words."""
     validate_domain_slug(slug)
     if slug in DOMAIN_SEEDS:
-        return DOMAIN_SEEDS[slug], True
-    return compose_unseen_domain(slug), False
+        seed = DOMAIN_SEEDS[slug]
+        return DomainSource(seed, "catalogue", f"built-in domain of category pack {seed.category!r}")
+    path = seeds_file_path()
+    if path.exists():
+        defined = load_seed_domains(path)
+        if slug in defined:
+            return DomainSource(defined[slug], "seeds_file", f"defined in the seeds file {path}")
+    seed, reason = compose_unseen_domain(slug)
+    return DomainSource(seed, "composed", reason)
 
 
 # --- scenarios ----------------------------------------------------------------
@@ -170,7 +200,8 @@ _CITIES = ("Springfield", "Riverton", "Lakeside", "Fairview", "Brookhaven", "Oak
 
 
 def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
-    seed, builtin = domain_seed(domain)
+    source = domain_source(domain)
+    seed = source.seed
     rng = random.Random(stable_seed("scenario", domain, slot, base_seed))
     sub = seed.sub_businesses[slot % len(seed.sub_businesses)]
     round_ = slot // len(seed.sub_businesses)
@@ -194,7 +225,9 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
         item_categories=list(sub.categories),
         items=list(sub.items),
         price_range=seed.price_range,
-        builtin=builtin,
+        builtin=source.origin == "catalogue",
+        origin=source.origin,
+        origin_reason=source.reason,
     )
 
 

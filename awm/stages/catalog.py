@@ -130,7 +130,8 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     path = str(store.env_dir(env_id).relative_to(store.home))
     entries = [
         CatalogEntry(env_id=env_id, domain=domain, task_id=t.task_id, instruction=t.instruction, kind=t.kind,
-                     scenario=scenario.name, steps=t.steps, tools=t.distinct_tools, path=path)
+                     scenario=scenario.name, steps=t.steps, tools=t.distinct_tools, path=path,
+                     origin=scenario.origin, origin_reason=scenario.origin_reason)
         for t in tasks.tasks if t.task_id in passed
     ]
     return status, entries

@@ -19,6 +19,6 @@ def build_scenario(store: ArtifactStore, domain: str, slot: int, backend, force:
             raise ValueError(f"backend returned scenario {scenario.env_id!r} for {env_id!r}")
         gate_scenario(store, env_id, scenario)
         return {"scenario.json": dump_json(scenario)}, {
-            "modules": len(scenario.modules), "builtin": scenario.builtin, "name": scenario.name}
+            "modules": len(scenario.modules), "builtin": scenario.builtin, "origin": scenario.origin, "name": scenario.name}
 
     return run_env_stage(store, STAGE, env_id, [], ["scenario.json"], produce, backend, force)

@@ -35,13 +35,15 @@ def validation_message(exc: ValidationError) -> str:
     )
 
 
-def parse_domain(entry: Any, category: str, where: str) -> DomainSeed:
+def parse_domain(entry: Any, category: str, where: str, min_sub_businesses: int = 10) -> DomainSeed:
     """Validate one domain entry of a pack file or seeds file; errors name `where`, the domain and the field."""
     if not isinstance(entry, dict):
         raise CatalogueError(f"{where}: each domain must be a mapping with slug, title, ...; got {entry!r:.80}")
     slug = entry.get("slug", "?")
     try:
-        return DomainSeed.model_validate({"category": category, **entry})
+        return DomainSeed.model_validate(
+            {"category": category, **entry}, context={"min_sub_businesses": min_sub_businesses}
+        )
     except ValidationError as exc:
         raise CatalogueError(f"{where}: domain {slug!r}: {validation_message(exc)}") from exc
 
@@ -66,3 +68,7 @@ def _load() -> dict[str, DomainSeed]:
 
 DOMAIN_SEEDS: dict[str, DomainSeed] = _load()
 CATEGORIES: list[str] = sorted({seed.category for seed in DOMAIN_SEEDS.values()})
+# A pack's first domain: where a seeds-file domain of that pack takes the fields it leaves out.
+PACK_TEMPLATES: dict[str, DomainSeed] = {}
+for _seed in DOMAIN_SEEDS.values():
+    PACK_TEMPLATES.setdefault(_seed.category, _seed)
