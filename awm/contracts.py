@@ -46,12 +46,23 @@ class Scenario(Contract):
     modules: list[str]
     item_categories: list[str]
     items: list[str]
+    item_category: list[str] = Field(default_factory=list, description="the category of each item, in order; "
+                                     "empty when the source gave none (then derived from the item's words)")
     price_range: tuple[float, float]
     builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
     origin: Literal["catalogue", "seeds_file", "composed", "llm"] = Field(
         description="where the domain came from: the curated catalogue, the user's seeds "
         "file, composed from a bare slug's words, or written by an LLM")
     origin_reason: str = Field(default="", description="why: the pack a composed slug was mapped to, and by which words")
+
+    @model_validator(mode="after")
+    def _item_categories_known(self) -> Scenario:
+        if self.item_category and len(self.item_category) != len(self.items):
+            raise ValueError(f"item_category has {len(self.item_category)} entries for {len(self.items)} items")
+        unknown = sorted(set(self.item_category) - set(self.item_categories))
+        if unknown:
+            raise ValueError(f"item_category names unknown categories {unknown}")
+        return self
 
     @model_validator(mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from faker import Faker
 
 from awm.builder.clock import REFERENCE_NOW, REFERENCE_NOW_ISO
 from awm.builder.modules import FILL_ORDER, FILLERS
+from awm.builder.texts import TextPools
 from awm.builder.world import WorldPlan
 
 __all__ = ["REFERENCE_NOW", "REFERENCE_NOW_ISO", "RowGen", "Rows", "generate_rows"]
@@ -38,10 +39,18 @@ class RowGen:
         self.fake.seed_instance(self.sc.seed)
         self.rows: Rows = {}
         self.emails: set[str] = set()
+        self.texts = TextPools(self.sc, self.rng)
 
     def past(self, lo_days: int, hi_days: int) -> datetime:
         minutes = self.rng.randint(lo_days * 1440, hi_days * 1440)
         return (REFERENCE_NOW - timedelta(minutes=minutes)).replace(second=0)
+
+    def between(self, start: datetime | str, end: datetime | str = REFERENCE_NOW) -> datetime:
+        """A moment (whole minutes) from `start` to `end`; at `start` when `end` is not later."""
+        start = datetime.fromisoformat(start) if isinstance(start, str) else start
+        end = datetime.fromisoformat(end) if isinstance(end, str) else end
+        minutes = max(0, int((end - start).total_seconds() // 60))
+        return (start + timedelta(minutes=self.rng.randint(0, minutes))).replace(second=0, microsecond=0)
 
     def future(self, lo_days: int, hi_days: int) -> datetime:
         minutes = self.rng.randint(lo_days * 1440, hi_days * 1440)

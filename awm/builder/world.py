@@ -12,13 +12,13 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
 from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
 from awm.builder.catalogue.nearest import nearest_domain
 from awm.builder.entities import DEFAULT_LABELS, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
 from awm.builder.modules import MODULE_ROLES, build_entities
-from awm.builder.naming import plural, snake, title
+from awm.builder.naming import plural, snake, title, unique_code_prefixes
 from awm.contracts import Scenario
 from awm.domains import env_id_for, load_seed_domains, seeds_file_path, validate_domain_slug
 
@@ -84,8 +84,8 @@ def compose_unseen_domain(slug: str) -> tuple[DomainSeed, str]:
         subs.append(
             SubBusiness(
                 name=f"{q} {words} business",
-                categories=tuple(f"{topic} {c}" for c in cats[:4]),
-                items=tuple(f"{topic} {n}" for n in nouns[:8]),
+                categories={f"{topic} {c}": tuple(f"{topic} {n}" for n in nouns[2 * i : 2 * i + 2])
+                            for i, c in enumerate(cats[:4])},
             )
         )
     seed = DomainSeed(
@@ -143,14 +143,22 @@ def _labels(seed: DomainSeed) -> dict[str, str]:
     return labels
 
 
+def curated_modules(seed: DomainSeed) -> tuple[str, ...]:
+    """Every module an environment of this domain may carry: its own, then its category pack's."""
+    pack = PACKS[seed.category].modules if seed.category in PACKS else MODULES
+    return tuple(dict.fromkeys(seed.modules + pack))
+
+
 def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random) -> list[str]:
-    """Preferred modules first (one may be left out for variety), then others up to the target size."""
+    """Some of the domain's own modules first (how many varies by slot), then curated others up to the target size."""
     target = rng.randint(MIN_TABLES, MAX_TABLES - 2)
     preferred = list(seed.modules)
     rng.shuffle(preferred)
-    if len(preferred) > 3 and slot % 3 == 1:
-        preferred = preferred[:-1]
-    others = [m for m in MODULES if m not in preferred]
+    # sibling scenarios differ in schema: each keeps a different part of the domain's own modules
+    keep = max(2, len(preferred) - 1 - slot % 3)
+    preferred = preferred[:keep]
+    # beyond its own modules, a scenario only adds what its kind of business has (the pack's curated list)
+    others = [m for m in curated_modules(seed) if m not in preferred]
     rng.shuffle(others)
     chosen: list[str] = []
     tables = CORE_TABLES
@@ -173,7 +181,7 @@ def _describe(seed: DomainSeed, sub: SubBusiness, labels: dict[str, str], module
         f"Its {plural(L['staff'])} work across several {plural(L['site'])} and handle "
         f"{plural(L['case'])} for {plural(L['party'])}; each {L['case']} moves through "
         f"{', '.join(s.replace('_', ' ') for s in flavour.statuses)}.",
-        f"It offers {plural(L['item'])} in {', '.join(sub.categories)}.",
+        f"It offers {plural(L['item'])} in {', '.join(sub.category_names)}.",
     ]
     extras = {
         "invoices": f"issues {plural(L['invoice'])}",
@@ -222,8 +230,9 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
         sub_business=sub.name,
         labels=labels,
         modules=modules,
-        item_categories=list(sub.categories),
+        item_categories=list(sub.category_names),
         items=list(sub.items),
+        item_category=[sub.category_of(item) for item in sub.items],
         price_range=seed.price_range,
         builtin=source.origin == "catalogue",
         origin=source.origin,
@@ -234,11 +243,17 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
 # --- world plan ---------------------------------------------------------------
 
 
+# Roles whose rows carry a '<PREFIX>-<number>' code; the case comes first so it keeps its label's own
+# prefix (its create tool numbers new cases with it).
+CODED_ROLES = ("case", "item", "invoice", "purchase_order", "ticket")
+
+
 @dataclass
 class WorldPlan:
     scenario: Scenario
     flavour: Flavour
     entities: dict[str, Entity]
+    code_prefixes: dict[str, str]
 
     def has(self, role: str) -> bool:
         return role in self.entities
@@ -256,4 +271,5 @@ def plan_world(scenario: Scenario) -> WorldPlan:
     tables = [e.table for e in entities.values()]
     if len(tables) != len(set(tables)):
         raise ValueError(f"{scenario.env_id}: two roles map to one table: {sorted(tables)}")
-    return WorldPlan(scenario, flavour, entities)
+    coded = {role: entities[role].label for role in CODED_ROLES if role in entities}
+    return WorldPlan(scenario, flavour, entities, unique_code_prefixes(coded))

@@ -1,7 +1,8 @@
 """The built-in seed domains, loaded once from the category packs' YAML files.
 
 `catalogue.yaml` lists the packs in catalogue order; `packs/<category>.yaml` holds a
-category's domains. Every entry is validated by the pydantic models in `model.py`; a
+category's generic modules (the curated table of what a business of that kind may have:
+invoices, loyalty, stock, ...) and its domains. Every entry is validated by the pydantic models in `model.py`; a
 bad one raises CatalogueError naming the file, the domain and the field.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from awm.builder.catalogue.model import DomainSeed
+from awm.builder.catalogue.model import DomainSeed, Pack
 from awm.errors import CatalogueError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -48,26 +49,31 @@ def parse_domain(entry: Any, category: str, where: str, min_sub_businesses: int 
         raise CatalogueError(f"{where}: domain {slug!r}: {validation_message(exc)}") from exc
 
 
-def _load() -> dict[str, DomainSeed]:
+def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     index = _read_yaml("catalogue.yaml")
     if not isinstance(index, dict) or not isinstance(index.get("packs"), list):
         raise CatalogueError("catalogue file catalogue.yaml: expected 'packs: [<category>, ...]'")
     seeds: dict[str, DomainSeed] = {}
+    packs: dict[str, Pack] = {}
     for category in index["packs"]:
         name = f"packs/{category}.yaml"
-        pack = _read_yaml(name)
-        if not isinstance(pack, dict) or pack.get("category") != category or not isinstance(pack.get("domains"), list):
+        data = _read_yaml(name)
+        if not isinstance(data, dict) or data.get("category") != category or not isinstance(data.get("domains"), list):
             raise CatalogueError(f"catalogue file {name}: expected 'category: {category}' and a 'domains' list")
-        for entry in pack["domains"]:
+        try:
+            packs[category] = Pack.model_validate({k: v for k, v in data.items() if k != "domains"})
+        except ValidationError as exc:
+            raise CatalogueError(f"catalogue file {name}: {validation_message(exc)}") from exc
+        for entry in data["domains"]:
             seed = parse_domain(entry, category, f"catalogue file {name}")
             if seed.slug in seeds:
                 raise CatalogueError(f"catalogue file {name}: duplicate built-in domain {seed.slug!r}")
             seeds[seed.slug] = seed
-    return seeds
+    return seeds, packs
 
 
-DOMAIN_SEEDS: dict[str, DomainSeed] = _load()
-CATEGORIES: list[str] = sorted({seed.category for seed in DOMAIN_SEEDS.values()})
+DOMAIN_SEEDS, PACKS = _load()
+CATEGORIES: list[str] = sorted(PACKS)
 # A pack's first domain: where a seeds-file domain of that pack takes the fields it leaves out.
 PACK_TEMPLATES: dict[str, DomainSeed] = {}
 for _seed in DOMAIN_SEEDS.values():

@@ -68,21 +68,45 @@ _LABEL = re.compile(r"[a-z][a-z ]{1,38}[a-z]")
 _SLUG = re.compile(r"[a-z][a-z0-9_]{1,40}")
 
 
+def known_modules(modules: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = set(modules) - set(MODULES)
+    if unknown:
+        raise ValueError(f"unknown modules {sorted(unknown)}; known: {', '.join(MODULES)}")
+    return modules
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class SubBusiness(_Frozen):
-    """One kind of business within a domain; one scenario is built around it."""
+    """One kind of business within a domain; one scenario is built around it.
+
+    `categories` maps each category to the items filed under it, so an item's category is part of
+    the data (the checking accounts line holds checking accounts), never assigned by position.
+    """
 
     name: str = Field(min_length=3, max_length=80)
-    categories: tuple[str, ...]
-    items: tuple[str, ...]
+    categories: dict[str, tuple[str, ...]]
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        return tuple(item for items in self.categories.values() for item in items)
+
+    @property
+    def category_names(self) -> tuple[str, ...]:
+        return tuple(self.categories)
+
+    def category_of(self, item: str) -> str:
+        return next(category for category, items in self.categories.items() if item in items)
 
     @model_validator(mode="after")
     def _enough_and_distinct(self) -> SubBusiness:
         if len(self.categories) < 3:
             raise ValueError(f"sub-business {self.name!r}: needs at least 3 categories")
+        empty = [c for c, items in self.categories.items() if not items]
+        if empty:
+            raise ValueError(f"sub-business {self.name!r}: category {empty[0]!r} has no items")
         if len(self.items) < 6:
             raise ValueError(f"sub-business {self.name!r}: needs at least 6 items")
         if len(set(self.items)) != len(self.items):
@@ -119,10 +143,7 @@ class DomainSeed(_Frozen):
     @field_validator("modules")
     @classmethod
     def _modules(cls, modules: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = set(modules) - set(MODULES)
-        if unknown:
-            raise ValueError(f"unknown modules {sorted(unknown)}; known: {', '.join(MODULES)}")
-        return modules
+        return known_modules(modules)
 
     @field_validator("roles")
     @classmethod
@@ -152,3 +173,17 @@ class DomainSeed(_Frozen):
         if len({s.name for s in subs}) != len(subs):
             raise ValueError("two sub-businesses share a name")
         return subs
+
+
+class Pack(_Frozen):
+    """A category pack: what every business of one kind shares (its domains are listed beside it)."""
+
+    category: str
+    modules: tuple[str, ...] = Field(min_length=1, description="the generic modules this kind of business may have")
+    note_topics: tuple[str, ...] = Field(min_length=3, description="what notes and comments are about")
+    refund_reasons: tuple[str, ...] = Field(min_length=2, description="why a payment is refunded")
+
+    @field_validator("modules")
+    @classmethod
+    def _modules(cls, modules: tuple[str, ...]) -> tuple[str, ...]:
+        return known_modules(modules)

@@ -39,7 +39,7 @@ def _fields(seed: DomainSeed) -> dict[str, set[str]]:
     return {
         "name": words(f"{seed.slug.replace('_', ' ')} {seed.title} {seed.category.replace('_', ' ')}"),
         "business": words(" ".join(s.name for s in seed.sub_businesses) + " " + " ".join(seed.roles.values())),
-        "offering": words(" ".join(c for s in seed.sub_businesses for c in s.categories + s.items)),
+        "offering": words(" ".join(c for s in seed.sub_businesses for c in s.category_names + s.items)),
     }
 
 
@@ -83,16 +83,19 @@ def nearest_domain(slug: str) -> NearestDomain:
         pack = packs.setdefault(DOMAIN_SEEDS[domain].category, {name: set() for name, _ in _WEIGHTS})
         for name, vocabulary in f.items():
             pack[name] |= vocabulary
-    scored = sorted(((*_score(query, vocabulary, idf), category) for category, vocabulary in packs.items()),
-                    key=lambda t: -t[0])
+    scored = sorted(
+        ((*_score(query, vocabulary, idf), category) for category, vocabulary in packs.items()), key=lambda t: -t[0]
+    )
     pack_score, pack_words, pack = scored[0]
     if pack_score == 0:
         return NearestDomain(None, 0.0, f"no word of {slug!r} occurs in any category pack")
     in_pack = [d for d in fields if DOMAIN_SEEDS[d].category == pack]
     domain = max(in_pack, key=lambda d: _score(query, fields[d], idf)[0])  # first on ties: catalogue order
     seed = DOMAIN_SEEDS[domain]
-    reason = (f"word(s) {', '.join(repr(w) for w in pack_words)} of {slug!r} matched category pack {pack!r} "
-              f"(score {pack_score:.2f}); closest domain in it: {domain!r}")
+    reason = (
+        f"word(s) {', '.join(repr(w) for w in pack_words)} of {slug!r} matched category pack {pack!r} "
+        f"(score {pack_score:.2f}); closest domain in it: {domain!r}"
+    )
     unmatched = sorted(query - set(pack_words))
     if unmatched:
         reason += f"; {', '.join(repr(w) for w in unmatched)} not in that pack"

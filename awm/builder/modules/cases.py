@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 from awm.builder.clock import REFERENCE_NOW, iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.naming import code_prefix, plural, snake
-from awm.builder.texts import NOTE_LINES
+from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -98,7 +97,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 def fill_cases(gen: RowGen) -> None:
     fl = gen.plan.flavour
-    prefix = code_prefix(gen.plan["case"].label)
+    prefix = gen.plan.code_prefixes["case"]
     parties = [p["id"] for p in gen.rows["party"] if p["status"] == "active"]
     staff = [s for s in gen.rows["staff"] if s["active"]]
     items = [i for i in gen.rows["item"] if i["active"]]
@@ -111,7 +110,7 @@ def fill_cases(gen: RowGen) -> None:
         assigned = None
         if status != fl.initial or gen.rng.random() < 0.3:
             assigned = gen.rng.choice(staff)["id"]
-        created = gen.past(3, 300)
+        created = gen.between(max(gen.rows["party"][party - 1]["created_at"], iso(gen.past(300, 300))), gen.past(3, 3))
         if fl.name in ("appointment", "reservation") and status in fl.editable:
             when = gen.future(2, 60)
         else:
@@ -130,7 +129,8 @@ def fill_cases(gen: RowGen) -> None:
         )
         total = 0.0
         for item in gen.rng.sample(items, gen.rng.choice((1, 1, 2, 2, 3))):
-            qty = gen.rng.choice((1, 1, 1, 2, 3))
+            # a booked service or an application is taken once; goods and reservations may be several
+            qty = 1 if fl.name in ("appointment", "application") else gen.rng.choice((1, 1, 1, 2, 3))
             gen.add(
                 "line",
                 {gen.fk("case"): case["id"], gen.fk("item"): item["id"], "quantity": qty, "unit_price": item["price"]},
@@ -165,7 +165,7 @@ def fill_payments(gen: RowGen) -> None:
                 "method": gen.rng.choice(("card", "card", "bank_transfer", "cash", "wallet")),
                 "status": pay_status,
                 "paid_at": iso(paid),
-                "refund_reason": "cancelled before service" if pay_status == "refunded" else None,
+                "refund_reason": gen.texts.refund() if pay_status == "refunded" else None,
             },
         )
 
@@ -180,7 +180,7 @@ def fill_notes(gen: RowGen) -> None:
                 {
                     gen.fk("case"): case["id"],
                     gen.fk("staff"): gen.rng.choice(staff),
-                    "body": gen.rng.choice(NOTE_LINES),
+                    "body": gen.texts.note(),
                     "created_at": iso(min(created, REFERENCE_NOW)),
                 },
             )

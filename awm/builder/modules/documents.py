@@ -58,7 +58,7 @@ def fill_documents(gen: RowGen) -> None:
                     "filename": f"{case['code'].lower()}-{doc_type.replace(' ', '-')}.pdf",
                     "status": doc_status,
                     "uploaded_at": case["created_at"],
-                    "review_comment": "illegible scan" if doc_status == "rejected" else None,
+                    "review_comment": gen.texts.rejection(doc_type) if doc_status == "rejected" else None,
                 },
             )
 

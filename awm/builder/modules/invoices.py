@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from awm.builder.clock import REFERENCE_NOW, day
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.naming import code_prefix, plural, snake
+from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -43,7 +43,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 
 def fill_invoices(gen: RowGen) -> None:
-    prefix = code_prefix(gen.plan["invoice"].label)
+    prefix = gen.plan.code_prefixes["invoice"]
     n = 0
     for case in gen.rows["case"]:
         if gen.rng.random() < 0.45:

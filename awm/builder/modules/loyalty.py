@@ -70,8 +70,8 @@ def fill_loyalty(gen: RowGen) -> None:
                 {
                     gen.fk("loyalty_account"): account["id"],
                     "points": earned,
-                    "reason": "purchase reward",
-                    "posted_at": iso(gen.past(1, 300)),
+                    "reason": gen.texts.loyalty(),
+                    "posted_at": iso(gen.between(max(party["created_at"], iso(gen.past(300, 300))))),
                 },
             )
         account["points"] = points

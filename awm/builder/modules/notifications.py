@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from awm.builder.clock import iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
 from awm.builder.naming import plural, snake
-from awm.builder.texts import NOTE_LINES
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -41,14 +40,16 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 def fill_notifications(gen: RowGen) -> None:
     for _ in range(gen.rng.randint(15, 25)):
+        party = gen.rng.choice(gen.rows["party"])
+        subject, body = gen.texts.notification()
         gen.add(
             "notification",
             {
-                gen.fk("party"): gen.rng.choice(gen.ids("party")),
+                gen.fk("party"): party["id"],
                 "channel": gen.rng.choice(("email", "sms", "push")),
-                "subject": "Update on your account",
-                "body": gen.rng.choice(NOTE_LINES),
-                "sent_at": iso(gen.past(1, 200)),
+                "subject": subject,
+                "body": body,
+                "sent_at": iso(gen.between(max(party["created_at"], iso(gen.past(200, 200))))),
             },
         )
 

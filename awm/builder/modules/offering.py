@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.naming import code_prefix, plural, snake
+from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -45,6 +46,46 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
     return ents
 
 
+# What an item's name says about its price within the domain's range: a fee, an exam or a refill sits
+# in the bottom third (log scale), a package, an installation or a surgery in the top third.
+_LOW_WORDS = frozenset(
+    """
+    fee fees replacement card exam cleaning consultation consult check checkup inspection test screening visit pass
+    ticket kit refill sample pack filter bulb sticker print copy notary postage label voucher trial session class
+    lesson drop wash trim rental day hour single basic starter mini swab shot vaccine sealant fluoride adjustment
+    tune top-up topup add-on addon report certificate letter transcript badge permit
+""".split()
+)
+_HIGH_WORDS = frozenset(
+    """
+    package plan annual premium suite renovation installation system mortgage loan implant surgery crown braces
+    aligners gown membership bundle tour retreat vehicle tractor engine machine remodel replacement-system roof
+    overhaul transplant veneers bridge denture wedding estate expedition cruise unlimited enterprise platinum
+    lifetime semester tuition degree residency conversion commercial fleet full complete rebuild
+""".split()
+)
+
+
+def price_band(name: str, low: float, high: float) -> tuple[float, float]:
+    """The part of [low, high] an item of this name is priced in (log scale: cheap, ordinary, expensive)."""
+    words = {w.strip(".,()").lower() for w in name.split()}
+    low = max(low, 1.0)
+    span = math.log(high) - math.log(low)
+    third = 0 if words & _LOW_WORDS else 2 if words & _HIGH_WORDS else 1
+    return (
+        round(math.exp(math.log(low) + span * third / 3), 2),
+        round(math.exp(math.log(low) + span * (third + 1) / 3), 2),
+    )
+
+
+def _category_by_words(name: str, categories: list[str], position: int, count: int) -> str:
+    """For a scenario that gives no category per item: the one category its name shares a word with,
+    else the block its listing position falls in."""
+    words = {w.lower().rstrip("s") for w in name.split() if len(w) > 2}
+    hits = [c for c in categories if words & {w.lower().rstrip("s") for w in c.split() if len(w) > 2}]
+    return hits[0] if len(hits) == 1 else categories[position * len(categories) // count]
+
+
 def fill_categories(gen: RowGen) -> None:
     for name in gen.sc.item_categories:
         gen.add("category", {"name": name, "description": f"{name} offered by the business"})
@@ -52,18 +93,25 @@ def fill_categories(gen: RowGen) -> None:
 
 def fill_items(gen: RowGen) -> None:
     lo, hi = gen.sc.price_range
-    prefix = code_prefix(gen.plan["item"].label)
-    cats = gen.ids("category")
-    for i, name in enumerate(gen.sc.items):
+    prefix = gen.plan.code_prefixes["item"]
+    category_ids = {row["name"]: row["id"] for row in gen.rows["category"]}
+    names = gen.sc.items
+    for i, name in enumerate(names):
+        category = (
+            gen.sc.item_category[i]
+            if gen.sc.item_category
+            else _category_by_words(name, gen.sc.item_categories, i, len(names))
+        )
+        band_low, band_high = price_band(name, lo, hi)
         gen.add(
             "item",
             {
                 "sku": f"{prefix}-{101 + i}",
                 "name": name,
-                gen.fk("category"): cats[i % len(cats)],
-                "price": gen.money(lo, hi),
-                "active": 0 if i == len(gen.sc.items) - 1 else 1,
-                "description": f"{name}, part of our {gen.sc.item_categories[i % len(cats)]} range",
+                gen.fk("category"): category_ids[category],
+                "price": round(math.exp(gen.rng.uniform(math.log(band_low), math.log(band_high))), 2),
+                "active": 0 if i == len(names) - 1 else 1,
+                "description": f"{name}, part of our {category} range",
             },
         )
 

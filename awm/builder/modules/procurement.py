@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from awm.builder.clock import day
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.naming import code_prefix, plural, snake
+from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -79,7 +79,7 @@ def fill_procurement(gen: RowGen) -> None:
                 "rating": gen.rng.randint(2, 5),
             },
         )
-    prefix = code_prefix(gen.plan["purchase_order"].label)
+    prefix = gen.plan.code_prefixes["purchase_order"]
     items = gen.rows["item"]
     statuses = ("draft", "submitted", "submitted", "approved", "received", "cancelled")
     for n in range(gen.rng.randint(10, 14)):

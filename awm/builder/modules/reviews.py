@@ -39,18 +39,19 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 
 def fill_reviews(gen: RowGen) -> None:
-    parties = gen.ids("party")
-    items = gen.ids("item")
+    parties = gen.rows["party"]
+    items = gen.rows["item"]
     for _ in range(gen.rng.randint(30, 45)):
         rating = gen.rng.choices((1, 2, 3, 4, 5), (1, 1, 2, 4, 4))[0]
+        party, item = gen.rng.choice(parties), gen.rng.choice(items)
         gen.add(
             "review",
             {
-                gen.fk("party"): gen.rng.choice(parties),
-                gen.fk("item"): gen.rng.choice(items),
+                gen.fk("party"): party["id"],
+                gen.fk("item"): item["id"],
                 "rating": rating,
-                "comment": ("Excellent", "Good value", "As expected", "Could be better", "Disappointing")[5 - rating],
-                "created_at": iso(gen.past(1, 365)),
+                "comment": gen.texts.review(rating, item["name"]),
+                "created_at": iso(gen.between(max(party["created_at"], iso(gen.past(365, 365))), gen.past(1, 1))),
             },
         )
 

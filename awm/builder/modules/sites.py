@@ -83,6 +83,7 @@ def fill_staff(gen: RowGen) -> None:
     for i in range(gen.rng.randint(9, 14)):
         first, last = gen.fake.first_name(), gen.fake.last_name()
         site = sites[i % len(sites)]
+        opened = gen.rows["site"][site - 1]["opened_on"]
         row = {
             "first_name": first,
             "last_name": last,
@@ -94,7 +95,7 @@ def fill_staff(gen: RowGen) -> None:
             local = [d["id"] for d in depts if d[gen.fk("site")] == site]
             row[gen.fk("department")] = gen.rng.choice(local)
         row["active"] = 0 if i == 5 else 1
-        row["hired_on"] = day(gen.past(60, 3000))
+        row["hired_on"] = day(gen.between(opened, gen.past(60, 60)))  # hired once the site had opened
         gen.add("staff", row)
 
 

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 from awm.builder.clock import iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.naming import code_prefix, plural, snake
-from awm.builder.texts import NOTE_LINES, TICKET_SUBJECTS
+from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
@@ -57,21 +56,22 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 
 def fill_tickets(gen: RowGen) -> None:
-    prefix = code_prefix(gen.plan["ticket"].label)
+    prefix = gen.plan.code_prefixes["ticket"]
     staff = [s["id"] for s in gen.rows["staff"] if s["active"]]
-    parties = gen.ids("party")
+    parties = gen.rows["party"]
     for n in range(gen.rng.randint(14, 20)):
         status = gen.rng.choices(("open", "in_progress", "escalated", "resolved", "closed"), (4, 2, 1, 2, 2))[0]
+        party = gen.rng.choice(parties)
         ticket = gen.add(
             "ticket",
             {
                 "number": f"{prefix}-{801 + n}",
-                gen.fk("party"): gen.rng.choice(parties),
+                gen.fk("party"): party["id"],
                 gen.fk("staff"): None if status == "open" else gen.rng.choice(staff),
-                "subject": gen.rng.choice(TICKET_SUBJECTS),
+                "subject": gen.texts.ticket_subject(),
                 "priority": gen.rng.choice(("low", "normal", "normal", "high", "urgent")),
                 "status": status,
-                "opened_at": iso(gen.past(1, 120)),
+                "opened_at": iso(gen.between(max(party["created_at"], iso(gen.past(120, 120))), gen.past(1, 1))),
             },
         )
         for _ in range(gen.rng.choice((0, 1, 2))):
@@ -80,7 +80,7 @@ def fill_tickets(gen: RowGen) -> None:
                 {
                     gen.fk("ticket"): ticket["id"],
                     gen.fk("staff"): ticket[gen.fk("staff")],
-                    "body": gen.rng.choice(NOTE_LINES),
+                    "body": gen.texts.ticket_comment(),
                     "created_at": ticket["opened_at"],
                 },
             )

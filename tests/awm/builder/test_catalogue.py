@@ -50,8 +50,9 @@ def test_bad_fields_are_named_with_file_and_domain(change, field, message):
 
 def test_sub_business_errors_name_the_position():
     entry = _entry()
-    entry["sub_businesses"][3]["items"] = entry["sub_businesses"][3]["items"][:3]
-    with pytest.raises(CatalogueError, match=r"sub_businesses\.3: .*needs at least 6 items"):
+    first = next(iter(entry["sub_businesses"][3]["categories"]))
+    entry["sub_businesses"][3]["categories"][first] = []
+    with pytest.raises(CatalogueError, match=rf"sub_businesses\.3: .*category '{first}' has no items"):
         parse_domain(entry, "banking", "here")
     with pytest.raises(CatalogueError, match="needs 10 sub-businesses, got 9"):
         parse_domain(_entry(sub_businesses=_entry()["sub_businesses"][:9]), "banking", "here")

@@ -33,27 +33,19 @@ TATTOO = {
     "sub_businesses": [
         {
             "name": "custom fine line tattoo studio",
-            "categories": ["fine line", "blackwork", "lettering"],
-            "items": [
-                "Fine Line Floral Sleeve",
-                "Minimal Wrist Tattoo",
-                "Blackwork Mandala Back Piece",
-                "Dotwork Forearm Band",
-                "Script Lettering Collarbone",
-                "Old English Name Tattoo",
-            ],
+            "categories": {
+                "fine line": ["Fine Line Floral Sleeve", "Minimal Wrist Tattoo"],
+                "blackwork": ["Blackwork Mandala Back Piece", "Dotwork Forearm Band"],
+                "lettering": ["Script Lettering Collarbone", "Old English Name Tattoo"],
+            },
         },
         {
             "name": "walk in flash tattoo parlour",
-            "categories": ["flash", "traditional", "touch ups"],
-            "items": [
-                "Traditional Swallow Flash",
-                "Sailor Jerry Anchor Flash",
-                "Rose and Dagger Flash",
-                "Tattoo Touch Up Session",
-                "Color Refresh Touch Up",
-                "Cover Up Consultation",
-            ],
+            "categories": {
+                "flash": ["Traditional Swallow Flash", "Sailor Jerry Anchor Flash", "Rose and Dagger Flash"],
+                "touch ups": ["Tattoo Touch Up Session", "Color Refresh Touch Up"],
+                "consultations": ["Cover Up Consultation"],
+            },
         },
     ],
 }
@@ -62,7 +54,7 @@ TATTOO = {
 @pytest.fixture
 def seeds_file(tmp_path, monkeypatch):
     path = tmp_path / "seeds.yaml"
-    path.write_text(yaml.safe_dump({"domains": ["retail_banking", "llama_farm", TATTOO]}))
+    path.write_text(yaml.safe_dump({"domains": ["retail_banking", "llama_farm", TATTOO]}, sort_keys=False))
     monkeypatch.setenv("AWM_SEEDS_FILE", str(path))
     return path
 
@@ -80,15 +72,19 @@ def test_a_seeds_file_domain_builds_publishes_proven_tasks_and_uses_its_own_item
         assert (scenario.origin, scenario.category, scenario.sub_business) == ("seeds_file", "fitness", sub["name"])
         assert str(seeds_file) in scenario.origin_reason and not scenario.builtin
         conn = sqlite3.connect(store.path(env_id, "env.db"))
-        items = [name for (name,) in conn.execute("SELECT name FROM tattoo_services ORDER BY id")]
-        prices = [p for (p,) in conn.execute("SELECT price FROM tattoo_services")]
+        rows = conn.execute(
+            "SELECT i.name, s.name, i.price FROM tattoo_services i JOIN styles s ON s.id = i.style_id ORDER BY i.id"
+        ).fetchall()
         conn.close()
-        assert items == sub["items"]
+        items = [name for name, _, _ in rows]
+        prices = [price for _, _, price in rows]
+        assert items == [item for group in sub["categories"].values() for item in group]
+        assert all(name in sub["categories"][category] for name, category, _ in rows)  # filed where the file says
         assert all(60 <= p <= 1800 for p in prices)
         report = store.read_model(env_id, "report.json", VerificationReport)
         tasks = store.read_model(env_id, "tasks.json", TaskSet)
         assert len(report.passed) == len(tasks.tasks) == 10
-        assert any(item in t.instruction for t in tasks.tasks for item in sub["items"])
+        assert any(item in t.instruction for t in tasks.tasks for item in items)
     summary = build_catalog(store, env_ids)
     assert len(summary.entries) == 20
     assert {(e.origin, e.origin_reason.startswith("defined in the seeds file")) for e in summary.entries} == {
@@ -99,7 +95,7 @@ def test_a_seeds_file_domain_builds_publishes_proven_tasks_and_uses_its_own_item
 def test_left_out_fields_come_from_the_pack(tmp_path):
     entry = {k: v for k, v in TATTOO.items() if k not in ("flavour", "roles", "modules", "price_range")}
     path = tmp_path / "seeds.yaml"
-    path.write_text(yaml.safe_dump({"domains": [entry]}))
+    path.write_text(yaml.safe_dump({"domains": [entry]}, sort_keys=False))
     seed = load_seed_domains(path)["tattoo_studio"]
     template = PACK_TEMPLATES["fitness"]
     assert (seed.flavour, seed.roles, seed.modules) == (template.flavour, template.roles, template.modules)
@@ -119,7 +115,7 @@ def test_a_bare_slug_is_mapped_to_the_closest_pack_with_the_reason_recorded(seed
 
 def _write(tmp_path, domains):
     path = tmp_path / "seeds.yaml"
-    path.write_text(yaml.safe_dump({"domains": domains}))
+    path.write_text(yaml.safe_dump({"domains": domains}, sort_keys=False))
     return path
 
 
@@ -136,7 +132,7 @@ def _write(tmp_path, domains):
         ),
         ({**TATTOO, "roles": {"party": "Client!"}}, r"entry 1: domain 'tattoo_studio': roles: bad label 'Client!'"),
         (
-            {**TATTOO, "sub_businesses": [{"name": "tiny", "categories": ["a", "b", "c"], "items": ["x"]}]},
+            {**TATTOO, "sub_businesses": [{"name": "tiny", "categories": {"a": ["x"], "b": ["y"], "c": ["z"]}}]},
             r"entry 1: domain 'tattoo_studio': sub_businesses\.0: .*needs at least 6 items",
         ),
         ({**TATTOO, "slug": "Tattoo Studio"}, r"entry 1: invalid domain slug 'Tattoo Studio'"),

@@ -1,0 +1,135 @@
+"""Worlds that make sense: invariants of the catalogue's data and of the rows built from it."""
+
+import re
+from collections import Counter, defaultdict
+
+import pytest
+
+from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
+from awm.builder.data import generate_rows
+from awm.builder.modules.offering import price_band
+from awm.builder.world import CODED_ROLES, curated_modules, make_scenario, plan_world
+
+FREE_TEXT = (
+    ("note", "body"),
+    ("ticket_comment", "body"),
+    ("review", "comment"),
+    ("document", "review_comment"),
+    ("payment", "refund_reason"),
+    ("loyalty_entry", "reason"),
+    ("notification", "body"),
+)
+
+
+def _stems(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]{3,}", text.lower())} - {"and", "the", "for", "with", "service"}
+
+
+def _world(domain: str, slot: int, base_seed: int = 0):
+    plan = plan_world(make_scenario(domain, slot, base_seed))
+    return plan, generate_rows(plan)
+
+
+def test_an_item_is_filed_under_the_category_its_name_names():
+    """Where an item's name shares a telling word with exactly one category of its sub-business, it is filed there
+    (a word is telling unless every category name has it or half the sub-business's items do: 'permit')."""
+    checked = 0
+    for seed in DOMAIN_SEEDS.values():
+        for sub in seed.sub_businesses:
+            counts = Counter(w for item in sub.items for w in _stems(item))
+            common = set.intersection(*(_stems(c) for c in sub.category_names))
+            common |= {w for w, n in counts.items() if 2 * n >= len(sub.items)}
+            for item in sub.items:
+                named = [c for c in sub.category_names if (_stems(item) & _stems(c)) - common]
+                if len(named) == 1:
+                    checked += 1
+                    assert sub.category_of(item) == named[0], (seed.slug, sub.name, item)
+    assert checked > 2500
+
+
+def test_rows_file_each_item_under_its_catalogue_category():
+    plan, rows = _world("retail_banking", 0)
+    categories = {r["id"]: r["name"] for r in rows["category"]}
+    fk = plan["category"].fk
+    filed = {r["name"]: categories[r[fk]] for r in rows["item"]}
+    assert filed["Holiday Club Savings"] == "savings accounts"
+    assert filed["Everyday Free Checking"] == "checking accounts"
+    assert filed == dict(zip(plan.scenario.items, plan.scenario.item_category, strict=True))
+
+
+def test_no_environment_carries_a_module_outside_its_curated_list():
+    for slug, seed in DOMAIN_SEEDS.items():
+        allowed = set(curated_modules(seed))
+        assert allowed <= set(seed.modules) | set(PACKS[seed.category].modules)
+        for slot in range(10):
+            assert set(make_scenario(slug, slot).modules) <= allowed, (slug, slot)
+    government_and_schools = [s for s in DOMAIN_SEEDS.values() if s.category in ("government", "education")]
+    assert all(
+        "loyalty" not in make_scenario(s.slug, slot).modules for s in government_and_schools for slot in range(10)
+    )
+    assert all("inventory" not in make_scenario("dental_clinic", slot).modules for slot in range(10))
+
+
+@pytest.mark.parametrize("slot", [0, 1, 2])
+def test_code_prefixes_are_unique_within_every_environment(slot):
+    for slug in DOMAIN_SEEDS:
+        plan, rows = _world(slug, slot)
+        prefixes = {}
+        for role in CODED_ROLES:
+            if not plan.has(role):
+                continue
+            column = plan[role].code
+            found = {str(r[column]).split("-")[0] for r in rows[role]}
+            assert found == {plan.code_prefixes[role]}, (slug, role, found)
+            prefixes[role] = plan.code_prefixes[role]
+        assert len(set(prefixes.values())) == len(prefixes), (slug, prefixes)
+
+
+def test_every_category_has_at_least_50_distinct_free_text_bodies():
+    bodies: dict[str, set[str]] = defaultdict(set)
+    for slug, seed in DOMAIN_SEEDS.items():
+        for slot in (0, 1):
+            plan, rows = _world(slug, slot)
+            for role, column in FREE_TEXT:
+                bodies[seed.category] |= {r[column] for r in rows.get(role, []) if r.get(column)}
+    assert set(bodies) == set(PACKS)
+    assert min(len(b) for b in bodies.values()) >= 50, {c: len(b) for c, b in bodies.items() if len(b) < 50}
+
+
+def test_refund_reasons_come_from_the_business_kind():
+    _, rows = _world("retail_banking", 0)
+    reasons = {r["refund_reason"][0].lower() + r["refund_reason"][1:] for r in rows["payment"] if r["refund_reason"]}
+    assert reasons and not any("booking" in r for r in reasons)
+    assert reasons <= set(PACKS["banking"].refund_reasons) | {
+        "account application withdrawn before a decision",
+        "fee charged twice for one account application",
+    }
+
+
+def test_prices_follow_the_item_kind_within_the_domain_range():
+    plan, rows = _world("dental_clinic", 0)
+    low, high = plan.scenario.price_range
+    prices = {r["name"]: r["price"] for r in rows["item"]}
+    assert all(low <= p <= high for p in prices.values())
+    assert prices["Adult Cleaning"] <= price_band("Adult Cleaning", low, high)[1] < 250
+    assert price_band("Dental Implant Surgery", low, high)[0] > 800
+
+
+def test_dates_and_quantities_are_plausible():
+    for slug in ("dental_clinic", "online_retail", "hotel_group", "building_permits"):
+        plan, rows = _world(slug, 0)
+        opened = {s["id"]: s["opened_on"] for s in rows["site"]}
+        site_fk = plan["site"].fk
+        assert all(s["hired_on"] >= opened[s[site_fk]] for s in rows["staff"]), slug
+        joined = {p["id"]: p["created_at"] for p in rows["party"]}
+        party_fk = plan["party"].fk
+        assert all(c["created_at"] >= joined[c[party_fk]] for c in rows["case"]), slug
+        for role, column in (("review", "created_at"), ("ticket", "opened_at"), ("notification", "sent_at")):
+            assert all(r[column] >= joined[r[party_fk]] for r in rows.get(role, [])), (slug, role)
+        if plan.flavour.name in ("appointment", "application"):
+            assert {line["quantity"] for line in rows["line"]} == {1}, slug
+
+
+def test_rows_are_deterministic_per_seed_and_differ_across_seeds():
+    assert _world("veterinary_clinic", 3)[1] == _world("veterinary_clinic", 3)[1]
+    assert _world("veterinary_clinic", 3)[1] != _world("veterinary_clinic", 3, base_seed=1)[1]
