@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from awm.builder.catalogue import CATALOGUE_DIGEST
 from awm.builder.data import generate_rows
 from awm.builder.taskgen import TASKS_PER_ENV, generate_tasks
 from awm.builder.toolgen import generate_tools
@@ -31,6 +32,10 @@ class OfflineBackend:
     def __init__(self, base_seed: int = 0, tasks_per_env: int = TASKS_PER_ENV):
         self.base_seed = base_seed
         self.tasks_per_env = tasks_per_env
+
+    def fingerprint(self, stage: str) -> str:
+        """The catalogue's data: a built stage is reused only while the pack files it was built from are unchanged."""
+        return f"catalogue-{CATALOGUE_DIGEST}"
 
     def plan(self, scenario: Scenario) -> WorldPlan:
         return _plan(scenario.model_dump_json())

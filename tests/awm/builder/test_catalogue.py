@@ -63,3 +63,12 @@ def test_sub_business_errors_name_the_position():
 def test_unknown_keys_are_refused():
     with pytest.raises(CatalogueError, match="colour: Extra inputs are not permitted"):
         parse_domain(_entry(colour="blue"), "banking", "here")
+
+
+def test_offline_worlds_record_the_catalogue_they_were_built_from():
+    from awm.backends.offline import OfflineBackend
+    from awm.stages.base import code_version
+
+    backend = OfflineBackend()
+    version = code_version("scenarios", backend.params, backend)
+    assert version.endswith(f":catalogue-{catalogue.CATALOGUE_DIGEST}") and len(catalogue.CATALOGUE_DIGEST) == 16
