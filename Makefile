@@ -28,6 +28,7 @@ run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (A
 
 test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
+	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	-$(VENV)/bin/awm sandbox  # which isolation the sandbox tests get here (exit 1 if OS isolation is unavailable)
 	$(PY) -m pytest
 
@@ -37,8 +38,9 @@ ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 bench: $(STAMP) sandbox-deps  ## measure Dagster overhead against the core library (writes benchmarks/results/*.json)
 	$(PY) benchmarks/bench_pipeline.py
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff, and the import contracts that keep the layers (docs/architecture.md)
 	$(VENV)/bin/ruff check .
+	$(PY) scripts/import_contracts.py
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

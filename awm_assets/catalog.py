@@ -1,8 +1,6 @@
 """The environment_catalog asset: the published manifest of the corpus, its chart, and the failure report."""
 
 import base64
-import os
-from urllib.parse import quote
 
 import dagster as dg
 from pydantic import Field
@@ -17,18 +15,10 @@ from awm_assets.constants import (
     OWNERS,
     VERIFICATION_REPORTS,
 )
+from awm_assets.partitions import partition_url
 from resources import ArtifactStoreResource, GeneratorResource
 
-UI_URL_ENV = "AWM_UI_URL"
 MAX_FAILURES_SHOWN = 200
-
-
-def partition_url(asset: str, partition: str) -> str:
-    """The Dagster UI page of one partition of an asset. Relative by default, so a link in metadata opens
-    on whatever host and port the UI is served from; $AWM_UI_URL makes it absolute (a UI behind a path
-    prefix, or links read outside the UI)."""
-    base = os.environ.get(UI_URL_ENV, "").rstrip("/")
-    return f"{base}/assets/{quote(asset)}?view=partitions&partition={quote(partition)}"
 
 
 class CatalogConfig(dg.Config):

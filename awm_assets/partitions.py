@@ -5,11 +5,25 @@ bookkeeping per asset-partition against ~25 ms of real work per stage per enviro
 so a domain (10 environments, ~1.5 s of work across the six stages) is the unit.
 """
 
+import os
+from urllib.parse import quote
+
 import dagster as dg
 
 from awm_assets.constants import AGENT_PARTITIONS_NAME, DOMAIN_PARTITIONS_NAME, LLM_POOL, OWNERS, PIPELINE_GROUP
 
 domain_partitions = dg.DynamicPartitionsDefinition(name=DOMAIN_PARTITIONS_NAME)
+
+UI_URL_ENV = "AWM_UI_URL"
+
+
+def partition_url(asset: str, partition: str) -> str:
+    """The Dagster UI page of one partition of an asset. Relative by default, so a link in metadata opens
+    on whatever host and port the UI is served from; $AWM_UI_URL makes it absolute (a UI behind a path
+    prefix, or links read outside the UI)."""
+    base = os.environ.get(UI_URL_ENV, "").rstrip("/")
+    return f"{base}/assets/{quote(asset)}?view=partitions&partition={quote(partition)}"
+
 
 # A backfill launches runs of up to 25 domains each; within a run every asset loops over its domains.
 backfill_policy = dg.BackfillPolicy.multi_run(max_partitions_per_run=25)

@@ -20,9 +20,10 @@ from dataclasses import replace
 
 import dagster as dg
 
+from awm.concurrency import STAGE_WORK
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import InvalidDomainError
-from awm.stages.base import STAGE_WORK, StageOutcome, code_version, read_attempts
+from awm.stages.base import StageOutcome, code_version, read_attempts
 from awm.store import ArtifactStore
 from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import MAX_ATTEMPTS

@@ -33,8 +33,7 @@ from awm.domains import env_id_for, split_env_id
 from awm.quality.findings import Finding, check_named_in, findings_table
 from awm.stages.base import STAGES
 from awm.store import ArtifactStore
-from awm_assets.catalog import partition_url
-from awm_assets.partitions import domain_partitions
+from awm_assets.partitions import domain_partitions, partition_url
 from resources import ArtifactStoreResource, GeneratorResource
 
 MAX_FINDINGS_IN_METADATA = 200

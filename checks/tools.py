@@ -4,28 +4,11 @@ fresh episode without crashing, every table reachable by some tool."""
 import dagster as dg
 
 from awm.contracts import SchemaSpec, TaskSet, ToolSet
-from awm.quality.tools import tool_findings
+from awm.quality.tools import gate_vouched, tool_findings
 from awm_assets.constants import TOOLS
 from awm_assets.partitions import domain_partitions
 from checks.environments import validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
-
-SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
-
-
-def gate_vouched(store, env_id: str) -> bool:
-    """True when the tools stage's provenance shows its gate checked exactly the files on disk now
-    (tools.py and tools.json as produced, smoke-called against this env.db). The gate runs the same
-    rules (awm.quality.tools.tool_findings) inside the stage, so re-running them on the same bytes
-    proves nothing more; the check then proves the bytes are the ones the gate passed."""
-    record = store.provenance(env_id).get(TOOLS)
-    if record is None:
-        return False
-    recorded = {**record.outputs, **record.inputs}
-    try:
-        return all(recorded.get(name) == store.hash(env_id, name) for name in SMOKE_INPUTS)
-    except FileNotFoundError:
-        return False
 
 
 def inspect_tools(store, env_ids: list[str]) -> list:

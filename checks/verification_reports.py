@@ -12,42 +12,19 @@ and wrong final states (mutations) are rejected. These checks make that proof vi
 
 import dagster as dg
 
-from awm.contracts import ACCEPTANCE_CLASSES, MUTANT_CLASSES, TaskSet, VerificationReport, VerifierSet, proof_totals
+from awm.contracts import TaskSet, VerificationReport, VerifierSet
 from awm.quality.findings import Finding
+from awm.quality.verification_reports import (
+    MUTATION_KILL_TARGET,
+    failure_explanation,
+    report_findings,
+    solvability_summary,
+)
 from awm.stages.catalog import proof_table
-from awm_assets.catalog import partition_url
 from awm_assets.constants import VERIFICATION_REPORTS
-from awm_assets.partitions import domain_partitions
+from awm_assets.partitions import domain_partitions, partition_url
 from checks.environments import checked_domains, partition_environments, per_domain, validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
-
-MUTATION_KILL_TARGET = 0.9
-CHECK_REPORT = "verification_report_consistent"
-
-
-def report_findings(env_id: str, report: VerificationReport, tasks: TaskSet, verifiers: VerifierSet) -> list[Finding]:
-    findings = []
-    task_ids = {t.task_id for t in tasks.tasks}
-    reported = [t.task_id for t in report.tasks]
-    for missing in sorted(task_ids - set(reported)):
-        findings.append(Finding(env_id, CHECK_REPORT, "task has no proof in report.json", task=missing))
-    for extra in sorted(set(reported) - task_ids):
-        findings.append(Finding(env_id, CHECK_REPORT, "report.json proves a task that tasks.json lacks", task=extra))
-    for dup in sorted({t for t in reported if reported.count(t) > 1}):
-        findings.append(Finding(env_id, CHECK_REPORT, "task proven twice in report.json", task=dup))
-    for missing in sorted(task_ids - {v.task_id for v in verifiers.verifiers}):
-        findings.append(Finding(env_id, CHECK_REPORT, "task has no verifier in verifiers.json", task=missing))
-    for t in report.tasks:
-        for name, proof in t.proofs.items():
-            if name not in MUTANT_CLASSES + ACCEPTANCE_CLASSES:
-                findings.append(Finding(env_id, CHECK_REPORT, f"unknown proof class {name!r}", task=t.task_id))
-            if proof.right > proof.tried:
-                findings.append(Finding(env_id, CHECK_REPORT, f"{name}: {proof.right} judged right of "
-                                        f"{proof.tried} tried", task=t.task_id))
-            if proof.tried - proof.right != len(proof.wrong):
-                findings.append(Finding(env_id, CHECK_REPORT, f"{name}: the wrongly judged trajectories are not "
-                                        "all listed", task=t.task_id))
-    return findings
 
 
 def inspect_reports(store, env_ids: list[str]) -> list[Finding]:
@@ -81,45 +58,33 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
 
 def solvability_result(st, envs) -> dg.AssetCheckResult:
     """One domain's proofs: every task that failed one, by proof, and the mutation kill rate."""
-    reports = [st.read_model(env_id, "report.json", VerificationReport) for env_id in envs.valid]
-    tasks = [t for r in reports for t in r.tasks]
-    tried = sum(t.mutations_tried for t in tasks)
-    killed = sum(t.mutations_killed for t in tasks)
-    kill_rate = killed / tried if tried else 1.0
-    failing = [(r.env_id, t) for r in reports for t in r.tasks if not t.publishable]
-    by_proof: dict[str, int] = {}
-    for _, t in failing:
-        by_proof[t.failure_check()] = by_proof.get(t.failure_check(), 0) + 1
+    summary = solvability_summary([st.read_model(env_id, "report.json", VerificationReport) for env_id in envs.valid])
+    totals = summary.totals
     rows = ["| environment | task | failed proof | partition | why |", "|---|---|---|---|---|"]
-    for env_id, t in failing[:200]:
-        why = t.error or "; ".join(t.evidence + t.survivors + t.rejected_alternatives) or "-"
+    for env_id, t in summary.failing[:200]:
         rows.append(f"| {env_id} | {t.task_id} | {t.failure_check()} | "
-                    f"[{envs.domain}]({partition_url(VERIFICATION_REPORTS, envs.domain)}) | {why.replace('|', '/')[:300]} |")
+                    f"[{envs.domain}]({partition_url(VERIFICATION_REPORTS, envs.domain)}) | "
+                    f"{failure_explanation(t).replace('|', '/')[:300]} |")
     metadata = {
         "domain": envs.domain,
-        "environments": len(reports),
-        "tasks": len(tasks),
-        "publishable_tasks": len(tasks) - len(failing),
-        "environments_with_unproven_tasks": ", ".join(sorted({env_id for env_id, _ in failing})) or "none",
-        "reference_passed": sum(t.reference_passed for t in tasks),
-        "null_passed": sum(t.null_passed for t in tasks),
-        "nondeterministic_verifiers": sum(not t.deterministic for t in tasks),
-        "verifiers_that_tried_to_write": sum(not t.read_only for t in tasks),
-        "mutations_tried": tried,
-        "mutations_killed": killed,
-        "mutation_kill_rate": dg.MetadataValue.float(round(kill_rate, 4)),
-        "failed_tasks_by_proof": dg.MetadataValue.json(by_proof),
-        "proofs_by_class": dg.MetadataValue.md(proof_table(proof_totals(tasks))),
+        "environments": summary.environments,
+        "tasks": totals.tasks,
+        "publishable_tasks": totals.tasks - len(summary.failing),
+        "environments_with_unproven_tasks": ", ".join(summary.environments_with_unproven_tasks) or "none",
+        "reference_passed": totals.reference_passed,
+        "null_passed": totals.null_passed,
+        "nondeterministic_verifiers": totals.tasks - totals.deterministic,
+        "verifiers_that_tried_to_write": totals.tasks - totals.read_only,
+        "mutations_tried": totals.mutations_tried,
+        "mutations_killed": totals.mutations_killed,
+        "mutation_kill_rate": dg.MetadataValue.float(round(totals.kill_rate, 4)),
+        "failed_tasks_by_proof": dg.MetadataValue.json(summary.by_proof),
+        "proofs_by_class": dg.MetadataValue.md(proof_table(totals.proofs)),
     }
-    if failing:
+    if summary.failing:
         metadata["failed_tasks"] = dg.MetadataValue.md("\n".join(rows))
-    passed = not failing and kill_rate >= MUTATION_KILL_TARGET
-    description = (f"{len(tasks) - len(failing)} of {len(tasks)} task(s) proven; mutation kill rate "
-                   f"{kill_rate:.1%} ({killed}/{tried})")
-    if failing:
-        description += "; unproven tasks in " + ", ".join(sorted({env_id for env_id, _ in failing}))
-    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
-                               description=description[:1000])
+    return dg.AssetCheckResult(passed=summary.passed, severity=dg.AssetCheckSeverity.WARN, metadata=metadata,
+                               description=summary.describe()[:1000])
 
 
 verification_reports_yield = yield_check(VERIFICATION_REPORTS, "report.json",

@@ -12,7 +12,7 @@ result like any backend's. What this backend adds is what only it can know:
   database must make it say incomplete); a verifier that fails its proof is an error naming
   the task, and the next attempt's prompt for that task carries it.
 
-The errors of earlier attempts come from the stage's AttemptContext (awm.stages.base); the
+The errors of earlier attempts come from the stage's AttemptContext (awm.attempts); the
 calls made go back into it, so their usage reaches provenance and the asset's metadata.
 """
 
@@ -26,6 +26,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from awm.attempts import AttemptContext, current_attempt
+from awm.concurrency import STAGE_WORK
 from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
 from awm.domains import env_id_for, split_env_id
 from awm.errors import AWMError, StageError
@@ -45,7 +47,6 @@ from awm.llm.prompts import (
     stage_prompt_hash,
 )
 from awm.schema_sql import to_ddl
-from awm.stages.base import STAGE_WORK, AttemptContext, current_attempt
 from awm.store import ArtifactStore
 
 BUILDER = "llm-1"
@@ -303,14 +304,14 @@ def rows_by_table(draft: RowsDraft, schema: SchemaSpec) -> dict[str, list[dict]]
 
 def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: ToolSet,
                     verifiers: VerifierSet) -> dict[str, str]:
-    """Every proof of the verification stage (awm/stages/verification.py: reference, null, mutants and
+    """Every proof of the verification stage (awm/quality/proofs.py: reference, null, mutants and
     shortcuts, valid alternatives) for each verifier; task id -> why it failed, for the next attempt's prompt.
 
     A reference solution whose tool calls fail is not the verifier's fault and is left for the
     verification report to record."""
     from awm.quality.mutations import Mutator
+    from awm.quality.proofs import prove_task
     from awm.runtime.environment import Environment
-    from awm.stages.verification import prove_task
 
     db_path = Path(store.database_path(env_id))
     env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers, db_path)

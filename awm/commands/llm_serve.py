@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def serve(args) -> int:
-    from awm.llm.server import LLMServer
+    from awm.llm_serve.server import LLMServer
     from awm.store import ArtifactStore
 
     agent_home = ArtifactStore(args.home).home if args.agent else None
@@ -29,7 +29,7 @@ def serve(args) -> int:
 def _fault(spec: str):
     import argparse
 
-    from awm.llm.server import FaultRule, FaultSpecError
+    from awm.llm_serve.server import FaultRule, FaultSpecError
 
     try:
         return FaultRule.parse(spec)

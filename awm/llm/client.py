@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import openai
 from pydantic import BaseModel, ValidationError
 
+from awm.concurrency import STAGE_WORK
 from awm.llm.cache import CachedResponse, ResponseCache, cache_key
 from awm.llm.errors import (
     LLMConfigError,
@@ -43,7 +44,6 @@ from awm.llm.errors import (
 from awm.llm.ledger import CallRecord, Ledger
 from awm.llm.prompts import output_schema
 from awm.llm.settings import LLMSettings
-from awm.stages.base import STAGE_WORK
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from awm.contracts import Scenario, SchemaSpec
+from awm.database_writer import write_database
 from awm.heap import freeze_imports
 from awm.quality.findings import Finding
 from awm.store import ArtifactStore, sha256_file
@@ -387,8 +388,6 @@ def _first_difference(a: Path, b: Path, spec: SchemaSpec) -> str:
 
 def rebuild_findings(store: ArtifactStore, env_id: str, backend) -> list[Finding]:
     """Build env.db again from the same scenario and schema; it must be byte-identical."""
-    from awm.stages.databases import write_database
-
     scenario = store.read_model(env_id, "scenario.json", Scenario)
     spec = store.read_model(env_id, "schema.json", SchemaSpec)
     ddl = store.read_text(env_id, "schema.sql")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from awm.auth_names import looks_like_auth
 from awm.contracts import SchemaSpec
 from awm.quality.findings import Finding
-from awm.stages.schemas import looks_like_auth
 
 CHECK_DDL = "ddl_executes"
 CHECK_PRIMARY_KEY = "primary_keys"

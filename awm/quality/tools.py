@@ -31,8 +31,10 @@ from awm.quality.findings import Finding
 from awm.runtime.environment import Environment
 from awm.runtime.sandbox import FunctionFacts, checked_module, top_level_functions
 from awm.runtime.tools import is_error
+from awm.store import ArtifactStore
 from awm.toolspecs import NotStrictable, strict_problems, strict_schema
 
+STAGE = "tools"
 CHECK_POLICY = "tool_code_policy"
 CHECK_SPEC = "tool_spec_valid"
 CHECK_AGREES = "tool_spec_matches_code"
@@ -291,3 +293,21 @@ def tool_findings(env_id: str, source: str, toolset: ToolSet, schema: SchemaSpec
         return smoke_findings(env_id, environment)
     finally:
         environment.close()
+
+
+SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
+
+
+def gate_vouched(store: ArtifactStore, env_id: str) -> bool:
+    """True when the tools stage's provenance shows its gate checked exactly the files on disk now
+    (tools.py and tools.json as produced, smoke-called against this env.db). The gate runs the same
+    rules (tool_findings) inside the stage, so re-running them on the same bytes
+    proves nothing more; the check then proves the bytes are the ones the gate passed."""
+    record = store.provenance(env_id).get(STAGE)
+    if record is None:
+        return False
+    recorded = {**record.outputs, **record.inputs}
+    try:
+        return all(recorded.get(name) == store.hash(env_id, name) for name in SMOKE_INPUTS)
+    except FileNotFoundError:
+        return False

@@ -10,14 +10,11 @@ records the attempt count and the errors seen in provenance.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
 import logging
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +22,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from awm import __version__
+from awm.attempts import AttemptContext, AttemptRecord, attempt_in_progress
 from awm.contracts import Provenance
 from awm.errors import AWMError, CorruptArtifactError, MissingArtifactError
 from awm.store import ArtifactStore, atomic_write_text, dump_json, sha256_file
@@ -59,86 +57,6 @@ class StageOutcome:
         return self.status in ("built", "cached")
 
 
-@dataclass
-class AttemptRecord:
-    """One failed attempt at a stage, as kept in the attempt log."""
-
-    attempt: int
-    error: str
-    details: dict[str, str] = field(default_factory=dict)  # e.g. task id -> what was wrong with its verifier
-    feedback: bool = True  # False for failures that are not the output's fault (an endpoint that was down)
-
-
-@dataclass
-class AttemptContext:
-    """What a backend may know about the attempt it is producing output for."""
-
-    stage: str
-    env_id: str
-    attempt: int
-    previous: list[AttemptRecord] = field(default_factory=list)
-    calls: list[Any] = field(default_factory=list)  # model call records the backend reports
-
-    def errors_for(self, subject: str | None = None) -> list[str]:
-        """Errors worth showing the model, oldest first: all of them, or those about one subject."""
-        errors = []
-        for record in self.previous:
-            if not record.feedback:
-                continue
-            if subject is not None and record.details:
-                if subject in record.details:
-                    errors.append(record.details[subject])
-            else:
-                errors.append(record.error)
-        return errors
-
-
-class CooperativeLock:
-    """Serialises stage work across threads; the holder gives it up while it waits on the network.
-
-    Environments are built concurrently only so that model calls overlap; everything else a stage
-    does (parsing generated code, SQLite, proofs) is CPU-bound under the GIL anyway, and CPython's
-    ast module is not safe to use from several threads at once. So a worker thread holds this lock
-    while it runs a stage and releases it around a model call (the LLM client does)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owner: int | None = None
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        self._lock.acquire()
-        self._owner = threading.get_ident()
-        try:
-            yield
-        finally:
-            self._owner = None
-            self._lock.release()
-
-    @contextlib.contextmanager
-    def released(self) -> Iterator[None]:
-        """Let other stage work run meanwhile, if this thread holds the lock; otherwise a no-op."""
-        if self._owner != threading.get_ident():
-            yield
-            return
-        self._owner = None
-        self._lock.release()
-        try:
-            yield
-        finally:
-            self._lock.acquire()
-            self._owner = threading.get_ident()
-
-
-STAGE_WORK = CooperativeLock()
-
-
-_CURRENT_ATTEMPT: contextvars.ContextVar[AttemptContext | None] = contextvars.ContextVar("awm_attempt", default=None)
-
-
-def current_attempt() -> AttemptContext | None:
-    """The attempt the calling thread is producing output for, if any."""
-    return _CURRENT_ATTEMPT.get()
 
 
 def read_attempts(store: ArtifactStore, env_id: str, stage: str) -> list[AttemptRecord]:
@@ -245,23 +163,21 @@ def run_env_stage(
     started = time.perf_counter()
     previous_attempts = read_attempts(store, env_id, stage)
     context = AttemptContext(stage, env_id, len(previous_attempts) + 1, previous_attempts)
-    token = _CURRENT_ATTEMPT.set(context)
-    try:
-        artifacts, metrics = produce()
-    except ENV_ERRORS as exc:
-        reason = f"{type(exc).__name__}: {exc}"
-        store.mark_failed(env_id, stage, reason)
-        _write_attempts(store, env_id, stage, previous_attempts + [AttemptRecord(
-            attempt=context.attempt, error=reason[:LOGGED_ERROR_CHARS],
-            details={k: str(v)[:LOGGED_ERROR_CHARS] for k, v in dict(getattr(exc, "details", {}) or {}).items()},
-            feedback=bool(getattr(exc, "feedback", True)))])
-        reject = getattr(backend, "reject", None)
-        if callable(reject):
-            reject(context)  # the backend forgets the responses that led to this output
-        return StageOutcome(env_id, stage, "failed", (time.perf_counter() - started) * 1000, reason,
-                            attempt=context.attempt, usage=_usage(context.calls))
-    finally:
-        _CURRENT_ATTEMPT.reset(token)
+    with attempt_in_progress(context):
+        try:
+            artifacts, metrics = produce()
+        except ENV_ERRORS as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            store.mark_failed(env_id, stage, reason)
+            _write_attempts(store, env_id, stage, previous_attempts + [AttemptRecord(
+                attempt=context.attempt, error=reason[:LOGGED_ERROR_CHARS],
+                details={k: str(v)[:LOGGED_ERROR_CHARS] for k, v in dict(getattr(exc, "details", {}) or {}).items()},
+                feedback=bool(getattr(exc, "feedback", True)))])
+            reject = getattr(backend, "reject", None)
+            if callable(reject):
+                reject(context)  # the backend forgets the responses that led to this output
+            return StageOutcome(env_id, stage, "failed", (time.perf_counter() - started) * 1000, reason,
+                                attempt=context.attempt, usage=_usage(context.calls))
     if discarded:
         metrics = {**metrics, "provenance_discarded": discarded}
     missing = [name for name in outputs if name not in artifacts]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from awm.auth_names import looks_like_auth
 from awm.contracts import Scenario, SchemaSpec, TaskSet
 from awm.errors import StageError
 from awm.schema_sql import to_ddl
@@ -11,18 +12,6 @@ from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
 
 STAGE = "schemas"
-# Whole words (of snake_case names) that mark authentication data, which environments must not model:
-# "authors" is fine, "user_auth" and "password_hash" are not.
-# ("coaching_sessions" and "game_tokens" are business data; "session_tokens" is not.)
-AUTH_WORDS = {"password", "passwords", "passwd", "credential", "credentials", "auth", "authentication",
-              "login", "logins", "otp", "mfa"}
-AUTH_PAIRS = {("session", "token"), ("session", "tokens"), ("access", "token"), ("access", "tokens"),
-              ("refresh", "token"), ("refresh", "tokens"), ("api", "key"), ("api", "keys")}
-
-
-def looks_like_auth(name: str) -> bool:
-    words = name.lower().split("_")
-    return bool(AUTH_WORDS & set(words)) or any(pair in AUTH_PAIRS for pair in zip(words, words[1:]))
 
 
 def validate_schema(spec: SchemaSpec) -> None:

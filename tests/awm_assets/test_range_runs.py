@@ -99,7 +99,7 @@ def test_a_range_run_records_each_domains_own_checks_and_metadata(tmp_path):
 
 
 def test_partition_links_open_on_the_ui_that_shows_them(monkeypatch):
-    from awm_assets.catalog import partition_url
+    from awm_assets.partitions import partition_url
 
     monkeypatch.delenv("AWM_UI_URL", raising=False)
     assert partition_url("tools", "pet_grooming") == "/assets/tools?view=partitions&partition=pet_grooming"

@@ -8,7 +8,7 @@ from awm.cli import main
 from awm.llm.client import LLMClient
 from awm.llm.errors import LLMConfigError, LLMTransportError, TruncatedOutputError
 from awm.llm.prompts import ScenarioDraft
-from awm.llm.server import FaultRule, FaultSpecError, LLMServer
+from awm.llm_serve.server import FaultRule, FaultSpecError, LLMServer
 from tests.llm.test_client import ask
 
 

@@ -41,7 +41,7 @@ from urllib.parse import parse_qs, urlparse
 
 from awm.errors import AWMError
 from awm.eval.policies import AgentRequestError, Policy, SimulatedAgent
-from awm.llm.simulator import CONTENT_FAULTS, PromptNotUnderstood, SimulatedModel
+from awm.llm_serve.simulator import CONTENT_FAULTS, PromptNotUnderstood, SimulatedModel
 
 DEFAULT_MODEL = "awm-offline"
 ERROR_FAULTS = ("http_429", "http_500", "no_json_schema", "no_response_format")  # answered with an HTTP error
