@@ -12,8 +12,9 @@ import urllib.request
 from dataclasses import dataclass
 
 from awm.errors import AWMError
+from awm.registry import STAGE_NAMES
 
-STAGE_ASSETS = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
+STAGE_ASSETS = STAGE_NAMES  # the asset keys a per-domain backfill materializes
 DONE_STATUSES = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
 
 ADD_PARTITION = """

@@ -6,6 +6,7 @@ import dagster as dg
 from pydantic import Field
 
 from awm.domains import env_id_for
+from awm.registry import CATALOG_CODE_VERSION
 from awm.stages.catalog import DEFAULT_MIN_TASKS, CatalogSummary, build_catalog, corpus_chart_png, proof_table
 from awm.store import atomic_write_bytes
 from awm_assets.constants import (
@@ -59,7 +60,7 @@ def failure_report(summary: CatalogSummary) -> str:
     group_name=CATALOG_GROUP,
     owners=OWNERS,
     kinds={"json"},
-    code_version="catalog-2",
+    code_version=CATALOG_CODE_VERSION,
 )
 def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig, store: ArtifactStoreResource,
                         generator: GeneratorResource) -> dg.MaterializeResult:

@@ -1,14 +1,11 @@
-"""Names used across the Dagster layer, defined once."""
+"""Names used across the Dagster layer, defined once. The stage asset keys are the core's stage names
+(awm/registry.py), in pipeline order."""
 
-SCENARIOS = "scenarios"
-TASKS = "tasks"
-SCHEMAS = "schemas"
-DATABASES = "databases"
-TOOLS = "tools"
-VERIFICATION_REPORTS = "verification_reports"
-ENVIRONMENT_CATALOG = "environment_catalog"
+from awm.registry import CATALOG, STAGE_NAMES
 
-STAGE_ASSETS = (SCENARIOS, TASKS, SCHEMAS, DATABASES, TOOLS, VERIFICATION_REPORTS)
+STAGE_ASSETS = STAGE_NAMES
+SCENARIOS, TASKS, SCHEMAS, DATABASES, TOOLS, VERIFICATION_REPORTS = STAGE_ASSETS
+ENVIRONMENT_CATALOG = CATALOG
 
 PIPELINE_GROUP = "awm_pipeline"
 CATALOG_GROUP = "awm_catalog"

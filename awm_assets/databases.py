@@ -1,14 +1,7 @@
 """The databases asset."""
 
-
-import dagster as dg
-
-from awm.domains import env_id_for
-from awm.stages.databases import build_database
-from awm_assets.constants import DATABASES, SCHEMAS
-from awm_assets.partitions import STAGE_ASSET_OPTIONS
-from awm_assets.stage_runner import run_stage
-from resources import ArtifactStoreResource, GeneratorResource
+from awm_assets.constants import DATABASES
+from awm_assets.stage_asset import stage_asset
 
 
 def preview(store, outcomes) -> str:
@@ -19,17 +12,7 @@ def preview(store, outcomes) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    name=DATABASES,
-    deps=[SCHEMAS],
-    kinds={"sqlite"},
-    code_version="databases-1",
-    tags={"stage": "4"},
-    **STAGE_ASSET_OPTIONS,
-)
-def databases(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
-              generator: GeneratorResource) -> dg.MaterializeResult:
-    """The initial state env.db: realistic, foreign-key-consistent rows on a fixed reference date,
-    byte-identical for the same seed."""
-    return run_stage(context, store, generator, DATABASES,
-                     lambda st, domain, slot, backend: build_database(st, env_id_for(domain, slot), backend), preview)
+databases = stage_asset(
+    DATABASES, kinds={"sqlite"}, preview=preview,
+    description="The initial state env.db: realistic, foreign-key-consistent rows on a fixed reference date, "
+                "byte-identical for the same seed.")

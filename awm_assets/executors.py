@@ -1,7 +1,7 @@
 """The executor, chosen per deployment: in-process (default) or Celery workers.
 
 AWM_EXECUTOR=in_process   every step in the run's own process (measured fastest on one machine:
-                          the multiprocess executor adds ~2.5 s per step, DESIGN 4)
+                          the multiprocess executor adds ~2.5 s per step; docs/architecture.md)
 AWM_EXECUTOR=celery       steps go to Celery workers through AWM_CELERY_BROKER (e.g.
                           redis://127.0.0.1:6379/0); results via AWM_CELERY_BACKEND (default: the
                           broker). Start workers with deploy/celery-worker.sh. Needs the

@@ -11,7 +11,6 @@ total), then materializes environment_catalog and prints a summary.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import warnings
 from pathlib import Path
 
 from awm.domains import resolve_domains
+from awm.registry import STAGE_NAMES
 from awm.store import DEFAULT_HOME, ArtifactStore, atomic_write_text
 
 DEFAULT_DOMAIN_COUNT = 100
@@ -181,7 +181,8 @@ def register(domains: list[str]) -> list[str]:
         return list(instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME))
 
 
-STAGE_ORDER = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
+STAGE_ORDER = STAGE_NAMES
+LAST_STAGE = STAGE_NAMES[-1]
 
 
 def _progress_line(lines: list[str], total: int, started: float) -> str:
@@ -195,10 +196,10 @@ def _progress_line(lines: list[str], total: int, started: float) -> str:
         if status == "failed":
             failed.add(env_id)
     steps = sum(per_stage.values())
-    done = per_stage["verification_reports"]
+    done = per_stage[LAST_STAGE]
     width = 30
     filled = int(width * steps / (total * len(STAGE_ORDER))) if total else width
-    current = next((s for s in STAGE_ORDER if per_stage[s] < total), "verification_reports")
+    current = next((s for s in STAGE_ORDER if per_stage[s] < total), LAST_STAGE)
     elapsed = time.monotonic() - started
     rate = steps / max(elapsed, 1e-6)
     eta = (total * len(STAGE_ORDER) - steps) / rate if rate > 0 else 0
@@ -285,34 +286,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> None:
-    store = ArtifactStore(home)
-    from awm.contracts import ACCEPTANCE_CLASSES, VerificationReport, proof_totals
+    from awm import artifacts
     from awm.domains import env_id_for
+    from awm.quality.verification_reports import VerificationTotals
 
-    envs = tasks = tools = ref_ok = null_ok = proven = tried = killed = 0
+    store = ArtifactStore(home)
+    envs = tools = 0
     reports = []
     for domain in domains:
         for slot in range(slots):
             env_id = env_id_for(domain, slot)
-            report = store.path(env_id, "report.json")
-            if not report.exists() or store.failure(env_id):
+            if not artifacts.REPORT.exists(store, env_id) or store.failure(env_id):
                 continue
             envs += 1
-            rep = store.read_model(env_id, "report.json", VerificationReport)
-            tasks += len(rep.tasks)
-            ref_ok += sum(t.reference_passed for t in rep.tasks)
-            null_ok += sum(not t.null_passed for t in rep.tasks)
-            proven += len(rep.passed)
-            tried += sum(t.mutations_tried for t in rep.tasks)
-            killed += sum(t.mutations_killed for t in rep.tasks)
-            reports += rep.tasks
-            tools += len(json.loads(store.path(env_id, "tools.json").read_text())["tools"])
-    totals = proof_totals(reports)
-    alternatives = sum(totals[c]["tried"] for c in ACCEPTANCE_CLASSES)
-    accepted = sum(totals[c]["right"] for c in ACCEPTANCE_CLASSES)
+            reports += artifacts.REPORT.read(store, env_id).tasks
+            tools += len(artifacts.TOOLS_JSON.read(store, env_id).tools)
+    totals = VerificationTotals.of(reports)
+    tasks, ref_ok, null_ok, proven = totals.tasks, totals.reference_passed, totals.null_rejected, totals.publishable
+    tried, killed = totals.mutations_tried, totals.mutations_killed
+    accepted, alternatives = totals.alternatives()
     by_class = "\n                         ".join(
-        ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.items())[i:i + 3])
-        for i in range(0, len(totals), 3))
+        ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.proofs.items())[i:i + 3])
+        for i in range(0, len(totals.proofs), 3))
     print(f"""
 Done in {seconds:.0f}s.
   environments built     {envs} of {len(domains) * slots}

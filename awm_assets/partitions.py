@@ -1,6 +1,6 @@
 """Partitioning: one dynamic partition per domain; each asset-partition builds that domain's K environments.
 
-Measured (DESIGN 4): per-environment partitions cost 2-3 s of run start and ~20 ms of
+Measured (docs/architecture.md, "Partitions"): per-environment partitions cost 2-3 s of run start and ~20 ms of
 bookkeeping per asset-partition against ~25 ms of real work per stage per environment,
 so a domain (10 environments, ~1.5 s of work across the six stages) is the unit.
 """

@@ -1,7 +1,7 @@
 """How a stage asset runs: loop over the run's domains and their environments, call the core
 stage for each, isolate failures, and describe the result as materialization metadata.
 
-Self-correction (DESIGN 6): with a non-deterministic backend, environments whose output a stage
+Self-correction: with a non-deterministic backend, environments whose output a stage
 rejected are tried again by a Dagster retry (dg.RetryRequested, exponential backoff from the
 generator resource's retry_delay_s), up to MAX_ATTEMPTS; valid environments are reused, and each
 new attempt's prompt carries the environment's earlier errors (the attempt log, awm.stages.base).
@@ -21,20 +21,15 @@ from dataclasses import replace
 import dagster as dg
 
 from awm.concurrency import STAGE_WORK
-from awm.domains import split_env_id, validate_domain_slug
+from awm.domains import env_id_for, split_env_id, validate_domain_slug
 from awm.errors import InvalidDomainError
+from awm.registry import Stage
 from awm.stages.base import StageOutcome, code_version, read_attempts
 from awm.store import ArtifactStore
-from awm_assets.constants import SCENARIOS
 from awm_assets.partitions import MAX_ATTEMPTS
 from resources import ArtifactStoreResource, GeneratorResource
 
-StageFn = Callable[[ArtifactStore, str, int, object], StageOutcome]
 PreviewFn = Callable[[ArtifactStore, list[StageOutcome]], str]
-
-# A scenario's prompt lists the domain's earlier scenarios to avoid, so a domain's scenarios are
-# written in slot order (domains in parallel); other stages build every environment in parallel.
-IN_SLOT_ORDER = {SCENARIOS}
 
 
 class StageRetry(Exception):
@@ -55,16 +50,20 @@ def run_domains(context: dg.AssetExecutionContext) -> list[str]:
     return domains
 
 
-def build_environments(context: dg.AssetExecutionContext, store_resource: ArtifactStoreResource, stage: str,
-                       build: StageFn, store: ArtifactStore, backend, domains: list[str], slots: int,
+def build_environments(context: dg.AssetExecutionContext, store_resource: ArtifactStoreResource, spec: Stage,
+                       store: ArtifactStore, backend, domains: list[str], slots: int,
                        concurrency: int) -> list[StageOutcome]:
-    """Every environment of the run's domains, in order; up to `concurrency` at once."""
+    """Every environment of the run's domains, in order; up to `concurrency` at once. A stage declared
+    in_slot_order (scenarios: each prompt lists the domain's earlier scenarios to avoid) builds a domain's
+    environments one after the other, domains in parallel; other stages build every environment in parallel."""
+    stage = spec.name
+    build = spec.build
 
     def one(domain: str, slot: int) -> StageOutcome:
         if concurrency <= 1:
-            return build(store, domain, slot, backend)
+            return build(store, env_id_for(domain, slot), backend)
         with STAGE_WORK.held():  # stage work in turns; model calls overlap (the client lets go meanwhile)
-            return build(store, domain, slot, backend)
+            return build(store, env_id_for(domain, slot), backend)
 
     def finished(outcome: StageOutcome) -> StageOutcome:
         if outcome.status == "failed":
@@ -75,7 +74,7 @@ def build_environments(context: dg.AssetExecutionContext, store_resource: Artifa
     if concurrency <= 1:
         return [finished(one(domain, slot)) for domain in domains for slot in range(slots)]
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=f"awm-{stage}") as pool:
-        if stage in IN_SLOT_ORDER:
+        if spec.in_slot_order:
             jobs = [pool.submit(lambda d=domain: [one(d, slot) for slot in range(slots)]) for domain in domains]
             return [finished(o) for job in jobs for o in job.result()]
         jobs = [pool.submit(one, domain, slot) for domain in domains for slot in range(slots)]
@@ -86,16 +85,16 @@ def run_stage(
     context: dg.AssetExecutionContext,
     store_resource: ArtifactStoreResource,
     generator: GeneratorResource,
-    stage: str,
-    build: StageFn,
+    spec: Stage,
     preview: PreviewFn,
 ) -> dg.MaterializeResult:
+    stage = spec.name
     started = time.perf_counter()
     store = store_resource.store()
     domains = run_domains(context)
     backend = generator.get(store=store, run_id=context.run_id)
     try:
-        outcomes = build_environments(context, store_resource, stage, build, store, backend, domains,
+        outcomes = build_environments(context, store_resource, spec, store, backend, domains,
                                       generator.slots, generator.concurrency)
     finally:
         close = getattr(backend, "close", None)

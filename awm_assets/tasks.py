@@ -1,19 +1,13 @@
 """The tasks asset."""
 
-import dagster as dg
-
-from awm.contracts import TaskSet
-from awm.domains import env_id_for
-from awm.stages.tasks import build_tasks
-from awm_assets.constants import SCENARIOS, TASKS
-from awm_assets.partitions import STAGE_ASSET_OPTIONS
-from awm_assets.stage_runner import run_stage
-from resources import ArtifactStoreResource, GeneratorResource
+from awm import artifacts
+from awm_assets.constants import TASKS
+from awm_assets.stage_asset import stage_asset
 
 
 def preview(store, outcomes) -> str:
     first = outcomes[0].env_id
-    taskset = store.read_model(first, "tasks.json", TaskSet)
+    taskset = artifacts.TASKS.read(store, first)
     lines = [f"Tasks of **{first}** (acting user: {taskset.acting_user})", "",
              "| task | kind | steps | tools | instruction |", "|---|---|---|---|---|"]
     for t in taskset.tasks:
@@ -21,17 +15,7 @@ def preview(store, outcomes) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    name=TASKS,
-    deps=[SCENARIOS],
-    kinds={"python", "json"},
-    code_version="tasks-1",
-    tags={"stage": "2"},
-    **STAGE_ASSET_OPTIONS,
-)
-def tasks(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
-          generator: GeneratorResource) -> dg.MaterializeResult:
-    """N single-sentence user tasks per scenario, each carrying every value it needs, with a reference
-    solution (tool calls) and goals. Writes tasks.json."""
-    return run_stage(context, store, generator, TASKS,
-                     lambda st, domain, slot, backend: build_tasks(st, env_id_for(domain, slot), backend), preview)
+tasks = stage_asset(
+    TASKS, kinds={"python", "json"}, preview=preview,
+    description="N single-sentence user tasks per scenario, each carrying every value it needs, with a reference "
+                "solution (tool calls) and goals. Writes tasks.json.")

@@ -1,19 +1,13 @@
 """The tools asset."""
 
-import dagster as dg
-
-from awm.contracts import ToolSet
-from awm.domains import env_id_for
-from awm.stages.tools import build_tools
-from awm_assets.constants import DATABASES, TOOLS
-from awm_assets.partitions import STAGE_ASSET_OPTIONS
-from awm_assets.stage_runner import run_stage
-from resources import ArtifactStoreResource, GeneratorResource
+from awm import artifacts
+from awm_assets.constants import TOOLS
+from awm_assets.stage_asset import stage_asset
 
 
 def preview(store, outcomes) -> str:
     first = outcomes[0].env_id
-    toolset = store.read_model(first, "tools.json", ToolSet)
+    toolset = artifacts.TOOLS_JSON.read(store, first)
     lines = [f"Tools of **{first}** ({len(toolset.tools)})", "", "| tool | writes | parameters | description |",
              "|---|---|---|---|"]
     for t in toolset.tools:
@@ -23,17 +17,7 @@ def preview(store, outcomes) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    name=TOOLS,
-    deps=[DATABASES],
-    kinds={"python", "mcp"},
-    code_version="tools-1",
-    tags={"stage": "5"},
-    **STAGE_ASSET_OPTIONS,
-)
-def tools(context: dg.AssetExecutionContext, store: ArtifactStoreResource,
-          generator: GeneratorResource) -> dg.MaterializeResult:
-    """The tool API: tools.py (sandbox-checked implementations against SQLite) and tools.json
-    (MCP tool specs whose JSON Schema inputs match the implementations' parameters)."""
-    return run_stage(context, store, generator, TOOLS,
-                     lambda st, domain, slot, backend: build_tools(st, env_id_for(domain, slot), backend), preview)
+tools = stage_asset(
+    TOOLS, kinds={"python", "mcp"}, preview=preview,
+    description="The tool API: tools.py (sandbox-checked implementations against SQLite) and tools.json (MCP tool "
+                "specs whose JSON Schema inputs match the implementations' parameters).")

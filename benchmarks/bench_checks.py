@@ -38,7 +38,7 @@ import awm.stages.databases as databases_stage  # noqa: E402
 import awm.stages.scenarios as scenarios_stage  # noqa: E402
 import awm.stages.tasks as tasks_stage  # noqa: E402
 import awm.stages.tools as tools_stage  # noqa: E402
-import awm.stages.verification as verification_stage  # noqa: E402
+import awm.stages.verification_reports as verification_stage  # noqa: E402
 from awm.backends import get_backend  # noqa: E402
 from awm.builder.catalogue import DOMAIN_SEEDS  # noqa: E402
 from awm.contracts import Scenario, SchemaSpec, TaskSet, VerificationReport, VerifierSet, proof_totals  # noqa: E402

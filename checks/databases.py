@@ -3,20 +3,21 @@ independence (a second build of the same environment is byte-identical)."""
 
 import dagster as dg
 
-from awm.contracts import SchemaSpec
+from awm import artifacts
 from awm.quality.databases import (
     ddl_clock_findings,
     rebuild_findings,
     run_expectation_suite,
     suites_pass_together,
 )
+from awm.registry import stage
 from awm_assets.constants import DATABASES
 from awm_assets.partitions import domain_partitions
 from checks.environments import domain_of, validity_results, yield_check
 from resources import ArtifactStoreResource, GeneratorResource
 
 
-@dg.asset_check(asset=DATABASES, name="databases_valid", blocking=True, partitions_def=domain_partitions,
+@dg.asset_check(asset=DATABASES, name=stage(DATABASES).valid_check, blocking=True, partitions_def=domain_partitions,
                 description="Every database the stage kept passes a great-expectations 1.x suite derived from its "
                             "schema (primary keys unique, NOT NULL, foreign keys resolve, rows per table, enums, "
                             "ranges); one environment per domain is rebuilt and must be byte-identical (no clock, "
@@ -32,7 +33,7 @@ def databases_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStore
 
     def inspect(st, env_ids):
         findings = []
-        specs = {env_id: st.read_model(env_id, "schema.json", SchemaSpec) for env_id in env_ids}
+        specs = {env_id: artifacts.SCHEMA_JSON.read(st, env_id) for env_id in env_ids}
         # the whole partition in one validation; one by one (with details) only if the batch fails
         together, cells = suites_pass_together([(e, st.database_path(e), specs[e]) for e in env_ids])
         for env_id in env_ids:
@@ -49,7 +50,7 @@ def databases_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStore
                 rebuilt.add(domain)
                 findings += rebuild_findings(st, env_id, backend)  # also scans the DDL for clock functions
             else:
-                findings += ddl_clock_findings(env_id, st.read_text(env_id, "schema.sql"))
+                findings += ddl_clock_findings(env_id, artifacts.SCHEMA_SQL.read(st, env_id))
         return findings
 
     def extra(domain: str) -> dict:
@@ -59,10 +60,10 @@ def databases_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStore
                 "rebuilt_for_clock_independence": "yes" if domain in rebuilt else "no",
                 "failed_expectations": dg.MetadataValue.json(failed[:20])}
 
-    yield from validity_results(context, store, generator, DATABASES, "env.db", inspect, extra)
+    yield from validity_results(context, store, generator, DATABASES, inspect, extra)
 
 
-databases_yield = yield_check(DATABASES, "env.db",
+databases_yield = yield_check(DATABASES,
                               "How many databases of the partition the stage rejected, and why.")
 
 

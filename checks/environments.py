@@ -1,5 +1,5 @@
 """What every check module shares: the environments of the checked partitions, split by status, the
-two kinds of result (DESIGN 7), and how a result reaches the domain partition it judges.
+two kinds of result, and how a result reaches the domain partition it judges.
 
   blocking "<stage>_valid"  re-checks every environment the stage passed on; a finding there means the
                             stage let something invalid through (a platform bug), so the line stops.
@@ -19,7 +19,6 @@ partition and the domain's latest materialization (the one the check judged), an
 # No `from __future__ import annotations`: Dagster reads yield_check's parameter annotations at runtime.
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 
 import dagster as dg
 
@@ -29,9 +28,10 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
     AssetCheckEvaluationTargetMaterializationData,
 )
 
-from awm.domains import env_id_for, split_env_id
+from awm.domains import split_env_id
 from awm.quality.findings import Finding, check_named_in, findings_table
-from awm.stages.base import STAGES
+from awm.quality.partitions import PartitionEnvironments, partition_environments
+from awm.registry import stage
 from awm.store import ArtifactStore
 from awm_assets.partitions import domain_partitions, partition_url
 from resources import ArtifactStoreResource, GeneratorResource
@@ -39,38 +39,9 @@ from resources import ArtifactStoreResource, GeneratorResource
 MAX_FINDINGS_IN_METADATA = 200
 
 
-@dataclass
-class PartitionEnvironments:
-    domain: str
-    valid: list[str]  # built by the stage and not failed at or before it
-    failed_here: list[tuple[str, str]]  # (env_id, reason) failed by this stage
-    upstream: list[str]  # failed before this stage, or not built yet
-
-    @property
-    def total(self) -> int:
-        return len(self.valid) + len(self.failed_here) + len(self.upstream)
-
-
 def checked_domains(context: dg.AssetCheckExecutionContext) -> list[str]:
     """The domain partitions of this check step: one, or every domain of the run's range."""
     return list(context.partition_keys) if context.has_partition_key or context.has_partition_key_range else []
-
-
-def partition_environments(store: ArtifactStore, stage: str, slots: int, output: str,
-                           domain: str) -> PartitionEnvironments:
-    valid, failed_here, upstream = [], [], []
-    for slot in range(slots):
-        env_id = env_id_for(domain, slot)
-        failure = store.failure(env_id)
-        if failure and failure.stage == stage:
-            failed_here.append((env_id, failure.reason))
-        elif failure and STAGES.index(failure.stage) < STAGES.index(stage):
-            upstream.append(env_id)
-        elif store.exists(env_id, output):
-            valid.append(env_id)
-        else:
-            upstream.append(env_id)
-    return PartitionEnvironments(domain, valid, failed_here, upstream)
 
 
 def domain_of(env_id: str) -> str:
@@ -104,7 +75,7 @@ def per_domain(context: dg.AssetCheckExecutionContext,
 
 
 def validity_results(context: dg.AssetCheckExecutionContext, store_resource: ArtifactStoreResource,
-                     generator: GeneratorResource, stage: str, output: str,
+                     generator: GeneratorResource, stage: str,
                      inspect: Callable[[ArtifactStore, list[str]], list[Finding]],
                      extra: Callable[[str], dict] | None = None) -> Iterator[dg.AssetCheckEvaluation | dg.Output]:
     """Run `inspect` once over the valid environments of every domain of the step; each domain passes iff
@@ -112,7 +83,7 @@ def validity_results(context: dg.AssetCheckExecutionContext, store_resource: Art
     started = time.perf_counter()
     store = store_resource.store()
     domains = checked_domains(context)
-    envs = {d: partition_environments(store, stage, generator.slots, output, d) for d in domains}
+    envs = {d: partition_environments(store, stage, generator.slots, d) for d in domains}
     findings = inspect(store, [env_id for e in envs.values() for env_id in e.valid])
     by_domain: dict[str, list[Finding]] = {d: [] for d in domains}
     for finding in findings:
@@ -187,17 +158,17 @@ def yield_result(envs: PartitionEnvironments, stage: str) -> dg.AssetCheckResult
                                description=description[:1000])
 
 
-def yield_check(asset: str, artifact: str, description: str) -> dg.AssetChecksDefinition:
+def yield_check(asset: str, description: str) -> dg.AssetChecksDefinition:
     """The WARN "<asset>_yield" check of a stage asset (see `yield_result`); every stage has one alike."""
 
-    @dg.asset_check(asset=asset, name=f"{asset}_yield", partitions_def=domain_partitions,
+    @dg.asset_check(asset=asset, name=stage(asset).yield_check, partitions_def=domain_partitions,
                     description=f"{description} A warning when some environments of the domain failed; an error "
                                 "(not blocking) when all of them did.")
     def stage_yield(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
                     generator: GeneratorResource):
         st = store.store()
         yield from per_domain(context, {
-            d: yield_result(partition_environments(st, asset, generator.slots, artifact, d), asset)
+            d: yield_result(partition_environments(st, asset, generator.slots, d), asset)
             for d in checked_domains(context)})
 
     return stage_yield

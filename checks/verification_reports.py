@@ -1,6 +1,6 @@
 """Checks on the verification_reports asset: solvability.
 
-The stage proves every task (awm/stages/verification.py): the reference solution replayed through the
+The stage proves every task (awm/stages/verification_reports.py): the reference solution replayed through the
 runtime is judged complete, the null trajectory incomplete, the verifier is deterministic and read-only,
 and wrong final states (mutations) are rejected. These checks make that proof visible per partition:
   verification_reports_valid         (blocking) every report covers exactly its tasks and verifiers and
@@ -12,7 +12,7 @@ and wrong final states (mutations) are rejected. These checks make that proof vi
 
 import dagster as dg
 
-from awm.contracts import TaskSet, VerificationReport, VerifierSet
+from awm import artifacts
 from awm.quality.findings import Finding
 from awm.quality.verification_reports import (
     MUTATION_KILL_TARGET,
@@ -20,6 +20,7 @@ from awm.quality.verification_reports import (
     report_findings,
     solvability_summary,
 )
+from awm.registry import stage
 from awm.stages.catalog import proof_table
 from awm_assets.constants import VERIFICATION_REPORTS
 from awm_assets.partitions import domain_partitions, partition_url
@@ -29,17 +30,17 @@ from resources import ArtifactStoreResource, GeneratorResource
 
 def inspect_reports(store, env_ids: list[str]) -> list[Finding]:
     return [f for env_id in env_ids for f in report_findings(
-        env_id, store.read_model(env_id, "report.json", VerificationReport),
-        store.read_model(env_id, "tasks.json", TaskSet), store.read_model(env_id, "verifiers.json", VerifierSet))]
+        env_id, artifacts.REPORT.read(store, env_id), artifacts.TASKS.read(store, env_id),
+        artifacts.VERIFIERS.read(store, env_id))]
 
 
-@dg.asset_check(asset=VERIFICATION_REPORTS, name="verification_reports_valid", blocking=True,
+@dg.asset_check(asset=VERIFICATION_REPORTS, name=stage(VERIFICATION_REPORTS).valid_check, blocking=True,
                 partitions_def=domain_partitions,
                 description="Every report the stage kept proves exactly the environment's tasks, each with a "
                             "verifier, and is consistent, so the catalog publishes only tasks that passed.")
 def verification_reports_valid(context: dg.AssetCheckExecutionContext, store: ArtifactStoreResource,
                                generator: GeneratorResource):
-    yield from validity_results(context, store, generator, VERIFICATION_REPORTS, "report.json", inspect_reports)
+    yield from validity_results(context, store, generator, VERIFICATION_REPORTS, inspect_reports)
 
 
 @dg.asset_check(asset=VERIFICATION_REPORTS, name="verification_reports_solvability",
@@ -53,12 +54,12 @@ def verification_reports_solvability(context: dg.AssetCheckExecutionContext, sto
                                      generator: GeneratorResource):
     st = store.store()
     yield from per_domain(context, {domain: solvability_result(st, partition_environments(
-        st, VERIFICATION_REPORTS, generator.slots, "report.json", domain)) for domain in checked_domains(context)})
+        st, VERIFICATION_REPORTS, generator.slots, domain)) for domain in checked_domains(context)})
 
 
 def solvability_result(st, envs) -> dg.AssetCheckResult:
     """One domain's proofs: every task that failed one, by proof, and the mutation kill rate."""
-    summary = solvability_summary([st.read_model(env_id, "report.json", VerificationReport) for env_id in envs.valid])
+    summary = solvability_summary([artifacts.REPORT.read(st, env_id) for env_id in envs.valid])
     totals = summary.totals
     rows = ["| environment | task | failed proof | partition | why |", "|---|---|---|---|---|"]
     for env_id, t in summary.failing[:200]:
@@ -87,7 +88,7 @@ def solvability_result(st, envs) -> dg.AssetCheckResult:
                                description=summary.describe()[:1000])
 
 
-verification_reports_yield = yield_check(VERIFICATION_REPORTS, "report.json",
+verification_reports_yield = yield_check(VERIFICATION_REPORTS,
                                          "How many environments of the partition the stage could not verify, and why.")
 
 

@@ -1,7 +1,7 @@
 """The proofs of one task: its reference solution, the null trajectory, mutants and valid alternatives.
 
 Run through the runtime (reset, call, judge) on fresh copies of the initial database; the verification
-stage (awm/stages/verification.py) records them in report.json, and the LLM backend runs them on each
+stage (awm/stages/verification_reports.py) records them in report.json, and the LLM backend runs them on each
 verifier it is given before it hands the verifiers on (a verifier that fails a proof is fed back).
 """
 

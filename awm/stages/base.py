@@ -21,22 +21,23 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from awm import __version__
+from awm import artifacts
 from awm.attempts import AttemptContext, AttemptRecord, attempt_in_progress
 from awm.contracts import Provenance
 from awm.errors import AWMError, CorruptArtifactError, MissingArtifactError
+from awm.registry import STAGE_NAMES, Stage, stage
 from awm.store import ArtifactStore, atomic_write_text, dump_json, sha256_file
 
 log = logging.getLogger(__name__)
 
-STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verification_reports")
+STAGES = STAGE_NAMES  # in order; the declarations are in awm/registry.py
 
 # Errors that mean "this environment's output is bad", not "the platform is broken".
 ENV_ERRORS = (AWMError, ValidationError, sqlite3.Error, ValueError, KeyError)
 
-Artifact = str | bytes | Path  # text, bytes, or a finished temp file to move into place
+Output = str | bytes | Path  # text, bytes, or a finished temp file to move into place
 
-ATTEMPT_LOG = "attempts.json"
+ATTEMPT_LOG = artifacts.ATTEMPTS.name
 MAX_LOGGED_ATTEMPTS = 10  # per stage; older failures are dropped
 LOGGED_ERROR_CHARS = 4000
 
@@ -92,17 +93,18 @@ def _usage(calls: list[Any]) -> dict[str, Any]:
     return summarize(calls)
 
 
-def code_version(stage: str, backend_params: dict, backend: Any = None) -> str:
-    """What must match for a stage's earlier output to be reused: stage, platform version, generator,
-    and for a model-backed generator its fingerprint (prompt hash, model, sampling parameters)."""
-    version = f"{stage}:{__version__}:{backend_params.get('builder', 'llm')}"
+def code_version(stage_name: str, backend_params: dict, backend: Any = None) -> str:
+    """What must match for a stage's earlier output to be reused: the stage's declared code version
+    (stage, platform version, revision), the generator, and for a model-backed generator its fingerprint
+    (prompt hash, model, sampling parameters)."""
+    version = f"{stage(stage_name).code_version}:{backend_params.get('builder', 'llm')}"
     fingerprint = getattr(backend, "fingerprint", None)
-    return f"{version}:{fingerprint(stage)}" if callable(fingerprint) else version
+    return f"{version}:{fingerprint(stage_name)}" if callable(fingerprint) else version
 
 
-def upstream_failure(store: ArtifactStore, env_id: str, stage: str) -> str | None:
+def upstream_failure(store: ArtifactStore, env_id: str, stage_name: str) -> str | None:
     failure = store.failure(env_id)
-    if failure and STAGES.index(failure.stage) < STAGES.index(stage):
+    if failure and stage(failure.stage).before(stage(stage_name)):
         return f"upstream stage {failure.stage} failed: {failure.reason}"
     return None
 
@@ -117,7 +119,7 @@ def _recorded_provenance(store: ArtifactStore, env_id: str, stage: str) -> tuple
     try:
         return store.provenance(env_id).get(stage), None
     except CorruptArtifactError as exc:
-        aside = store.set_aside(env_id, "provenance.json")
+        aside = store.set_aside(env_id, artifacts.PROVENANCE.name)
         reason = f"{exc}; set aside as {aside.name}, the environment is rebuilt"
         log.warning("%s: %s", env_id, reason)
         return None, reason
@@ -125,15 +127,13 @@ def _recorded_provenance(store: ArtifactStore, env_id: str, stage: str) -> tuple
 
 def run_env_stage(
     store: ArtifactStore,
-    stage: str,
+    spec: Stage,
     env_id: str,
-    inputs: list[str],
-    outputs: list[str],
-    produce: Callable[[], tuple[dict[str, Artifact], dict[str, Any]]],
+    produce: Callable[[], tuple[dict[str, Output], dict[str, Any]]],
     backend: Any,
     force: bool = False,
 ) -> StageOutcome:
-    """Run one stage for one environment.
+    """Run one stage for one environment: `produce` returns the stage's outputs by file name, and metrics.
 
     Skips the environment if an upstream stage failed it; reuses the existing
     outputs when their provenance shows the same inputs and code version (so a
@@ -141,6 +141,9 @@ def run_env_stage(
     every output atomically, and records provenance. A bad environment is
     recorded in failed.json and returned as a failed outcome, never raised.
     """
+    stage = spec.name
+    inputs = [a.name for a in spec.inputs]
+    outputs = [a.name for a in spec.outputs]
     store.sweep_temp(env_id)
     blocked = upstream_failure(store, env_id, stage)
     if blocked:

@@ -2,7 +2,7 @@
 
 An environment ends in one of three states:
   published    every stage succeeded and at least `min_tasks` of its tasks passed every proof
-               (awm/stages/verification.py); its passing tasks go into catalog.jsonl
+               (awm/stages/verification_reports.py); its passing tasks go into catalog.jsonl
   quarantined  every stage succeeded but some tasks failed a proof (those tasks are left out), or fewer
                than `min_tasks` passed (the whole environment is left out)
   failed       a stage failed it (failed.json names the stage, and the check in the reason)

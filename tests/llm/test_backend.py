@@ -11,11 +11,9 @@ from awm.backends.llm import RowsError, rows_by_table
 from awm.backends.offline import OfflineBackend
 from awm.contracts import Column, Scenario, SchemaSpec, Table, ToolSet, VerificationReport
 from awm.llm.prompts import RowsDraft, stage_prompt_hash
+from awm.stages import scenarios, tasks, verification_reports
 from awm.stages.base import ATTEMPT_LOG, STAGES
 from awm.stages.pipeline import build_environment
-from awm.stages.scenarios import build_scenario
-from awm.stages.tasks import build_tasks
-from awm.stages.verification import build_verification
 from awm.store import ArtifactStore
 
 
@@ -47,7 +45,7 @@ def test_a_clean_build_passes_every_stage_and_matches_the_offline_builder(serve,
     _, offline_tools = OfflineBackend().tools(scenario, None, None)
     assert store.read_model("dental_clinic__00", "tools.json", ToolSet) == offline_tools
     # the avoid list of a later slot names the earlier scenario
-    build_scenario(store, "dental_clinic", 1, backend)
+    scenarios.build(store, "dental_clinic__01", backend)
     later = [r for r in serve.requests(messages=True) if r["env_id"] == "dental_clinic__01"][0]
     assert scenario.name in user_prompt(later)
 
@@ -55,14 +53,14 @@ def test_a_clean_build_passes_every_stage_and_matches_the_offline_builder(serve,
 def test_a_rejected_scenario_is_retried_with_its_error_in_the_prompt(serve, home):
     store = ArtifactStore(home)
     backend = llm_backend(serve, store)
-    assert build_scenario(store, "pet_grooming", 0, backend).ok
+    assert scenarios.build(store, "pet_grooming__00", backend).ok
     serve.faults({"fault": "duplicate", "stage": "scenarios", "times": 1})
-    first = build_scenario(store, "pet_grooming", 1, backend)
+    first = scenarios.build(store, "pet_grooming__01", backend)
     assert first.status == "failed" and "ScenarioDuplicateError" in first.error
     assert "repeats pet_grooming__00" in first.error
     assert json.loads(store.path("pet_grooming__01", ATTEMPT_LOG).read_text())["scenarios"][0]["attempt"] == 1
 
-    second = build_scenario(store, "pet_grooming", 1, backend)
+    second = scenarios.build(store, "pet_grooming__01", backend)
     assert second.status == "built" and second.attempt == 2
     retry = [r for r in serve.requests(messages=True) if r["env_id"] == "pet_grooming__01"][-1]
     prompt = user_prompt(retry)
@@ -75,11 +73,11 @@ def test_a_rejected_scenario_is_retried_with_its_error_in_the_prompt(serve, home
 def test_login_tasks_and_wall_clock_rows_are_rejected(serve, home):
     store = ArtifactStore(home)
     backend = llm_backend(serve, store)
-    assert build_scenario(store, "airline", 0, backend).ok
+    assert scenarios.build(store, "airline__00", backend).ok
     serve.faults({"fault": "login_task", "stage": "tasks", "times": 1})
-    outcome = build_tasks(store, "airline__00", backend)
+    outcome = tasks.build(store, "airline__00", backend)
     assert outcome.status == "failed" and "TaskPolicyError: t01 is about 'password'" in outcome.error
-    assert build_tasks(store, "airline__00", backend).ok
+    assert tasks.build(store, "airline__00", backend).ok
 
 
 def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve, home):
@@ -95,7 +93,7 @@ def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve
     assert list(attempts[0]["details"]) == [liar]
     served = len(serve.requests())
 
-    fixed = build_verification(store, "k12_school__00", backend)
+    fixed = verification_reports.build(store, "k12_school__00", backend)
     assert fixed.status == "built" and fixed.attempt == 2
     again = serve.requests(messages=True)[served:]
     assert [r["task_id"] for r in again] == [liar]  # the nine proven verifiers came from the cache
@@ -115,7 +113,7 @@ def test_a_lax_verifier_that_accepts_hedges_fails_its_proof_and_the_retry_correc
     assert "hedged_answer" in failed.error or "text_negated" in failed.error
     served = len(serve.requests())
 
-    fixed = build_verification(store, "k12_school__00", backend)
+    fixed = verification_reports.build(store, "k12_school__00", backend)
     assert fixed.status == "built" and fixed.attempt == 2
     again = serve.requests(messages=True)[served:]
     assert again and all("the verifier accepted wrong trajectories" in user_prompt(r) for r in again)
@@ -127,10 +125,10 @@ def test_an_endpoint_that_was_down_is_not_shown_to_the_model_as_an_error(serve, 
     store = ArtifactStore(home)
     backend = llm_backend(serve, store, transport_retries=0)
     serve.faults({"fault": "http_500", "stage": "scenarios", "times": 1})
-    down = build_scenario(store, "florist", 0, backend)
+    down = scenarios.build(store, "florist__00", backend)
     assert down.status == "failed" and "LLMTransportError" in down.error
     assert json.loads(store.path("florist__00", ATTEMPT_LOG).read_text())["scenarios"][0]["feedback"] is False
-    retry = build_scenario(store, "florist", 0, backend)
+    retry = scenarios.build(store, "florist__00", backend)
     assert retry.status == "built" and retry.attempt == 2
     assert "<previous_attempt_errors>" not in user_prompt(serve.requests(messages=True)[-1])
 

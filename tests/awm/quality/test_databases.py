@@ -12,7 +12,7 @@ from awm.quality.databases import (
     run_expectation_suite,
 )
 from awm.schema_sql import to_ddl
-from awm.stages.databases import build_database
+from awm.stages import databases
 from tests.awm.quality.conftest import AUTHORS, BOOKS, library_schema, write_library_db
 
 # The library schema without any constraint, so SQLite stores what a broken generator would write.
@@ -130,7 +130,7 @@ def test_a_database_that_depends_on_the_clock_is_caught(corpus, store):
     for name in ("scenario.json", "schema.json", "schema.sql"):
         store.write_text(env_id, name, corpus.read_text(env_id, name))
     backend = ClockBackend()
-    assert build_database(store, env_id, backend).ok
+    assert databases.build(store, env_id, backend).ok
     findings = rebuild_findings(store, env_id, backend)
     assert [f.check for f in findings] == [CHECK_CLOCK]
     assert "row 1" in findings[0].error and "differ" in findings[0].error
@@ -153,6 +153,6 @@ def test_the_databases_stage_fails_an_environment_with_an_empty_table(corpus, st
             rows[schema.tables[-1].name] = []
             return rows
 
-    outcome = build_database(store, env_id, EmptyTableBackend())
+    outcome = databases.build(store, env_id, EmptyTableBackend())
     assert outcome.status == "failed" and "[database_rows]" in outcome.error
     assert not store.exists(env_id, "env.db")

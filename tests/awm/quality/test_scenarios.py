@@ -9,7 +9,7 @@ from awm.quality.scenarios import (
     scenario_identity_findings,
     scenario_similarity,
 )
-from awm.stages.scenarios import build_scenario
+from awm.stages import scenarios as scenarios_stage
 
 
 def near_copy(scenario, slot):
@@ -65,9 +65,9 @@ class CopyingBackend:
 
 def test_the_scenarios_stage_fails_the_later_duplicate_and_keeps_the_first(store):
     backend = CopyingBackend()
-    assert build_scenario(store, "dental_clinic", 0, backend).ok
-    outcome = build_scenario(store, "dental_clinic", 1, backend)
+    assert scenarios_stage.build(store, "dental_clinic__00", backend).ok
+    outcome = scenarios_stage.build(store, "dental_clinic__01", backend)
     assert outcome.status == "failed"
     assert "[near_duplicate_scenarios]" in outcome.error and "dental_clinic__00" in outcome.error
     assert store.failure("dental_clinic__01").stage == "scenarios"
-    assert build_scenario(store, "dental_clinic", 2, backend).ok
+    assert scenarios_stage.build(store, "dental_clinic__02", backend).ok

@@ -4,8 +4,8 @@ import pytest
 
 from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
 from awm.quality.mutations import Mutator
+from awm.quality.proofs import prove_task
 from awm.runtime.environment import Environment
-from awm.stages.verification import prove_task
 from tests.awm.quality.conftest import (
     ENV_ID,
     HONEST_VERIFIER,

@@ -429,8 +429,8 @@ def test_a_hostile_environment_leaves_other_environments_proofs_unchanged_in_the
     question verifier uses: every proof comes out as it did without it."""
     from awm.contracts import SchemaSpec
     from awm.quality.mutations import Mutator
+    from awm.quality.proofs import prove_task
     from awm.runtime.pool import default_pool
-    from awm.stages.verification import prove_task
     from tests.awm.quality.conftest import ENV_ID, HONEST_VERIFIER, TASKS_JSON, write_library
 
     write_library(store, {"t01": HONEST_VERIFIER, "t02": RE_QUESTION_VERIFIER})

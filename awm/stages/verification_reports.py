@@ -20,37 +20,36 @@ from __future__ import annotations
 
 import time
 
+from awm import artifacts
 from awm.contracts import (
     Footprint,
-    Scenario,
-    SchemaSpec,
-    TaskSet,
-    ToolSet,
     VerificationReport,
     VerifierSet,
 )
 from awm.quality.mutations import Mutator
 from awm.quality.proofs import prove_task
+from awm.quality.verification_reports import VerificationTotals
+from awm.registry import stage
 from awm.runtime.environment import Environment
 from awm.stages.base import StageOutcome, run_env_stage
 from awm.store import ArtifactStore, dump_json
 
-STAGE = "verification_reports"
+STAGE = stage("verification_reports")
 
 
-def build_verification(store: ArtifactStore, env_id: str, backend, force: bool = False) -> StageOutcome:
+def build(store: ArtifactStore, env_id: str, backend, force: bool = False) -> StageOutcome:
     def produce():
-        tasks = store.read_model(env_id, "tasks.json", TaskSet)
-        toolset = store.read_model(env_id, "tools.json", ToolSet)
-        spec = store.read_model(env_id, "schema.json", SchemaSpec)
-        scenario = store.read_model(env_id, "scenario.json", Scenario)
+        tasks = artifacts.TASKS.read(store, env_id)
+        toolset = artifacts.TOOLS_JSON.read(store, env_id)
+        spec = artifacts.SCHEMA_JSON.read(store, env_id)
+        scenario = artifacts.SCENARIO.read(store, env_id)
         verifiers = VerifierSet.model_validate(backend.verifiers(scenario, tasks, toolset).model_dump())
         missing = {t.task_id for t in tasks.tasks} - {v.task_id for v in verifiers.verifiers}
         if missing:
             raise ValueError(f"no verifier for tasks {sorted(missing)}")
-        db_path = store.database_path(env_id)
+        db_path = artifacts.DATABASE.read(store, env_id)
         started = time.perf_counter()
-        env = Environment(env_id, store.read_text(env_id, "tools.py"), toolset, tasks, verifiers, db_path)
+        env = Environment(env_id, artifacts.TOOLS_PY.read(store, env_id), toolset, tasks, verifiers, db_path)
         try:
             mutator = Mutator(toolset, spec, db_path, tasks.tasks)
             proven = [prove_task(env, task, mutator) for task in tasks.tasks]
@@ -64,23 +63,20 @@ def build_verification(store: ArtifactStore, env_id: str, backend, force: bool =
                                  if footprints.get(v.task_id) is not None else None})
             for v in verifiers.verifiers]})
         report = VerificationReport(env_id=env_id, tasks=reports)
-        tried = sum(r.mutations_tried for r in reports)
-        killed = sum(r.mutations_killed for r in reports)
-        return {"verifiers.json": dump_json(verifiers), "report.json": dump_json(report)}, {
-            "tasks": len(reports),
-            "reference_passed": sum(r.reference_passed for r in reports),
-            "null_passed": sum(r.null_passed for r in reports),
-            "deterministic": sum(r.deterministic for r in reports),
-            "read_only": sum(r.read_only for r in reports),
-            "mutations_tried": tried,
-            "mutations_killed": killed,
-            "proofs": report.proof_totals(),
+        totals = VerificationTotals.of(reports)
+        return {artifacts.VERIFIERS.name: dump_json(verifiers), artifacts.REPORT.name: dump_json(report)}, {
+            "tasks": totals.tasks,
+            "reference_passed": totals.reference_passed,
+            "null_passed": totals.null_passed,
+            "deterministic": totals.deterministic,
+            "read_only": totals.read_only,
+            "mutations_tried": totals.mutations_tried,
+            "mutations_killed": totals.mutations_killed,
+            "proofs": totals.proofs,
             "collateral_write_tools": f"{len({t for r in reports for t in r.collateral_tools})} of "
                                       f"{len(mutator.writes)}",
-            "publishable": len(report.passed),
+            "publishable": totals.publishable,
             "proof_ms": round(proof_ms, 1),
         }
 
-    return run_env_stage(store, STAGE, env_id,
-                         ["scenario.json", "tasks.json", "schema.json", "env.db", "tools.py", "tools.json"],
-                         ["verifiers.json", "report.json"], produce, backend, force)
+    return run_env_stage(store, STAGE, env_id, produce, backend, force)
