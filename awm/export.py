@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from awm.contracts import Scenario, Task, TaskSet, ToolSet
+from awm import artifacts
+from awm.contracts import Scenario, Task, TaskSet
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import AWMError
 from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
@@ -109,11 +110,11 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
         if wanted is not None and split_env_id(env_id)[0] not in wanted:
             continue
         if current is None or current[0] != env_id:
-            toolset = store.read_model(env_id, "tools.json", ToolSet)
+            toolset = artifacts.TOOLS_JSON.read(store, env_id)
             tools = (META_TOOLS if tool_format == "awm"
                      else [published_spec(spec.mcp(), tool_format) for spec in toolset.tools])
-            current = (env_id, tools, store.read_model(env_id, "tasks.json", TaskSet),
-                       store.read_model(env_id, "scenario.json", Scenario))
+            current = (env_id, tools, artifacts.TASKS.read(store, env_id),
+                       artifacts.SCENARIO.read(store, env_id))
         _, tools, taskset, scenario = current
         task = next((t for t in taskset.tasks if t.task_id == entry["task_id"]), None)
         if task is None:

@@ -8,6 +8,8 @@ Layout (a public contract):
                                       log), failed.json (if failed)
     AWM_HOME/catalog.jsonl            one line per published task
 
+The file names are declared once, with their contracts, in awm/artifacts.py.
+
 Every write goes to a temporary file in the same folder, is flushed to disk and
 renamed over the target, so a reader sees the old file or the new one, never half.
 """
@@ -27,6 +29,7 @@ from typing import IO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from awm import artifacts
 from awm.contracts import Failure, Provenance
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import CorruptArtifactError, MissingArtifactError
@@ -217,7 +220,7 @@ class ArtifactStore:
             raise CorruptArtifactError(f"{path} is not UTF-8 text: {exc}") from exc
 
     def database_path(self, env_id: str) -> Path:
-        path = self.path(env_id, "env.db")
+        path = self.path(env_id, artifacts.DATABASE.name)
         check_sqlite_file(path)
         return path
 
@@ -227,7 +230,7 @@ class ArtifactStore:
     # provenance and failure ---------------------------------------------------
     def provenance(self, env_id: str) -> dict[str, Provenance]:
         """The provenance records by stage; CorruptArtifactError if provenance.json cannot be read as such."""
-        path = self.path(env_id, "provenance.json")
+        path = self.path(env_id, artifacts.PROVENANCE.name)
         if not path.exists():
             return {}
         try:
@@ -253,21 +256,21 @@ class ArtifactStore:
         records = self.provenance(env_id)
         records[record.stage] = record
         payload = {stage: rec.model_dump(mode="json") for stage, rec in records.items()}
-        atomic_write_text(self.path(env_id, "provenance.json"), dump_json(payload))
+        atomic_write_text(self.path(env_id, artifacts.PROVENANCE.name), dump_json(payload))
 
     def failure(self, env_id: str) -> Failure | None:
-        path = self.path(env_id, "failed.json")
+        path = self.path(env_id, artifacts.FAILED.name)
         return read_json_file(path, Failure) if path.exists() else None
 
     def mark_failed(self, env_id: str, stage: str, reason: str) -> Failure:
         failure = Failure(env_id=env_id, stage=stage, reason=reason[:2000])
-        self.write_model(env_id, "failed.json", failure)
+        self.write_model(env_id, artifacts.FAILED.name, failure)
         return failure
 
     def clear_failure(self, env_id: str, stage: str) -> None:
         failure = self.failure(env_id)
         if failure and failure.stage == stage:
-            self.path(env_id, "failed.json").unlink(missing_ok=True)
+            self.path(env_id, artifacts.FAILED.name).unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def catalog_lock(self) -> Iterator[None]:

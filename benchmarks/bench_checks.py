@@ -41,19 +41,19 @@ import awm.stages.tools as tools_stage  # noqa: E402
 import awm.stages.verification_reports as verification_stage  # noqa: E402
 from awm.backends import get_backend  # noqa: E402
 from awm.builder.catalogue import DOMAIN_SEEDS  # noqa: E402
-from awm.contracts import Scenario, SchemaSpec, TaskSet, VerificationReport, VerifierSet, proof_totals  # noqa: E402
+from awm.contracts import Scenario, SchemaSpec, TaskSet, VerificationReport, VerifierSet  # noqa: E402
 from awm.domains import env_id_for  # noqa: E402
 from awm.quality.databases import _gx, ddl_clock_findings, rebuild_findings, suites_pass_together  # noqa: E402
 from awm.quality.scenarios import domain_duplicate_findings, scenario_identity_findings  # noqa: E402
 from awm.quality.schemas import schema_findings  # noqa: E402
 from awm.quality.tasks import task_findings  # noqa: E402
 from awm.quality.tools import _schema_problem  # noqa: E402
+from awm.quality.verification_reports import VerificationTotals, report_findings  # noqa: E402
 from awm.runtime import pool, sandbox  # noqa: E402
 from awm.runtime.environment import Environment  # noqa: E402
 from awm.stages.pipeline import build_environment  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 from checks.tools import inspect_tools  # noqa: E402
-from checks.verification_reports import report_findings  # noqa: E402
 
 GATES = {scenarios_stage: "gate_scenario", tasks_stage: "gate_tasks", databases_stage: "gate_database",
          tools_stage: "gate_tools"}
@@ -232,9 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     # trajectory (how report.json is made) counted as checks too, and taken out of generation.
     proofs_ms = middle(lambda r: r["proofs_ms"])
     strict_share = (total_ms + proofs_ms) / (generation_ms - proofs_ms)
-    tasks = [t for r in reports for t in r.tasks]
-    tried = sum(t.mutations_tried for t in tasks)
-    killed = sum(t.mutations_killed for t in tasks)
+    totals = VerificationTotals.of(t for r in reports for t in r.tasks)
     result = {
         "environments": n,
         "domains": domains,
@@ -251,12 +249,12 @@ def main(argv: list[str] | None = None) -> int:
         "verification_extra_ms_per_env (mutations, determinism)": round(proof_extra_ms, 1),
         "asset_checks_ms_per_env": {k: round(v, 1) for k, v in checks_ms.items()},
         "one_time": {"great_expectations_import_s": round(ge_import_s, 2), "warmup_env_s": round(warmup_s, 2)},
-        "tasks": len(tasks),
-        "publishable_tasks": sum(t.publishable for t in tasks),
-        "mutations_tried": tried,
-        "mutations_killed": killed,
-        "mutation_kill_rate": round(killed / tried, 4) if tried else None,
-        "proofs_by_class": proof_totals(tasks),
+        "tasks": totals.tasks,
+        "publishable_tasks": totals.publishable,
+        "mutations_tried": totals.mutations_tried,
+        "mutations_killed": totals.mutations_killed,
+        "mutation_kill_rate": round(totals.kill_rate, 4) if totals.mutations_tried else None,
+        "proofs_by_class": totals.proofs,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_average_1m_at_end": round(os.getloadavg()[0], 2)},
     }
@@ -273,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  (the verification stage's reference and null replays, {proofs_ms:.1f} ms/env, are generation here: "
           f"counted as checks instead, {total_ms + proofs_ms:.0f} ms/env = {strict_share:.0%} of the rest)")
     print(f"  one-time: great-expectations import {ge_import_s:.1f} s, warm-up environment {warmup_s:.1f} s")
-    print(f"  tasks {len(tasks)}, publishable {result['publishable_tasks']}, mutations killed {killed}/{tried}")
+    print(f"  tasks {totals.tasks}, publishable {totals.publishable}, mutations killed {totals.mutations_killed}/"
+          f"{totals.mutations_tried}")
     out = ROOT / "benchmarks" / "results" / "checks.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     from awm.store import atomic_write_text

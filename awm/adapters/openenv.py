@@ -27,7 +27,7 @@ from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-from awm.contracts import Scenario
+from awm import artifacts
 from awm.export import system_prompt
 from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import WorkerPool
@@ -127,7 +127,7 @@ class AWMOpenEnv(OpenEnvEnvironment):
         self._state = AWMState(episode_id=episode_id or f"{env_id}/{task_id}/{id(self.episode):x}", env_id=env_id,
                                task_id=task_id)
         task = env.task(task_id)
-        scenario = self.corpus.store.read_model(env_id, "scenario.json", Scenario)
+        scenario = artifacts.SCENARIO.read(self.corpus.store, env_id)
         prompt = [{"role": "system", "content": system_prompt(scenario, env.taskset.acting_user, task)},
                   {"role": "user", "content": task.instruction}]
         return AWMObservation(env_id=env_id, task_id=task_id, prompt=prompt, tools=self._tools(env))

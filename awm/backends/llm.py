@@ -26,6 +26,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from awm import artifacts
 from awm.attempts import AttemptContext, current_attempt
 from awm.concurrency import STAGE_WORK
 from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
@@ -199,9 +200,9 @@ class LLMBackend:
     def _sibling_scenarios(self, domain: str, env_id: str) -> list[Scenario]:
         siblings = []
         for other in self.store.env_ids(domain):
-            if other != env_id and self.store.exists(other, "scenario.json"):
+            if other != env_id and artifacts.SCENARIO.exists(self.store, other):
                 try:
-                    siblings.append(self.store.read_model(other, "scenario.json", Scenario))
+                    siblings.append(artifacts.SCENARIO.read(self.store, other))
                 except AWMError:
                     continue  # a damaged sibling is its own stage's problem
         return sorted(siblings, key=lambda s: s.slot)
@@ -233,7 +234,7 @@ class LLMBackend:
         return SchemaSpec(env_id=scenario.env_id, tables=draft.tables)
 
     def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
-        tasks = self.store.read_model(scenario.env_id, "tasks.json", TaskSet)
+        tasks = artifacts.TASKS.read(self.store, scenario.env_id)
         draft = self._ask(
             DATABASES, scenario.env_id,
             request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
@@ -252,7 +253,7 @@ class LLMBackend:
     def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
         env_id = scenario.env_id
         attempt = current_attempt()
-        schema_sql = block("schema_sql", self.store.read_text(env_id, "schema.sql"))
+        schema_sql = block("schema_sql", artifacts.SCHEMA_SQL.read(self.store, env_id))
         scenario_block = self._scenario_block(scenario)
 
         def write(task) -> Verifier:
@@ -314,8 +315,8 @@ def prove_verifiers(store: ArtifactStore, env_id: str, tasks: TaskSet, tools: To
     from awm.runtime.environment import Environment
 
     db_path = Path(store.database_path(env_id))
-    env = Environment(env_id, store.read_text(env_id, "tools.py"), tools, tasks, verifiers, db_path)
-    mutator = Mutator(tools, store.read_model(env_id, "schema.json", SchemaSpec), db_path, tasks.tasks)
+    env = Environment(env_id, artifacts.TOOLS_PY.read(store, env_id), tools, tasks, verifiers, db_path)
+    mutator = Mutator(tools, artifacts.SCHEMA_JSON.read(store, env_id), db_path, tasks.tasks)
     failures: dict[str, str] = {}
     try:
         for task in tasks.tasks:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, VerificationReport
+from awm import artifacts
 from awm.domains import split_env_id
 from awm.errors import AWMError
 from awm.store import ArtifactStore
@@ -16,16 +16,16 @@ def inspect_environment(store: ArtifactStore, env_id: str) -> str:
     if not folder.is_dir():
         raise AWMError(f"no environment {env_id} under {store.corpus_dir} (build it with make run)")
     out: list[str] = []
-    scenario = store.read_model(env_id, "scenario.json", Scenario)
+    scenario = artifacts.SCENARIO.read(store, env_id)
     out += [f"{env_id}: {scenario.name}  [{scenario.category} / {scenario.flavour}]", f"  {scenario.description}",
             f"  artifacts: {folder}"]
     failure = store.failure(env_id)
     if failure:
         out.append(f"  FAILED at stage {failure.stage}: {failure.reason}")
-    if store.exists(env_id, "schema.json"):
-        spec = store.read_model(env_id, "schema.json", SchemaSpec)
+    if artifacts.SCHEMA_JSON.exists(store, env_id):
+        spec = artifacts.SCHEMA_JSON.read(store, env_id)
         counts: dict[str, int] = {}
-        if store.exists(env_id, "env.db"):
+        if artifacts.DATABASE.exists(store, env_id):
             conn = sqlite3.connect(f"file:{store.database_path(env_id)}?mode=ro", uri=True)
             try:
                 counts = {t.name: conn.execute(f'SELECT COUNT(*) FROM "{t.name}"').fetchone()[0] for t in spec.tables}
@@ -33,15 +33,15 @@ def inspect_environment(store: ArtifactStore, env_id: str) -> str:
                 conn.close()
         out.append(f"\nTables ({len(spec.tables)}, {sum(counts.values())} rows):")
         out += [f"  {t.name:<28} {counts.get(t.name, '-'):>5} rows  {len(t.columns)} columns" for t in spec.tables]
-    if store.exists(env_id, "tools.json"):
-        toolset = store.read_model(env_id, "tools.json", ToolSet)
+    if artifacts.TOOLS_JSON.exists(store, env_id):
+        toolset = artifacts.TOOLS_JSON.read(store, env_id)
         out.append(f"\nTools ({len(toolset.tools)}):")
         out += [f"  {t.name:<36} {t.description[:90]}" for t in toolset.tools]
-    if store.exists(env_id, "tasks.json"):
-        taskset = store.read_model(env_id, "tasks.json", TaskSet)
+    if artifacts.TASKS.exists(store, env_id):
+        taskset = artifacts.TASKS.read(store, env_id)
         verdicts = {}
-        if store.exists(env_id, "report.json"):
-            report = store.read_model(env_id, "report.json", VerificationReport)
+        if artifacts.REPORT.exists(store, env_id):
+            report = artifacts.REPORT.read(store, env_id)
             verdicts = {r.task_id: r for r in report.tasks}
         out.append(f"\nTasks ({len(taskset.tasks)}; acting user: {taskset.acting_user}):")
         for t in taskset.tasks:

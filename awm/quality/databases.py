@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awm.contracts import Scenario, SchemaSpec
+from awm import artifacts
+from awm.contracts import SchemaSpec
 from awm.database_writer import write_database
 from awm.heap import freeze_imports
 from awm.quality.findings import Finding
@@ -388,14 +389,14 @@ def _first_difference(a: Path, b: Path, spec: SchemaSpec) -> str:
 
 def rebuild_findings(store: ArtifactStore, env_id: str, backend) -> list[Finding]:
     """Build env.db again from the same scenario and schema; it must be byte-identical."""
-    scenario = store.read_model(env_id, "scenario.json", Scenario)
-    spec = store.read_model(env_id, "schema.json", SchemaSpec)
-    ddl = store.read_text(env_id, "schema.sql")
+    scenario = artifacts.SCENARIO.read(store, env_id)
+    spec = artifacts.SCHEMA_JSON.read(store, env_id)
+    ddl = artifacts.SCHEMA_SQL.read(store, env_id)
     findings = ddl_clock_findings(env_id, ddl)
     tmp = store.temp_path(env_id, "env.db.rebuild")
     try:
         write_database(tmp, ddl, spec, backend.database_rows(scenario, spec))
-        original = store.path(env_id, "env.db")
+        original = artifacts.DATABASE.path(store, env_id)
         if sha256_file(tmp) != sha256_file(original):
             detail = _first_difference(original, tmp, spec)
             findings.append(Finding(env_id, CHECK_CLOCK, f"a second build differs: {detail}"))

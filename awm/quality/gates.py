@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from awm import artifacts
 from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet
 from awm.domains import split_env_id
 from awm.quality.databases import database_findings
@@ -24,9 +25,9 @@ def earlier_scenarios(store: ArtifactStore, env_id: str) -> list[Scenario]:
     domain, slot = split_env_id(env_id)
     found = []
     for other in store.env_ids(domain):
-        if split_env_id(other)[1] >= slot or store.failure(other) or not store.exists(other, "scenario.json"):
+        if split_env_id(other)[1] >= slot or store.failure(other) or not artifacts.SCENARIO.exists(store, other):
             continue
-        found.append(store.read_model(other, "scenario.json", Scenario))
+        found.append(artifacts.SCENARIO.read(store, other))
     return found
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 
+from awm import artifacts
 from awm.contracts import SchemaSpec, TaskSet, ToolSet
 from awm.errors import UnsafeCodeError
 from awm.heap import paused_gc
@@ -295,7 +296,7 @@ def tool_findings(env_id: str, source: str, toolset: ToolSet, schema: SchemaSpec
         environment.close()
 
 
-SMOKE_INPUTS = ("tools.py", "tools.json", "env.db")
+SMOKE_INPUTS = tuple(a.name for a in (artifacts.TOOLS_PY, artifacts.TOOLS_JSON, artifacts.DATABASE))
 
 
 def gate_vouched(store: ArtifactStore, env_id: str) -> bool:

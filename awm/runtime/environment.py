@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from awm import artifacts
 from awm.contracts import Task, TaskSet, ToolSet, VerifierSet
 from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCodeError
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
@@ -83,12 +84,12 @@ class Environment:
                    pool: WorkerPool | None = None, task_ids: list[str] | None = None) -> Environment:
         """Load an environment's artifacts; `task_ids` keeps only those tasks (the published ones)."""
         verifiers = None
-        if store.exists(env_id, "verifiers.json"):
-            verifiers = store.read_model(env_id, "verifiers.json", VerifierSet)
-        tasks = store.read_model(env_id, "tasks.json", TaskSet)
+        if artifacts.VERIFIERS.exists(store, env_id):
+            verifiers = artifacts.VERIFIERS.read(store, env_id)
+        tasks = artifacts.TASKS.read(store, env_id)
         if task_ids is not None:
             tasks = tasks.model_copy(update={"tasks": [t for t in tasks.tasks if t.task_id in set(task_ids)]})
-        return cls(env_id, store.read_text(env_id, "tools.py"), store.read_model(env_id, "tools.json", ToolSet),
+        return cls(env_id, artifacts.TOOLS_PY.read(store, env_id), artifacts.TOOLS_JSON.read(store, env_id),
                    tasks, verifiers, store.database_path(env_id), reward, pool)
 
     # what the environment offers --------------------------------------------------------

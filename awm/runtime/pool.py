@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from awm import artifacts
 from awm.errors import AWMError, UnsafeCodeError
 from awm.runtime.db import DEFAULT_EPISODE_DB_MB
 from awm.runtime.isolation import process_id, start_python
@@ -701,7 +702,8 @@ class WorkerPool:
 
     # environments ---------------------------------------------------------------------
 
-    def register(self, env_id: str, program: str, names: list[str], db: Path, filename: str = "tools.py") -> str:
+    def register(self, env_id: str, program: str, names: list[str], db: Path,
+                 filename: str = artifacts.TOOLS_PY.name) -> str:
         """Make an environment loadable by the workers: its tools module as `compiled_program` gives it."""
         key = f"{env_id}:{uuid.uuid4().hex[:12]}"
         self._payloads[key] = _Payload(program, f"{env_id}/{filename}", list(names), str(Path(db).resolve()))

@@ -60,7 +60,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from awm.contracts import VerificationReport
+from awm import artifacts
 from awm.domains import split_env_id
 from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
 from awm.runtime.agent_format import LIST_TOOLS, META_TOOLS, tool_listing, unwrap_call
@@ -79,7 +79,8 @@ DEFAULT_MAX_REQUEST_BYTES = 64 * 1024  # one JSON-RPC message, so one tool call'
 EPISODE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a trailing newline through
 LOAD_RETRY_SECONDS = 5.0  # an environment that failed to load is not tried again sooner
 PROOF_STAGE = "verification_reports"  # its provenance records the files the proofs ran on
-SERVED_FILES = ("tasks.json", "tools.py", "tools.json", "verifiers.json", "env.db", "report.json")
+SERVED_FILES = tuple(a.name for a in (artifacts.TASKS, artifacts.TOOLS_PY, artifacts.TOOLS_JSON, artifacts.VERIFIERS,
+                                      artifacts.DATABASE, artifacts.REPORT))
 SERVED_TOOL_FORMATS = (*TOOL_FORMATS, "awm")  # how an episode's agent sees the tools (awm: agent_format)
 _SESSION_STATE = "awm.session"
 _RESERVATION = "awm.reservation"  # ASGI scope key: the reservation a request opens
@@ -348,7 +349,7 @@ class ProvenFiles:
             raise UnprovenArtifactError(
                 f"{env_id} is not served: {', '.join(changed)} changed after its proofs were recorded; rebuild it "
                 f"(awm backfill --domain {split_env_id(env_id)[0]}) or restore the files")
-        proven = {t.task_id for t in store.read_model(env_id, "report.json", VerificationReport).passed}
+        proven = {t.task_id for t in artifacts.REPORT.read(store, env_id).passed}
         unproven = sorted(set(task_ids) - proven)
         if unproven:
             raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks its report.json "
@@ -802,10 +803,9 @@ class RuntimeServer:
         return env, files
 
     def _instructions(self, env_id: str) -> str | None:
-        from awm.contracts import Scenario
 
         try:
-            scenario = self.store.read_model(env_id, "scenario.json", Scenario)
+            scenario = artifacts.SCENARIO.read(self.store, env_id)
         except AWMError:
             return None
         return f"{scenario.name}: {scenario.description}"

@@ -17,14 +17,11 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from awm import artifacts
 from awm.contracts import (
     ACCEPTANCE_CLASSES,
     CatalogEntry,
-    Scenario,
-    SchemaSpec,
     TaskReport,
-    TaskSet,
-    ToolSet,
     VerificationReport,
     proof_totals,
 )
@@ -102,14 +99,14 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     if failure:
         return EnvStatus(env_id, domain, "failed", failure.stage, check_named_in(failure.reason) or failure.stage,
                          failure.reason), []
-    if not store.exists(env_id, "report.json"):
+    if not artifacts.REPORT.exists(store, env_id):
         return EnvStatus(env_id, domain, "missing", None, None, "not built yet (no report.json)"), []
     try:
-        report = store.read_model(env_id, "report.json", VerificationReport)
-        tasks = store.read_model(env_id, "tasks.json", TaskSet)
-        scenario = store.read_model(env_id, "scenario.json", Scenario)
-        tables = len(store.read_model(env_id, "schema.json", SchemaSpec).tables)
-        tools = len(store.read_model(env_id, "tools.json", ToolSet).tools)
+        report = artifacts.REPORT.read(store, env_id)
+        tasks = artifacts.TASKS.read(store, env_id)
+        scenario = artifacts.SCENARIO.read(store, env_id)
+        tables = len(artifacts.SCHEMA_JSON.read(store, env_id).tables)
+        tools = len(artifacts.TOOLS_JSON.read(store, env_id).tools)
     except AWMError as exc:
         return EnvStatus(env_id, domain, "failed", "catalog", "artifacts_readable", str(exc)), []
     passed = {r.task_id for r in report.passed}
@@ -155,7 +152,7 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         summary.statuses.append(status)
         summary.entries.extend(entries)
         if status.status in ("published", "quarantined"):
-            summary.proven += store.read_model(env_id, "report.json", VerificationReport).tasks
+            summary.proven += artifacts.REPORT.read(store, env_id).tasks
     with store.catalog_lock():
         _keep_difficulty(store, summary.entries)
         atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
