@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from awm.errors import CatalogueError, InvalidDomainError, SeedsFileError
+from awm.home import default_home
 
 if TYPE_CHECKING:
     from awm.builder.catalogue.model import DomainSeed
@@ -59,8 +60,6 @@ def builtin_domains() -> list[str]:
 
 def seeds_file_path() -> Path:
     """The editable seeds file: $AWM_SEEDS_FILE, else $AWM_HOME/seeds.txt."""
-    from awm.store import default_home  # the store imports this module
-
     explicit = os.environ.get(SEEDS_FILE_ENV)
     if explicit:
         return Path(explicit)

@@ -33,14 +33,11 @@ from awm import artifacts
 from awm.contracts import Failure, Provenance
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import CorruptArtifactError, MissingArtifactError
+from awm.home import DEFAULT_HOME, default_home  # noqa: F401 (DEFAULT_HOME re-exported: callers take it from the store)
 
 M = TypeVar("M", bound=BaseModel)
 
-DEFAULT_HOME = ".awm"
 
-
-def default_home() -> Path:
-    return Path(os.environ.get("AWM_HOME") or DEFAULT_HOME).resolve()
 
 
 def sha256_file(path: Path) -> str:

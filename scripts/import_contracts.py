@@ -30,6 +30,12 @@ PACKAGES = ("awm", "awm_assets", "resources", "checks")
 DAGSTER_PREFIXES = ("dagster", "dagster_")
 DAGSTER_LAYER = ("awm_assets", "resources", "checks")
 CHECK_MAY_USE = ("awm_assets.constants", "awm_assets.partitions")
+# Cycles between parts of the core that are known and accepted for now, each with why. A cycle not listed
+# here, or one that grows to take in another part, still breaks the contract.
+KNOWN_PART_CYCLES = {
+    frozenset({"awm.builder", "awm.domains"}): "the seeds file is read in awm.domains with the catalogue's "
+    "models (awm.builder.catalogue), and the world builder reads the seeds file back through awm.domains",
+}
 
 
 @dataclass(frozen=True)
@@ -229,6 +235,8 @@ def core_acyclic(graph: ImportGraph) -> list[Violation]:
                 parts[a].add(b)
                 why.setdefault((a, b), []).append(f"{module} -> {target}")
     for group in cycles(parts):
+        if frozenset(group) in KNOWN_PART_CYCLES:
+            continue
         members = set(group)
         links = [f"{link}" for a in group for b in sorted(parts[a] & members) for link in why[(a, b)][:3]]
         found.append(Violation("core-acyclic", f"import cycle between parts {', '.join(group)}: "

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awm.contracts import SchemaSpec, Task, TaskSet, ToolCall, ToolSet
+from awm import artifacts
+from awm.contracts import Task, ToolCall
 from awm.errors import AWMError
 from awm.store import ArtifactStore
 
@@ -91,9 +92,9 @@ class _Env:
         if self._shortcuts is None:
             from awm.quality.mutations import InitialRows, ShortcutMutator
 
-            spec = store.read_model(self.env_id, "schema.json", SchemaSpec)
+            spec = artifacts.SCHEMA_JSON.read(store, self.env_id)
             rows = InitialRows(spec, store.database_path(self.env_id))
-            toolset = store.read_model(self.env_id, "tools.json", ToolSet)
+            toolset = artifacts.TOOLS_JSON.read(store, self.env_id)
             self._shortcuts = ShortcutMutator(toolset, spec, rows, self.writes, list(self.tasks.values()))
         return self._shortcuts
 
@@ -116,7 +117,7 @@ class SimulatedAgent:
         """Index every environment's tasks by instruction (rescanned when an instruction is not found)."""
         index: dict[str, list[tuple[str, str]]] = {}
         for env_id in self.store.env_ids():
-            path = self.store.path(env_id, "tasks.json")
+            path = artifacts.TASKS.path(self.store, env_id)
             if not path.exists():
                 continue
             for task in json.loads(path.read_text(encoding="utf-8")).get("tasks", []):
@@ -126,12 +127,11 @@ class SimulatedAgent:
     def _env(self, env_id: str) -> _Env:
         env = self._envs.get(env_id)
         if env is None:
-            from awm.contracts import Scenario
 
-            toolset = self.store.read_model(env_id, "tools.json", ToolSet)
-            taskset = self.store.read_model(env_id, "tasks.json", TaskSet)
+            toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
+            taskset = artifacts.TASKS.read(self.store, env_id)
             env = self._envs[env_id] = _Env(
-                env_id, self.store.read_model(env_id, "scenario.json", Scenario).name,
+                env_id, artifacts.SCENARIO.read(self.store, env_id).name,
                 {t.name for t in toolset.tools}, {t.task_id: t for t in taskset.tasks},
                 {t.name for t in toolset.tools if not t.annotations.get("readOnlyHint")})
         return env

@@ -36,7 +36,8 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ConfigDict, Field
 
-from awm.contracts import Scenario, Task, TaskSet, ToolSet
+from awm import artifacts
+from awm.contracts import Task
 from awm.errors import AWMError
 from awm.export import system_prompt
 from awm.llm.cache import CachedResponse, ResponseCache
@@ -48,7 +49,8 @@ from awm.toolspecs import published_spec
 
 EVALS_DIR = "evals"
 TRAJECTORY_VERSION = "1"
-ENV_FILES = ("tasks.json", "tools.json", "tools.py", "verifiers.json", "env.db")  # what a rollout's outcome reads
+ENV_FILES = tuple(a.name for a in (artifacts.TASKS, artifacts.TOOLS_JSON, artifacts.TOOLS_PY, artifacts.VERIFIERS,
+                                   artifacts.DATABASE))  # what a rollout's outcome reads
 AGENT_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
 
 
@@ -205,9 +207,9 @@ class RolloutEngine:
         status, entries = environment_status(self.store, env_id, self.limits.min_tasks)
         if not entries:
             return [], f"{status.status}: {status.reason or 'no published task'}"
-        taskset = self.store.read_model(env_id, "tasks.json", TaskSet)
-        scenario = self.store.read_model(env_id, "scenario.json", Scenario)
-        toolset = self.store.read_model(env_id, "tools.json", ToolSet)
+        taskset = artifacts.TASKS.read(self.store, env_id)
+        scenario = artifacts.SCENARIO.read(self.store, env_id)
+        toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
         tools = openai_tools([published_spec(spec.mcp()) for spec in toolset.tools])
         env_hash = _hash({name: self.store.hash(env_id, name) for name in ENV_FILES
                           if self.store.exists(env_id, name)})

@@ -17,6 +17,8 @@ ENV = "dental_clinic__00"
 # Outside these, a file name of an environment is spelled only in awm/artifacts.py (docstrings aside).
 SCANNED = ("awm", "awm_assets", "checks", "resources")
 NOT_SCANNED = ("awm/builder", "awm/artifacts.py")
+# Files that name a file of their own which happens to share an artifact's name.
+OWN_FILES = {"awm_assets/evaluation.py": {"report.json"}}  # the evaluation's report, in its own folder
 
 
 def literal_uses(path: Path) -> list[tuple[int, str]]:
@@ -36,7 +38,8 @@ def test_no_artifact_file_name_is_spelled_outside_its_declaration():
             relative = path.relative_to(ROOT).as_posix()
             if relative.startswith(NOT_SCANNED):
                 continue
-            found += [f"{relative}:{line}: {value!r}" for line, value in literal_uses(path)]
+            found += [f"{relative}:{line}: {value!r}" for line, value in literal_uses(path)
+                      if value not in OWN_FILES.get(relative, set())]
     assert found == [], "use the declaration in awm/artifacts.py instead:\n" + "\n".join(found)
 
 
