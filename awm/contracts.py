@@ -132,6 +132,14 @@ class Goal(Contract):
         return self
 
 
+class DerivedArgument(Contract):
+    """An argument of a reference call whose value the agent learns from an earlier tool result (the items of the
+    order it looked up, the balance it worked out), not from the instruction."""
+
+    call: int = Field(ge=0, description="index of the call in the reference solution")
+    argument: str
+
+
 class Task(Contract):
     task_id: str
     instruction: str = Field(min_length=10)
@@ -142,6 +150,8 @@ class Task(Contract):
     goals: list[Goal] = Field(min_length=1)
     segments: list[int] = Field(default_factory=list, description="a combined task: how many reference calls "
                                 "each of its independent parts makes, in order (they may run in either order)")
+    derived: list[DerivedArgument] = Field(default_factory=list, description="arguments whose values come from "
+                                           "earlier tool results (a chained task), so the instruction need not state them")
 
     @field_validator("task_id")
     @classmethod
@@ -157,6 +167,10 @@ class Task(Contract):
         if self.segments and sum(self.segments) != len(self.reference_solution):
             raise ValueError(f"{self.task_id}: segments {self.segments} do not add up to the "
                              f"{len(self.reference_solution)} reference calls")
+        for d in self.derived:
+            if d.call >= len(self.reference_solution) or d.argument not in self.reference_solution[d.call].arguments:
+                raise ValueError(f"{self.task_id}: derived argument {d.argument!r} of call {d.call} is not in the "
+                                 "reference solution")
         return self
 
     @property

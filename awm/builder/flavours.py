@@ -14,6 +14,7 @@ class Action:
     needs_staff: bool = False  # the action assigns a staff member
     needs_time: bool = False  # the action sets a new scheduled time
     requires_verified_documents: bool = False
+    window_days: int | None = None  # only within this many days of the case's time column
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Flavour:
     editable: tuple[str, ...]  # statuses in which lines may be added
     time_column: str
     forward: tuple[str, ...]  # verbs of the happy path, in order
+    open: tuple[str, ...] = ()  # statuses in which work on a case remains (its staff member still has it)
 
     def action(self, verb: str) -> Action:
         for a in self.actions:
@@ -48,12 +50,14 @@ FLAVOURS: dict[str, Flavour] = {
             Action("ship", ("confirmed",), "shipped", "Mark a confirmed {case} as shipped."),
             Action("deliver", ("shipped",), "delivered", "Mark a shipped {case} as delivered."),
             Action("cancel", ("pending", "confirmed"), "cancelled", "Cancel a {case} that has not shipped yet."),
-            Action("return", ("delivered",), "returned", "Record the return of a delivered {case}."),
+            Action("return", ("delivered",), "returned",
+                   "Record the return of a delivered {case}, within 30 days of when it was placed.", window_days=30),
         ),
         refundable=("cancelled", "returned"),
         editable=("pending", "confirmed"),
         time_column="placed_at",
         forward=("confirm", "ship", "deliver"),
+        open=("pending", "confirmed", "shipped"),
     ),
     "appointment": Flavour(
         name="appointment",
@@ -77,6 +81,7 @@ FLAVOURS: dict[str, Flavour] = {
         editable=("requested", "scheduled"),
         time_column="scheduled_for",
         forward=("schedule", "check_in", "complete"),
+        open=("requested", "scheduled", "checked_in"),
     ),
     "application": Flavour(
         name="application",
@@ -104,6 +109,7 @@ FLAVOURS: dict[str, Flavour] = {
         editable=("draft", "submitted"),
         time_column="submitted_at",
         forward=("submit", "start_review", "approve"),
+        open=("draft", "submitted", "under_review"),
     ),
     "service": Flavour(
         name="service",
@@ -120,6 +126,7 @@ FLAVOURS: dict[str, Flavour] = {
         editable=("open", "assigned"),
         time_column="opened_at",
         forward=("start", "resolve", "close"),
+        open=("open", "assigned", "in_progress"),
     ),
     "reservation": Flavour(
         name="reservation",
@@ -142,5 +149,6 @@ FLAVOURS: dict[str, Flavour] = {
         editable=("held", "confirmed"),
         time_column="starts_at",
         forward=("confirm", "check_in", "check_out"),
+        open=("held", "confirmed", "checked_in"),
     ),
 }

@@ -10,9 +10,10 @@ Business-rule violations come back as {"error": {"code", "message"}}.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from awm.builder.data import REFERENCE_NOW_ISO
+from awm.builder.data import REFERENCE_NOW, REFERENCE_NOW_ISO
 from awm.builder.entities import FULL_NAME, Entity
 from awm.builder.naming import code_prefix, plural
 from awm.builder.world import WorldPlan
@@ -134,7 +135,8 @@ class ToolNames:
 
     def create(self, role: str) -> str:
         verb = {"line": "add", "note": "add", "address": "add", "review": "add", "ticket_comment": "add",
-                "payment": "record", "notification": "send"}.get(role, "create")
+                "payment": "record", "notification": "send", "ticket": "open", "purchase_line": "add",
+                "invoice": "issue"}.get(role, "create")
         return f"{verb}_{self.plan[role].name}"
 
     def delete(self, role: str) -> str:
@@ -287,6 +289,21 @@ class _Builder:
                 f"return update_row(db, \"{p.table}\", {p.name}_id, changes)",
             ], role="party", kind="update",
         ))
+        self.status_action("party", "suspend", ("active",), "suspended",
+                           f"Suspend an active {p.label}: no new {plural(self.L['case'])} can be opened for them.")
+        self.status_action("party", "reactivate", ("suspended",), "active", f"Reactivate a suspended {p.label}.")
+        self.add(ToolDef(
+            f"set_{p.name}_tier",
+            f"Move a {p.label} to another tier (standard, silver or gold).",
+            [Param(f"{p.name}_id", _int(f"id of the {p.label}"), True),
+             Param("tier", _str("the new tier", ("standard", "silver", "gold")), True)],
+            [
+                *self.require("party", f"{p.name}_id"),
+                f"if {p.name}[\"tier\"] == tier:",
+                f"    return error(\"invalid_argument\", \"the {p.label} is already \" + tier)",
+                f"return update_row(db, \"{p.table}\", {p.name}_id, {{\"tier\": tier}})",
+            ], role="party", kind="update",
+        ))
 
     def address_tools(self) -> None:
         a, p = self.ent("address"), self.ent("party")
@@ -336,10 +353,40 @@ class _Builder:
              f"return update_row(db, \"{i.table}\", {i.name}_id, {{\"price\": round(price, 2)}})"],
             role="item", kind="update",
         ))
+        self.add(ToolDef(
+            f"set_{i.name}_availability",
+            f"Offer a {i.label} again (active true) or stop offering it (active false).",
+            [Param(f"{i.name}_id", _int(f"id of the {i.label}"), True),
+             Param("active", {"type": "boolean", "description": "true to offer it, false to stop"}, True)],
+            [*self.require("item", f"{i.name}_id"),
+             "value = 1 if active else 0",
+             f"if {i.name}[\"active\"] == value:",
+             f"    return error(\"invalid_state\", \"{i.label} \" + {i.name}[\"name\"] + (\" is already offered\" if active else \" is already withdrawn\"))",
+             f"return update_row(db, \"{i.table}\", {i.name}_id, {{\"active\": value}})"],
+            role="item", kind="update",
+        ))
 
     def staff_tools(self) -> None:
+        st, c = self.ent("staff"), self.ent("case")
         self.get_tool("staff")
         self.list_tool("staff")
+        open_statuses = tuple(self.plan.flavour.open)
+        self.add(ToolDef(
+            f"deactivate_{st.name}",
+            f"Mark a {st.label} as no longer active. Refused while any {c.label} that is still "
+            f"{' or '.join(s.replace('_', ' ') for s in open_statuses)} is assigned to them: reassign those first.",
+            [Param(f"{st.name}_id", _int(f"id of the {st.label}"), True)],
+            [
+                *self.require("staff", f"{st.name}_id"),
+                f"if not {st.name}[\"active\"]:",
+                f"    return error(\"invalid_state\", \"{st.label} \" + str({st.name}_id) + \" is already inactive\")",
+                f"held = db.one(\"SELECT COUNT(*) AS n FROM {c.table} WHERE {st.fk} = ? AND status IN ("
+                + ", ".join("'" + x + "'" for x in open_statuses) + f")\", [{st.name}_id])",
+                "if held[\"n\"] > 0:",
+                f"    return error(\"invalid_state\", str(held[\"n\"]) + \" open {plural(c.label)} are still assigned to this {st.label}\")",
+                f"return update_row(db, \"{st.table}\", {st.name}_id, {{\"active\": 0}})",
+            ], role="staff", kind="update",
+        ))
 
     def case_tools(self) -> None:
         fl = self.plan.flavour
@@ -437,6 +484,14 @@ class _Builder:
                     "    return error(\"invalid_argument\", \"the new time must be after \" + REFERENCE_NOW)",
                 ]
                 extra = f"{{\"{fl.time_column}\": {fl.time_column}}}"
+            if action.window_days:
+                cutoff = (REFERENCE_NOW - timedelta(days=action.window_days)).isoformat()
+                pre += [
+                    f"current = get_row(db, \"{c.table}\", {c.fk})",
+                    f"if current is not None and current[\"{fl.time_column}\"] < \"{cutoff}\":",
+                    f"    return error(\"invalid_state\", \"cannot {action.verb.replace('_', ' ')} {c.label} \" + current[\"code\"] "
+                    f"+ \": it was placed on \" + current[\"{fl.time_column}\"][:10] + \", more than {action.window_days} days ago\")",
+                ]
             if action.requires_verified_documents and self.plan.has("document"):
                 d = self.ent("document")
                 pre += [
@@ -452,6 +507,25 @@ class _Builder:
                        f"{action.sources!r}, \"{action.target}\", {extra})"],
                 role="case", kind="action",
             ))
+
+    def transfer_case_tool(self) -> None:
+        fl = self.plan.flavour
+        c, s = self.ent("case"), self.ent("site")
+        editable = tuple(fl.editable)
+        self.add(ToolDef(
+            f"transfer_{c.name}",
+            f"Move a {c.label} that is still {' or '.join(editable)} to another {s.label}.",
+            [Param(c.fk, _int(f"id of the {c.label}"), True), Param(s.fk, _int(f"id of the new {s.label}"), True)],
+            [
+                *self.require("case", c.fk),
+                f"if {c.name}[\"status\"] not in {editable!r}:",
+                f"    return error(\"invalid_state\", \"cannot move {c.label} \" + {c.name}[\"code\"] + \" because it is \" + {c.name}[\"status\"])",
+                *self.require("site", s.fk),
+                f"if {c.name}[\"{s.fk}\"] == {s.fk}:",
+                f"    return error(\"invalid_argument\", \"{c.label} \" + {c.name}[\"code\"] + \" is already at that {s.label}\")",
+                f"return update_row(db, \"{c.table}\", {c.fk}, {{\"{s.fk}\": {s.fk}}})",
+            ], role="case", kind="update",
+        ))
 
     def payment_tools(self) -> None:
         fl = self.plan.flavour
@@ -531,6 +605,7 @@ class _Builder:
             self.list_tool("invoice")
             self.status_action("invoice", "pay", ("open", "overdue"), "paid", f"Mark an {L['invoice']} as paid.")
             self.status_action("invoice", "void", ("open", "overdue"), "void", f"Void an unpaid {L['invoice']}.")
+            self.issue_invoice_tool()
         if has("account"):
             self.account_tools()
         if has("document"):
@@ -590,10 +665,56 @@ class _Builder:
             self.status_action("subscription", "resume", ("paused",), "active", f"Resume a paused {sub.label}.")
             self.status_action("subscription", "cancel", ("active", "paused"), "cancelled",
                                f"Cancel a {sub.label}; it will not renew.", extra='{"renews_on": None}')
+            item = self.ent("item")
+            self.add(ToolDef(
+                f"change_{sub.name}_plan",
+                f"Switch an active or paused {sub.label} to another active {item.label}; the monthly price "
+                f"becomes a tenth of that {item.label}'s price.",
+                [Param(f"{sub.name}_id", _int(f"id of the {sub.label}"), True),
+                 Param(item.fk, _int(f"id of the new {item.label}"), True)],
+                [
+                    *self.require("subscription", f"{sub.name}_id"),
+                    f"if {sub.name}[\"status\"] not in (\"active\", \"paused\"):",
+                    f"    return error(\"invalid_state\", \"the {sub.label} is \" + {sub.name}[\"status\"])",
+                    *self.require("item", item.fk),
+                    f"if not {item.name}[\"active\"]:",
+                    f"    return error(\"invalid_state\", \"{item.label} \" + {item.name}[\"name\"] + \" is no longer offered\")",
+                    f"if {sub.name}[\"{item.fk}\"] == {item.fk}:",
+                    f"    return error(\"invalid_argument\", \"the {sub.label} is already on that {item.label}\")",
+                    f"return update_row(db, \"{sub.table}\", {sub.name}_id, {{\"{item.fk}\": {item.fk}, "
+                    f"\"monthly_price\": round({item.name}[\"price\"] / 10, 2)}})",
+                ], role="subscription", kind="update",
+            ))
         if has("shift"):
             self.shift_tools()
         if has("loyalty_account"):
             self.loyalty_tools()
+
+    def issue_invoice_tool(self) -> None:
+        inv, p, c = self.ent("invoice"), self.ent("party"), self.ent("case")
+        prefix = code_prefix(inv.label)
+        self.add(ToolDef(
+            self.names.create("invoice"),
+            f"Issue an open {inv.label} to a {p.label}, optionally for one of their {plural(c.label)}; it is "
+            "dated today and due on the date given.",
+            [Param(p.fk, _int(f"id of the {p.label}"), True), Param("amount", _num("amount due", 0, True), True),
+             Param("due_on", {**_str("ISO date, after today"), "pattern": r"^\d{4}-\d{2}-\d{2}$"}, True),
+             Param(c.fk, _int(f"id of the {c.label} it bills"))],
+            [
+                *self.require("party", p.fk),
+                f"if {c.fk} is not None:",
+                f"    {c.name} = get_row(db, \"{c.table}\", {c.fk})",
+                f"    if {c.name} is None:",
+                f"        return missing(\"{c.label}\", {c.fk})",
+                f"    if {c.name}[\"{p.fk}\"] != {p.fk}:",
+                f"        return error(\"invalid_argument\", \"{c.label} \" + {c.name}[\"code\"] + \" belongs to another {p.label}\")",
+                "if due_on <= TODAY:",
+                "    return error(\"invalid_argument\", \"due_on must be after \" + TODAY)",
+                f"return insert_row(db, \"{inv.table}\", {{\"number\": next_code(db, \"{inv.table}\", \"number\", \"{prefix}\", 5001), "
+                f"\"{p.fk}\": {p.fk}, \"{c.fk}\": {c.fk}, \"amount\": round(amount, 2), \"issued_on\": TODAY, "
+                "\"due_on\": due_on, \"status\": \"open\"})",
+            ], role="invoice", kind="create",
+        ))
 
     def account_tools(self) -> None:
         a, e = self.ent("account"), self.ent("account_entry")
@@ -632,6 +753,29 @@ class _Builder:
                 f"return {{\"from\": get_row(db, \"{a.table}\", from_{a.fk}), \"to\": get_row(db, \"{a.table}\", to_{a.fk})}}",
             ], role="account", kind="action",
         ))
+        for verb, sign, entry_type, desc in (("credit", 1, "deposit", "Add money to"),
+                                             ("debit", -1, "withdrawal", "Take money from")):
+            guard = [] if sign > 0 else [
+                f"if {a.name}[\"balance\"] < amount:",
+                f"    return error(\"insufficient_funds\", \"account \" + {a.name}[\"number\"] + \" holds only \" + str({a.name}[\"balance\"]))",
+            ]
+            self.add(ToolDef(
+                f"{verb}_{a.name}",
+                f"{desc} an active {a.label}, with a memo; the {e.label} is recorded as a {entry_type}."
+                + (" The balance must cover it." if sign < 0 else ""),
+                [Param(a.fk, _int(f"id of the {a.label}"), True), Param("amount", _num("amount", 0, True), True),
+                 Param("memo", _str("what it is for"), True)],
+                [
+                    *self.require("account", a.fk),
+                    f"if {a.name}[\"status\"] != \"active\":",
+                    f"    return error(\"invalid_state\", \"account \" + {a.name}[\"number\"] + \" is \" + {a.name}[\"status\"])",
+                    "amount = round(amount, 2)",
+                    *guard,
+                    f"db.execute(\"UPDATE {a.table} SET balance = ROUND(balance {'+' if sign > 0 else '-'} ?, 2) WHERE id = ?\", [amount, {a.fk}])",
+                    f"insert_row(db, \"{e.table}\", {{\"{a.fk}\": {a.fk}, \"amount\": {'' if sign > 0 else '-'}amount, \"entry_type\": \"{entry_type}\", \"memo\": memo, \"posted_at\": REFERENCE_NOW}})",
+                    f"return get_row(db, \"{a.table}\", {a.fk})",
+                ], role="account", kind="action",
+            ))
 
     def promotion_tools(self) -> None:
         pr, c = self.ent("promotion"), self.ent("case")
@@ -664,6 +808,36 @@ class _Builder:
         self.list_tool("vendor")
         self.get_tool("purchase_order", ("purchase_line",))
         self.list_tool("purchase_order")
+        vendor, site, item = self.ent("vendor"), self.ent("site"), self.ent("item")
+        prefix = code_prefix(po.label)
+        self.add(ToolDef(
+            self.names.create("purchase_order"),
+            f"Start a draft {po.label} with a {vendor.label} for a {site.label}; add lines, then submit it.",
+            [Param(vendor.fk, _int(f"id of the {vendor.label}"), True), Param(site.fk, _int(f"id of the {site.label}"), True)],
+            [
+                *self.require("vendor", vendor.fk),
+                *self.require("site", site.fk),
+                f"return insert_row(db, \"{po.table}\", {{\"number\": next_code(db, \"{po.table}\", \"number\", \"{prefix}\", 301), "
+                f"\"{vendor.fk}\": {vendor.fk}, \"{site.fk}\": {site.fk}, \"status\": \"draft\", \"total_cost\": 0.0, \"ordered_on\": TODAY}})",
+            ], role="purchase_order", kind="create",
+        ))
+        self.add(ToolDef(
+            self.names.create("purchase_line"),
+            f"Add a {item.label} to a draft {po.label}; the unit cost is 55% of the {item.label}'s price and the "
+            "order's total cost is updated.",
+            [Param(po.fk, _int(f"id of the {po.label}"), True), Param(item.fk, _int(f"id of the {item.label}"), True),
+             Param("quantity", {**_int("how many units", 1), "maximum": 10000}, True)],
+            [
+                *self.require("purchase_order", po.fk),
+                f"if {po.name}[\"status\"] != \"draft\":",
+                f"    return error(\"invalid_state\", \"{po.label} \" + {po.name}[\"number\"] + \" is \" + {po.name}[\"status\"] + \", not draft\")",
+                *self.require("item", item.fk),
+                f"cost = round({item.name}[\"price\"] * 0.55, 2)",
+                f"row = insert_row(db, \"{pl.table}\", {{\"{po.fk}\": {po.fk}, \"{item.fk}\": {item.fk}, \"quantity\": quantity, \"unit_cost\": cost}})",
+                f"db.execute(\"UPDATE {po.table} SET total_cost = ROUND(total_cost + ?, 2) WHERE id = ?\", [quantity * cost, {po.fk}])",
+                "return row",
+            ], role="purchase_line", kind="create",
+        ))
         self.status_action("purchase_order", "submit", ("draft",), "submitted", f"Submit a draft {po.label}.")
         self.status_action("purchase_order", "approve", ("submitted",), "approved", f"Approve a submitted {po.label}.")
         self.status_action("purchase_order", "cancel", ("draft", "submitted"), "cancelled",
@@ -726,6 +900,41 @@ class _Builder:
                 f"status = \"in_progress\" if {t.name}[\"status\"] == \"open\" else {t.name}[\"status\"]",
                 f"return update_row(db, \"{t.table}\", {t.fk}, {{\"{st.fk}\": {st.fk}, \"status\": status}})",
             ], role="ticket", kind="action",
+        ))
+        p = self.ent("party")
+        prefix = code_prefix(t.label)
+        self.add(ToolDef(
+            self.names.create("ticket"),
+            f"Open a new {t.label} for a {p.label}, optionally assigned to an active {st.label} (then it is in_progress).",
+            [Param(p.fk, _int(f"id of the {p.label}"), True), Param("subject", _str("what it is about"), True),
+             Param("priority", _str("how urgent", ("low", "normal", "high", "urgent")), True),
+             Param(st.fk, _int(f"id of the {st.label} to handle it"))],
+            [
+                *self.require("party", p.fk),
+                "status = \"open\"",
+                f"if {st.fk} is not None:",
+                *["    " + line for line in self.require("staff", st.fk)],
+                f"    if not {st.name}[\"active\"]:",
+                f"        return error(\"invalid_state\", \"{st.label} \" + str({st.fk}) + \" is inactive\")",
+                "    status = \"in_progress\"",
+                f"return insert_row(db, \"{t.table}\", {{\"number\": next_code(db, \"{t.table}\", \"number\", \"{prefix}\", 801), "
+                f"\"{p.fk}\": {p.fk}, \"{st.fk}\": {st.fk}, \"subject\": subject, \"priority\": priority, "
+                "\"status\": status, \"opened_at\": REFERENCE_NOW})",
+            ], role="ticket", kind="create",
+        ))
+        self.add(ToolDef(
+            f"set_{t.name}_priority",
+            f"Change the priority of a {t.label} that is not resolved or closed.",
+            [Param(t.fk, _int(f"id of the {t.label}"), True),
+             Param("priority", _str("the new priority", ("low", "normal", "high", "urgent")), True)],
+            [
+                *self.require("ticket", t.fk),
+                f"if {t.name}[\"status\"] in (\"resolved\", \"closed\"):",
+                f"    return error(\"invalid_state\", \"{t.label} \" + {t.name}[\"number\"] + \" is \" + {t.name}[\"status\"])",
+                f"if {t.name}[\"priority\"] == priority:",
+                f"    return error(\"invalid_argument\", \"{t.label} \" + {t.name}[\"number\"] + \" is already \" + priority)",
+                f"return update_row(db, \"{t.table}\", {t.fk}, {{\"priority\": priority}})",
+            ], role="ticket", kind="update",
         ))
         self.status_action("ticket", "escalate", ("open", "in_progress"), "escalated", f"Escalate a {t.label}.")
         self.status_action("ticket", "resolve", ("open", "in_progress", "escalated"), "resolved", f"Resolve a {t.label}.")
@@ -797,6 +1006,7 @@ class _Builder:
         self.catalogue_tools()
         self.staff_tools()
         self.case_tools()
+        self.transfer_case_tool()
         self.payment_tools()
         self.note_tools()
         self.module_tools()

@@ -64,6 +64,12 @@ def numbers_in(text):
     return found
 
 
+def dates_in(text):
+    # every date a text states, as (year, month, day): a date answer's other candidates are the other dates
+    return [(int(y), int(m), int(d)) for y, m, d in
+            re.findall("(?<![0-9])([0-9]{{4}})-([0-9]{{1,2}})-([0-9]{{1,2}})(?![0-9])", str(text))]
+
+
 def is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -129,6 +135,13 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
     if target not in padded:
         failures.append("the answer does not state " + repr(value))
         return
+    own = dates_in(value) if re.fullmatch("[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}", str(value)) else []
+    stated = dates_in(instruction)
+    for date in dates_in(text) if own else []:
+        if date != own[0] and date not in stated:
+            failures.append("the answer also states the date " + "-".join(str(x) for x in date)
+                            + ", conflicting with " + repr(value))
+            return
     for negation in (" not", " no", " never", " isn t", " non"):
         if negation + target in padded:
             failures.append("the answer negates " + repr(value))

@@ -4,7 +4,7 @@ A task is self-contained when its instruction states every value the agent has t
 each literal the goals demand that also enters the final state through a tool argument of the
 reference solution (a comment's text, an amount, a date, a reason), and each search text the
 reference solution looks things up by. Identifiers are exempt (the agent finds them with the tools),
-and so are values the tools compute. A number may instead be stated as a relative change ("raise the
+and so are values the tools compute and the values a chained task takes from earlier tool results. A number may instead be stated as a relative change ("raise the
 price by 12%"), which names it through the current value.
 """
 
@@ -80,9 +80,12 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def unstated_values(task: Task) -> list[tuple[str, str, Any]]:
-    """(tool, argument, value) the agent must supply but the instruction does not state."""
-    arguments = [(call.tool, name, value) for call in task.reference_solution
-                 for name, value in call.arguments.items() if not _is_identifier(name)]
+    """(tool, argument, value) the agent must supply but the instruction does not state (arguments whose values
+    come from earlier tool results, `task.derived`, are not the instruction's to state)."""
+    derived = {(d.call, d.argument) for d in task.derived}
+    arguments = [(call.tool, name, value) for n, call in enumerate(task.reference_solution)
+                 for name, value in call.arguments.items()
+                 if not _is_identifier(name) and (n, name) not in derived]
     missing = []
     for tool, name, value in arguments:
         if name in SEARCH_ARGUMENTS and isinstance(value, str) and not value_stated(value, task.instruction):

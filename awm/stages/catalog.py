@@ -27,6 +27,7 @@ from awm.contracts import (
 )
 from awm.domains import split_env_id
 from awm.errors import AWMError
+from awm.quality.diversity import Masker, TaskText, corpus_diversity
 from awm.quality.findings import check_named_in
 from awm.store import ArtifactStore, atomic_write_text
 
@@ -58,6 +59,7 @@ class CatalogSummary:
     entries: list[CatalogEntry] = field(default_factory=list)
     statuses: list[EnvStatus] = field(default_factory=list)
     proven: list[TaskReport] = field(default_factory=list)  # every task's proofs, published or not
+    diversity: dict = field(default_factory=dict)  # awm.quality.diversity.corpus_diversity of the published tasks
 
     def proofs(self) -> dict[str, dict[str, int]]:
         return proof_totals(self.proven)
@@ -153,6 +155,7 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         summary.entries.extend(entries)
         if status.status in ("published", "quarantined"):
             summary.proven += artifacts.REPORT.read(store, env_id).tasks
+    summary.diversity = task_diversity(store, summary.entries)
     with store.catalog_lock():
         _keep_difficulty(store, summary.entries)
         atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
@@ -160,6 +163,53 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
     atomic_write_text(store.home / "failures.jsonl",
                       "".join(json.dumps(s.failure_record()) + "\n" for s in summary.problems))
     return summary
+
+
+def task_texts(store: ArtifactStore, entries: list[CatalogEntry]) -> list[TaskText]:
+    """The published tasks, masked with their own environment's values and nouns (awm/quality/diversity.py)."""
+    by_env: dict[str, list[CatalogEntry]] = defaultdict(list)
+    for entry in entries:
+        by_env[entry.env_id].append(entry)
+    texts = []
+    for env_id, published in by_env.items():
+        scenario = artifacts.SCENARIO.read(store, env_id)
+        templates = {t.task_id: t.template for t in artifacts.TASKS.read(store, env_id).tasks}
+        masker = Masker.for_environment(scenario.labels, artifacts.DATABASE.path(store, env_id),
+                                        scenario.items + scenario.item_categories)
+        for e in published:
+            texts.append(TaskText(env_id, e.domain, e.instruction, tuple(templates[e.task_id].split("+")), e.steps,
+                                  e.tools, masker.mask(e.instruction)))
+    return texts
+
+
+def task_diversity(store: ArtifactStore, entries: list[CatalogEntry]) -> dict:
+    """How varied the published tasks are: intents, phrasing skeletons, vocabulary, cross-domain
+    near-duplicates, shapes, steps and tools per task (the builder's intents give the shapes)."""
+    from awm.builder.intents import INTENTS
+
+    shapes = {name: i.shape for name, i in INTENTS.items()}
+    specific = {name for name, i in INTENTS.items() if i.specific}
+    return corpus_diversity(task_texts(store, entries), shapes, specific)
+
+
+def diversity_table(report: dict) -> str:
+    """Markdown: the diversity figures a trainer looks at first."""
+    if not report.get("tasks"):
+        return "No published tasks."
+    rows = ["| measure | value |", "|---|---|",
+            f"| published tasks | {report['tasks']} in {report['domains']} domains |",
+            f"| distinct intents | {report['distinct_intents']} ({report['category_specific_intents']} specific to a "
+            "category of business) |",
+            f"| distinct phrasing skeletons (values and domain nouns masked) | {report['distinct_skeletons']} |",
+            f"| most frequent skeleton | {report['top_skeleton_share']:.2%} of tasks |",
+            f"| non-entity vocabulary | {report['vocabulary']} words |",
+            f"| tasks with a near-duplicate in another domain | {report['cross_domain_near_duplicate_share']:.2%} |",
+            f"| steps per task | mean {report['steps']['mean']}, median {report['steps']['median']} |",
+            f"| distinct tools per task | mean {report['distinct_tools']['mean']}, median "
+            f"{report['distinct_tools']['median']} |"]
+    for shape, counts in report["shapes"].items():
+        rows.append(f"| {shape} tasks | {counts['tasks']} ({counts['share']:.2%}) |")
+    return "\n".join(rows)
 
 
 def proof_table(totals: dict[str, dict[str, int]]) -> str:

@@ -1,0 +1,8 @@
+"""Intents: the things people ask a business to do or tell them, each with its goals and its phrasings.
+
+Importing this package registers every intent (awm.builder.intents.INTENTS, by name)."""
+
+from awm.builder.intents import lifecycle, modules, people  # noqa: F401  (registers)
+from awm.builder.intents.base import INTENTS, SHAPES, Intent, Plan, World
+
+__all__ = ["INTENTS", "SHAPES", "Intent", "Plan", "World"]

@@ -1,0 +1,293 @@
+"""What an intent is, the registry, and the world helpers every intent uses.
+
+An intent is one thing a person asks of the business ("dispute a card charge", "move my appointment to
+the dentist's next free day"). Given a world (its plan and generated rows) it picks concrete targets that
+make the request meaningful, and returns a `Plan`: the reference solution (the tool calls an agent would
+make, lookups included), the goals a verifier checks against the final database, the expected answer,
+and a `Say` (its core clauses and their values) from which awm/builder/phrasing.py writes the sentence.
+
+Shapes, recorded per intent: `action` (change something), `question` (answer from one or two lookups),
+`aggregate` (an answer computed over several lookups), `chained` (a later step needs an earlier step's
+result), `conditional` (what to do depends on what the agent finds), `infeasible` (a business rule
+forbids it: the right outcome is no change and an answer that names why).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from awm.builder.data import Rows
+from awm.builder.phrasing import PartyRef, Say, T
+from awm.builder.toolgen import ToolNames
+from awm.builder.world import WorldPlan
+from awm.contracts import Goal
+
+SHAPES = ("action", "question", "aggregate", "chained", "conditional", "infeasible")
+MAX_ANSWER_CANDIDATES = 200
+TODAY = "2025-06-01"
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+# How a status reads after "that is ..." ("their order that is checked in"), and after "that are ...".
+STATUS_WORDS = {"no_show": "marked as a no-show", "draft": "still a draft", "held": "on hold"}
+STATUS_WORDS_PLURAL = {"no_show": "marked as no-shows", "draft": "still drafts", "held": "on hold"}
+# Each action verb as an imperative phrase about {x} (the case).
+VERB_PHRASES = {"confirm": "confirm {x}", "ship": "ship {x}", "deliver": "mark {x} as delivered",
+                "cancel": "cancel {x}", "return": "record the return of {x}", "schedule": "schedule {x}",
+                "check_in": "check in {x}", "complete": "mark {x} as completed", "mark_no_show": "mark {x} as a no-show",
+                "reschedule": "reschedule {x}", "submit": "submit {x}", "start_review": "start the review of {x}",
+                "approve": "approve {x}", "reject": "reject {x}", "withdraw": "withdraw {x}",
+                "start": "start work on {x}", "resolve": "resolve {x}", "close": "close {x}", "reopen": "reopen {x}",
+                "check_out": "check out {x}"}
+
+
+def status_words(status: str, plural: bool = False) -> str:
+    words = STATUS_WORDS_PLURAL if plural else STATUS_WORDS
+    return words.get(status, status.replace("_", " "))
+
+
+# Phrasal verbs put a pronoun between verb and particle: "check it in", not "check in it".
+_PRONOUN_PHRASES = {"check_in": "check {x} in", "check_out": "check {x} out"}
+
+
+def verb_phrase(verb: str, obj: str) -> str:
+    phrases = _PRONOUN_PHRASES if obj in ("it", "them", "me") and verb in _PRONOUN_PHRASES else VERB_PHRASES
+    return phrases[verb].replace("{x}", obj)
+
+
+def long_date(iso: str) -> str:
+    """'2025-06-12' -> 'June 12, 2025'."""
+    d = datetime.fromisoformat(iso[:10])
+    return f"{_MONTHS[d.month - 1]} {d.day}, {d.year}"
+
+
+def clock(iso: str) -> str:
+    """'2025-06-12T14:30:00' -> '14:30'."""
+    return iso[11:16]
+
+
+@dataclass
+class Plan:
+    """One request, ready to become a task."""
+
+    calls: list[tuple[str, dict[str, Any]]]
+    goals: list[Goal]
+    say: Say
+    answer: str | None = None
+    targets: set[tuple[str, Any]] = field(default_factory=set)
+    derived: set[tuple[int, str]] = field(default_factory=set)  # (call index, argument) learnt from earlier results
+    intent: str = ""
+    shape: str = ""
+
+    def derive(self, tool: str, argument: str) -> Plan:
+        """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""
+        self.derived |= {(n, argument) for n, (t, args) in enumerate(self.calls) if t == tool and argument in args}
+        return self
+
+    @property
+    def is_question(self) -> bool:
+        return all(g.kind == "answer" for g in self.goals)
+
+
+@dataclass(frozen=True)
+class Intent:
+    name: str
+    build: Callable[[World], Plan | None]
+    shape: str
+    categories: tuple[str, ...] = ()  # empty: every category
+    flavours: tuple[str, ...] = ()  # empty: every lifecycle
+    needs: tuple[str, ...] = ()  # roles (tables) the world must have
+
+    def fits(self, world: World) -> bool:
+        return ((not self.categories or world.category in self.categories)
+                and (not self.flavours or world.fl.name in self.flavours)
+                and all(world.plan.has(role) for role in self.needs))
+
+    @property
+    def specific(self) -> bool:
+        """Written for some categories of business, not for every one."""
+        return bool(self.categories)
+
+
+INTENTS: dict[str, Intent] = {}
+
+
+def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
+           needs: tuple[str, ...] = ()) -> Callable:
+    """Register an intent under its function's name."""
+    if shape not in SHAPES:
+        raise ValueError(f"unknown intent shape {shape!r}")
+
+    def register(fn: Callable[[World], Plan | None]) -> Callable[[World], Plan | None]:
+        name = fn.__name__
+        if name in INTENTS:
+            raise ValueError(f"intent {name!r} is registered twice")
+
+        def build(world: World) -> Plan | None:
+            plan = fn(world)
+            if plan is not None:
+                plan.intent, plan.shape = name, shape
+            return plan
+
+        INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs))
+        return fn
+
+    return register
+
+
+class World:
+    """One world's rows, as the intents read them, with the rng that picks targets."""
+
+    def __init__(self, plan: WorldPlan, rows: Rows, rng: random.Random):
+        self.plan, self.rows, self.rng = plan, rows, rng
+        self.n = ToolNames(plan)
+        self.L = plan.scenario.labels
+        self.fl = plan.flavour
+        self.category = plan.scenario.category
+        self._kinds: list[set[str]] | None = None
+
+    # --- rows -----------------------------------------------------------------------------------
+    def has(self, *roles: str) -> bool:
+        return all(self.plan.has(r) for r in roles)
+
+    def fk(self, role: str) -> str:
+        return self.plan[role].fk
+
+    def table(self, role: str) -> str:
+        return self.plan[role].table
+
+    def pk(self, role: str) -> str:
+        """The argument naming one row of the role in get/act tools: order_id."""
+        return f"{self.plan[role].name}_id"
+
+    def by_id(self, role: str, row_id: int) -> dict:
+        return self.rows[role][row_id - 1]
+
+    def children(self, child: str, parent: str, parent_id: int) -> list[dict]:
+        col = self.fk(parent)
+        return [r for r in self.rows.get(child, []) if r.get(col) == parent_id]
+
+    def person(self, row: dict) -> str:
+        return f"{row['first_name']} {row['last_name']}"
+
+    def party_of(self, row: dict) -> dict:
+        return self.by_id("party", row[self.fk("party")])
+
+    def pick(self, candidates: list) -> Any:
+        return self.rng.choice(candidates) if candidates else None
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def active_parties(self, with_role: str | None = None) -> list[dict]:
+        parties = [p for p in self.rows["party"] if p["status"] == "active"]
+        if with_role:
+            parties = [p for p in parties if self.children(with_role, "party", p["id"])]
+        return parties
+
+    def unique_person(self, role: str, row: dict) -> bool:
+        name = self.person(row)
+        return sum(1 for r in self.rows[role] if self.person(r) == name) == 1
+
+    def staff_pool(self, site_id: int | None = None) -> list[dict]:
+        """Active staff with a name no one else has (so a name is enough to find them)."""
+        staff = [s for s in self.rows["staff"] if s["active"] and self.unique_person("staff", s)]
+        if site_id is not None:
+            staff = [s for s in staff if s[self.fk("site")] == site_id]
+        return staff
+
+    def open_cases(self, staff_id: int) -> list[dict]:
+        return [c for c in self.rows["case"] if c[self.fk("staff")] == staff_id and c["status"] in self.fl.open]
+
+    def line_total(self, case: dict) -> float:
+        return round(sum(x["quantity"] * x["unit_price"] for x in self.children("line", "case", case["id"])), 2)
+
+    # --- the person a request is about ------------------------------------------------------------
+    def party_ref(self, party: dict, idents: tuple[str, ...] = ("name_email", "name_email", "email", "name")
+                  ) -> PartyRef:
+        """How the instruction names `party`: name and email, email alone, or (if unique) name alone."""
+        options = [i for i in idents if i != "name" or self.unique_person("party", party)]
+        return PartyRef(self.person(party), party["email"], self.rng.choice(options))
+
+    def find_party(self, ref: PartyRef) -> tuple[str, dict]:
+        return self.n.list("party"), {"query": ref.query}
+
+    def find_staff(self, member: dict) -> tuple[str, dict]:
+        return self.n.list("staff"), {"query": self.person(member)}
+
+    def find_item(self, item: dict, by_sku: bool = False) -> tuple[str, dict]:
+        return self.n.list("item"), {"query": item["sku"] if by_sku else item["name"]}
+
+    def find_site(self, site: dict) -> tuple[str, dict]:
+        return self.n.list("site"), {"query": site["name"]}
+
+    def party_cases(self, party: dict) -> list[dict]:
+        return self.children("case", "party", party["id"])
+
+    def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True
+                 ) -> tuple[T, list[tuple[str, dict]]]:
+        """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
+        by a description only this case of its person fits (their most recent one, the one with a given
+        status, the one on a given date), which the agent must look up."""
+        code_calls = [(self.n.list("case"), {"code": case["code"]})]
+        if ref is None:
+            return T(f"{{CASE}} {case['code']}"), code_calls
+        party = self.by_id("party", case[self.fk("party")])
+        mine = self.party_cases(party)
+        by_party = [self.find_party(ref), (self.n.list("case"), {self.fk("party"): party["id"]})]
+        options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", code_calls),
+                                           (f"{{their}} {{CASE}} {case['code']}", by_party)]
+        latest = max(mine, key=lambda c: c["created_at"])
+        if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
+            options.append(("{their} [most recent|latest|newest] {CASE}", by_party))
+        if sum(c["status"] == case["status"] for c in mine) == 1:
+            options.append((f"{{their}} {{CASE}} that is [currently |]{status_words(case['status'])}", by_party))
+        when = case[self.fl.time_column]
+        if self.fl.name in ("appointment", "reservation") and sum(c[self.fl.time_column][:10] == when[:10]
+                                                                    for c in mine) == 1:
+            options.append((f"{{their}} {{CASE}} on {long_date(when)}", by_party))
+        if "2025-05-25" <= case["created_at"][:10] <= "2025-05-31" and sum(
+                "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
+            options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
+        text, calls = self.rng.choice(options)
+        return T(text), calls if lookups else []
+
+    # --- answers ------------------------------------------------------------------------------------
+    def kind_values(self, value: str) -> set[str]:
+        """Every value of the text columns that hold `value` (and of people's full names, if it is one): what an
+        answer could name instead of it."""
+        if self._kinds is None:
+            self._kinds = []
+            for role, entity in self.plan.entities.items():
+                rows = self.rows.get(role, [])
+                for column in entity.columns:
+                    if column.type == "TEXT":
+                        self._kinds.append({r[column.name] for r in rows if isinstance(r[column.name], str)})
+                if entity.has("first_name") and entity.has("last_name"):
+                    self._kinds.append({self.person(r) for r in rows})
+        return {v for values in self._kinds if value in values for v in values}
+
+    def text_answer(self, value: str, alternatives: list[str], slot: str | None = None) -> Goal:
+        """An answer goal for a name, a status or a date: the other values of its kind, and of every column that
+        holds it, are conflicting candidates (an answer that names one of them as well hedges or dumps)."""
+        others = sorted(({a for a in alternatives} | self.kind_values(value)) - {value})[:MAX_ANSWER_CANDIDATES]
+        expect: dict[str, Any] = {"value": value}
+        if others:
+            expect["others"] = others
+        return Goal(kind="answer", expect=expect, slot=slot)
+
+    def number_answer(self, value: float | int) -> Goal:
+        """A count (int) or an amount (float): an answer may not state another number of the same kind."""
+        return Goal(kind="answer", expect={"value": value})
+
+    def money_answer(self, value: float) -> Goal:
+        return Goal(kind="answer", expect={"value": round(float(value), 2)})
+
+    def status_answer(self, status: str) -> Goal:
+        return self.text_answer(status, list(self.fl.statuses))
+
+    def staff_answer(self, member: dict) -> Goal:
+        return self.text_answer(self.person(member), [self.person(s) for s in self.rows["staff"]])

@@ -1,0 +1,595 @@
+"""Intents about the people and things every business keeps: its customers (contact details, addresses,
+status and tier), its staff (who works where, who leaves), its catalogue (prices, what is offered) and its
+sites (moving a case from one to another)."""
+
+from __future__ import annotations
+
+from awm.builder.intents.base import Plan, World, intent, status_words
+from awm.builder.intents.steps import NOTES, act, add_note, captured, get_case, notify, status_goal
+from awm.builder.phrasing import Say, T, count, money, quote
+from awm.contracts import Goal
+
+BOTH = ("staff", "self")
+_CITIES = ("Portland", "Madison", "Tucson", "Raleigh", "Boise", "Omaha", "Savannah", "Spokane", "Dayton", "Eugene")
+_STREETS = ("Elm", "Harbor", "Maple", "Summit", "Cedar", "Willow", "Lakeview", "Orchard", "Juniper", "Ridge")
+_MAIL_HOSTS = ("example.com", "example.org", "example.net", "mail.test")
+
+
+def _street(w: World) -> str:
+    return f"{w.rng.randint(10, 999)} {w.pick(_STREETS)} {w.pick(['Street', 'Avenue', 'Road', 'Lane'])}"
+
+
+def _phone(w: World) -> str:
+    return f"555-{w.rng.randint(100, 999)}-{w.rng.randint(1000, 9999)}"
+
+
+def _postal(w: World) -> str:
+    return f"{w.rng.randint(10000, 99999)}"
+
+
+# --- contact details and addresses ----------------------------------------------------------------------
+
+
+@intent("action")
+def update_contact_details(w: World) -> Plan | None:
+    party = w.pick(w.active_parties("case"))
+    if party is None:
+        return None
+    city, phone, street, postal = w.pick(_CITIES), _phone(w), _street(w), _postal(w)
+    case = max(w.party_cases(party), key=lambda c: c["created_at"])
+    note = w.pick(("Contact details updated", "New address on file", "Moved house; details updated"))
+    ref = w.party_ref(party)
+    case_np, _ = w.case_ref(case, ref, lookups=False)
+    pfk = w.fk("party")
+    note_call, note_goal = add_note(w, case, note)
+    calls = [w.find_party(ref),
+             (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"], "city": city, "phone": phone}),
+             (w.n.list("address"), {pfk: party["id"]}),
+             (w.n.create("address"), {pfk: party["id"], "kind": "home", "street": street, "city": city,
+                                      "postal_code": postal, "is_primary": True}),
+             (w.n.list("case"), {pfk: party["id"]}), note_call]
+    say = Say("do", (
+        "{they_have} moved || change {their} city to {city} and {their} phone to {phone}, add a primary home "
+        "{ADDRESS} at {street}, {city} {postal}, and add a note saying {note} to {case}",
+        "update {their} details after a move: city {city}, phone {phone}, a new primary home {ADDRESS} at "
+        "{street}, {city} {postal}, and the note {note} on {case}",
+        "record {their} move to {city}: set the city to {city} and the phone number to {phone}, add {a ADDRESS} "
+        "(home, primary) at {street}, {city} {postal}, then put the note {note} on {case}",
+    ), {"city": city, "phone": phone, "street": street, "postal": postal, "note": quote(note), "case": case_np},
+        party=ref, voices=BOTH)
+    goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city, "phone": phone}),
+             Goal(kind="rows_created", table=w.table("address"), count=1,
+                  expect={pfk: party["id"], "kind": "home", "street": street, "city": city, "postal_code": postal,
+                          "is_primary": 1}), note_goal]
+    return Plan(calls, goals, say, targets={("party", party["id"]), ("case", case["id"])})
+
+
+@intent("action")
+def change_email(w: World) -> Plan | None:
+    party = w.pick(w.active_parties())
+    if party is None:
+        return None
+    email = f"{party['first_name']}.{party['last_name']}.{w.rng.randint(2, 99)}@{w.pick(_MAIL_HOSTS)}".lower()
+    email = email.replace("'", "").replace(" ", "")
+    ref = w.party_ref(party, ("name_email", "name"))
+    calls = [w.find_party(ref), (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"],
+                                                                           "email": email})]
+    goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"email": email})]
+    slots = {"new": email}
+    tail = ""
+    if w.has("notification"):
+        subject = w.pick(("Your email address was changed", "Email address updated", "We updated your email"))
+        note_call, note_goal = notify(w, party, "email", subject, f"Your email address is now {email}.")
+        calls.append(note_call)
+        goals.append(note_goal)
+        slots["subject"] = quote(subject)
+        tail = ", then send {them} an email {NOTIFICATION} with the subject {subject}"
+    say = Say("do", (
+        "change {their} email address to {new}" + tail,
+        "{their} email is now {new} || update the record" + tail,
+        "replace the email on {their} record with {new}" + tail,
+    ), slots, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+@intent("action")
+def add_billing_address(w: World) -> Plan | None:
+    parties = [p for p in w.active_parties() if not any(a["kind"] == "billing" for a in
+                                                        w.children("address", "party", p["id"]))]
+    party = w.pick(parties)
+    if party is None:
+        return None
+    street, city, postal = _street(w), w.pick(_CITIES), _postal(w)
+    ref = w.party_ref(party)
+    pfk = w.fk("party")
+    calls = [w.find_party(ref), (w.n.list("address"), {pfk: party["id"]}),
+             (w.n.create("address"), {pfk: party["id"], "kind": "billing", "street": street, "city": city,
+                                      "postal_code": postal, "is_primary": False})]
+    say = Say("do", (
+        "add a billing {ADDRESS} for {them} at {street}, {city} {postal}, without making it the primary one",
+        "{they} would like invoices to go to {street}, {city} {postal} || add that as a billing {ADDRESS} (not "
+        "primary)",
+        "put a second {ADDRESS} on file for {them}: billing, {street}, {city} {postal}; keep the current "
+        "primary as it is",
+    ), {"street": street, "city": city, "postal": postal}, party=ref, voices=BOTH)
+    goal = Goal(kind="rows_created", table=w.table("address"), count=1,
+                expect={pfk: party["id"], "kind": "billing", "street": street, "city": city, "postal_code": postal,
+                        "is_primary": 0})
+    return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+@intent("action")
+def new_primary_address(w: World) -> Plan | None:
+    party = w.pick([p for p in w.active_parties() if w.children("address", "party", p["id"])])
+    if party is None:
+        return None
+    kind = w.pick(["home", "work"])
+    street, city, postal = _street(w), w.pick(_CITIES), _postal(w)
+    ref = w.party_ref(party)
+    pfk = w.fk("party")
+    calls = [w.find_party(ref), (w.n.list("address"), {pfk: party["id"]}),
+             (w.n.create("address"), {pfk: party["id"], "kind": kind, "street": street, "city": city,
+                                      "postal_code": postal, "is_primary": True})]
+    say = Say("do", (
+        "make {street}, {city} {postal} {their} primary {ADDRESS} (a {kind} {ADDRESS})",
+        "add a new {kind} {ADDRESS} for {them} at {street}, {city} {postal} and make it the primary one",
+        "from now on {their} main {ADDRESS} is {street}, {city} {postal} ({kind}) || add it as primary",
+    ), {"street": street, "city": city, "postal": postal, "kind": kind}, party=ref, voices=BOTH)
+    goal = Goal(kind="rows_created", table=w.table("address"), count=1,
+                expect={pfk: party["id"], "kind": kind, "street": street, "city": city, "postal_code": postal,
+                        "is_primary": 1})
+    return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+@intent("action")
+def remove_old_address(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        addresses = w.children("address", "party", party["id"])
+        spare = [a for a in addresses if not a["is_primary"]]
+        if len(spare) == 1 and sum(a["street"] == spare[0]["street"] for a in addresses) == 1:
+            options.append((party, spare[0]))
+    if not options:
+        return None
+    party, address = w.rng.choice(options)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]}),
+             (w.n.delete("address"), {w.pk("address"): address["id"]})]
+    say = Say("do", (
+        "{they} no longer use {their} {ADDRESS} at {street} || delete it",
+        "{they} moved out of {street} || remove that {ADDRESS} from {their} record",
+        "take the {ADDRESS} on {street} off {their} file",
+    ), {"street": address["street"]}, party=ref, voices=BOTH)
+    return Plan(calls, [Goal(kind="row_deleted", table=w.table("address"), pk=address["id"])], say,
+                targets={("party", party["id"])})
+
+
+@intent("infeasible")
+def delete_primary_address(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        addresses = w.children("address", "party", party["id"])
+        primary = [a for a in addresses if a["is_primary"]]
+        if len(primary) == 1 and sum(a["street"] == primary[0]["street"] for a in addresses) == 1:
+            options.append((party, primary[0]))
+    if not options:
+        return None
+    party, address = w.rng.choice(options)
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "delete {their} {ADDRESS} at {street}",
+        "remove the {ADDRESS} on {street} from {their} record",
+        "{they} asked us to forget {street} || delete that {ADDRESS}",
+    ), {"street": address["street"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]})],
+                [w.text_answer("primary", [])], say,
+                answer="It is the primary address, and a primary address cannot be deleted until another one is "
+                       "made primary.", targets={("party", party["id"])})
+
+
+# --- registering, suspending, tiers -----------------------------------------------------------------------
+
+
+def _new_person(w: World) -> tuple[str, str, str, str, str]:
+    first = w.pick(["Maya", "Omar", "Lena", "Theo", "Priya", "Jonas", "Elena", "Marcus", "Nadia", "Felix", "Ruth",
+                    "Andre", "Keiko", "Sofia", "Dmitri", "Imani"])
+    last = w.pick(["Okafor", "Lindqvist", "Moreau", "Castillo", "Haddad", "Novak", "Brennan", "Tanaka", "Abara",
+                   "Fischer", "Quinlan", "Varga"])
+    email = f"{first}.{last}@{w.pick(_MAIL_HOSTS)}".lower()
+    taken = {p["email"] for p in w.rows["party"]}
+    if email in taken:
+        email = email.replace("@", f"{w.rng.randint(2, 99)}@")
+    return first, last, email, _phone(w), w.pick(_CITIES)
+
+
+@intent("chained")
+def register_and_open(w: World) -> Plan | None:
+    items = [i for i in w.rows["item"] if i["active"]]
+    if not items:
+        return None
+    first, last, email, phone, city = _new_person(w)
+    site, item = w.pick(w.rows["site"]), w.pick(items)
+    qty = w.rng.randint(1, 3)
+    party_id, case_id = len(w.rows["party"]) + 1, len(w.rows["case"]) + 1
+    pfk, cfk = w.fk("party"), w.fk("case")
+    calls = [(w.n.list("party"), {"query": email}),
+             (w.n.create("party"), {"first_name": first, "last_name": last, "email": email, "phone": phone,
+                                    "city": city}),
+             w.find_site(site), w.find_item(item),
+             (w.n.create("case"), {pfk: party_id, w.fk("site"): site["id"]}),
+             (w.n.create("line"), {cfk: case_id, w.fk("item"): item["id"], "quantity": qty})]
+    say = Say("do", (
+        "register {name} as a new {PARTY} (email {email}, phone {phone}, city {city}), then open {a CASE} for "
+        "them at {site} with {qty} x {item}",
+        "{name} is new to us || create {their} record with email {email}, phone {phone} and city {city}, and "
+        "start {a CASE} at {site} containing {item} (quantity {qty})",
+        "sign up {name} ({email}, {phone}, living in {city}) and straight away set up {a CASE} for them at "
+        "{site}: {qty} x {item}",
+    ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"], "qty": qty,
+        "item": quote(item["name"])})
+    goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
+                  expect={"first_name": first, "last_name": last, "email": email, "phone": phone, "city": city}),
+             Goal(kind="rows_created", table=w.table("case"), count=1,
+                  expect={pfk: party_id, w.fk("site"): site["id"]}, child_table=w.table("line"), child_fk=cfk,
+                  children=[{w.fk("item"): item["id"], "quantity": qty}])]
+    return Plan(calls, goals, say)
+
+
+@intent("action")
+def register_with_address(w: World) -> Plan | None:
+    first, last, email, phone, city = _new_person(w)
+    street, postal = _street(w), _postal(w)
+    party_id = len(w.rows["party"]) + 1
+    pfk = w.fk("party")
+    calls = [(w.n.list("party"), {"query": email}),
+             (w.n.create("party"), {"first_name": first, "last_name": last, "email": email, "phone": phone,
+                                    "city": city}),
+             (w.n.create("address"), {pfk: party_id, "kind": "home", "street": street, "city": city,
+                                      "postal_code": postal, "is_primary": True})]
+    say = Say("do", (
+        "register {name} as a new {PARTY}: email {email}, phone {phone}, city {city}, with a primary home "
+        "{ADDRESS} at {street}, {city} {postal}",
+        "add {name} to our records ({email}, {phone}, {city}) and give them a primary home {ADDRESS}: {street}, "
+        "{city} {postal}",
+        "a new {PARTY}, {name}, needs a record || check that {email} is not registered yet, then create it with "
+        "that email, phone {phone} and city {city}, and add {street}, {city} {postal} as {their} primary home "
+        "{ADDRESS}",
+    ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "street": street, "postal": postal})
+    goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
+                  expect={"first_name": first, "last_name": last, "email": email, "phone": phone, "city": city}),
+             Goal(kind="rows_created", table=w.table("address"), count=1,
+                  expect={pfk: party_id, "kind": "home", "street": street, "city": city, "postal_code": postal,
+                          "is_primary": 1})]
+    return Plan(calls, goals, say)
+
+
+@intent("chained")
+def suspend_and_cancel_open(w: World) -> Plan | None:
+    cancel = w.fl.cancel
+    options = []
+    for party in w.active_parties("case"):
+        cancellable = [c for c in w.party_cases(party) if c["status"] in cancel.sources]
+        if 1 <= len(cancellable) <= 3:
+            options.append((party, cancellable))
+    if not options:
+        return None
+    party, cases = w.rng.choice(options)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
+    calls += [act(w, c, cancel.verb) for c in cases]
+    calls.append((w.n.action("party", "suspend"), {w.pk("party"): party["id"]}))
+    goals = [status_goal(w, c, cancel.target) for c in cases]
+    goals.append(Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"status": "suspended"}))
+    verb = cancel.verb.replace("_", " ")
+    say = Say("do", (
+        "suspend {party} and {verb} every one of {their} {CASE/pl} that can still be {done}",
+        "{party} is to be suspended || first {verb} each of {their} {CASE/pl} that the rules still let you "
+        "{verb}, then suspend the record",
+        "{verb} all of {their} {CASE/pl} that are not too far along to {verb}, and then suspend {party}",
+    ), {"verb": verb, "done": "withdrawn" if verb == "withdraw" else "cancelled"}, party=ref)
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+@intent("conditional")
+def upgrade_if_big_spender(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties("case"):
+        if party["tier"] == "gold":
+            continue
+        cases = w.party_cases(party)
+        spent = round(float(sum(p["amount"] for c in cases for p in captured(w, c))), 2)
+        if spent > 0 and len(cases) <= 5:
+            options.append((party, cases, spent))
+    if not options:
+        return None
+    party, cases, spent = w.rng.choice(options)
+    threshold = float(w.pick([500, 1000, 2000, 5000]))
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
+    calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
+    if spent > threshold:
+        calls.append((f"set_{w.plan['party'].name}_tier", {w.pk("party"): party["id"], "tier": "gold"}))
+        goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"tier": "gold"})]
+        answer = None
+    else:
+        goals, answer = [w.money_answer(spent)], money(spent)
+    say = Say("do", (
+        "if {their} captured {PAYMENT/pl} across all {their} {CASE/pl} add up to more than {threshold}, move "
+        "{them} to the gold tier; if not, tell me the total",
+        "check what {they_have} paid us in captured {PAYMENT/pl} overall || upgrade {them} to the gold tier if "
+        "it comes to more than {threshold}, and otherwise just tell me the figure",
+        "upgrade {them} to gold if {their} captured {PAYMENT/pl} total more than {threshold}, and if they "
+        "don't, give me the total instead",
+    ), {"threshold": money(threshold)}, party=ref)
+    return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
+
+
+@intent("action")
+def reactivate_party(w: World) -> Plan | None:
+    party = w.pick([p for p in w.rows["party"] if p["status"] == "suspended"])
+    if party is None:
+        return None
+    phone = _phone(w)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.action("party", "reactivate"), {w.pk("party"): party["id"]}),
+             (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"], "phone": phone})]
+    say = Say("do", (
+        "reactivate {party}, who is suspended, and update {their} phone number to {phone}",
+        "{party} has settled everything || lift the suspension and change {their} phone to {phone}",
+        "bring {party} back to active status and record {their} new phone number, {phone}",
+    ), {"phone": phone}, party=ref)
+    goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"status": "active",
+                                                                                    "phone": phone})]
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+# --- staff ---------------------------------------------------------------------------------------------------
+
+
+@intent("chained")
+def offboard_staff(w: World) -> Plan | None:
+    from awm.builder.intents.lifecycle import _assignable
+
+    options = []
+    for member in w.staff_pool():
+        held = w.open_cases(member["id"])
+        if not 1 <= len(held) <= 3 or any(c["status"] not in _assignable(w) for c in held):
+            continue
+        others = [s for s in w.staff_pool(member[w.fk("site")]) if s["id"] != member["id"]]
+        if others:
+            options.append((member, held, others))
+    if not options:
+        return None
+    member, held, others = w.rng.choice(options)
+    heir = w.rng.choice(others)
+    calls = [w.find_staff(member), w.find_staff(heir), (w.n.list("case"), {w.fk("staff"): member["id"]})]
+    calls += [(w.n.action("case", "assign"), {w.fk("case"): c["id"], w.fk("staff"): heir["id"]}) for c in held]
+    calls.append((f"deactivate_{w.plan['staff'].name}", {w.pk("staff"): member["id"]}))
+    goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): heir["id"]})
+             for c in held]
+    goals.append(Goal(kind="row_equals", table=w.table("staff"), pk=member["id"], expect={"active": 0}))
+    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    say = Say("do", (
+        "{leaver} is leaving us || hand every {CASE} of theirs that is {open} to {heir}, then deactivate "
+        "{leaver}",
+        "move all of {leaver}'s open {CASE/pl} ({open}) over to {heir} and then mark {leaver} as inactive",
+        "offboard {STAFF} {leaver}: reassign their unfinished {CASE/pl} to {heir} first, then deactivate them",
+    ), {"leaver": w.person(member), "heir": w.person(heir), "open": open_words})
+    return Plan(calls, goals, say, targets={("staff", member["id"])} | {("case", c["id"]) for c in held})
+
+
+@intent("infeasible")
+def deactivate_busy_staff(w: World) -> Plan | None:
+    options = [(s, len(w.open_cases(s["id"]))) for s in w.staff_pool() if w.open_cases(s["id"])]
+    if not options:
+        return None
+    member, held = w.rng.choice(options)
+    say = Say("do", (
+        "deactivate {STAFF} {staff}; they are leaving today",
+        "mark {staff} as inactive in the system",
+        "{staff} has left the company || deactivate their record",
+    ), {"staff": w.person(member)})
+    return Plan([w.find_staff(member), (w.n.list("case"), {w.fk("staff"): member["id"]})],
+                [w.number_answer(held)], say,
+                answer=f"{w.person(member)} still has {count(held, 'open ' + w.L['case'])} assigned, which must be "
+                       "reassigned first.", targets={("staff", member["id"])})
+
+
+@intent("aggregate")
+def staff_workload_question(w: World) -> Plan | None:
+    options = [(s, len(w.open_cases(s["id"]))) for s in w.staff_pool()]
+    options = [o for o in options if o[1] >= 1]
+    if not options:
+        return None
+    member, held = w.rng.choice(options)
+    calls = [w.find_staff(member)] + [(w.n.list("case"), {w.fk("staff"): member["id"], "status": st})
+                                      for st in w.fl.open]
+    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    say = Say("ask", (
+        "how many {CASE/pl} that are {open} does {staff} have right now",
+        "what is {staff}'s current load: how many of the {CASE/pl} assigned to them are {open}",
+        "counting only {CASE/pl} that are {open}, how many are on {STAFF} {staff}'s plate",
+    ), {"staff": w.person(member), "open": open_words})
+    return Plan(calls, [w.number_answer(held)], say, answer=str(held))
+
+
+@intent("question")
+def staff_site_question(w: World) -> Plan | None:
+    member = w.pick(w.staff_pool())
+    if member is None:
+        return None
+    site = w.by_id("site", member[w.fk("site")])
+    say = Say("ask", (
+        "which {SITE} is {STAFF} {staff} based at",
+        "where does {staff} work: at which {SITE}",
+        "at which of our {SITE/pl} can I find {staff}",
+    ), {"staff": w.person(member)})
+    return Plan([w.find_staff(member), (w.n.list("site"), {})],
+                [w.text_answer(site["name"], [s["name"] for s in w.rows["site"]])], say, answer=site["name"])
+
+
+# --- the catalogue ---------------------------------------------------------------------------------------
+
+
+@intent("action")
+def reprice_item(w: World) -> Plan | None:
+    item = w.pick([i for i in w.rows["item"] if i["active"]])
+    if item is None:
+        return None
+    pct = w.pick([5, 8, 10, 12, 15, 20])
+    up = w.chance(0.7)
+    new_price = round(item["price"] * (1 + pct / 100 if up else 1 - pct / 100), 2)
+    by_sku = w.chance(0.3)
+    calls = [w.find_item(item, by_sku), (w.n.get("item"), {w.pk("item"): item["id"]}),
+             (f"update_{w.plan['item'].name}_price", {w.pk("item"): item["id"], "price": new_price})]
+    say = Say("do", (
+        "{verb} the price of {item} by {pct}% (rounded to the cent) and tell me the new price",
+        "put {item} {dir} {pct}%, rounding to the cent, and let me know what it costs now",
+        "we are {going} {item} by {pct}% || update its price, rounded to the cent, and tell me the new figure",
+    ), {"item": T(f"the {{ITEM}} with code {item['sku']}" if by_sku else f"the {{ITEM}} {quote(item['name'])}"),
+        "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce|cut]"), "dir": "up" if up else "down",
+        "going": "raising" if up else "cutting"})
+    return Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
+                             expect={"price": {"approx": new_price}}), w.money_answer(new_price)], say,
+                answer=money(new_price), targets={("item", item["id"])})
+
+
+@intent("chained")
+def match_price(w: World) -> Plan | None:
+    items = [i for i in w.rows["item"] if i["active"]]
+    if len(items) < 2:
+        return None
+    target, model = w.rng.sample(items, 2)
+    calls = [w.find_item(model), w.find_item(target),
+             (f"update_{w.plan['item'].name}_price", {w.pk("item"): target["id"], "price": model["price"]})]
+    say = Say("do", (
+        "set the price of {target} to whatever {model} costs now",
+        "make {target} cost exactly the same as {model}",
+        "{target} should be priced like {model} || look up that price and apply it",
+    ), {"target": quote(target["name"]), "model": quote(model["name"])})
+    plan = Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=target["id"],
+                             expect={"price": {"approx": model["price"]}})], say, targets={("item", target["id"])})
+    return plan.derive(f"update_{w.plan['item'].name}_price", "price")
+
+
+@intent("action")
+def discontinue_item(w: World) -> Plan | None:
+    item = w.pick([i for i in w.rows["item"] if i["active"]])
+    if item is None:
+        return None
+    calls = [w.find_item(item), (f"set_{w.plan['item'].name}_availability", {w.pk("item"): item["id"],
+                                                                              "active": False})]
+    say = Say("do", (
+        "stop offering {item}",
+        "take {item} off the list of what we offer",
+        "we are discontinuing {item} || mark it as no longer offered",
+    ), {"item": quote(item["name"])})
+    return Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"active": 0})], say,
+                targets={("item", item["id"])})
+
+
+@intent("action")
+def reinstate_item(w: World) -> Plan | None:
+    item = w.pick([i for i in w.rows["item"] if not i["active"]])
+    if item is None:
+        return None
+    price = round(item["price"] * w.pick([0.9, 1.05, 1.1, 1.2]), 2)
+    name = w.plan["item"].name
+    calls = [w.find_item(item), (f"set_{name}_availability", {w.pk("item"): item["id"], "active": True}),
+             (f"update_{name}_price", {w.pk("item"): item["id"], "price": price})]
+    say = Say("do", (
+        "bring back {item}: offer it again at a price of {price}",
+        "{item} is back || make it available again and set its price to {price}",
+        "reinstate {item} at {price}",
+    ), {"item": quote(item["name"]), "price": money(price)})
+    goal = Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"active": 1,
+                                                                                "price": {"approx": price}})
+    return Plan(calls, [goal], say, targets={("item", item["id"])})
+
+
+@intent("conditional")
+def discount_if_expensive(w: World) -> Plan | None:
+    item = w.pick([i for i in w.rows["item"] if i["active"]])
+    if item is None:
+        return None
+    lo, hi = w.plan.scenario.price_range
+    threshold = float(round((lo + hi) / 2, -1) or 100)
+    pct = w.pick([5, 10, 15])
+    calls = [w.find_item(item)]
+    if item["price"] > threshold:
+        new = round(item["price"] * (1 - pct / 100), 2)
+        calls.append((f"update_{w.plan['item'].name}_price", {w.pk("item"): item["id"], "price": new}))
+        goals, answer = [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
+                              expect={"price": {"approx": new}})], None
+    else:
+        goals, answer = [w.money_answer(item["price"])], money(item["price"])
+    say = Say("do", (
+        "if {item} costs more than {threshold}, cut its price by {pct}% (rounded to the cent); if it doesn't, "
+        "just tell me its price",
+        "check the price of {item} || cut it by {pct}% (rounded to the cent) if it is over {threshold}; "
+        "otherwise leave it and tell me what it costs",
+        "lower {item} by {pct}% only if it is priced above {threshold}, rounding to the cent, and otherwise "
+        "tell me the current price",
+    ), {"item": quote(item["name"]), "threshold": money(threshold), "pct": pct})
+    return Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
+
+
+@intent("aggregate")
+def price_gap_question(w: World) -> Plan | None:
+    items = [i for i in w.rows["item"] if i["active"]]
+    if len(items) < 2:
+        return None
+    a, b = sorted(w.rng.sample(items, 2), key=lambda i: -i["price"])
+    if a["price"] == b["price"]:
+        return None
+    gap = round(a["price"] - b["price"], 2)
+    say = Say("ask", (
+        "how much more does {a} cost than {b}",
+        "what is the price difference between {a} and {b}",
+        "by how much is {a} dearer than {b}",
+    ), {"a": quote(a["name"]), "b": quote(b["name"])})
+    return Plan([w.find_item(a), w.find_item(b)], [w.money_answer(gap)], say, answer=money(gap))
+
+
+# --- sites ---------------------------------------------------------------------------------------------
+
+
+@intent("action")
+def transfer_case_site(w: World) -> Plan | None:
+    cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and w.party_of(c)["status"] == "active"]
+    case = w.pick(cases)
+    if case is None or len(w.rows["site"]) < 2:
+        return None
+    site = w.pick([s for s in w.rows["site"] if s["id"] != case[w.fk("site")]])
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    note = w.pick(NOTES)
+    note_call, note_goal = add_note(w, case, note)
+    calls = [*lookup, get_case(w, case), w.find_site(site),
+             (f"transfer_{w.plan['case'].name}", {w.fk("case"): case["id"], w.fk("site"): site["id"]}), note_call]
+    say = Say("do", (
+        "move {case} to {site} and add the note {note}",
+        "{they} would prefer {site} for {case} || transfer it there and note {note}",
+        "switch {case} over to our {site} location, with the note {note}",
+    ), {"case": case_np, "site": site["name"], "note": quote(note)}, party=ref, voices=BOTH)
+    goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("site"): site["id"]})
+    return Plan(calls, [goal, note_goal], say, targets={("case", case["id"])})
+
+
+@intent("infeasible")
+def transfer_locked_case(w: World) -> Plan | None:
+    cases = [c for c in w.rows["case"] if c["status"] not in w.fl.editable and w.party_of(c)["status"] == "active"]
+    case = w.pick(cases)
+    if case is None or len(w.rows["site"]) < 2:
+        return None
+    site = w.pick([s for s in w.rows["site"] if s["id"] != case[w.fk("site")]])
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    say = Say("do", (
+        "move {case} to {site}",
+        "{they} would rather deal with {site} || transfer {case} there",
+        "hand {case} over to our {site} location",
+    ), {"case": case_np, "site": site["name"]}, party=ref, voices=BOTH)
+    return Plan([*lookup, get_case(w, case), w.find_site(site)], [w.status_answer(case["status"])], say,
+                answer=f"It cannot be moved: its status is {case['status'].replace('_', ' ')}.",
+                targets={("case", case["id"])})

@@ -1,0 +1,76 @@
+"""Steps several intents share: a note on a case, a message to a person, a refund, a payment; each as the
+tool call that makes it and the goal that checks it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awm.builder.intents.base import World
+from awm.contracts import Goal
+
+Call = tuple[str, dict[str, Any]]
+
+NOTES = ("Customer contacted by phone", "Handled at the front desk", "Requested by email",
+         "Confirmed with the customer", "Escalated by the duty manager", "Customer will call back tomorrow",
+         "Agreed over the phone", "Follow-up booked for next week", "Details checked against the file",
+         "Customer asked for a written confirmation", "Discussed with the team lead", "Left a voicemail")
+REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
+           "charged twice", "changed plans", "goodwill gesture", "item unavailable")
+
+
+def add_note(w: World, case: dict, text: str) -> tuple[Call, Goal]:
+    call = (w.n.create("note"), {w.fk("case"): case["id"], "body": text})
+    goal = Goal(kind="rows_created", table=w.table("note"), count=1,
+                expect={w.fk("case"): case["id"], "body": {"text": text}})
+    return call, goal
+
+
+def add_staff_note(w: World, case: dict, member: dict, text: str) -> tuple[Call, Goal]:
+    """A note written by a named staff member."""
+    call = (w.n.create("note"), {w.fk("case"): case["id"], "body": text, w.fk("staff"): member["id"]})
+    goal = Goal(kind="rows_created", table=w.table("note"), count=1,
+                expect={w.fk("case"): case["id"], "body": {"text": text}, w.fk("staff"): member["id"]})
+    return call, goal
+
+
+def notify(w: World, party: dict, channel: str, subject: str, body: str) -> tuple[Call, Goal]:
+    call = (w.n.create("notification"), {w.fk("party"): party["id"], "channel": channel, "subject": subject,
+                                         "body": body})
+    goal = Goal(kind="rows_created", table=w.table("notification"), count=1,
+                expect={w.fk("party"): party["id"], "channel": channel, "subject": {"text": subject}})
+    return call, goal
+
+
+def refund(w: World, payment: dict, reason: str) -> tuple[Call, Goal]:
+    call = (w.n.action("payment", "refund"), {w.pk("payment"): payment["id"], "reason": reason})
+    goal = Goal(kind="row_equals", table=w.table("payment"), pk=payment["id"],
+                expect={"status": "refunded", "refund_reason": {"text": reason}})
+    return call, goal
+
+
+def record_payment(w: World, case: dict, amount: float, method: str) -> tuple[Call, Goal]:
+    call = (w.n.create("payment"), {w.fk("case"): case["id"], "amount": amount, "method": method})
+    goal = Goal(kind="rows_created", table=w.table("payment"), count=1,
+                expect={w.fk("case"): case["id"], "amount": {"approx": amount}, "method": method,
+                        "status": "captured"})
+    return call, goal
+
+
+def act(w: World, case: dict, verb: str) -> Call:
+    return (w.n.action("case", verb), {w.fk("case"): case["id"]})
+
+
+def status_goal(w: World, case: dict, status: str, **more: Any) -> Goal:
+    return Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={"status": status, **more})
+
+
+def get_case(w: World, case: dict) -> Call:
+    return (w.n.get("case"), {w.pk("case"): case["id"]})
+
+
+def captured(w: World, case: dict) -> list[dict]:
+    return [p for p in w.children("payment", "case", case["id"]) if p["status"] == "captured"]
+
+
+def method_words(method: str) -> str:
+    return {"bank_transfer": "bank transfer", "card": "card", "cash": "cash", "wallet": "wallet"}[method]

@@ -1,0 +1,573 @@
+"""Realising an intent as an English instruction.
+
+An intent (awm/builder/intents) decides what must change and what must be answered; it hands the
+realiser a `Say`: its core clauses (templates in a small language, below) and the values to fill in.
+The realiser, driven by a seeded rng, picks one core clause, a voice (a staff member asking, or the
+customer writing in the first person), a frame ("Can you ...?", "I need you to ...", a bare
+imperative, a question), an introduction naming who the request is about, and an optional closing
+remark, then checks the sentence for template holes and grammar faults.
+
+A core clause may start with a sentence of context: "{their} {CASE} {code} is packed || ship it" gives
+"Their order ORD-1042 is packed. Can you ship it?".
+
+The template language:
+  {slot}        the slot's value (a literal, or a template rendered in the same context)
+  {a slot}      the value with its indefinite article ("an account application", "a unit")
+  {slot/pl}     the value made plural ("account applications")
+  {NOUN}        the environment's label of a role, in capitals: {CASE} is "appointment" in a clinic,
+                {CASE/pl} "appointments", {a CASE} "an appointment"
+  [one|two]     one of the alternatives, chosen by the rng ([text|] makes text optional)
+  {their} {them} {they} {they_have} {they_are} {they_were} {have_they} {are_they} {do_they} {did_they}
+                the person the request is about: "their", "them", ... when a staff member writes;
+                "my", "me", "I", "I've", "I'm", "I was", "have I", ... when that person writes
+  {party}       that person, named in full the first time (staff voice) or "me" (their own voice)
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from awm.builder.naming import plural
+
+# --- articles, plurals and counts --------------------------------------------------------------------
+
+# Words spelled with a vowel but said with a consonant sound, and the other way round.
+_A_BEFORE = ("uni", "use", "usu", "uti", "ure", "eu", "one", "once", "ewe", "u.s")
+_AN_BEFORE = ("hour", "honest", "honor", "honour", "heir", "mri", "sms", "fbi", "html", "nda", "llc", "x-ray",
+              "oem", "f-", "rma", "mba", "nhs", "hvac")
+
+
+def indefinite(phrase: str) -> str:
+    """'a' or 'an' for the phrase's first word, by its sound."""
+    word = phrase.strip().lower()
+    if word.startswith(_AN_BEFORE):
+        return "an"
+    if word.startswith(_A_BEFORE):
+        return "a"
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def with_article(phrase: str) -> str:
+    return f"{indefinite(phrase)} {phrase}"
+
+
+def count(n: int | float, noun: str) -> str:
+    """'1 unit', '3 units', '1 dental procedure'."""
+    number = int(n) if float(n) == int(n) else n
+    return f"{number} {noun if number == 1 else plural(noun)}"
+
+
+def money(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def quote(text: str) -> str:
+    return f"'{text}'"
+
+
+# --- the template language ---------------------------------------------------------------------------
+
+
+class T(str):
+    """A slot value that is itself a template (rendered in the caller's context), not a literal."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    """Who writes the instruction: a staff member about a person, or that person about themself."""
+
+    name: str  # "staff" | "self"
+    pronouns: dict[str, str]
+
+
+STAFF = Voice("staff", {"their": "their", "them": "them", "they": "they", "they_have": "they have",
+                        "they_are": "they are", "they_were": "they were", "have_they": "have they",
+                        "are_they": "are they", "do_they": "do they", "did_they": "did they", "theirs": "theirs",
+                        "themselves": "themselves"})
+SELF = Voice("self", {"their": "my", "them": "me", "they": "I", "they_have": "I've", "they_are": "I'm",
+                      "they_were": "I was", "have_they": "have I", "are_they": "am I", "do_they": "do I",
+                      "did_they": "did I", "theirs": "mine", "themselves": "myself"})
+
+_TOKEN = re.compile(r"\{[^{}\[\]]+\}|\[|\]|\|")
+
+
+class TemplateError(ValueError):
+    """A template that does not parse, or names a slot its intent does not fill."""
+
+
+@dataclass
+class _Choice:
+    options: list[list]  # each option: a list of parts (str literal, ("slot", spec), or _Choice)
+
+
+def parse(template: str) -> list:
+    """Parts of a template: literal strings, ('slot', spec) pairs and _Choice nodes."""
+    stack: list[list] = [[]]
+    choices: list[_Choice] = []
+    pos = 0
+    for match in _TOKEN.finditer(template):
+        if match.start() > pos:
+            stack[-1].append(template[pos:match.start()])
+        token = match.group(0)
+        if token == "[":
+            choice = _Choice([[]])
+            stack[-1].append(choice)
+            choices.append(choice)
+            stack.append(choice.options[0])
+        elif token == "|":
+            if not choices:
+                stack[-1].append("|")
+            else:
+                stack.pop()
+                choices[-1].options.append([])
+                stack.append(choices[-1].options[-1])
+        elif token == "]":
+            if not choices:
+                raise TemplateError(f"unbalanced ']' in {template!r}")
+            stack.pop()
+            choices.pop()
+        else:
+            stack[-1].append(("slot", token[1:-1].strip()))
+        pos = match.end()
+    if choices:
+        raise TemplateError(f"unbalanced '[' in {template!r}")
+    if pos < len(template):
+        stack[-1].append(template[pos:])
+    return stack[0]
+
+
+def slot_names(template: str) -> set[str]:
+    """Every slot a template names (in every alternative), without articles and modifiers."""
+    names = set()
+    for spec in re.findall(r"\{([^{}\[\]]+)\}", template):
+        names.add(_slot_key(spec)[1])
+    return names
+
+
+def _slot_key(spec: str) -> tuple[bool, str, str]:
+    article = spec.startswith("a ") or spec.startswith("an ")
+    name = spec.split(" ", 1)[1] if article else spec
+    name, _, modifier = name.partition("/")
+    return article, name.strip(), modifier.strip()
+
+
+@dataclass
+class Context:
+    """What a template is rendered with: slot values, the labels of roles, the voice, and the rng."""
+
+    slots: dict[str, object]
+    labels: dict[str, str]
+    voice: Voice
+    pick: Callable[[int], int]
+    party_named: bool = False
+    party_full: str | None = None
+
+    def value(self, name: str) -> str:
+        if name in self.voice.pronouns:
+            return self.voice.pronouns[name]
+        if name == "party":
+            if self.voice.name == "self":
+                return "me"
+            if not self.party_named and self.party_full:
+                self.party_named = True
+                return self.party_full
+            return "them"
+        if name.isupper() or (name[:1].isupper() and name.replace("_", "").isupper()):
+            role = name.lower()
+            if role not in self.labels:
+                raise TemplateError(f"no label for role {role!r}")
+            return self.labels[role]
+        if name not in self.slots:
+            raise TemplateError(f"slot {name!r} has no value")
+        value = self.slots[name]
+        if isinstance(value, T):
+            return self.render(parse(value))
+        return str(value)
+
+    def render(self, parts: list) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, _Choice):
+                out.append(self.render(part.options[self.pick(len(part.options))]))
+            else:
+                article, name, modifier = _slot_key(part[1])
+                text = self.value(name)
+                if modifier == "pl":
+                    text = plural(text)
+                elif modifier and modifier != "cap":
+                    raise TemplateError(f"unknown modifier {modifier!r} in {{{part[1]}}}")
+                text = with_article(text) if article else text
+                out.append(capitalise(text) if modifier == "cap" else text)
+        return "".join(out)
+
+
+def tidy(text: str) -> str:
+    """Collapse the spaces an empty alternative leaves, and spaces before punctuation."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r" ([,.;:?!)])", r"\1", text)
+    text = re.sub(r"\( ", "(", text)
+    return text
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def lower_first(text: str) -> str:
+    """Lower the first letter of a sentence that goes after a connector ("Also, can you ..."), unless it
+    starts a name, a code or 'I'."""
+    first = text.split(" ", 1)[0]
+    if first.rstrip(",:") in _FRAME_WORDS:
+        return text[0].lower() + text[1:]
+    return text
+
+
+# --- voices, frames, introductions and closings --------------------------------------------------------
+
+# A frame turns a core clause into a sentence: {do} an imperative clause, {ask} a question clause.
+ACTION_FRAMES = {
+    "staff": (
+        "{Do}.", "Please {do}.", "Can you {do}?", "Could you {do}?", "Would you {do}, please?",
+        "I need you to {do}.", "I'd like you to {do}.", "{Do}, please.", "Go ahead and {do}.",
+        "When you have a moment, please {do}.", "Quick request: {do}.", "Next on the list: {do}.",
+        "Could you please {do}?", "I'd appreciate it if you could {do}.", "Please make sure to {do}.",
+        "Can you take care of this for me: {do}?", "Would you mind taking care of this: {do}?",
+        "Before the end of the day, please {do}.", "One for you: {do}.", "Need your help here: {do}.",
+        "It would help a lot if you could {do}.", "As soon as you can, {do}.",
+    ),
+    "self": (
+        "Please {do}.", "Can you {do}?", "Could you {do}?", "I'd like you to {do}.", "I need you to {do}.",
+        "Would you be able to {do}?", "I was hoping you could {do}.", "Could you please {do}?",
+        "I'd be grateful if you could {do}.", "Is it possible to {do}?", "I'm writing to ask you to {do}.",
+        "Can you help me? I'd like to {do}.", "{Do}, please.", "Would you kindly {do}?",
+    ),
+}
+# Frames that take any clause, for a core clause that does not start with a verb ("if ...", "on ...").
+SENTENCE_FRAMES = {
+    "staff": ("{Do}.", "Quick request: {do}.", "Next on the list: {do}.", "One for you: {do}.",
+              "Need your help here: {do}.", "Here's what I need: {do}.", "{Do}. Thanks for handling it."),
+    "self": ("{Do}.", "Here's what I'd like: {do}.", "My request is this: {do}.", "{Do}, please."),
+}
+# A clause starting with one of these is not an imperative verb phrase.
+_NOT_A_VERB = {"if", "unless", "on", "for", "once", "when", "whichever", "whoever", "in", "at", "from", "after",
+               "before", "while", "since", "as", "should", "with"}
+QUESTION_FRAMES = {
+    "staff": (
+        "{Ask}?", "Quick question: {ask}?", "Can you check something for me? {Ask}?",
+        "I need to know this: {ask}?", "Could you look this up? {Ask}?", "Help me out here: {ask}?",
+        "For a report I'm writing: {ask}?", "Can you find out for me? {Ask}?", "One question: {ask}?",
+        "I'm trying to work something out. {Ask}?", "Do you know this? {Ask}?", "Please check: {ask}?",
+    ),
+    "self": (
+        "{Ask}?", "I'd like to know: {ask}?", "Quick question: {ask}?", "Could you tell me something? {Ask}?",
+        "I've been wondering: {ask}?", "Can you check for me? {Ask}?", "Sorry to bother you, but {ask}?",
+    ),
+}
+# Introductions name the person the request is about; the core clause then says {their}, {them}.
+STAFF_INTROS = (
+    "{party} called [earlier|this morning|a few minutes ago|just now].",
+    "I just got off the phone with {party}.",
+    "{party} [emailed us|sent us an email|wrote to us].",
+    "[This one|The next one|This request] is for {party}.",
+    "We [heard|got a message] from {party}.",
+    "{party} [asked for help|needs a hand|got in touch].",
+    "This is regarding {party}.",
+    "This concerns {party}.",
+    "{party} [came in|stopped by] [earlier|today|this morning].",
+    "Here is a request from {party}.",
+    "I'm writing on behalf of {party}.",
+    "{party} left a voicemail.",
+)
+_SELF_INTROS_BY_IDENT = {
+    "name_email": ("Hi, this is {name} ({email}).", "Hello, my name is {name} and my email is {email}.",
+                   "Hi there. I'm {name}, {email}.", "{name} here ({email}).",
+                   "Good morning, I'm {name} (email: {email}).", "Hello! {name} writing, {email}."),
+    "email": ("Hi, my email address is {email}.", "Hello, I'm the [customer|account holder] at {email}.",
+              "Hi, writing from {email}.", "Hello, this is the account {email}."),
+    "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}."),
+}
+CLOSINGS = {
+    "do": ("", "", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
+           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot."),
+    "ask": ("", "", "", "", "Thanks.", "Thank you!", "Appreciate it.", "Thanks for checking."),
+}
+# Words a sentence may start with that a connector lowers ("Also, please ...").
+_FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next", "One", "Need", "It", "As",
+                "Before", "Is", "Sorry", "What", "Which", "How", "Who", "Where", "Do", "Does", "Did",
+                "Has", "Have", "Are", "Help", "For"}
+
+
+def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
+    """The frames a core clause can go into: any action frame for a verb phrase, the sentence frames for a
+    clause that starts otherwise, the question frames for a question."""
+    if mood != "do":
+        return QUESTION_FRAMES[voice]
+    first = clause.rpartition(" || ")[2].split(" ", 1)[0].strip("[").lower()
+    return SENTENCE_FRAMES[voice] if first in _NOT_A_VERB else ACTION_FRAMES[voice]
+
+
+def self_intros(ident: str) -> tuple[str, ...]:
+    return _SELF_INTROS_BY_IDENT[ident]
+
+
+def apply_frame(frame: str, clause: str) -> str:
+    """Put a rendered core clause into a frame ("Can you {do}?")."""
+    if "{Do}" in frame or "{Ask}" in frame:
+        return frame.replace("{Do}", capitalise(clause)).replace("{Ask}", capitalise(clause))
+    return frame.replace("{do}", lower_first(clause)).replace("{ask}", lower_first(clause))
+
+
+# --- what an intent hands the realiser ---------------------------------------------------------------
+
+
+@dataclass
+class PartyRef:
+    """How the person a request is about is identified: by name and email, email alone, or name alone."""
+
+    name: str
+    email: str
+    ident: str  # "name_email" | "email" | "name"
+
+    @property
+    def full(self) -> str:
+        if self.ident == "name_email":
+            return f"{self.name} ({self.email})"
+        if self.ident == "email":
+            return f"the {{PARTY}} with the email address {self.email}"
+        return self.name
+
+    @property
+    def query(self) -> str:
+        """What a search for this person looks up: the email when the instruction gives it."""
+        return self.name if self.ident == "name" else self.email
+
+
+@dataclass
+class Say:
+    """What one intent asks, ready to be realised: its core clauses and their values."""
+
+    mood: str  # "do" (an action, possibly with a question in it) | "ask" (a question)
+    # Core clause templates, one of which is chosen: an imperative ("cancel {case}") or a question ("what is
+    # ..."), without final punctuation; "lead || core" puts a sentence of context before it.
+    clauses: tuple[str, ...]
+    slots: dict[str, object] = field(default_factory=dict)
+    party: PartyRef | None = None
+    voices: tuple[str, ...] = ("staff",)  # the voices it may be written in
+
+    def needs_intro(self, clause: str, voice: str) -> bool:
+        if self.party is None:
+            return False
+        return voice == "self" or "{party}" not in clause
+
+
+def _context(say: Say, voice: str, labels: dict[str, str], pick: Callable[[int], int]) -> Context:
+    slots = dict(say.slots)
+    if say.party is not None:
+        slots.setdefault("name", say.party.name)
+        slots.setdefault("email", say.party.email)
+    full = None
+    if say.party is not None:
+        full = Context({}, labels, STAFF, pick).render(parse(say.party.full))
+    return Context(slots, labels, STAFF if voice == "staff" else SELF, pick, party_full=full)
+
+
+def intro_options(say: Say, voice: str) -> tuple[str, ...]:
+    return STAFF_INTROS if voice == "staff" else self_intros(say.party.ident)
+
+
+def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pick: Callable[[int], int],
+                   frame: str, closing: str = "", intro: str | None = None) -> str:
+    """The whole instruction for one request: introduction (when the clause needs one), the framed clause,
+    and the closing remark."""
+    ctx = _context(say, voice, labels, pick)
+    parts = []
+    if say.needs_intro(clause, voice):
+        if intro is None:
+            options = intro_options(say, voice)
+            intro = options[pick(len(options))]
+        parts.append(capitalise(tidy(ctx.render(parse(intro)))))
+    lead, _, core = clause.rpartition(" || ")
+    if lead:
+        parts.append(capitalise(tidy(ctx.render(parse(lead)))) + ".")
+    parts.append(apply_frame(frame, tidy(ctx.render(parse(core)))))
+    if closing:
+        parts.append(closing)
+    return tidy(" ".join(parts))
+
+
+# How a second, independent request follows the first: {second} is its core clause.
+CONNECTORS = {
+    "do": ("Also, {second}.", "Separately, please {second}.", "One more thing: {second}.", "And please {second}.",
+           "After that, {second}.", "While you're at it, {second}.", "Then {second}.", "On top of that, {second}.",
+           "Besides that, could you {second}?", "When that's done, {second}.", "Also, can you {second}?"),
+    "ask": ("Also, {second}?", "One more thing: {second}?", "And {second}?", "Separately, {second}?",
+            "Besides that, {second}?", "Another question: {second}?", "While you're at it, {second}?"),
+}
+OPENERS_OF_TWO = ("", "", "", "Two things. ", "I have two requests. ", "A couple of things. ")
+
+
+def _same_party(first: Say, second: Say) -> bool:
+    """About the same person, named the same way (the second request looks them up as the first names them)."""
+    return first.party is not None and second.party is not None and first.party.query == second.party.query
+
+
+def compatible(first: Say, second: Say) -> tuple[str, ...]:
+    """The voices two requests can be asked in together (none: they cannot be joined). The second must not
+    need an introduction of its own: it is about the same person, about no one, or names them itself."""
+    voices = tuple(v for v in first.voices if v in second.voices)
+    if second.party is None or _same_party(first, second):
+        return voices
+    if first.party is None and "self" not in second.voices:
+        return ()
+    if all("{party}" in c for c in second.clauses) and all("{their}" not in c.split("{party}")[0]
+                                                          for c in second.clauses):
+        return tuple(v for v in voices if v == "staff")
+    return ()
+
+
+class Realiser:
+    """Chooses and renders; every choice comes from one seeded rng, so a seed gives the same text."""
+
+    def __init__(self, labels: dict[str, str], rng: random.Random):
+        self.labels = labels
+        self.rng = rng
+        self.frames_used: set[str] = set()
+
+    def pick(self, n: int) -> int:
+        return self.rng.randrange(n)
+
+    def choose(self, options: tuple[str, ...]) -> str:
+        """One option, preferring a frame not used yet by this environment's earlier tasks."""
+        fresh = [o for o in options if o not in self.frames_used] or list(options)
+        chosen = fresh[self.pick(len(fresh))]
+        self.frames_used.add(chosen)
+        return chosen
+
+    def instruction(self, says: list[Say]) -> str:
+        """One request, or two independent ones joined as a person would ask them."""
+        first = says[0]
+        voices = first.voices if len(says) == 1 else compatible(first, says[1])
+        if not voices:
+            raise TemplateError("these requests cannot be asked together")
+        voice = voices[self.pick(len(voices))]
+        clause = first.clauses[self.pick(len(first.clauses))]
+        closing = CLOSINGS[first.mood][self.pick(len(CLOSINGS[first.mood]))]
+        if len(says) == 1:
+            return render_request(first, clause, voice, self.labels, self.pick,
+                                  self.choose(frames(first.mood, voice, clause)), closing)
+        second = says[1]
+        text = render_request(first, clause, voice, self.labels, self.pick,
+                              self.choose(frames(first.mood, voice, clause)))
+        same = _same_party(first, second)
+        options = [c for c in second.clauses if " || " not in c and (not second.needs_intro(c, voice) or same)] or [
+            c for c in second.clauses if " || " not in c]
+        clause2 = options[self.pick(len(options))]
+        ctx = _context(second, voice, self.labels, self.pick)
+        ctx.party_named = same
+        core2 = tidy(ctx.render(parse(clause2)))
+        connector = CONNECTORS[second.mood][self.pick(len(CONNECTORS[second.mood]))]
+        opener = OPENERS_OF_TWO[self.pick(len(OPENERS_OF_TWO))]
+        joined = opener + text + " " + connector.replace("{second}", core2)
+        return tidy(joined + (" " + closing if closing else ""))
+
+
+# --- checking the English ------------------------------------------------------------------------------
+
+_COUNT_NOUNS = ("unit", "point", "day", "week", "month", "hour", "item", "time")
+_PLURAL_AFTER_ONE = re.compile(r"(?<![\d.,])\b1 ([a-z]+s)\b")
+_SINGULAR_AFTER_MANY = re.compile(r"(?<![\d.,])\b([2-9]|[1-9]\d+) (" + "|".join(_COUNT_NOUNS) + r")\b")
+_A_VOWEL = re.compile(r"(?:^|(?<=[.?!:] )|(?<=\())(A)\s+([A-Za-z][\w-]*)|\b(a) ([A-Za-z][\w-]*)")
+_DOUBLED = re.compile(r"\b(\w+) \1\b", re.IGNORECASE)
+_SUBJECT_ME = re.compile(r"(^|[.!?:] )(Me|me) (asked|called|wants|has|is|was|needs|would|will)\b")
+_FINE_DOUBLES = {"that", "had", "is"}
+
+
+def grammar_faults(text: str) -> list[str]:
+    """What is wrong with a realised instruction: template holes, articles, counts, punctuation, casing."""
+    faults = []
+    if re.search(r"[{}\[\]]", text):
+        faults.append("unfilled template syntax")
+    if "  " in text or text != text.strip():
+        faults.append("stray spaces")
+    if re.search(r" [,.;:?!]", text):
+        faults.append("space before punctuation")
+    if re.search(r"[,;:]\s*[,.;:?!]|[.?!][,;:]|\.\.(?!\.)|\?\.|\.\?|!\.", text.replace("...", "")):
+        faults.append("doubled punctuation")
+    if not re.search(r"[.?!]['\")]?$", text):
+        faults.append("no final punctuation")
+    if text[:1].islower():
+        faults.append("starts in lower case")
+    for match in re.finditer(r"[.?!] +([a-z])", text):
+        if not _inside_quote(text, match.start()):
+            faults.append(f"sentence starts in lower case near {text[max(0, match.start() - 20):match.end() + 10]!r}")
+    for match in _A_VOWEL.finditer(text):
+        word = match.group(2) or match.group(4)
+        if indefinite(word) == "an" and not word.isupper():
+            faults.append(f"'a {word}'")
+    for word in re.findall(r"\b[Aa]n ([A-Za-z][\w-]*)", text):
+        if indefinite(word) == "a" and not word.isupper():
+            faults.append(f"'an {word}'")
+    for word in _PLURAL_AFTER_ONE.findall(text):
+        if not word.endswith(("ss", "us", "is")):
+            faults.append(f"'1 {word}'")
+    for number, noun in _SINGULAR_AFTER_MANY.findall(text):
+        faults.append(f"'{number} {noun}'")
+    for word in _DOUBLED.findall(text):
+        if word.lower() not in _FINE_DOUBLES and not word.isdigit():
+            faults.append(f"doubled word {word!r}")
+    if _SUBJECT_ME.search(text):
+        faults.append("'me' as a subject")
+    if re.search(r"\b(a|an|the) (a|an|the)\b", text, re.IGNORECASE):
+        faults.append("two articles")
+    if re.search(r"\b(their|my|our|your) (the|a|an)\b", text):
+        faults.append("article after a possessive")
+    if re.search(r"\bi\b", text):
+        faults.append("lower-case 'i'")
+    if text.count("(") != text.count(")"):
+        faults.append("unbalanced parentheses")
+    if len(re.findall(r"(?<![A-Za-z])'|'(?![A-Za-z])", text)) % 2:
+        faults.append("unbalanced quotes")
+    return faults
+
+
+def _inside_quote(text: str, pos: int) -> bool:
+    before = text[:pos]
+    return len(re.findall(r"(?<![A-Za-z])'", before)) > len(re.findall(r"'(?![A-Za-z])", before))
+
+
+# --- enumerating every realisation, for the tests -----------------------------------------------------
+
+
+def alternatives(template: str) -> int:
+    """How many texts the choices of a template can produce (its slots' own choices not counted)."""
+
+    def size(parts: list) -> int:
+        total = 1
+        for part in parts:
+            if isinstance(part, _Choice):
+                total *= sum(size(option) for option in part.options)
+        return total
+
+    return size(parse(template))
+
+
+def every_choice(limit: int = 512) -> Iterator[Callable[[int], int]]:
+    """Pickers that walk the choices of a rendering in turn: all of them for small templates, and a sample
+    covering every alternative at least once for large ones."""
+    for first in itertools.count():
+        if first >= limit:
+            return
+        state = {"n": first}
+
+        def pick(n: int, state=state) -> int:
+            k = state["n"] % n
+            state["n"] //= n
+            return k
+
+        yield pick
