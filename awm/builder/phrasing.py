@@ -92,6 +92,18 @@ SELF = Voice("self", {"their": "my", "them": "me", "they": "I", "they_have": "I'
                       "they_were": "I was", "have_they": "have I", "are_they": "am I", "do_they": "do I",
                       "did_they": "did I", "theirs": "mine", "themselves": "myself"})
 
+RELATIONS = ("partner", "child", "parent", "spouse", "colleague", "flatmate", "sibling")
+
+
+def proxy(relation: str) -> Voice:
+    """Someone writing for a relative or colleague: "my partner's order", "them"."""
+    mine = f"my {relation}'s"
+    return Voice("proxy", {"their": mine, "them": "them", "they": "they", "they_have": "they have",
+                           "they_are": "they are", "they_were": "they were", "have_they": "have they",
+                           "are_they": "are they", "do_they": "do they", "did_they": "did they", "theirs": mine,
+                           "themselves": "themselves"})
+
+
 _TOKEN = re.compile(r"\{[^{}\[\]]+\}|\[|\]|\|")
 
 
@@ -172,6 +184,8 @@ class Context:
         if name == "party":
             if self.voice.name == "self":
                 return "me"
+            if self.voice.name == "proxy":
+                return "them"
             if not self.party_named and self.party_full:
                 self.party_named = True
                 return self.party_full
@@ -205,6 +219,49 @@ class Context:
                 text = with_article(text) if article else text
                 out.append(capitalise(text) if modifier == "cap" else text)
         return "".join(out)
+
+
+# Phrases a core clause may say in other words: each becomes a choice when the clause is realised ("tell me the
+# new total" -> "let me know the updated total"). Applied to a template's own words, never to its slots.
+SYNONYMS: tuple[tuple[str, str], ...] = (
+    (r"\btell me the\b", "[tell me|let me know|give me] the"),
+    (r"\btell me (how|what|who|when|which|its)\b", r"[tell me|let me know] \1"),
+    (r"\bthe new total\b", "the [new|updated|resulting] total"),
+    (r"\badd the note\b", "[add|leave|attach] the note"),
+    (r"\band note\b", "and [note|record]"),
+    (r"\bwith the note\b", "with the [note|remark]"),
+    (r"\badd a note saying\b", "[add a note saying|add a note that says|leave a note reading]"),
+    (r"\bright away\b", "[right away|straight away|immediately]"),
+    (r"\bmore than\b", "[more than|over]"),
+    (r"\bevery one of\b", "[every one|each one|all] of"),
+    (r"\bopen a new\b", "[open|create|set up] a new"),
+    (r"\bat the same time\b", "at the same [time|hour]"),
+    (r"; otherwise\b", "[; otherwise|; if not,]"),
+    (r"\bif it doesn't\b", "[if it doesn't|if not]"),
+    (r"\bjust tell me\b", "[just tell me|simply tell me|tell me]"),
+    (r"\bwith the reason\b", "[with the reason|giving the reason]"),
+    (r"\bstraight after\b", "[straight after|right after that]"),
+    (r"\bcurrent status\b", "[current status|status right now]"),
+    (r"\bas well\b", "[as well|too]"),
+    (r"\bfor them\b", "for [them|that person]"),
+    (r"\band then\b", "[and then|and after that|then]"),
+    (r"\bmake sure\b", "[make sure|ensure]"),
+    (r"\bcheck whether\b", "[check whether|find out whether|see if]"),
+    (r"\bwhat it costs now\b", "[what it costs now|its price now]"),
+    (r"\bthe amount\b", "the [amount|sum]"),
+    (r"\bhow much it was\b", "[how much it was|the amount]"),
+    (r"\bleave it alone\b", "[leave it alone|change nothing]"),
+)
+_SLOT_OR_CHOICE = re.compile(r"(\{[^{}]*\}|\[[^\[\]]*\])")
+
+
+def vary(template: str) -> str:
+    """The template with its stock phrases turned into choices of wording (slots and choices left as they are)."""
+    parts = _SLOT_OR_CHOICE.split(template)
+    for i in range(0, len(parts), 2):
+        for pattern, replacement in SYNONYMS:
+            parts[i] = re.sub(pattern, replacement, parts[i])
+    return "".join(parts)
 
 
 def tidy(text: str) -> str:
@@ -251,7 +308,7 @@ ACTION_FRAMES = {
 # Frames that take any clause, for a core clause that does not start with a verb ("if ...", "on ...").
 SENTENCE_FRAMES = {
     "staff": ("{Do}.", "Quick request: {do}.", "Next on the list: {do}.", "One for you: {do}.",
-              "Need your help here: {do}.", "Here's what I need: {do}.", "{Do}. Thanks for handling it."),
+              "Need your help here: {do}.", "Here's what I need: {do}.", "Task for today: {do}."),
     "self": ("{Do}.", "Here's what I'd like: {do}.", "My request is this: {do}.", "{Do}, please."),
 }
 # A clause starting with one of these is not an imperative verb phrase.
@@ -292,6 +349,14 @@ _SELF_INTROS_BY_IDENT = {
               "Hi, writing from {email}.", "Hello, this is the account {email}."),
     "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}."),
 }
+_PROXY_INTROS_BY_IDENT = {
+    "name_email": ("Hi, I'm writing for my {relation}, {name} ({email}).",
+                   "Hello, this is about my {relation} {name}, whose email is {email}.",
+                   "Hi there. I'm contacting you on behalf of my {relation}, {name} ({email})."),
+    "email": ("Hi, I'm asking on behalf of my {relation}, whose email address is {email}.",
+              "Hello, my {relation} has an account with you under {email}."),
+    "name": ("Hello, I'm calling for my {relation}, {name}.", "Hi, this is about my {relation}, {name}."),
+}
 CLOSINGS = {
     "do": ("", "", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
            "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot."),
@@ -306,6 +371,7 @@ _FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next"
 def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
     """The frames a core clause can go into: any action frame for a verb phrase, the sentence frames for a
     clause that starts otherwise, the question frames for a question."""
+    voice = "staff" if voice == "staff" else "self"
     if mood != "do":
         return QUESTION_FRAMES[voice]
     first = clause.rpartition(" || ")[2].split(" ", 1)[0].strip("[").lower()
@@ -314,6 +380,10 @@ def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
 
 def self_intros(ident: str) -> tuple[str, ...]:
     return _SELF_INTROS_BY_IDENT[ident]
+
+
+def voice_named(name: str, relation: str = "partner") -> Voice:
+    return {"staff": STAFF, "self": SELF}.get(name) or proxy(relation)
 
 
 def apply_frame(frame: str, clause: str) -> str:
@@ -363,39 +433,46 @@ class Say:
     def needs_intro(self, clause: str, voice: str) -> bool:
         if self.party is None:
             return False
-        return voice == "self" or "{party}" not in clause
+        return voice != "staff" or "{party}" not in clause
 
 
-def _context(say: Say, voice: str, labels: dict[str, str], pick: Callable[[int], int]) -> Context:
+def _context(say: Say, voice: str, labels: dict[str, str], pick: Callable[[int], int],
+             relation: str = "partner") -> Context:
     slots = dict(say.slots)
+    slots.setdefault("relation", relation)
     if say.party is not None:
         slots.setdefault("name", say.party.name)
         slots.setdefault("email", say.party.email)
     full = None
     if say.party is not None:
         full = Context({}, labels, STAFF, pick).render(parse(say.party.full))
-    return Context(slots, labels, STAFF if voice == "staff" else SELF, pick, party_full=full)
+    return Context(slots, labels, voice_named(voice, relation), pick, party_full=full)
 
 
 def intro_options(say: Say, voice: str) -> tuple[str, ...]:
-    return STAFF_INTROS if voice == "staff" else self_intros(say.party.ident)
+    if voice == "staff":
+        return STAFF_INTROS
+    return (self_intros if voice == "self" else _PROXY_INTROS_BY_IDENT.__getitem__)(say.party.ident)
 
 
 def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pick: Callable[[int], int],
-                   frame: str, closing: str = "", intro: str | None = None) -> str:
-    """The whole instruction for one request: introduction (when the clause needs one), the framed clause,
-    and the closing remark."""
-    ctx = _context(say, voice, labels, pick)
+                   frame: str, closing: str = "", intro: str | None = None, context: str | None = None,
+                   relation: str = "partner") -> str:
+    """The whole instruction for one request: introduction (when the clause needs one), a sentence of context
+    (when given), the framed clause, and the closing remark."""
+    ctx = _context(say, voice, labels, pick, relation)
     parts = []
     if say.needs_intro(clause, voice):
         if intro is None:
             options = intro_options(say, voice)
             intro = options[pick(len(options))]
         parts.append(capitalise(tidy(ctx.render(parse(intro)))))
+    if context:
+        parts.append(capitalise(tidy(ctx.render(parse(context)))))
     lead, _, core = clause.rpartition(" || ")
     if lead:
-        parts.append(capitalise(tidy(ctx.render(parse(lead)))) + ".")
-    parts.append(apply_frame(frame, tidy(ctx.render(parse(core)))))
+        parts.append(capitalise(tidy(ctx.render(parse(vary(lead)))) + "."))
+    parts.append(apply_frame(frame, tidy(ctx.render(parse(vary(core))))))
     if closing:
         parts.append(closing)
     return tidy(" ".join(parts))
@@ -432,22 +509,37 @@ def compatible(first: Say, second: Say) -> tuple[str, ...]:
 
 
 class Realiser:
-    """Chooses and renders; every choice comes from one seeded rng, so a seed gives the same text."""
+    """Chooses and renders; every choice comes from one seeded rng, so a seed gives the same text. `context` holds
+    sentences of context a request may open with (a category's own, then everyone's), by voice."""
 
-    def __init__(self, labels: dict[str, str], rng: random.Random):
+    def __init__(self, labels: dict[str, str], rng: random.Random, context: dict[str, tuple[str, ...]] | None = None):
         self.labels = labels
         self.rng = rng
+        self.context = context or {}
         self.frames_used: set[str] = set()
 
     def pick(self, n: int) -> int:
         return self.rng.randrange(n)
 
     def choose(self, options: tuple[str, ...]) -> str:
-        """One option, preferring a frame not used yet by this environment's earlier tasks."""
+        """One option, preferring one not used yet by this environment's earlier tasks."""
         fresh = [o for o in options if o not in self.frames_used] or list(options)
         chosen = fresh[self.pick(len(fresh))]
         self.frames_used.add(chosen)
         return chosen
+
+    def voice(self, voices: tuple[str, ...]) -> str:
+        """The writer: a staff member, or (where the request allows it) the person themself or someone writing
+        for them."""
+        if "self" not in voices:
+            return voices[self.pick(len(voices))]
+        return ("staff", "staff", "self", "self", "proxy")[self.pick(5)]
+
+    def _context_sentence(self, voice: str) -> str | None:
+        pool = self.context.get("staff" if voice == "staff" else "self", ())
+        if not pool or self.rng.random() >= CONTEXT_SHARE:
+            return None
+        return self.choose(pool)
 
     def instruction(self, says: list[Say]) -> str:
         """One request, or two independent ones joined as a person would ask them."""
@@ -455,26 +547,32 @@ class Realiser:
         voices = first.voices if len(says) == 1 else compatible(first, says[1])
         if not voices:
             raise TemplateError("these requests cannot be asked together")
-        voice = voices[self.pick(len(voices))]
+        voice = self.voice(voices)
+        relation = RELATIONS[self.pick(len(RELATIONS))]
         clause = first.clauses[self.pick(len(first.clauses))]
         closing = CLOSINGS[first.mood][self.pick(len(CLOSINGS[first.mood]))]
+        context = self._context_sentence(voice)
+        frame = self.choose(frames(first.mood, voice, clause))
         if len(says) == 1:
-            return render_request(first, clause, voice, self.labels, self.pick,
-                                  self.choose(frames(first.mood, voice, clause)), closing)
+            return render_request(first, clause, voice, self.labels, self.pick, frame, closing, context=context,
+                                  relation=relation)
         second = says[1]
-        text = render_request(first, clause, voice, self.labels, self.pick,
-                              self.choose(frames(first.mood, voice, clause)))
+        text = render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
+                              relation=relation)
         same = _same_party(first, second)
         options = [c for c in second.clauses if " || " not in c and (not second.needs_intro(c, voice) or same)] or [
             c for c in second.clauses if " || " not in c]
         clause2 = options[self.pick(len(options))]
-        ctx = _context(second, voice, self.labels, self.pick)
+        ctx = _context(second, voice, self.labels, self.pick, relation)
         ctx.party_named = same
-        core2 = tidy(ctx.render(parse(clause2)))
+        core2 = tidy(ctx.render(parse(vary(clause2))))
         connector = CONNECTORS[second.mood][self.pick(len(CONNECTORS[second.mood]))]
         opener = OPENERS_OF_TWO[self.pick(len(OPENERS_OF_TWO))]
         joined = opener + text + " " + connector.replace("{second}", core2)
         return tidy(joined + (" " + closing if closing else ""))
+
+
+CONTEXT_SHARE = 0.45  # how often a request opens with a sentence of context
 
 
 # --- checking the English ------------------------------------------------------------------------------
@@ -554,7 +652,22 @@ def alternatives(template: str) -> int:
                 total *= sum(size(option) for option in part.options)
         return total
 
-    return size(parse(template))
+    return size(parse(vary(template)))
+
+
+def one_choice_at_a_time(points: int = 24, options: int = 4) -> Iterator[Callable[[int], int]]:
+    """Pickers that take the first alternative everywhere but at one choice point, where they take each other
+    alternative in turn: every alternative of a template is rendered at least once."""
+    for point in range(points):
+        for option in range(1, options):
+            state = {"n": 0}
+
+            def pick(n: int, point=point, option=option, state=state) -> int:
+                k = state["n"]
+                state["n"] += 1
+                return min(option, n - 1) if k == point else 0
+
+            yield pick
 
 
 def every_choice(limit: int = 512) -> Iterator[Callable[[int], int]]:

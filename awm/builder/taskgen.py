@@ -13,6 +13,7 @@ import random
 
 from awm.builder.data import Rows
 from awm.builder.intents import INTENTS, Intent, Plan, World
+from awm.builder.intents.context import context_for
 from awm.builder.phrasing import Realiser, compatible
 from awm.builder.world import WorldPlan, stable_seed
 from awm.contracts import DerivedArgument, Task, TaskSet, ToolCall
@@ -135,7 +136,7 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     if len(grouped) < count:  # a small world: allow more requests per intent
         grouped = _assemble(_draw(world, order * 2, 4 * count), count)
     rng.shuffle(grouped)
-    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)))
+    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
     tasks = [_task(f"t{n:02d}", parts, realiser.instruction([p.say for p in parts]))
              for n, parts in enumerate(grouped, 1)]
     staff = rows["staff"][0]

@@ -316,7 +316,7 @@ def settle_balance(w: World) -> Plan | None:
     say = Say("do", (
         "work out what is still owed on {case} (its total minus the captured {PAYMENT/pl}), record {a method} "
         "{PAYMENT} for exactly that amount, and tell me how much it was",
-        "{they} would like to pay off the rest of {case} by {method} || record a {PAYMENT} for the "
+        "{they} would like to pay off the rest of {case} by {method} || record {a PAYMENT} for the "
         "outstanding balance and tell me the amount",
         "clear the outstanding balance on {case} with {a method} {PAYMENT} and let me know what it came to",
     ), {"case": case_np, "method": method_words(method)}, party=ref, voices=BOTH)
