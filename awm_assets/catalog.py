@@ -7,7 +7,14 @@ from pydantic import Field
 
 from awm.domains import env_id_for
 from awm.registry import CATALOG_CODE_VERSION
-from awm.stages.catalog import DEFAULT_MIN_TASKS, CatalogSummary, build_catalog, corpus_chart_png, proof_table
+from awm.stages.catalog import (
+    DEFAULT_MIN_TASKS,
+    CatalogSummary,
+    build_catalog,
+    corpus_chart_png,
+    diversity_table,
+    proof_table,
+)
 from awm.store import atomic_write_bytes
 from awm_assets.constants import (
     CATALOG_GROUP,
@@ -97,4 +104,10 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
         "proofs_by_class": dg.MetadataValue.md(proof_table(summary.proofs())),
         "proof_rates": dg.MetadataValue.json({name: round(c["right"] / c["tried"], 4) if c["tried"] else None
                                               for name, c in summary.proofs().items()}),
+        "task_diversity": dg.MetadataValue.md(diversity_table(summary.diversity)),
+        "task_diversity_json": dg.MetadataValue.json(summary.diversity),
+        **{name: summary.diversity.get(key, 0) for name, key in (
+            ("distinct_intents", "distinct_intents"), ("distinct_phrasing_skeletons", "distinct_skeletons"),
+            ("instruction_vocabulary", "vocabulary"),
+            ("cross_domain_near_duplicate_share", "cross_domain_near_duplicate_share"))},
     })

@@ -358,9 +358,13 @@ _PROXY_INTROS_BY_IDENT = {
     "name": ("Hello, I'm calling for my {relation}, {name}.", "Hi, this is about my {relation}, {name}."),
 }
 CLOSINGS = {
-    "do": ("", "", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
-           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot."),
-    "ask": ("", "", "", "", "Thanks.", "Thank you!", "Appreciate it.", "Thanks for checking."),
+    "do": ("", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
+           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot.", "Cheers.",
+           "Shout if anything is unclear.", "Let me know if you hit a snag.", "Thanks for sorting this out.",
+           "I owe you one.", "Thanks, that's all for now."),
+    "ask": ("", "", "", "Thanks.", "Thank you!", "Appreciate it.", "Thanks for checking.", "Cheers.",
+            "I need it for a report.", "Thanks so much.", "Thanks for looking into it.",
+            "No rush on this one."),
 }
 # Words a sentence may start with that a connector lowers ("Also, please ...").
 _FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next", "One", "Need", "It", "As",
@@ -374,8 +378,16 @@ def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
     voice = "staff" if voice == "staff" else "self"
     if mood != "do":
         return QUESTION_FRAMES[voice]
-    first = clause.rpartition(" || ")[2].split(" ", 1)[0].strip("[").lower()
-    return SENTENCE_FRAMES[voice] if first in _NOT_A_VERB else ACTION_FRAMES[voice]
+    return SENTENCE_FRAMES[voice] if first_words(clause) & _NOT_A_VERB else ACTION_FRAMES[voice]
+
+
+def first_words(clause: str) -> set[str]:
+    """The words a clause's core (after any lead sentence) can start with, one per alternative."""
+    core = clause.rpartition(" || ")[2].strip()
+    if core.startswith("["):
+        options = core[1:core.index("]")].split("|")
+        return {o.split(" ", 1)[0].lower() for o in options if o}
+    return {core.split(" ", 1)[0].lower()}
 
 
 def self_intros(ident: str) -> tuple[str, ...]:
@@ -535,9 +547,10 @@ class Realiser:
             return voices[self.pick(len(voices))]
         return ("staff", "staff", "self", "self", "proxy")[self.pick(5)]
 
-    def _context_sentence(self, voice: str) -> str | None:
+    def _context_sentence(self, voice: str, say: Say) -> str | None:
         pool = self.context.get("staff" if voice == "staff" else "self", ())
-        if not pool or self.rng.random() >= CONTEXT_SHARE:
+        share = CONTEXT_SHARE if say.party is not None else CONTEXT_SHARE_WITHOUT_INTRO
+        if not pool or self.rng.random() >= share:
             return None
         return self.choose(pool)
 
@@ -551,7 +564,7 @@ class Realiser:
         relation = RELATIONS[self.pick(len(RELATIONS))]
         clause = first.clauses[self.pick(len(first.clauses))]
         closing = CLOSINGS[first.mood][self.pick(len(CLOSINGS[first.mood]))]
-        context = self._context_sentence(voice)
+        context = self._context_sentence(voice, first)
         frame = self.choose(frames(first.mood, voice, clause))
         if len(says) == 1:
             return render_request(first, clause, voice, self.labels, self.pick, frame, closing, context=context,
@@ -572,7 +585,8 @@ class Realiser:
         return tidy(joined + (" " + closing if closing else ""))
 
 
-CONTEXT_SHARE = 0.45  # how often a request opens with a sentence of context
+CONTEXT_SHARE = 0.5  # how often a request about a person opens with a sentence of context (after the introduction)
+CONTEXT_SHARE_WITHOUT_INTRO = 0.75  # and a request about no one in particular, which has no introduction
 
 
 # --- checking the English ------------------------------------------------------------------------------

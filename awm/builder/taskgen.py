@@ -10,6 +10,7 @@ write each instruction. Everything is drawn from rngs seeded by the scenario, so
 from __future__ import annotations
 
 import random
+import re
 
 from awm.builder.data import Rows
 from awm.builder.intents import INTENTS, Intent, Plan, World
@@ -19,12 +20,15 @@ from awm.builder.world import WorldPlan, stable_seed
 from awm.contracts import DerivedArgument, Task, TaskSet, ToolCall
 
 TASKS_PER_ENV = 10
-SHORT_TASK_STEPS = 4  # independent requests this short may be asked together, two in one task
-PAIRABLE = ("action", "question", "aggregate")
+SHORT_TASK_STEPS = 8  # independent requests this short may be asked together, two in one task
+PAIRABLE = ("action", "question", "aggregate", "infeasible", "chained", "conditional")
 # How many intents of each shape a task set starts with (when the world has them), before the rest.
-QUOTAS = (("infeasible", 1), ("specific", 3), ("chained", 2), ("conditional", 1), ("aggregate", 1))
+QUOTAS = (("infeasible", 1), ("specific", 3), ("chained", 3), ("conditional", 1), ("aggregate", 1))
 TRIES = 3  # attempts per intent at targets no earlier task of the set uses
+READ_PREFIXES = ("get_", "list_", "search_")
 EXTRA_INFEASIBLE = 0.2  # the chance that a task set has a second infeasible request
+INFEASIBLE_ALONE = 0.6  # the chance that an infeasible request is a task of its own (else it may share one)
+ALONE = 0.15  # the same for any other request short enough to share a task
 
 
 def _ordered(fitting: list[Intent], rng: random.Random) -> list[Intent]:
@@ -54,7 +58,8 @@ def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
                 continue
             for _ in range(TRIES):
                 plan = item.build(world)
-                if plan is not None and not (plan.targets & used):
+                if plan is not None and not (plan.targets & used) and not hedgeable([plan]):
+                    plan.alone = world.rng.random() < (INFEASIBLE_ALONE if plan.shape == "infeasible" else ALONE)
                     plans.append(plan)
                     used |= plan.targets
                     break
@@ -62,14 +67,58 @@ def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
 
 
 def _pairable(plan: Plan) -> bool:
-    return plan.shape in PAIRABLE and len(plan.calls) <= SHORT_TASK_STEPS
+    return plan.shape in PAIRABLE and len(plan.calls) <= SHORT_TASK_STEPS and not plan.alone
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _numbers(plan: Plan) -> set[float]:
+    """Every number the request's instruction can state (from its values: amounts, counts, dates)."""
+    found: set[float] = set()
+    for value in plan.say.slots.values():
+        found |= {float(x) for x in _NUMBER.findall(str(value))}
+    if plan.say.party is not None:
+        found |= {float(x) for x in _NUMBER.findall(plan.say.party.email)}
+    return found
+
+
+def hedgeable(plans: list[Plan]) -> bool:
+    """Whether a task's instruction states a number next to one it expects as an answer ('add 5 units ... how many
+    are left?' with 4 left): an answer hedging with that neighbour would pass, since stated numbers are allowed."""
+    stated = set().union(*(_numbers(p) for p in plans))
+    for plan in plans:
+        for goal in plan.goals:
+            value = goal.expect.get("value") if goal.kind == "answer" else None
+            if isinstance(value, int) and not isinstance(value, bool) and {value - 1, value + 1} & stated:
+                return True
+            if isinstance(value, float) and round(value * 1.1 + 1, 2) in stated:
+                return True
+    return False
+
+
+def _touched(plan: Plan) -> set[tuple[str, object]]:
+    """(argument, id) of every row the request's writes name."""
+    return {(name, value) for tool, args in plan.calls if not tool.startswith(READ_PREFIXES)
+            for name, value in args.items() if name.endswith("_id")}
+
+
+def _named(plan: Plan) -> set[tuple[str, object]]:
+    return {(name, value) for _, args in plan.calls for name, value in args.items() if name.endswith("_id")}
 
 
 def _clash(a: Plan, b: Plan) -> bool:
-    """Two requests that cannot share a task: a whole-number answer beside an answer whose text holds digits
-    (a name such as '55 Inch TV' would read as a second count), or a row deleted where the other inserts into the
-    same table (SQLite hands the freed id of a last row to the next insert)."""
+    """Two requests that cannot share a task: one writes a row the other names (they would not be independent:
+    done in the other order, the outcome differs), a whole-number answer beside an answer whose text holds digits
+    (a name such as '55 Inch TV' would read as a second count), an answer text naming another value of the other's
+    answer kind, a stated number next to an expected one (see `hedgeable`), or a row deleted where the other
+    inserts into the same table (SQLite hands the freed id of a last row to the next insert)."""
+    if _touched(a) & _named(b) or _touched(b) & _named(a) or hedgeable([a, b]):
+        return True
     for x, y in ((a, b), (b, a)):
+        others = {str(o).lower() for g in x.goals if g.kind == "answer" for o in g.expect.get("others", [])}
+        if y.answer and any(re.search(rf"\b{re.escape(o)}\b", y.answer.lower()) for o in others):
+            return True
         counts = any(g.kind == "answer" and isinstance(g.expect["value"], int) for g in x.goals)
         if counts and any(ch.isdigit() for g in y.goals if g.kind == "answer" and isinstance(g.expect["value"], str)
                           for ch in g.expect["value"]):
@@ -80,25 +129,33 @@ def _clash(a: Plan, b: Plan) -> bool:
     return False
 
 
+def _mates(a: Plan, b: Plan) -> bool:
+    """Requests that can be asked together: any two, but not two refusals, and a refusal only when it may share
+    (most stand alone, so that a task that is nothing but a refusal stays common)."""
+    if a.shape == "infeasible" and b.shape == "infeasible":
+        return False
+    return not (a.shape == "infeasible" and a.alone) and not (b.shape == "infeasible" and b.alone)
+
+
 def _assemble(plans: list[Plan], count: int) -> list[list[Plan]]:
     """Each task's requests: long ones alone, short independent ones with a short partner of the same mood
     that can be asked in the same voice."""
     tasks: list[list[Plan]] = []
     waiting: list[Plan] = []
     for plan in plans:
-        if len(tasks) >= count:
+        if len(tasks) + sum(p.shape == "infeasible" for p in waiting) >= count:
             break
         if not _pairable(plan):
             tasks.append([plan])
             continue
-        partner = next((p for p in waiting if p.is_question == plan.is_question and compatible(p.say, plan.say)
+        partner = next((p for p in waiting if _mates(p, plan) and compatible(p.say, plan.say)
                         and not _clash(p, plan)), None)
         if partner is None:
             waiting.append(plan)
         else:
             waiting.remove(partner)
             tasks.append([partner, plan])
-    for plan in waiting:
+    for plan in sorted(waiting, key=lambda p: p.shape != "infeasible"):
         if len(tasks) < count:
             tasks.append([plan])
     return tasks

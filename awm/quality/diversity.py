@@ -12,7 +12,7 @@ is the phrasing. From the masked texts:
                    (`NEAR_DUPLICATE`), found exactly by prefix filtering over all pairs
 
 `corpus_diversity` reports these for a corpus (with intents, shapes, steps and tools per task);
-`partition_near_duplicates` is the share of one partition's tasks that repeat another task of the same
+`partition_duplicate_shares` is the share of one partition's tasks that repeat another task of the same
 partition, for the WARN check on the tasks asset.
 """
 
@@ -264,8 +264,13 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
     }
 
 
-def partition_near_duplicates(instructions: list[str], masker: Masker | None = None) -> tuple[float, list[int]]:
-    """The share of one partition's tasks that are near-duplicates of another of its tasks, and their indexes."""
-    masker = masker or Masker()
-    flags = near_duplicate_flags([shingles(masker.mask(text)) for text in instructions])
-    return (sum(flags) / len(flags) if flags else 0.0), [i for i, f in enumerate(flags) if f]
+PARTITION_DUPLICATE_WARN = 0.5  # a partition whose tasks are mostly near-duplicates of one another
+
+
+def partition_duplicate_shares(tasks_by_env: dict[str, tuple[list[str], Masker]]) -> tuple[float, list[tuple[str, str]]]:
+    """Over one partition's environments: the share of its tasks that are near-duplicates of another of its tasks,
+    and those tasks as (env_id, instruction)."""
+    items = [(env_id, text, masker) for env_id, (texts, masker) in tasks_by_env.items() for text in texts]
+    flags = near_duplicate_flags([shingles(masker.mask(text)) for _, text, masker in items])
+    flagged = [(env_id, text) for (env_id, text, _), flag in zip(items, flags) if flag]
+    return (len(flagged) / len(items) if items else 0.0), flagged

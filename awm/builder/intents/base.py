@@ -81,6 +81,7 @@ class Plan:
     derived: set[tuple[int, str]] = field(default_factory=set)  # (call index, argument) learnt from earlier results
     intent: str = ""
     shape: str = ""
+    alone: bool = False  # asked on its own, never paired with another request
 
     def derive(self, tool: str, argument: str) -> Plan:
         """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""
@@ -115,6 +116,57 @@ class Intent:
 INTENTS: dict[str, Intent] = {}
 
 
+CONFIRMATION_SHARE = 0.5  # how often a change made for a person ends with a message confirming it
+CONFIRMATION_SUBJECTS = ("Your request has been handled", "Confirmation of your request", "We have updated your "
+                         "account", "All done on your request", "Update on your request")
+
+
+def confirm_by_message(world: World, plan: Plan) -> None:
+    """Sometimes a change made for a person is confirmed to them by a message (where the business sends messages):
+    the request asks for it, with its channel and subject, and a goal checks it was sent."""
+    from awm.builder.intents.steps import notify
+
+    party = plan.say.party
+    writes = [c for c in plan.calls if not c[0].startswith(("get_", "list_", "search_"))]
+    if (party is None or not writes or plan.shape in ("infeasible", "conditional") or not world.has("notification")
+            or plan.say.mood != "do" or world.rng.random() >= CONFIRMATION_SHARE):
+        return
+    row = next((p for p in world.rows["party"] if p["email"] == party.email), None)
+    if row is None:
+        return
+    channel = world.pick(["email", "sms"])
+    subject = world.pick(list(CONFIRMATION_SUBJECTS))
+    call, goal = notify(world, row, channel, subject, "Your request has been completed.")
+    plan.calls.append(call)
+    plan.goals.append(goal)
+    plan.say.slots["confirm_subject"] = f"'{subject}'"
+    plan.say.slots["confirm_channel"] = "SMS" if channel == "sms" else "email"
+    tail = (", [then|and then|and finally] send {them} [{a confirm_channel} confirmation|{a confirm_channel} "
+            "{NOTIFICATION}] with the subject {confirm_subject}")
+    plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
+
+
+def verify_identity(world: World, plan: Plan) -> None:
+    """A request made by or about a person starts by finding that person (who is asking is checked before
+    anything is done or told), as a careful agent would even when the request names the record directly."""
+    party = plan.say.party
+    if party is not None and world.find_party(party) not in plan.calls:
+        plan.calls.insert(0, world.find_party(party))
+        plan.derived = {(n + 1, argument) for n, argument in plan.derived}
+    # a read repeated with the same arguments before anything is written (a case looked up, then read again) is
+    # made once; a read after a write sees another state and stays
+    kept, moved, written = [], {}, False
+    for n, call in enumerate(plan.calls):
+        read = call[0].startswith(("get_", "list_", "search_"))
+        written = written or not read
+        if read and not written and call in kept:
+            continue
+        moved[n] = len(kept)
+        kept.append(call)
+    plan.calls = kept
+    plan.derived = {(moved[n], argument) for n, argument in plan.derived}
+
+
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
            needs: tuple[str, ...] = ()) -> Callable:
     """Register an intent under its function's name."""
@@ -130,6 +182,8 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
             plan = fn(world)
             if plan is not None:
                 plan.intent, plan.shape = name, shape
+                verify_identity(world, plan)
+                confirm_by_message(world, plan)
             return plan
 
         INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs))
@@ -238,7 +292,8 @@ class World:
         party = self.by_id("party", case[self.fk("party")])
         mine = self.party_cases(party)
         by_party = [self.find_party(ref), (self.n.list("case"), {self.fk("party"): party["id"]})]
-        options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", code_calls),
+        # Even with the code in hand, the person is looked up first: who is asking is checked before acting.
+        options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", [self.find_party(ref), *code_calls]),
                                            (f"{{their}} {{CASE}} {case['code']}", by_party)]
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
@@ -253,7 +308,8 @@ class World:
                 "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
             options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
         text, calls = self.rng.choice(options)
-        return T(text), calls if lookups else []
+        # then the case itself is read (its status, lines and payments), as before any change to it
+        return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
 
     # --- answers ------------------------------------------------------------------------------------
     def kind_values(self, value: str) -> set[str]:

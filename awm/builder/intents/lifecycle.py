@@ -108,6 +108,8 @@ def open_new_case(w: World) -> Plan | None:
         "{staff} to it",
         "put together a new {CASE} for {party}, to be handled by {STAFF} {staff} at {site}, with {item1} "
         "(quantity {q1}) and {item2} (quantity {q2})",
+        "[book|raise] {a CASE} [at|through] {site} for {party} || include {q1} x {item1} and {q2} x {item2}, [and "
+        "have {staff} handle it|with {staff} assigned]",
     ), {"site": site["name"], "q1": q1, "q2": q2, "item1": first["name"], "item2": second["name"],
         "staff": w.person(member)}, party=ref, voices=BOTH)
     return Plan(calls, [Goal(
@@ -677,8 +679,7 @@ def reassign_to_least_busy(w: World) -> Plan | None:
         return None
     case, busy, target = w.rng.choice(options)
     site = w.by_id("site", case[w.fk("site")])
-    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("staff"), {w.fk("site"): site["id"],
-                                                                              "active": 1})]
+    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("staff"), {w.fk("site"): site["id"]})]
     calls += [(w.n.list("case"), {w.fk("staff"): s["id"]}) for s in w.rows["staff"]
               if s["active"] and s["id"] != busy["id"] and s[w.fk("site")] == site["id"]]
     calls.append((w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): target["id"]}))
@@ -690,6 +691,10 @@ def reassign_to_least_busy(w: World) -> Plan | None:
         "lightest load of {CASE/pl} that are {open}",
         "{busy} has too much on || find the active {STAFF} at {site} with the fewest {CASE/pl} that are {open}, "
         "and reassign {CASE} {code} to them",
+        "[rebalance|even out] the workload at {site}: {CASE} {code} [moves|should move] from {busy} to the "
+        "colleague there with the [fewest|smallest number of] {open} {CASE/pl} || [make that change|reassign it]",
+        "[move|shift] {CASE} {code} away from {busy}, who is [swamped|overloaded], to the other active {STAFF} at "
+        "{site} [carrying|holding] the fewest {CASE/pl} still {open}",
     ), {"busy": w.person(busy), "code": case["code"], "site": site["name"], "open": open_words})
     goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("staff"): target["id"]})
     return Plan(calls, [goal], say, targets={("case", case["id"])})
@@ -751,10 +756,16 @@ def assign_if_unassigned(w: World) -> Plan | None:
         calls.append((w.n.get("staff"), {w.pk("staff"): holder["id"]}))
         goals, answer = [w.staff_answer(holder)], w.person(holder)
     say = Say("do", (
-        "if {CASE} {code} has no {STAFF} yet, assign it to {staff}; otherwise tell me who is handling it",
-        "check who owns {CASE} {code}: if nobody does, give it to {staff}, and if someone already does, tell me "
-        "their name and change nothing",
-        "give {CASE} {code} to {staff} unless another {STAFF} already has it, in which case just tell me who",
+        "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to {staff}; otherwise tell me who [is "
+        "handling|has] it",
+        "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] {staff}, and if "
+        "[someone already does|it already has an owner], [tell me their name|just tell me who] and change nothing",
+        "give {CASE} {code} to {staff} unless [another {STAFF}|someone else] already has it, in which case [just tell "
+        "me who|tell me who that is]",
+        "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put {staff} on it; "
+        "if [it already has someone|somebody already has it], leave it and tell me [their full name|who it is]",
+        "unless {CASE} {code} already [has|belongs to] a {STAFF}, [assign|hand] it to {staff}; if it does, [tell me "
+        "who|give me the name] instead",
     ), {"code": case["code"], "staff": w.person(member)})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
@@ -847,7 +858,7 @@ def top_item_question(w: World) -> Plan | None:
         return None
     category, item = w.rng.choice(options)
     calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "active": 1, "limit": 100})]
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
     say = Say("ask", (
         "which active {ITEM} in the {category} {CATEGORY} has the highest price, and what is that price",
         "what is the most expensive {ITEM} we still offer in {category}, and how much is it",
@@ -869,7 +880,7 @@ def cheapest_item_question(w: World) -> Plan | None:
         return None
     category, item = w.rng.choice(options)
     calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "active": 1, "limit": 100})]
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
     say = Say("ask", (
         "what is the cheapest active {ITEM} in the {category} {CATEGORY}, and what does it cost",
         "if someone wants the least expensive option in {category}, which {ITEM} is it and at what price",
@@ -1066,3 +1077,144 @@ def assign_inactive_staff(w: World) -> Plan | None:
                 [w.text_answer("inactive", [])], say,
                 answer=f"{w.person(member)} is inactive, so nothing can be assigned to them.",
                 targets={("case", case["id"])})
+
+
+# --- workflows: one request, many dependent steps --------------------------------------------------------------
+
+
+@intent("chained")
+def close_relationship(w: World) -> Plan | None:
+    """A person leaving: every case that can still be cancelled cancelled, each captured payment on those refunded,
+    then the person suspended."""
+    cancel = w.fl.cancel
+    if cancel.target not in w.fl.refundable:
+        return None
+    options = []
+    for party in w.active_parties("case"):
+        cases = [c for c in w.party_cases(party) if c["status"] in cancel.sources]
+        if 1 <= len(cases) <= 3 and any(captured(w, c) for c in cases):
+            options.append((party, cases))
+    if not options:
+        return None
+    party, cases = w.rng.choice(options)
+    reason = w.pick(("customer closed their account", "moving away", "account closure"))
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
+    goals = []
+    for case in cases:
+        calls += [act(w, case, cancel.verb), (w.n.list("payment"), {w.fk("case"): case["id"]})]
+        goals.append(status_goal(w, case, cancel.target))
+        for payment in captured(w, case):
+            call, goal = refund(w, payment, reason)
+            calls.append(call)
+            goals.append(goal)
+    calls.append((w.n.action("party", "suspend"), {w.pk("party"): party["id"]}))
+    goals.append(Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"status": "suspended"}))
+    verb, done = _cancel_words(w)
+    say = Say("do", (
+        "{they_are} [closing {their} account|leaving us] || {cancel} every {CASE} of {theirs} that can still be "
+        "{done}, refund each captured {PAYMENT} on those with the reason {reason}, and then suspend {their} record",
+        "wind up {their} business with us: {cancel} whatever {CASE/pl} can still be {done}, refund the captured "
+        "{PAYMENT/pl} on them (reason {reason}), and suspend {them} at the end",
+        "{they} won't be using us any more || for each of {their} {CASE/pl} that can still be {done}, {cancel} it "
+        "and refund its captured {PAYMENT/pl} with the reason {reason}; [once that's done|after that], suspend "
+        "{them}",
+    ), {"cancel": verb, "done": done, "reason": quote(reason)}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("party", party["id"])} | {("case", c["id"]) for c in cases})
+
+
+@intent("aggregate")
+def refund_all_cancelled(w: World) -> Plan | None:
+    """Every captured payment still held on a person's cancelled cases refunded; the total answered."""
+    cancelled = w.fl.cancel.target
+    options = []
+    for party in w.active_parties("case"):
+        held = [(c, p) for c in w.party_cases(party) if c["status"] == cancelled for p in captured(w, c)]
+        if 1 <= len(held) <= 3:
+            options.append((party, held))
+    if not options:
+        return None
+    party, held = w.rng.choice(options)
+    reason = w.pick(REASONS)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"], "status": cancelled})]
+    goals = []
+    for case in sorted({c["id"]: c for c, _ in held}.values(), key=lambda c: c["id"]):
+        calls.append((w.n.list("payment"), {w.fk("case"): case["id"]}))
+        for payment in captured(w, case):
+            call, goal = refund(w, payment, reason)
+            calls.append(call)
+            goals.append(goal)
+    total = round(sum(p["amount"] for _, p in held), 2)
+    done = _cancel_words(w)[1]
+    say = Say("do", (
+        "refund every captured {PAYMENT} still sitting on {their} {done} {CASE/pl}, with the reason {reason}, and "
+        "tell me the total refunded",
+        "{they_were} never refunded for {their} {done} {CASE/pl} || refund each captured {PAYMENT} on them (reason "
+        "{reason}) and give me the sum",
+        "go through {their} {done} {CASE/pl} and refund any {PAYMENT} still captured, giving {reason} as the "
+        "reason; [then|afterwards] tell me how much went back",
+    ), {"done": done, "reason": quote(reason)}, party=ref, voices=BOTH)
+    return Plan(calls, goals + [w.money_answer(total)], say, answer=money(total),
+                targets={("party", party["id"])} | {("case", c["id"]) for c, _ in held})
+
+
+@intent("aggregate")
+def staff_unassigned_at_site(w: World) -> Plan | None:
+    """Every open, unassigned case at one site handed to a named staff member of that site."""
+    options = []
+    for site in w.rows["site"]:
+        free = [c for c in w.rows["case"] if c[w.fk("site")] == site["id"] and c[w.fk("staff")] is None
+                and c["status"] in w.fl.open and c["status"] in _assignable(w)]
+        staff = w.staff_pool(site["id"])
+        if 1 <= len(free) <= 4 and staff:
+            options.append((site, free, staff))
+    if not options:
+        return None
+    site, free, staff = w.rng.choice(options)
+    member = w.rng.choice(staff)
+    calls = [w.find_site(site), (w.n.list("case"), {w.fk("site"): site["id"], "limit": 100}), w.find_staff(member)]
+    calls += [(w.n.action("case", "assign"), {w.fk("case"): c["id"], w.fk("staff"): member["id"]}) for c in free]
+    goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): member["id"]})
+             for c in free]
+    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    say = Say("do", (
+        "assign every {CASE} at {site} that is {open} and has no {STAFF} yet to {staff}",
+        "nobody has picked up some of the {CASE/pl} at {site} || give each unassigned one that is {open} to "
+        "{staff}",
+        "[clear|sweep up] the unassigned {CASE/pl} at {site}: every one that is {open} goes to {STAFF} {staff}",
+    ), {"site": site["name"], "staff": w.person(member), "open": open_words})
+    return Plan(calls, goals, say, targets={("case", c["id"]) for c in free})
+
+
+@intent("aggregate")
+def reprice_category(w: World) -> Plan | None:
+    """Every active item of one category repriced by a stated percentage (rounded to the cent)."""
+    options = []
+    for category in w.rows["category"]:
+        items = [i for i in w.rows["item"] if i[w.fk("category")] == category["id"] and i["active"]]
+        if 2 <= len(items) <= 5:
+            options.append((category, items))
+    if not options:
+        return None
+    category, items = w.rng.choice(options)
+    pct = w.pick([3, 5, 7, 10])
+    up = w.chance(0.7)
+    factor = 1 + pct / 100 if up else 1 - pct / 100
+    name = w.plan["item"].name
+    calls = [(w.n.list("category"), {"query": category["name"]}),
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+    goals = []
+    for item in items:
+        price = round(item["price"] * factor, 2)
+        calls.append((f"update_{name}_price", {w.pk("item"): item["id"], "price": price}))
+        goals.append(Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"price": {"approx": price}}))
+    say = Say("do", (
+        "{verb} the price of every active {ITEM} in the {category} {CATEGORY} by {pct}%, rounding each to the cent",
+        "our costs for {category} have {moved} || {verb} each active {ITEM} in that {CATEGORY} by {pct}% "
+        "(round to the cent)",
+        "apply a {pct}% price {change} to all the {ITEM/pl} we still offer in {category}, each rounded to the cent",
+    ), {"category": quote(category["name"]), "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce]"),
+        "moved": "gone up" if up else "come down", "change": "rise" if up else "cut"})
+    plan = Plan(calls, goals, say, targets={("item", i["id"]) for i in items})
+    return plan.derive(f"update_{name}_price", "price")

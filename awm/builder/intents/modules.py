@@ -81,7 +81,11 @@ def pay_if_overdue(w: World) -> Plan | None:
     say = Say("do", (
         "if {inv} is overdue, mark it as paid; otherwise tell me its due date",
         "check {inv} || pay it off if it is overdue, and if it isn't, just tell me when it is due",
-        "settle {inv} only if it has gone overdue, and if not, let me know its due date instead",
+        "settle {inv} only if it has gone overdue, and if not, [let me know|tell me] its due date instead",
+        "[look at|pull up] {inv} || if it is overdue, mark it paid; if it [isn't overdue yet|is still current], "
+        "[tell me|give me] the date it falls due",
+        "[record|mark] {inv} as paid [if|provided] it is past due; [when|if] it isn't, [report|tell me] its due date "
+        "and change nothing",
     ), {"inv": _invoice(w, inv)})
     return Plan(calls, goals, say, answer=answer, targets={("invoice", inv["id"])})
 
@@ -713,7 +717,7 @@ def best_promotion_question(w: World) -> Plan | None:
         "off is it",
         "of the {PROMOTION/pl} we can use today, which code takes the most off, and by what percentage",
     ), {})
-    calls = [(w.n.list("promotion"), {"active": 1, "limit": 100})]
+    calls = [(w.n.list("promotion"), {"limit": 100})]
     goals = [w.text_answer(best["code"], [p["code"] for p in w.rows["promotion"]]),
              w.number_answer(int(best["percent_off"]))]
     return Plan(calls, goals, say, answer=f"{best['code']}, {int(best['percent_off'])}% off")
@@ -762,6 +766,8 @@ def receive_purchase_order(w: World) -> Plan | None:
         "approve {po} from {vendor} and record it as received" + tail,
         "the delivery for {po} from {vendor} arrived || approve the order and mark it received" + tail,
         "sign off {po} ({vendor}) and book it in as received" + tail,
+        "[the goods|everything] on {po} from {vendor} [came in|arrived] [today|this morning] || approve it, then "
+        "[mark|record] it as received" + tail,
     ), slots)
     return Plan(calls, goals, say, answer=answer, targets=targets)
 
@@ -837,6 +843,10 @@ def restock_from_vendor(w: World) -> Plan | None:
         "submit it",
         "{site} is running low on {item} || raise {a PURCHASE_ORDER} with {vendor} for {qty} units and submit it",
         "place a submitted {PURCHASE_ORDER} with {vendor}, delivered to {site}, for {qty} x {item}",
+        "[we need|get us] {qty} more units of {item} at {site} || [buy|order] them from {vendor}: a new {PURCHASE_ORDER} "
+        "with that one line, [submitted|sent off]",
+        "[draw up|create] {a PURCHASE_ORDER} for {site} with {vendor} ({qty} x {item}) and submit it [straight away|"
+        "today]",
     ), {"qty": qty, "item": quote(item["name"]), "vendor": vendor["name"], "site": site["name"]})
     goal = Goal(kind="rows_created", table=w.table("purchase_order"), count=1,
                 expect={w.fk("vendor"): vendor["id"], w.fk("site"): site["id"], "status": "submitted"},
@@ -924,6 +934,9 @@ def move_stock(w: World) -> Plan | None:
         "move {n} units of {item} from {src} to {dst}",
         "{dst} needs {n} more {item} units || take them from {src}'s stock",
         "shift {n} {item} units across from {src} to {dst}, adjusting both stock counts",
+        "[send|transfer] {n} units of {item} [over|across] from {src} to {dst}, [updating|adjusting] the stock at "
+        "both",
+        "{src} has [spare|extra] {item} || [move|send] {n} units of it to {dst} and [update|adjust] both counts",
     ), {"n": n, "item": quote(item["name"]), "src": from_site["name"], "dst": to_site["name"]})
     goals = [Goal(kind="row_delta", table=w.table("stock_level"), pk=source["id"], column="quantity", delta=-n),
              Goal(kind="row_delta", table=w.table("stock_level"), pk=target["id"], column="quantity", delta=n)]
@@ -1002,10 +1015,15 @@ def restock_if_low(w: World) -> Plan | None:
     else:
         goals, answer = [w.number_answer(level["quantity"])], str(level["quantity"])
     say = Say("do", (
-        "if {site} has fewer units of {item} than its reorder level, add {n} units; otherwise tell me how many "
-        "it has",
+        "if {site} has fewer units of {item} than its reorder level, add {n} units; otherwise tell me how many it has",
         "check the {item} stock at {site} || top it up by {n} units if it is below the reorder level, and "
         "otherwise just give me the current count",
+        "[look at|review] how much {item} {site} [holds|has in stock] || add {n} units if it is [below|under] its "
+        "reorder level; at or above it, [leave it|change nothing] and tell me the count",
+        "[restock|replenish] {item} at {site} with {n} units, but only if it has dropped below the reorder level; "
+        "if it hasn't, [tell me|let me know] how many units are there",
+        "[we may be|we might be] running short of {item} at {site} || if so (below the reorder level), book in {n} "
+        "more units; if not, [report|tell me] the quantity on hand",
     ), {"site": site["name"], "item": quote(item["name"]), "n": n})
     return Plan(calls, goals, say, answer=answer, targets={("stock_level", level["id"])})
 
@@ -1191,7 +1209,7 @@ def pause_subscription(w: World) -> Plan | None:
     sub, party = w.rng.choice(options)
     item = w.by_id("item", sub[w.fk("item")])
     ref = w.party_ref(party)
-    calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"], "status": "active"}),
+    calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]}),
              (w.n.action("subscription", "pause"), {w.pk("subscription"): sub["id"]})]
     goals = [Goal(kind="row_equals", table=w.table("subscription"), pk=sub["id"], expect={"status": "paused"})]
     slots = {"item": quote(item["name"])}
@@ -1289,7 +1307,7 @@ def monthly_total_question(w: World) -> Plan | None:
         "what do {their} active {SUBSCRIPTION/pl} cost per month in total",
         "how much {do_they} pay each month for all of {their} active {SUBSCRIPTION/pl} together",
     ), {}, party=ref, voices=BOTH)
-    return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"], "status": "active"})],
+    return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]})],
                 [w.money_answer(total)], say, answer=money(total))
 
 
@@ -1438,6 +1456,8 @@ def award_points_for_case(w: World) -> Plan | None:
         return None
     acct = accounts[case[w.fk("party")]]
     points = int(case["total_amount"])
+    if points > 100000:  # the points tool takes at most this many at once
+        return None
     reason = f"Points for {case['code']}"
     la = w.plan["loyalty_account"]
     calls = [(w.n.list("case"), {"code": case["code"]}),
@@ -1447,6 +1467,8 @@ def award_points_for_case(w: World) -> Plan | None:
         "award the {PARTY} of {CASE} {code} one point per whole unit of its total, with the reason {reason}",
         "give points for {CASE} {code}: as many as its total rounded down, credited to its {PARTY}'s "
         "{LOYALTY_ACCOUNT} with the reason {reason}",
+        "[credit|add] loyalty points for {CASE} {code} to the {PARTY}'s {LOYALTY_ACCOUNT}: [one per whole unit of|"
+        "the whole-number part of] its total, reason {reason}",
     ), {"code": case["code"], "reason": quote(reason)})
     goals = [Goal(kind="row_delta", table=la.table, pk=acct["id"], column="points", delta=points),
              Goal(kind="rows_created", table=w.table("loyalty_entry"), count=1,
@@ -1515,5 +1537,5 @@ def department_headcount_question(w: World) -> Plan | None:
         "what is the active headcount of {site}'s {dept} {DEPARTMENT}",
     ), {"dept": dept["name"], "site": site["name"]})
     calls = [w.find_site(site), (w.n.list("department"), {w.fk("site"): site["id"]}),
-             (w.n.list("staff"), {w.fk("site"): site["id"], "active": 1})]
+             (w.n.list("staff"), {w.fk("site"): site["id"]})]
     return Plan(calls, [w.number_answer(count_)], say, answer=str(count_))

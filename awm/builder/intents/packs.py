@@ -552,6 +552,10 @@ define("edu_tuition_installments", "chained", ("education", "professional_servic
     "{CASE}, half each (the second takes any odd cent), due on {d1} and {d2}",
     "the family asked to pay {inv} in two parts || void it and raise two new {INVOICE/pl} for half the amount "
     "each, due {d1} and {d2}, with any odd cent on the second",
+    "[turn|convert] {inv} into two installments || [void|cancel] the original and bill the same {PARTY} for the "
+    "same {CASE} twice: half due {d1}, the rest due {d2}",
+    "[let|allow] {inv} to be paid in halves: [issue|create] one {INVOICE} for half due {d1} and one for the "
+    "remainder due {d2}, both for the same {PARTY} and {CASE}, then void the original",
 )), needs=("invoice",))
 define("edu_learning_plan_note", "aggregate", ("education",), lambda w: note_every_open_case(
     w, ("Needs extra time in assessments", "Learning plan on file", "Requires accessible seating"), (
@@ -624,6 +628,10 @@ define("food_ingredient_shortage", "chained", ("food_and_beverage", "manufacturi
            "create the {PURCHASE_ORDER}, add the line and submit it",
            "place a submitted {PURCHASE_ORDER} with {vendor} for {site} covering {item}: the quantity should "
            "take the stock there to exactly twice its reorder level",
+           "[top up|restock] {item} at {site} through {vendor} || [order|buy] exactly what takes the stock to "
+           "double its reorder level, on a new {PURCHASE_ORDER} that you then submit",
+           "[we have run low on|stocks are low for] {item} at {site} || [raise|create] {a PURCHASE_ORDER} with "
+           "{vendor} for the amount that brings it up to twice the reorder level, and submit it",
        )), needs=("stock_level", "purchase_order"))
 
 define("gov_reissue_corrected_fee", "chained", ("government",), lambda w: reissue_invoice(w), needs=("invoice",))
@@ -653,6 +661,10 @@ define("health_overflow_clinic", "chained", ("healthcare", "logistics", "transpo
            "that are {open}, and add the note {note}",
            "re-route {CASE} {code} away from {site} to the {SITE} with the lightest load of {open} {CASE/pl}, "
            "noting {note}",
+           "[send|transfer] {CASE} {code} [to another {SITE}|elsewhere]: pick the {SITE} (other than {site}) "
+           "with the fewest {open} {CASE/pl}, move it there, and add the note {note}",
+           "{site} [can't take|has no room for] {CASE} {code} || [move|transfer] it to the least busy other "
+           "{SITE} (fewest {CASE/pl} that are {open}) and record {note} on it",
        )))
 
 define("hotel_room_upgrade", "chained", ("hospitality", "transportation", "travel"), lambda w: upgrade_to_priciest(
@@ -758,6 +770,10 @@ define("utility_payment_plan", "chained", ("utilities", "insurance", "real_estat
     "half (any odd cent on the second), due {d1} and {d2}",
     "{inv} is too much to pay at once || replace it with two half-amount {INVOICE/pl}, due on {d1} and {d2}, with "
     "the odd cent on the second, and void the original",
+    "[spread|split] {inv} over two payments || void it, then [issue|raise] two {INVOICE/pl} to the same {PARTY} "
+    "for the same {CASE}: the first for half, due {d1}, the second for the rest, due {d2}",
+    "[set up|arrange] a two-part payment plan in place of {inv}: [cancel it by voiding it|void it], and bill half "
+    "on {d1} and the remainder on {d2}, same {PARTY}, same {CASE}",
 )), needs=("invoice",))
 define("utility_outage_report", "action", ("utilities", "telecom", "energy"), lambda w: ticket_for_case(
     w, ("Outage reported on {code}", "No service at the property on {code}", "Supply interruption on {code}"),
@@ -906,6 +922,11 @@ def drop_if_out_of_stock(w: World) -> Plan | None:
         "the new total; if it has some, tell me how many units it holds",
         "check whether {item} is out of stock at the {SITE} of {CASE} {code} || if it is, take it off the {CASE} "
         "and give me the new total, and if not, tell me the number of units there",
+        "[we can't ship|we may not be able to ship] {item} on {CASE} {code} || [if|when] its {SITE} holds none, "
+        "[drop|remove] it from the {CASE} and [tell me|report] the new total; otherwise [tell me|report] how many "
+        "units the {SITE} has",
+        "[look up|check] the stock of {item} where {CASE} {code} is [handled|fulfilled] || if it is zero, remove "
+        "that item from the {CASE} and give me the new total, and if not, give me the stock count",
     ), {"code": case["code"], "item": quote(item["name"])})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
@@ -945,6 +966,12 @@ def enrol_sibling(w: World) -> Plan | None:
         "{them}, then open {a CASE} for {first} with 1 x {item} at the {SITE} of {their} latest {CASE}",
         "{party} would like to enrol a sibling too || create a record for {first} {last} ({email}) using "
         "{their} phone and city, and start {a CASE} for 1 x {item} at the same {SITE} as {their} most recent one",
+        "[add|register] {first} {last} ({email}) [as a brother or sister of|as a sibling of] {party} || copy the "
+        "phone and city from {their} record, then [open|start] {a CASE} for 1 x {item} at the {SITE} where {their} "
+        "newest {CASE} is",
+        "[the family of|the household of] {party} has a second [child|member] to sign up, {first} {last} || "
+        "create that record with {email} and the same phone and city, and open {a CASE} for {first} (1 x {item}) "
+        "at the {SITE} of {their} latest {CASE}",
     ), {"first": first, "last": sibling["last_name"], "email": email, "item": quote(item["name"])}, party=ref)
     plan = Plan(calls, goals, say, targets={("party", sibling["id"])})
     return plan.derive(w.n.create("party"), "phone").derive(w.n.create("party"), "city")
@@ -1031,6 +1058,8 @@ def reissue_invoice(w: World) -> Plan | None:
         "{PARTY}, for the same {CASE}, with the same due date",
         "correct {inv}: void it, then raise a new {INVOICE} for {amount} with everything else (who, which {CASE}, "
         "due date) as before",
+        "the fee on {inv} [is wrong|was miscalculated]; it should be {amount} || [void|cancel] it and [issue|raise] a "
+        "corrected {INVOICE} for {amount}, keeping the same {PARTY}, {CASE} and due date",
     ), {"inv": T(f"{{INVOICE}} {inv['number']}"), "amount": money(amount)})
     return Plan(calls, goals, say, targets={("invoice", inv["id"])}).derive(w.n.create("invoice"), "due_on")
 
@@ -1091,6 +1120,8 @@ def approve_unless_overdue(w: World) -> Plan | None:
         "note {note}",
         "check whether the {PARTY} behind {CASE} {code} is behind on any {INVOICE} || if so, reject it with the "
         "note {note}, and if not, approve it",
+        "[decide|settle] {CASE} {code} || reject it with the note {note} if its {PARTY} has any overdue {INVOICE}, "
+        "and approve it if nothing is overdue",
     ), {"code": case["code"], "note": quote(note)})
     return Plan(calls, goals, say, targets={("case", case["id"])})
 
@@ -1177,7 +1208,7 @@ def upgrade_plan(w: World) -> Plan | None:
     price = round(top["price"] / 10, 2)
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]}),
-             (w.n.list("item"), {"active": 1, "limit": 100}),
+             (w.n.list("item"), {"limit": 100}),
              (f"change_{w.plan['subscription'].name}_plan", {w.pk("subscription"): sub["id"], w.fk("item"): top["id"]})]
     goals = [Goal(kind="row_equals", table=w.table("subscription"), pk=sub["id"],
                   expect={w.fk("item"): top["id"], "monthly_price": {"approx": price}}), w.money_answer(price)]

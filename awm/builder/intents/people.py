@@ -55,6 +55,8 @@ def update_contact_details(w: World) -> Plan | None:
         "{street}, {city} {postal}, and the note {note} on {case}",
         "record {their} move to {city}: set the city to {city} and the phone number to {phone}, add {a ADDRESS} "
         "(home, primary) at {street}, {city} {postal}, then put the note {note} on {case}",
+        "{they_have} [relocated|just moved house] to {city} || [set|change] the city to {city}, the phone to {phone}, "
+        "[make|add] {street}, {city} {postal} {their} primary home {ADDRESS}, and [note|record] {note} on {case}",
     ), {"city": city, "phone": phone, "street": street, "postal": postal, "note": quote(note), "case": case_np},
         party=ref, voices=BOTH)
     goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city, "phone": phone}),
@@ -223,8 +225,12 @@ def register_and_open(w: World) -> Plan | None:
         "them at {site} with {qty} x {item}",
         "{name} is new to us || create {their} record with email {email}, phone {phone} and city {city}, and "
         "start {a CASE} at {site} containing {item} (quantity {qty})",
-        "sign up {name} ({email}, {phone}, living in {city}) and straight away set up {a CASE} for them at "
-        "{site}: {qty} x {item}",
+        "sign up {name} ({email}, {phone}, living in {city}) and [straight away|right after that] set up {a CASE} "
+        "for them at {site}: {qty} x {item}",
+        "[a new {PARTY}|someone new], {name}, [walked in at|called] {site} || add them to our records (email "
+        "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {item}, quantity {qty}",
+        "create a {PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
+        "[then|after that] [book|place] {a CASE} at {site} for {qty} x {item} under that new record",
     ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"], "qty": qty,
         "item": quote(item["name"])})
     goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
@@ -286,6 +292,10 @@ def suspend_and_cancel_open(w: World) -> Plan | None:
         "{party} is to be suspended || first {verb} each of {their} {CASE/pl} that the rules still let you "
         "{verb}, then suspend the record",
         "{verb} all of {their} {CASE/pl} that are not too far along to {verb}, and then suspend {party}",
+        "[close down|wind down] our dealings with {party}: [{verb} whatever|{verb} every {CASE} that] can still "
+        "be {done}, [and then|then] suspend {them}",
+        "[compliance|management] asked us to suspend {party} || {verb} any {CASE} of theirs that can still be "
+        "{done} first, and then suspend {them}",
     ), {"verb": verb, "done": "withdrawn" if verb == "withdraw" else "cancelled"}, party=ref)
     return Plan(calls, goals, say, targets={("party", party["id"])})
 
@@ -320,6 +330,8 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
         "it comes to more than {threshold}, and otherwise just tell me the figure",
         "upgrade {them} to gold if {their} captured {PAYMENT/pl} total more than {threshold}, and if they "
         "don't, give me the total instead",
+        "{they_have} been [loyal|a good customer] || [add up|total] {their} captured {PAYMENT/pl}: above {threshold}, "
+        "[set|move] {them} to the gold tier; at or below it, [just report|tell me] the sum",
     ), {"threshold": money(threshold)}, party=ref)
     return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
 
@@ -374,6 +386,10 @@ def offboard_staff(w: World) -> Plan | None:
         "{leaver}",
         "move all of {leaver}'s open {CASE/pl} ({open}) over to {heir} and then mark {leaver} as inactive",
         "offboard {STAFF} {leaver}: reassign their unfinished {CASE/pl} to {heir} first, then deactivate them",
+        "[today is|it's] {leaver}'s last day || [transfer|pass] each of their {CASE/pl} that [is|are] {open} to "
+        "{heir}, and [once that's done|after that] deactivate {leaver}'s record",
+        "[before|prior to] deactivating {leaver}, [reassign|hand over] their {open} {CASE/pl} to {heir} || then "
+        "[deactivate|switch off] {leaver}",
     ), {"leaver": w.person(member), "heir": w.person(heir), "open": open_words})
     return Plan(calls, goals, say, targets={("staff", member["id"])} | {("case", c["id"]) for c in held})
 
@@ -466,6 +482,8 @@ def match_price(w: World) -> Plan | None:
         "set the price of {target} to whatever {model} costs now",
         "make {target} cost exactly the same as {model}",
         "{target} should be priced like {model} || look up that price and apply it",
+        "[align|match] the price of {target} with the current price of {model}",
+        "{model} [sells|goes] for a certain price || [give|charge] {target} [exactly|precisely] the same",
     ), {"target": quote(target["name"]), "model": quote(model["name"])})
     plan = Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=target["id"],
                              expect={"price": {"approx": model["price"]}})], say, targets={("item", target["id"])})
@@ -524,12 +542,16 @@ def discount_if_expensive(w: World) -> Plan | None:
     else:
         goals, answer = [w.money_answer(item["price"])], money(item["price"])
     say = Say("do", (
-        "if {item} costs more than {threshold}, cut its price by {pct}% (rounded to the cent); if it doesn't, "
-        "just tell me its price",
-        "check the price of {item} || cut it by {pct}% (rounded to the cent) if it is over {threshold}; "
-        "otherwise leave it and tell me what it costs",
-        "lower {item} by {pct}% only if it is priced above {threshold}, rounding to the cent, and otherwise "
-        "tell me the current price",
+        "if {item} costs more than {threshold}, [cut|lower|reduce] its price by {pct}% (rounded to the cent); if it "
+        "doesn't, [just tell me its price|tell me what it costs]",
+        "check the price of {item} || [cut|reduce] it by {pct}% (rounded to the cent) if it is over {threshold}; "
+        "otherwise leave it and tell me [what it costs|the price]",
+        "[lower|reduce] {item} by {pct}% only if it is priced above {threshold}, rounding to the cent, and otherwise "
+        "[tell me the current price|just report its price]",
+        "{item} [might be|may be] overpriced || if its price is more than {threshold}, take {pct}% off (round to the "
+        "cent); [if not|otherwise], leave the price alone and [tell me|let me know] what it is",
+        "[apply|make] a {pct}% price cut to {item}, rounded to the cent, but only if it currently costs more than "
+        "{threshold}; if it costs {threshold} or less, tell me its price instead",
     ), {"item": quote(item["name"]), "threshold": money(threshold), "pct": pct})
     return Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
 

@@ -1,0 +1,253 @@
+"""Intents: how many there are and for whom, the shapes a task set draws, and the proofs of the harder shapes
+(chained, conditional, infeasible) through the verification stage, including agents that get them wrong."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from awm.backends import get_backend
+from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.phrasing import Realiser
+from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import TaskSet, VerificationReport
+from awm.domains import builtin_domains
+from awm.quality.tasks import task_findings
+from awm.runtime.environment import Environment
+from awm.stages.verification import build_verification
+from awm.store import ArtifactStore, dump_json
+from tests.conftest import build_environment
+
+HARD = ("chained", "conditional", "infeasible")
+# Worlds that between them have every lifecycle and most modules and categories.
+WORLDS = (("retail_banking", 0), ("online_retail", 1), ("dental_clinic", 2), ("saas_helpdesk", 0),
+          ("hotel_group", 1), ("auto_repair", 0), ("electric_utility", 3), ("farm_supply_cooperative", 1))
+
+
+def test_the_catalogue_has_at_least_150_intents_many_of_them_for_one_kind_of_business():
+    specific = [i for i in INTENTS.values() if i.specific]
+    assert len(INTENTS) >= 150
+    assert len(specific) >= 50
+    covered = Counter(c for i in specific for c in i.categories)
+    assert all(covered[c] >= 2 for c in CATEGORIES), {c: covered[c] for c in CATEGORIES if covered[c] < 2}
+    assert {i.shape for i in INTENTS.values()} == {"action", "question", "aggregate", "chained", "conditional",
+                                                    "infeasible"}
+
+
+def test_task_sets_mix_the_shapes_and_refuse_at_least_five_percent():
+    shapes = Counter()
+    total = 0
+    for domain in builtin_domains()[::5]:
+        plan = plan_world(make_scenario(domain, 0))
+        for task in generate_tasks(plan, generate_rows(plan)).tasks:
+            total += 1
+            for kind in {INTENTS[name].shape for name in task.template.split("+")}:
+                shapes[kind] += 1
+    assert shapes["infeasible"] / total >= 0.05
+    assert shapes["chained"] / total >= 0.15 and shapes["conditional"] / total >= 0.05
+    assert shapes["aggregate"] / total >= 0.05
+
+
+def _tasks_for(plan, rows, names: list[str], seed: int = 0) -> tuple[TaskSet, dict[str, str]]:
+    """One task per intent that fits the world (the intent's name -> its task id)."""
+    world = World(plan, rows, random.Random(seed))
+    realiser = Realiser(plan.scenario.labels, random.Random(seed))
+    tasks, ids = [], {}
+    for name in names:
+        built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+        if built is None:
+            continue
+        task_id = f"t{len(tasks) + 1:02d}"
+        tasks.append(_task(task_id, [built], realiser.instruction([built.say])))
+        ids[name] = task_id
+    return TaskSet(env_id=plan.scenario.env_id, acting_user="Test User, Manager", tasks=tasks), ids
+
+
+def prove(store: ArtifactStore, env_id: str, taskset: TaskSet) -> VerificationReport:
+    """The verification stage on a task set of our choosing, in a built environment."""
+    store.write_text(env_id, "tasks.json", dump_json(taskset))
+    outcome = build_verification(store, env_id, get_backend(), force=True)
+    assert outcome.ok, outcome.error
+    return store.read_model(env_id, "report.json", VerificationReport)
+
+
+@pytest.fixture(scope="module")
+def hard(tmp_path_factory):
+    """Every chained, conditional and infeasible intent that fits one of the worlds, as a task, proven."""
+    store = ArtifactStore(tmp_path_factory.mktemp("hard"))
+    results: dict[str, list[tuple[str, str, object]]] = {}
+    names = [n for n, i in INTENTS.items() if i.shape in HARD]
+    for domain, slot in WORLDS:
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_id = outcomes[0].env_id
+        plan = plan_world(make_scenario(domain, slot))
+        taskset, ids = _tasks_for(plan, generate_rows(plan), names)
+        assert not task_findings(taskset, env_id, None)
+        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+        for name, task_id in ids.items():
+            results.setdefault(name, []).append((env_id, task_id, report[task_id]))
+    return store, results
+
+
+def test_chained_conditional_and_infeasible_tasks_pass_every_proof(hard):
+    _, results = hard
+    by_shape = Counter(INTENTS[name].shape for name in results)
+    assert by_shape["chained"] >= 20 and by_shape["conditional"] >= 6 and by_shape["infeasible"] >= 12, by_shape
+    failed = [(name, env, r.failure_check(), r.error or r.evidence or r.survivors or r.rejected_alternatives)
+              for name, runs in results.items() for env, _, r in runs if not r.publishable]
+    assert not failed
+    tried = Counter(c for runs in results.values() for _, _, r in runs for c, p in r.proofs.items() if p.tried)
+    for kind in ("wrong_answer", "collateral_write", "hedged_answer", "dumped_answer", "echoed_instruction",
+                 "wrong_row", "half_change", "detail_changed", "extra_reads", "skipped_lookups", "equivalent_answer"):
+        assert tried[kind] > 0, kind
+
+
+def test_infeasible_tasks_change_nothing_and_name_the_reason(hard):
+    store, results = hard
+    for name, runs in results.items():
+        if INTENTS[name].shape != "infeasible":
+            continue
+        for env_id, task_id, report in runs:
+            task = next(t for t in store.read_model(env_id, "tasks.json", TaskSet).tasks if t.task_id == task_id)
+            assert task.kind == "question" and all(g.kind == "answer" for g in task.goals)
+            assert report.reference_passed and not report.null_passed
+            for goal in task.goals:
+                assert str(goal.expect["value"]).replace("_", " ") in task.reference_answer.replace("_", " ")
+
+
+def test_an_agent_that_does_an_infeasible_request_anyway_scores_zero(hard):
+    """The refusal's reason stated, but a workaround written (what an over-eager agent does instead): the verdict
+    is incomplete, whatever the answer says, while the reference (reads and the same answer) is complete."""
+    store, results = hard
+    checked = Counter()
+    for name in ("overdraw_transfer", "redeem_too_many_points", "write_off_too_much", "cancel_too_late",
+                 "open_for_blocked_party", "refund_not_allowed"):
+        for env_id, task_id, _ in results.get(name, []):
+            task = next(t for t in store.read_model(env_id, "tasks.json", TaskSet).tasks if t.task_id == task_id)
+            calls = [(c.tool, c.arguments) for c in task.reference_solution]
+            env = Environment.from_store(store, env_id)
+            try:
+                fix = _workaround(env, name, task, env.replay(calls))
+                if not fix:
+                    continue
+                done, honest = env.judge_trajectories(task_id, [(calls + fix, task.reference_answer),
+                                                                (calls, task.reference_answer)])
+            finally:
+                env.close()
+            assert honest["complete"], (name, honest)
+            assert not done["complete"] and done["diff"]["unexpected"] >= 1, (name, done)
+            checked[name] += 1
+    assert len(checked) >= 4, checked
+
+
+def _workaround(env: Environment, name: str, task, results: list) -> list[tuple[str, dict]]:
+    """The write an over-eager agent makes to 'fix' an infeasible request, found from the reference's own reads."""
+    tools = {t["name"]: t for t in env.tools}
+
+    def ids(tool: str) -> list[str]:
+        return [k for k in tools[tool]["inputSchema"]["properties"] if k.endswith("_id")]
+
+    if name == "overdraw_transfer":
+        held = next(g.expect["value"] for g in task.goals)
+        accounts = [a for a in results[-1]["items"] if a["status"] == "active"]
+        source = next(a for a in accounts if abs(a["balance"] - held) < 0.005)
+        target = next(a for a in accounts if a["id"] != source["id"])
+        src, dst = (k for k in tools["transfer_funds"]["inputSchema"]["properties"] if k.endswith("_id"))
+        return [("transfer_funds", {src: source["id"], dst: target["id"], "amount": source["balance"]})]
+    if name == "redeem_too_many_points":
+        account = results[-1]["items"][0]
+        return [("redeem_points", {ids("redeem_points")[0]: account["id"], "points": account["points"],
+                                   "reason": "reward redemption"})]
+    if name == "write_off_too_much":
+        level = results[-1]["items"][0]
+        adjust = next(t for t in tools if t.startswith("adjust_"))
+        first, second = ids(adjust)
+        return [(adjust, {first: level[first], second: level[second], "change": -level["quantity"],
+                          "reason": "stock write-off"})]
+    if name in ("cancel_too_late", "refund_not_allowed"):
+        case = next(r for r in reversed(results) if isinstance(r, dict) and "status" in r and "code" in r)
+        entity = next(c.tool[len("get_"):] for c in task.reference_solution if c.tool.startswith("get_"))
+        calls = [(c.tool, c.arguments) for c in task.reference_solution]
+        for tool, spec in tools.items():
+            if not tool.endswith("_" + entity):
+                continue
+            allowed = spec["description"].rpartition("Allowed from: ")[2].rstrip(".").split(", ")
+            if case["status"] in allowed and list(spec["inputSchema"]["properties"]) == ids(tool)[:1] and \
+                    not spec["annotations"].get("readOnlyHint"):
+                fix = [(tool, {ids(tool)[0]: case["id"]})]
+                if "error" not in env.replay(calls + fix)[-1]:  # a status change the rules allow from here
+                    return fix
+        return []
+    party = results[0]["items"][0]
+    reactivate = next(t for t in tools if t.startswith("reactivate_"))
+    if party["status"] == "suspended":
+        return [(reactivate, {ids(reactivate)[0]: party["id"]})]
+    contact = next(t for t in tools if t.startswith("update_") and t.endswith("_contact"))
+    return [(contact, {ids(contact)[0]: party["id"], "city": "Anywhere"})]
+
+
+def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
+    """A conditional task asks for a change if the world is one way and an answer if it is the other: each intent
+    is built until both branches are seen, and both are proven."""
+    store = ArtifactStore(tmp_path)
+    domain, slot = "retail_banking", 0
+    outcomes = build_environment(store, domain, slot)
+    env_id = outcomes[0].env_id
+    plan = plan_world(make_scenario(domain, slot))
+    rows = generate_rows(plan)
+    names = [n for n, i in INTENTS.items() if i.shape == "conditional" and i.fits(World(plan, rows, random.Random(0)))]
+    tasks, branches = [], Counter()
+    realiser = Realiser(plan.scenario.labels, random.Random(0))
+    for name in names:
+        seen = set()
+        for seed in range(40):
+            built = INTENTS[name].build(World(plan, rows, random.Random(seed)))
+            if built is None:
+                continue
+            branch = "answer" if built.is_question else "change"
+            if branch not in seen:
+                seen.add(branch)
+                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], realiser.instruction([built.say])))
+                branches[branch] += 1
+    assert branches["answer"] >= 3 and branches["change"] >= 3, branches
+    report = prove(store, env_id, TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks))
+    assert all(r.publishable for r in report.tasks), [(r.task_id, r.failure_check(), r.evidence, r.survivors)
+                                                     for r in report.tasks if not r.publishable]
+
+
+def test_chained_tasks_take_values_from_earlier_results():
+    """A chained request's later steps need what the earlier ones found: its reference reads before it writes, and
+    most chained intents write values the instruction never states (learnt from those reads)."""
+    derived, chained = 0, 0
+    for domain in builtin_domains()[::7]:
+        plan = plan_world(make_scenario(domain, 1))
+        rows = generate_rows(plan)
+        for name, item in INTENTS.items():
+            world = World(plan, rows, random.Random(3))
+            if item.shape != "chained" or not item.fits(world):
+                continue
+            built = item.build(world)
+            if built is None:
+                continue
+            chained += 1
+            writes = [n for n, (tool, _) in enumerate(built.calls) if not tool.startswith(("get_", "list_",
+                                                                                           "search_"))]
+            assert writes and writes[0] > 0, name
+            derived += bool(built.derived)
+    assert chained >= 30 and derived / chained >= 0.4
+
+
+def test_every_category_seed_domain_gets_specific_requests():
+    missing = []
+    for domain in builtin_domains()[::4]:
+        plan = plan_world(make_scenario(domain, 0))
+        tasks = generate_tasks(plan, generate_rows(plan)).tasks
+        if not any(INTENTS[n].specific for t in tasks for n in t.template.split("+")):
+            missing.append((domain, DOMAIN_SEEDS[domain].category))
+    assert len(missing) <= 2, missing
