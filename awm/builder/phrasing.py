@@ -96,12 +96,9 @@ RELATIONS = ("partner", "child", "parent", "spouse", "colleague", "flatmate", "s
 
 
 def proxy(relation: str) -> Voice:
-    """Someone writing for a relative or colleague: "my partner's order", "them"."""
-    mine = f"my {relation}'s"
-    return Voice("proxy", {"their": mine, "them": "them", "they": "they", "they_have": "they have",
-                           "they_are": "they are", "they_were": "they were", "have_they": "have they",
-                           "are_they": "are they", "do_they": "do they", "did_they": "did they", "theirs": mine,
-                           "themselves": "themselves"})
+    """Someone writing for a relative or colleague: their introduction says who ("my partner, Ann Lee"), then the
+    request speaks of that person in the third person."""
+    return Voice("proxy", dict(STAFF.pronouns))
 
 
 _TOKEN = re.compile(r"\{[^{}\[\]]+\}|\[|\]|\|")
@@ -227,7 +224,7 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     (r"\btell me the\b", "[tell me|let me know|give me] the"),
     (r"\btell me (how|what|who|when|which|its)\b", r"[tell me|let me know] \1"),
     (r"\bthe new total\b", "the [new|updated|resulting] total"),
-    (r"\badd the note\b", "[add|leave|attach] the note"),
+    (r"\badd the note\b", "[add|attach] the note"),
     (r"\band note\b", "and [note|record]"),
     (r"\bwith the note\b", "with the [note|remark]"),
     (r"\badd a note saying\b", "[add a note saying|add a note that says|leave a note reading]"),

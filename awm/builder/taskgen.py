@@ -28,7 +28,7 @@ TRIES = 3  # attempts per intent at targets no earlier task of the set uses
 READ_PREFIXES = ("get_", "list_", "search_")
 EXTRA_INFEASIBLE = 0.2  # the chance that a task set has a second infeasible request
 INFEASIBLE_ALONE = 0.6  # the chance that an infeasible request is a task of its own (else it may share one)
-ALONE = 0.15  # the same for any other request short enough to share a task
+ALONE = 0.1  # the same for any other request short enough to share a task
 
 
 def _ordered(fitting: list[Intent], rng: random.Random) -> list[Intent]:
@@ -87,13 +87,20 @@ def hedgeable(plans: list[Plan]) -> bool:
     """Whether a task's instruction states a number next to one it expects as an answer ('add 5 units ... how many
     are left?' with 4 left): an answer hedging with that neighbour would pass, since stated numbers are allowed."""
     stated = set().union(*(_numbers(p) for p in plans))
+    counts = [g for p in plans for g in p.goals if g.kind == "answer" and isinstance(g.expect["value"], (int, float))
+              and not isinstance(g.expect["value"], bool)]
     for plan in plans:
         for goal in plan.goals:
             value = goal.expect.get("value") if goal.kind == "answer" else None
-            if isinstance(value, int) and not isinstance(value, bool) and {value - 1, value + 1} & stated:
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int) and ({value - 1, value, value + 1} & stated):
+                return True  # a neighbour would pass as a hedge; the value itself, as an echo of the instruction
+            if isinstance(value, float) and ({value, round(value * 1.1 + 1, 2)} & stated):
                 return True
-            if isinstance(value, float) and round(value * 1.1 + 1, 2) in stated:
-                return True
+            if isinstance(value, str) and any(ch.isdigit() for ch in value) and not counts and not \
+                    re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                return True  # a name with digits ('55 Inch TV'), alone: a hedge with its digits shifted would pass
     return False
 
 
@@ -124,7 +131,7 @@ def _clash(a: Plan, b: Plan) -> bool:
                           for ch in g.expect["value"]):
             return True
         deleted = {g.table for g in x.goals if g.kind == "row_deleted"}
-        if deleted & {g.table for g in y.goals if g.kind == "rows_created"}:
+        if deleted & {t for g in y.goals if g.kind == "rows_created" for t in (g.table, g.child_table)}:
             return True
     return False
 

@@ -126,7 +126,8 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
             failures.append("the answer does not state " + repr(value))
             return
         decimal = isinstance(value, float)
-        conflicts = [x for x, d in found if d == decimal and all(abs(x - a) >= 0.005 for a in allowed)]
+        conflicts = [x for x, d in found if d == decimal and all(abs(x - a) >= 0.005 for a in allowed
+                                                                 if is_number(a))]
         if conflicts:
             failures.append("the answer also states " + repr(conflicts[:3]) + ", conflicting with " + repr(value))
         return
@@ -136,7 +137,7 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
         failures.append("the answer does not state " + repr(value))
         return
     own = dates_in(value) if re.fullmatch("[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}", str(value)) else []
-    stated = dates_in(instruction)
+    stated = [d for a in allowed if isinstance(a, str) for d in dates_in(a)]  # expected, or in the instruction
     for date in dates_in(text) if own else []:
         if date != own[0] and date not in stated:
             failures.append("the answer also states the date " + "-".join(str(x) for x in date)
@@ -250,6 +251,10 @@ def _answer_call(task: Task, goal: Goal, slot: str) -> str:
     # instruction's own numbers, which a hedge could borrow ("4, or maybe 5" after "reduce the stock by 5")
     allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
                      | {n for v in expected if isinstance(v, str) for n in _numbers(v)})
+    # a date is a value of its own kind: the dates the task expects (one per date question) and the dates the
+    # instruction states are no conflicting candidates of a date answer
+    allowed += sorted({v for v in expected if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)}
+                      | set(re.findall(r"\d{4}-\d{2}-\d{2}", task.instruction)))
     return (f"check_answer(answer, {slot!r}, {value!r}, {sorted(set(others))!r}, {allowed!r}, "
             f"{_echoes(task.instruction)!r}, failures)")
 

@@ -32,8 +32,8 @@ TODAY = "2025-06-01"
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 # How a status reads after "that is ..." ("their order that is checked in"), and after "that are ...".
-STATUS_WORDS = {"no_show": "marked as a no-show", "draft": "still a draft", "held": "on hold"}
-STATUS_WORDS_PLURAL = {"no_show": "marked as no-shows", "draft": "still drafts", "held": "on hold"}
+STATUS_WORDS = {"no_show": "marked as a no-show", "draft": "in draft", "held": "on hold"}
+STATUS_WORDS_PLURAL = {"no_show": "marked as no-shows", "draft": "in draft", "held": "on hold"}
 # Each action verb as an imperative phrase about {x} (the case).
 VERB_PHRASES = {"confirm": "confirm {x}", "ship": "ship {x}", "deliver": "mark {x} as delivered",
                 "cancel": "cancel {x}", "return": "record the return of {x}", "schedule": "schedule {x}",
@@ -116,7 +116,7 @@ class Intent:
 INTENTS: dict[str, Intent] = {}
 
 
-CONFIRMATION_SHARE = 0.5  # how often a change made for a person ends with a message confirming it
+CONFIRMATION_SHARE = 0.6  # how often a change made for a person ends with a message confirming it
 CONFIRMATION_SUBJECTS = ("Your request has been handled", "Confirmation of your request", "We have updated your "
                          "account", "All done on your request", "Update on your request")
 

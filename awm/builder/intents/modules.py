@@ -283,7 +283,8 @@ def balance_total_question(w: World) -> Plan | None:
 def last_entry_question(w: World) -> Plan | None:
     options = []
     for acct in w.rows["account"]:
-        entries = sorted(w.children("account_entry", "account", acct["id"]), key=lambda e: e["posted_at"])
+        entries = sorted((e for e in w.children("account_entry", "account", acct["id"]) if e["amount"]),
+                         key=lambda e: e["posted_at"])
         if len(entries) >= 2 and entries[-1]["posted_at"] != entries[-2]["posted_at"]:
             options.append((acct, entries[-1]))
     if not options:
@@ -625,13 +626,16 @@ def lowest_rated_question(w: World) -> Plan | None:
     if len(ranked) < 2 or ranked[0] == ranked[1]:
         return None
     worst = w.by_id("item", min(averages, key=averages.get))
+    average = round(averages[worst["id"]], 2)
     say = Say("ask", (
-        "among the {ITEM/pl} with at least two {REVIEW/pl}, which has the lowest average rating",
-        "which {ITEM} do {PARTY/pl} rate worst on average, counting only those reviewed at least twice",
+        "among the {ITEM/pl} with at least two {REVIEW/pl}, which has the lowest average rating, and what is that "
+        "average (two decimals)",
+        "which {ITEM} do {PARTY/pl} rate worst on average, counting only those reviewed at least twice, and how "
+        "low is its average, to two decimals",
     ), {})
     calls = [(w.n.list("item"), {"limit": 100}), (w.n.list("review"), {"limit": 100})]
-    return Plan(calls, [w.text_answer(worst["name"], [i["name"] for i in w.rows["item"]])], say,
-                answer=worst["name"])
+    return Plan(calls, [w.text_answer(worst["name"], [i["name"] for i in w.rows["item"]]), w.money_answer(average)],
+                say, answer=f"{worst['name']}, averaging {money(average)}")
 
 
 @intent("conditional", needs=("review",))
@@ -1009,7 +1013,7 @@ def restock_if_low(w: World) -> Plan | None:
     calls = [w.find_item(item), w.find_site(site),
              (w.n.list("stock_level"), {w.fk("item"): item["id"], w.fk("site"): site["id"]})]
     if level["quantity"] < level["reorder_level"]:
-        calls.append(_adjust(w, level, n, "restock"))
+        calls.append(_adjust(w, level, n, "low stock top-up"))
         goals = [Goal(kind="row_delta", table=w.table("stock_level"), pk=level["id"], column="quantity", delta=n)]
         answer = None
     else:

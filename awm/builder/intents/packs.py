@@ -713,13 +713,19 @@ define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w
         "add {note} as a note to each of {their} {CASE/pl} that are {open}",
     )))
 
-define("media_royalty_advance", "action", ("media", "nonprofit"), lambda w: credit_account(
-    w, ("Royalty advance", "Advance on next statement", "Grant disbursement"), (250.0, 500.0, 750.0, 1000.0), (
+define("media_royalty_advance", "action", ("media",), lambda w: credit_account(
+    w, ("Royalty advance", "Advance on next statement"), (250.0, 500.0, 750.0, 1000.0), (
         "credit {amount} to {acct} as an advance, memo {memo}",
         "{their} advance was signed off || pay {amount} into {acct} with the memo {memo}",
     )), needs=("account",))
+define("nonprofit_grant_disbursement", "action", ("nonprofit",), lambda w: credit_account(
+    w, ("Grant disbursement", "Community grant", "Emergency relief grant"), (150.0, 300.0, 500.0), (
+        "the grant committee approved {them} || credit {amount} to {acct} with the memo {memo}",
+        "pay {amount} into {acct} as a grant, memo {memo}",
+        "disburse {amount} to {acct} ({memo})",
+    )), needs=("account",))
 define("media_streaming_issue", "action", ("media", "technology", "telecom"), lambda w: ticket_for_case(
-    w, ("Playback problem on {code}", "Service issue with {code}", "Cannot access {code}"), "normal",
+    w, ("Service issue with {code}", "Cannot access {code}", "Problem reported with {code}"), "normal",
     ("Customer reported a problem", "Troubleshooting started"), (
         "{they} can't use what {they} paid for in {case} || open {a TICKET} with the subject {subject} at normal "
         "priority and note {note} on the {CASE}",
@@ -731,7 +737,7 @@ define("nonprofit_placement_preference", "aggregate", ("nonprofit", "human_resou
        note_every_open_case(w, ("Prefers weekend placements", "Available evenings only", "Remote interviews only"), (
            "note {note} on each of {their} {CASE/pl} that are {open}",
            "{their} availability changed || add the note {note} to every {open} {CASE} of {theirs}",
-       )))
+       )), flavours=("application",))
 
 define("prof_late_payment_fee", "action", ("professional_services", "real_estate", "utilities"),
        lambda w: fee_invoice(w, (25.0, 35.0, 50.0, 75.0), (

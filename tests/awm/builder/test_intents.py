@@ -134,8 +134,8 @@ def test_an_agent_that_does_an_infeasible_request_anyway_scores_zero(hard):
             env = Environment.from_store(store, env_id)
             try:
                 fix = _workaround(env, name, task, env.replay(calls))
-                if not fix:
-                    continue
+                if not fix or "error" in env.replay(calls + fix)[-1]:
+                    continue  # no write this world allows (a zero balance to move): nothing to try
                 done, honest = env.judge_trajectories(task_id, [(calls + fix, task.reference_answer),
                                                                 (calls, task.reference_answer)])
             finally:
@@ -158,6 +158,8 @@ def _workaround(env: Environment, name: str, task, results: list) -> list[tuple[
         accounts = [a for a in results[-1]["items"] if a["status"] == "active"]
         source = next(a for a in accounts if abs(a["balance"] - held) < 0.005)
         target = next(a for a in accounts if a["id"] != source["id"])
+        if source["balance"] <= 0:
+            return []
         src, dst = (k for k in tools["transfer_funds"]["inputSchema"]["properties"] if k.endswith("_id"))
         return [("transfer_funds", {src: source["id"], dst: target["id"], "amount": source["balance"]})]
     if name == "redeem_too_many_points":

@@ -43,7 +43,7 @@ resolve restart resume reverse schedule send set settle shift ship sign sort spe
 switch take top transfer turn unfreeze update upgrade use verify void withdraw work wrap write charge dispute
 flag waive extend renew enroll retire split copy hold note file reassign reopen release return accept decline
 confirm fix correct collect cover tally report prepare arrange contact notify open list count double halve cut
-debit expedite get match re-route redirect sweep warn wind draw then align replenish restock total pass buy allow let
+debit expedite get match re-route redirect sweep warn wind draw then align replenish restock total pass buy allow let disburse
 """.split())
 QUESTION_WORDS = {"what", "which", "how", "who", "where", "when", "is", "are", "does", "do", "did", "has", "have",
                   "across", "adding", "among", "at", "averaging", "by", "counting", "for", "if", "in", "looking",
