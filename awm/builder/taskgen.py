@@ -74,9 +74,10 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _numbers(plan: Plan) -> set[float]:
-    """Every number the request's instruction can state (from its values: amounts, counts, dates)."""
+    """Every number the request's instruction can state (its values, amounts, counts and dates, and its own
+    words: "quantity 1")."""
     found: set[float] = set()
-    for value in plan.say.slots.values():
+    for value in [*plan.say.slots.values(), *plan.say.clauses]:
         found |= {float(x) for x in _NUMBER.findall(str(value))}
     if plan.say.party is not None:
         found |= {float(x) for x in _NUMBER.findall(plan.say.party.email)}
