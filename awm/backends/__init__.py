@@ -30,15 +30,27 @@ class Backend(Protocol):
 
 
 BACKENDS = ("offline", "openai")
+PHRASING_ENV = "AWM_TASK_PHRASING"  # "model": the offline builder's instructions rewritten by the configured model
 
 
 def get_backend(name: str = "offline", **options) -> Backend:
-    """offline: the world builder (options base_seed, tasks_per_env).
+    """offline: the world builder (options base_seed, tasks_per_env, rephraser; with AWM_TASK_PHRASING=model and
+    no rephraser given, the configured model rewrites each instruction, see awm/llm/rephrase.py).
     openai: a model behind an OpenAI-compatible endpoint (options client or settings, store, tasks_per_env,
     run_id; without a client, one is made from `settings`, default LLMSettings.from_env())."""
     if name == "offline":
+        import os
+
         from awm.backends.offline import OfflineBackend
 
+        if "rephraser" not in options and os.environ.get(PHRASING_ENV) == "model":
+            from awm.llm.client import LLMClient
+            from awm.llm.rephrase import Rephraser
+            from awm.llm.settings import LLMSettings
+            from awm.store import ArtifactStore
+
+            cache_home = options.pop("cache_home", None) or ArtifactStore().home  # cached like every model call
+            options["rephraser"] = Rephraser(LLMClient(LLMSettings.from_env(), cache_home))
         return OfflineBackend(**options)
     if name == "openai":
         from awm.backends.llm import LLMBackend

@@ -12,7 +12,7 @@ from awm.builder.verifiergen import verifier_source
 from awm.builder.world import WorldPlan, make_scenario, plan_world
 from awm.contracts import Column, Scenario, SchemaSpec, Table, TaskSet, ToolSet, Verifier, VerifierSet
 
-BUILDER_VERSION = "offline-1"
+BUILDER_VERSION = "offline-2"
 
 
 @lru_cache(maxsize=64)
@@ -29,9 +29,10 @@ class OfflineBackend:
     name = "offline"
     model = None
 
-    def __init__(self, base_seed: int = 0, tasks_per_env: int = TASKS_PER_ENV):
+    def __init__(self, base_seed: int = 0, tasks_per_env: int = TASKS_PER_ENV, rephraser=None):
         self.base_seed = base_seed
         self.tasks_per_env = tasks_per_env
+        self.rephraser = rephraser  # awm.llm.rephrase.Rephraser: a model rewrites the instructions (off by default)
 
     def fingerprint(self, stage: str) -> str:
         """The catalogue's data: a built stage is reused only while the pack files it was built from are unchanged."""
@@ -42,14 +43,20 @@ class OfflineBackend:
 
     @property
     def params(self) -> dict:
-        return {"base_seed": self.base_seed, "tasks_per_env": self.tasks_per_env, "builder": BUILDER_VERSION}
+        params = {"base_seed": self.base_seed, "tasks_per_env": self.tasks_per_env, "builder": BUILDER_VERSION}
+        if self.rephraser is not None:
+            from awm.llm.rephrase import PHRASING
+
+            params["phrasing"] = {"model": self.rephraser.model, "prompt": PHRASING.hash[:12]}
+        return params
 
     def scenario(self, domain: str, slot: int) -> Scenario:
         return make_scenario(domain, slot, self.base_seed)
 
     def tasks(self, scenario: Scenario) -> TaskSet:
         plan = self.plan(scenario)
-        return generate_tasks(plan, generate_rows(plan), self.tasks_per_env)
+        tasks = generate_tasks(plan, generate_rows(plan), self.tasks_per_env)
+        return self.rephraser.rephrase(tasks) if self.rephraser is not None else tasks
 
     def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
         plan = self.plan(scenario)

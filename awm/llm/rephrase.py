@@ -1,0 +1,137 @@
+"""Optional model phrasing of the offline builder's tasks (off by default).
+
+With `AWM_TASK_PHRASING=model` and an OpenAI-compatible endpoint configured (awm/llm/settings.py), the offline
+backend asks the model to rewrite each task's instruction as a person would write it. Only the words change: the
+reference solution, the goals and the answer stay the builder's, so the verifiers stay proven by the same proofs.
+A rewrite is rejected, and asked for again with the reason, when it drops or changes a value the instruction
+states (a name, an email, a code, a quoted text, a number, a date) or states a value the original does not; after
+`attempts` rejected rewrites the builder's own wording stands. Calls go through the LLM client, so they are cached
+(re-running an unchanged environment makes no call) and recorded in the ledger like every model call.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from awm.contracts import Contract, Task, TaskSet
+from awm.llm.client import CallTags
+from awm.llm.prompts import PromptTemplate, json_block
+
+DEFAULT_ATTEMPTS = 3
+MAX_GROWTH = 2.5  # a rewrite more than this many times longer than the original is padding, not phrasing
+
+
+class PhrasingDraft(Contract):
+    instruction: str = Field(min_length=10, description="the request, rewritten")
+
+
+PHRASING = PromptTemplate(
+    stage="phrasing",
+    version="v1",
+    output=PhrasingDraft,
+    system="""
+You rewrite requests that people send to the assistant of a business, so that they read as a real customer or
+staff member would write them: natural, varied, correct English, first person where the request is in the first
+person. Rules:
+- Keep every value exactly as written: names, email addresses, codes (such as ORD-1042), quoted texts (keep them
+  in single quotes, word for word), amounts, quantities, percentages, dates and times.
+- Ask for exactly the same things: add no request, drop none, keep every condition ("if ..., otherwise ...").
+- Add no new facts, numbers, names or values.
+Answer with one JSON object that matches the JSON Schema given in the request, and nothing else.
+""",
+    user="""
+$request
+
+$task
+
+Rewrite the instruction.
+
+JSON Schema of the answer:
+$schema
+""",
+)
+
+_QUOTED = re.compile(r"(?<![A-Za-z])'(.+?)'(?![A-Za-z])")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+[A-Z0-9-]*\b|\b[A-Z]{2,}\d+\b")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
+                   r"October|November|December) \d{1,2}, \d{4}\b")
+_NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?%?")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")
+
+
+def stated_values(text: str) -> set[str]:
+    """The values an instruction states, as written: quoted texts, emails, codes, dates, numbers, names."""
+    values = {f"'{q}'" for q in _QUOTED.findall(text)}
+    rest = _QUOTED.sub(" ", text)
+    for pattern in (_EMAIL, _CODE, _DATE):
+        values |= set(pattern.findall(rest))
+        rest = pattern.sub(" ", rest)
+    values |= {n.rstrip(".,") for n in _NUMBER.findall(rest)}
+    return values
+
+
+def _names(text: str) -> set[str]:
+    """Runs of capitalised words outside quotes and after the first word of a sentence (people, places)."""
+    rest = _QUOTED.sub(" ", text)
+    return {m.group(0) for m in _NAME.finditer(rest)
+            if m.start() > 0 and rest[max(0, m.start() - 2):m.start()].strip() not in (".", "?", "!", ":")}
+
+
+def rewrite_problems(original: str, rewrite: str) -> list[str]:
+    """Why a rewrite cannot replace the original (empty when it can)."""
+    problems = []
+    kept, new = stated_values(original), stated_values(rewrite)
+    missing = sorted(kept - new)
+    if missing:
+        problems.append(f"it drops or changes {', '.join(missing[:8])}")
+    added = sorted(new - kept)
+    if added:
+        problems.append(f"it states values the original does not: {', '.join(added[:8])}")
+    lost_names = sorted(n for n in _names(original) if n not in rewrite)
+    if lost_names:
+        problems.append(f"it drops the names {', '.join(lost_names[:5])}")
+    if len(rewrite) > MAX_GROWTH * len(original):
+        problems.append("it is much longer than the original")
+    return problems
+
+
+class Rephraser:
+    """Rewrites the instructions of a task set through a model, keeping every stated value (see module doc)."""
+
+    def __init__(self, client, attempts: int = DEFAULT_ATTEMPTS):
+        self.client = client
+        self.attempts = attempts
+        self.rejected: list[tuple[str, str, str]] = []  # (env_id/task_id, rewrite, why)
+
+    @property
+    def model(self) -> str:
+        return self.client.settings.model
+
+    def rephrase(self, taskset: TaskSet) -> TaskSet:
+        tasks = [task.model_copy(update={"instruction": self.instruction(taskset.env_id, task)})
+                 for task in taskset.tasks]
+        return taskset.model_copy(update={"tasks": tasks})
+
+    def instruction(self, env_id: str, task: Task) -> str:
+        """The model's rewrite of one instruction, or the original after `attempts` rejected rewrites."""
+        feedback: list[str] = []
+        domain = env_id.rsplit("__", 1)[0]
+        for attempt in range(1, self.attempts + 1):
+            messages = PHRASING.render(
+                feedback=feedback,
+                request=json_block("request", {"stage": "phrasing", "env_id": env_id, "task_id": task.task_id}),
+                task=json_block("task", {"instruction": task.instruction, "kind": task.kind}))
+            draft = self.client.complete(PHRASING.stage, messages, PhrasingDraft, PHRASING.schema_name,
+                                         CallTags(domain=domain, env_id=env_id, subject=task.task_id,
+                                                  attempt=attempt))
+            rewrite = " ".join(draft.instruction.split())
+            problems = rewrite_problems(task.instruction, rewrite)
+            if not problems:
+                return rewrite
+            why = "; ".join(problems)
+            self.rejected.append((f"{env_id}/{task.task_id}", rewrite, why))
+            feedback.append(f"Your rewrite {rewrite!r} was rejected: {why}. Keep every value exactly as written.")
+        return task.instruction

@@ -1,0 +1,90 @@
+"""Model phrasing of the offline builder's tasks: a rewrite must keep every stated value, or it is asked for again;
+the goals stay the builder's, so the tasks stay proven."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from awm.backends import get_backend
+from awm.contracts import TaskSet, VerificationReport
+from awm.llm.rephrase import PHRASING, Rephraser, rewrite_problems, stated_values
+from awm.stages.pipeline import build_environment
+from awm.store import ArtifactStore
+
+ORIGINAL = ("Hi, this is Ann Lee (ann.lee@example.com). Please cancel my order ORD-1042 and refund its payment with "
+            "the reason 'billing error'; then add 2 x 'Desk Lamp' to ORD-1043 and tell me the new total.")
+
+
+class ScriptedModel:
+    """An OpenAI-compatible model that answers from a script: each call gets the next rewrite function."""
+
+    def __init__(self, *rewrites):
+        self.rewrites = list(rewrites)
+        self.settings = SimpleNamespace(model="scripted-1")
+        self.calls: list[dict] = []
+
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None):
+        instruction = json.loads(re.search(r"<task>\n(.*?)\n</task>", messages[1]["content"], re.S).group(1))[
+            "instruction"]
+        self.calls.append({"stage": stage, "schema": schema_name, "prompt": messages[1]["content"], "tags": tags})
+        rewrite = self.rewrites.pop(0) if len(self.rewrites) > 1 else self.rewrites[0]
+        return output.model_validate({"instruction": rewrite(instruction)})
+
+
+def test_the_values_an_instruction_states_are_found():
+    values = stated_values(ORIGINAL)
+    assert {"ann.lee@example.com", "ORD-1042", "ORD-1043", "'billing error'", "'Desk Lamp'", "2"} <= values
+
+
+@pytest.mark.parametrize("rewrite,problem", [
+    (ORIGINAL.replace("ORD-1042", "ORD-1024"), "drops or changes ORD-1042"),
+    (ORIGINAL.replace("'billing error'", "'a billing error'"), "drops or changes 'billing error'"),
+    (ORIGINAL.replace("2 x", "3 x"), "drops or changes 2"),
+    (ORIGINAL + " Also add 5 more.", "states values the original does not: 5"),
+    (ORIGINAL.replace("Ann Lee", "Anne"), "drops the names Ann Lee"),
+    (ORIGINAL * 3, "much longer"),
+])
+def test_a_rewrite_that_drops_changes_or_adds_a_value_is_rejected(rewrite, problem):
+    assert any(problem in p for p in rewrite_problems(ORIGINAL, rewrite))
+
+
+def test_a_faithful_rewrite_is_accepted():
+    rewrite = ("Ann Lee here (ann.lee@example.com). Could you call off order ORD-1042 and refund what I paid, reason "
+               "'billing error'? Then please put 2 x 'Desk Lamp' on ORD-1043 and let me know the new total.")
+    assert rewrite_problems(ORIGINAL, rewrite) == []
+
+
+def test_a_rejected_rewrite_is_asked_for_again_with_the_reason():
+    model = ScriptedModel(lambda text: text.replace("ORD-1042", "ORD-9999"), lambda text: "So: " + text)
+    rephraser = Rephraser(model)
+    task = SimpleNamespace(task_id="t01", instruction=ORIGINAL, kind="action")
+    assert rephraser.instruction("shop__00", task) == "So: " + ORIGINAL
+    assert [c["stage"] for c in model.calls] == ["phrasing", "phrasing"]
+    assert "ORD-1042" in model.calls[1]["prompt"] and "rejected" in model.calls[1]["prompt"]
+    assert model.calls[1]["tags"].attempt == 2 and rephraser.rejected[0][0] == "shop__00/t01"
+
+
+def test_after_the_last_rejected_rewrite_the_builders_wording_stands():
+    model = ScriptedModel(lambda text: "Cancel everything.")
+    rephraser = Rephraser(model, attempts=2)
+    task = SimpleNamespace(task_id="t01", instruction=ORIGINAL, kind="action")
+    assert rephraser.instruction("shop__00", task) == ORIGINAL and len(model.calls) == 2
+
+
+def test_rephrased_tasks_keep_their_goals_and_pass_every_proof(tmp_path):
+    model = ScriptedModel(lambda text: "Hello there! " + text)
+    plain, phrased = ArtifactStore(tmp_path / "plain"), ArtifactStore(tmp_path / "phrased")
+    build_environment(plain, "dental_clinic", 0)
+    outcomes = build_environment(phrased, "dental_clinic", 0, backend=get_backend("offline", rephraser=Rephraser(model)))
+    assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+    before = plain.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks
+    after = phrased.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks
+    assert [t.instruction for t in after] == ["Hello there! " + t.instruction for t in before]
+    assert [t.goals for t in after] == [t.goals for t in before]
+    report = phrased.read_model("dental_clinic__00", "report.json", VerificationReport)
+    assert all(t.publishable for t in report.tasks)
+    assert len(model.calls) == len(after) and PHRASING.stage == "phrasing"
