@@ -343,7 +343,9 @@ class World:
         return Goal(kind="answer", expect={"value": round(float(value), 2)})
 
     def status_answer(self, status: str) -> Goal:
-        return self.text_answer(status, list(self.fl.statuses))
+        """Any status of the world is a conflicting candidate ("cancelled, or maybe active")."""
+        return self.text_answer(status, sorted({r["status"] for rows in self.rows.values() for r in rows
+                                                if isinstance(r.get("status"), str)} | set(self.fl.statuses)))
 
     def staff_answer(self, member: dict) -> Goal:
         return self.text_answer(self.person(member), [self.person(s) for s in self.rows["staff"]])
