@@ -358,10 +358,11 @@ CLOSINGS = {
     "do": ("", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
            "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot.", "Cheers.",
            "Shout if anything is unclear.", "Let me know if you hit a snag.", "Thanks for sorting this out.",
-           "I owe you one.", "Thanks, that's all for now."),
+           "I owe you one.", "Thanks, that's all for now.", "Appreciate the quick turnaround.",
+           "Ping me when it's finished.", "Many thanks.", "Have a good one.", "Cheers for your help."),
     "ask": ("", "", "", "Thanks.", "Thank you!", "Appreciate it.", "Thanks for checking.", "Cheers.",
             "I need it for a report.", "Thanks so much.", "Thanks for looking into it.",
-            "No rush on this one."),
+            "No rush on this one.", "Just curious.", "It's for the monthly summary.", "Many thanks."),
 }
 # Words a sentence may start with that a connector lowers ("Also, please ...").
 _FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next", "One", "Need", "It", "As",

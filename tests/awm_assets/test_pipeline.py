@@ -59,7 +59,14 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert len(lines) == 20
         entry = json.loads(lines[0])
         assert {"env_id", "domain", "task_id", "instruction"} <= set(entry)
-        assert stage_metadata(cat, "environment_catalog")["published_environments"] == 2
+        catalog_meta = stage_metadata(cat, "environment_catalog")
+        assert catalog_meta["published_environments"] == 2
+        # how varied the published tasks are, where a user looks first
+        diversity = catalog_meta["task_diversity_json"]
+        assert diversity["tasks"] == 20 and diversity["distinct_intents"] >= 10
+        assert catalog_meta["distinct_intents"] == diversity["distinct_intents"]
+        assert catalog_meta["instruction_vocabulary"] > 100 and "| distinct intents |" in catalog_meta["task_diversity"]
+        assert 0 <= catalog_meta["cross_domain_near_duplicate_share"] <= 1
 
         # a second materialization reuses every valid environment
         again = dg.materialize(STAGES, partition_key="dental_clinic", instance=instance,

@@ -7,6 +7,7 @@ import sqlite3
 import dagster as dg
 import pytest
 
+from awm.contracts import TaskSet
 from awm.store import ArtifactStore
 from awm_assets.catalog import environment_catalog
 from awm_assets.databases import databases
@@ -18,7 +19,7 @@ from awm_assets.verification_reports import verification_reports
 from checks.databases import database_checks, databases_valid, databases_yield
 from checks.scenarios import scenario_checks
 from checks.schemas import schema_checks, schemas_valid
-from checks.tasks import task_checks
+from checks.tasks import task_checks, tasks_near_duplicates
 from checks.tools import tool_checks
 from checks.verification_reports import verification_checks, verification_reports_solvability
 from resources import ArtifactStoreResource, GeneratorResource
@@ -125,6 +126,25 @@ def test_an_environment_the_stage_failed_is_reported_by_the_yield_check_not_the_
     table = warn.metadata["failed_environments"].value
     assert "database_rows" in table and "0 rows" in table
     assert "/assets/databases?view=partitions&partition=dental_clinic" in table
+
+
+def test_a_partition_of_near_duplicate_tasks_is_a_warning(built, tmp_path):
+    home = copy_home(built, tmp_path)
+    store = ArtifactStore(home)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", [DOMAIN])
+        varied = evaluations(run_checks(instance, home, tasks_near_duplicates))["tasks_near_duplicates"]
+    assert varied.passed and varied.metadata["near_duplicate_share"].value[DOMAIN] < 0.5
+    tasks = store.read_model(ENV, "tasks.json", TaskSet)
+    same = [t.model_copy(update={"instruction": f"Please cancel appointment APP-{1000 + n} for the patient today."})
+            for n, t in enumerate(tasks.tasks)]
+    store.write_text(ENV, "tasks.json", tasks.model_copy(update={"tasks": same}).model_dump_json())
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", [DOMAIN])
+        warn = evaluations(run_checks(instance, home, tasks_near_duplicates))["tasks_near_duplicates"]
+    assert not warn.passed and warn.severity == dg.AssetCheckSeverity.WARN
+    assert warn.metadata["near_duplicate_share"].value == {DOMAIN: 1.0} and DOMAIN in warn.description
+    assert "APP-1001" in warn.metadata["examples"].value
 
 
 def test_unproven_tasks_are_listed_by_the_solvability_check(built, tmp_path):
