@@ -294,6 +294,8 @@ ACTION_FRAMES = {
         "Can you take care of this for me: {do}?", "Would you mind taking care of this: {do}?",
         "Before the end of the day, please {do}.", "One for you: {do}.", "Need your help here: {do}.",
         "It would help a lot if you could {do}.", "As soon as you can, {do}.",
+        "Whenever you're free, please {do}.", "Kindly {do}.", "If it's not too much trouble, {do}.",
+        "Top priority for this morning: {do}.", "Would you be so kind as to {do}?",
     ),
     "self": (
         "Please {do}.", "Can you {do}?", "Could you {do}?", "I'd like you to {do}.", "I need you to {do}.",
@@ -317,6 +319,8 @@ QUESTION_FRAMES = {
         "I need to know this: {ask}?", "Could you look this up? {Ask}?", "Help me out here: {ask}?",
         "For a report I'm writing: {ask}?", "Can you find out for me? {Ask}?", "One question: {ask}?",
         "I'm trying to work something out. {Ask}?", "Do you know this? {Ask}?", "Please check: {ask}?",
+        "Settle a debate for me: {ask}?", "Before my meeting, {ask}?", "Could you dig this up? {Ask}?",
+        "Mind looking something up? {Ask}?", "Out of interest, {ask}?",
     ),
     "self": (
         "{Ask}?", "I'd like to know: {ask}?", "Quick question: {ask}?", "Could you tell me something? {Ask}?",
@@ -337,14 +341,24 @@ STAFF_INTROS = (
     "Here is a request from {party}.",
     "I'm writing on behalf of {party}.",
     "{party} left a voicemail.",
+    "{party} rang the office [first thing|late yesterday|during lunch].",
+    "A message came in from {party} overnight.",
+    "{party} is waiting [on hold|in the lobby|for a call back].",
+    "I'm following up for {party}.",
+    "{party} filled in the contact form.",
+    "{party} sent a letter [by post|last week].",
+    "Our colleague at the desk passed on a request from {party}.",
+    "{party} [spoke to|chatted with] me [this afternoon|a moment ago].",
 )
 _SELF_INTROS_BY_IDENT = {
     "name_email": ("Hi, this is {name} ({email}).", "Hello, my name is {name} and my email is {email}.",
+                   "Dear support, I'm {name}, reachable at {email}.", "Evening! {name} here, on {email}.",
                    "Hi there. I'm {name}, {email}.", "{name} here ({email}).",
                    "Good morning, I'm {name} (email: {email}).", "Hello! {name} writing, {email}."),
     "email": ("Hi, my email address is {email}.", "Hello, I'm the [customer|account holder] at {email}.",
               "Hi, writing from {email}.", "Hello, this is the account {email}."),
-    "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}."),
+    "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}.",
+             "Dear team, {name} writing.", "Hey, it's {name}."),
 }
 _PROXY_INTROS_BY_IDENT = {
     "name_email": ("Hi, I'm writing for my {relation}, {name} ({email}).",

@@ -187,3 +187,13 @@ def test_the_same_seed_gives_the_same_instructions_and_another_slot_other_ones()
     other = plan_world(make_scenario("dental_clinic", 4))
     assert {t.instruction for t in generate_tasks(other, generate_rows(other)).tasks}.isdisjoint(
         {t.instruction for t in first.tasks})
+
+
+def test_every_sentence_of_context_and_every_closing_reads_correctly():
+    from awm.builder.intents.context import BY_CATEGORY, GENERAL
+
+    sentences = [s for pools in [GENERAL, *BY_CATEGORY.values()] for pool in pools.values() for s in pool]
+    assert len(set(sentences)) == len(sentences) > 300  # no context sentence twice
+    sentences += [c for pool in CLOSINGS.values() for c in pool if c]
+    faults = [(s, grammar_faults(s)) for s in sentences if grammar_faults(s)]
+    assert not faults
