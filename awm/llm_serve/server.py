@@ -47,7 +47,7 @@ DEFAULT_MODEL = "awm-offline"
 ERROR_FAULTS = ("http_429", "http_500", "no_json_schema", "no_response_format")  # answered with an HTTP error
 HTTP_FAULTS = ERROR_FAULTS + ("slow", "missing_usage")
 FAULTS = tuple(CONTENT_FAULTS) + HTTP_FAULTS
-PROMPT_STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verifier", "agent")
+PROMPT_STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verifier", "agent", "phrasing")
 AGENT_POLICIES = (Policy("reference"), Policy("noisy", 0.3), Policy("null"), Policy("hacker"))
 KEEP_MESSAGES = 2000  # requests whose prompts are kept for /_awm/requests?messages=1
 MAX_BODY_BYTES = 32 * 1024 * 1024

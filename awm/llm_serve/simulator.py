@@ -17,6 +17,7 @@ from awm.builder.verifiergen import verifier_source
 from awm.builder.world import make_scenario
 from awm.contracts import Scenario, Task
 from awm.llm.prompts import identify, parse_blocks
+from awm.llm.rephrase import stated_values
 
 SCENARIO_DRAFT_FIELDS = ("name", "description", "category", "flavour", "sub_business", "labels", "modules",
                          "item_categories", "items", "price_range")
@@ -34,6 +35,7 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
     "login_task": ("tasks",),
     "wall_clock": ("databases",),
     "malformed_tool_call": ("agent",),
+    "dropped_value": ("phrasing",),
 }
 
 
@@ -99,6 +101,9 @@ class SimulatedModel:
         if fault == "duplicate":
             other = 1 if request["slot"] == 0 else 0
             return _scenario_draft(make_scenario(request["domain"], other, self.base_seed))
+        if fault == "dropped_value":  # a rewrite that loses the first value the instruction states
+            value = sorted(stated_values(answer["instruction"]), key=answer["instruction"].find)[:1]
+            return {"instruction": answer["instruction"].replace(value[0], "it", 1) if value else "Do it."}
         if fault == "login_task":
             tasks = [dict(t) for t in answer["tasks"]]
             tasks[0]["instruction"] = "Reset the password of the staff member Dana Fox and tell me the new one."
@@ -115,6 +120,10 @@ def _scenario_draft(scenario: Scenario) -> dict[str, Any]:
 def _answer(stage: str, key: str, base_seed: int) -> str:
     inputs = json.loads(key)
     request = inputs["request"]
+    if stage == "phrasing":
+        if inputs["task"] is None:
+            raise PromptNotUnderstood("the phrasing prompt has no <task> block")
+        return json.dumps({"instruction": _rephrased(json.loads(inputs["task"])["instruction"])})
     if stage == "scenarios":
         return json.dumps(_scenario_draft(make_scenario(request["domain"], int(request["slot"]), base_seed)))
     if inputs["scenario"] is None:
@@ -143,6 +152,16 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
         task = Task.model_validate_json(inputs["task"])
         return json.dumps({"code": verifier_source(scenario.env_id, task)})
     raise PromptNotUnderstood(f"no stage {stage!r}")
+
+
+# How the simulated model opens a rewritten request: every stated value kept, the wording changed.
+OPENINGS = ("Hello!", "Hi there.", "Good morning.", "Quick one.")
+
+
+def _rephrased(instruction: str) -> str:
+    """A faithful rewrite of a request: an opening of its own, then the request word for word (every value kept)."""
+    opening = OPENINGS[sum(map(ord, instruction)) % len(OPENINGS)]
+    return f"{opening} {instruction}"
 
 
 def _break_foreign_key(answer: dict[str, Any]) -> dict[str, Any]:

@@ -88,3 +88,44 @@ def test_rephrased_tasks_keep_their_goals_and_pass_every_proof(tmp_path):
     report = phrased.read_model("dental_clinic__00", "report.json", VerificationReport)
     assert all(t.publishable for t in report.tasks)
     assert len(model.calls) == len(after) and PHRASING.stage == "phrasing"
+
+
+def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_value_is_asked_for_again(
+        serve, tmp_path, monkeypatch):
+    """AWM_TASK_PHRASING=model through the real client and a real OpenAI-compatible endpoint (`awm llm-serve`):
+    every instruction is rewritten, the goals stay the builder's and are proven; a rewrite that loses a value is
+    rejected and asked for again; a second build of the same environment is answered from the cache."""
+    from awm.backends.offline import OfflineBackend
+    from awm.builder.world import make_scenario
+    from awm.llm.simulator import OPENINGS
+
+    monkeypatch.setenv("AWM_TASK_PHRASING", "model")
+    monkeypatch.setenv("OPENAI_BASE_URL", serve.url)
+    monkeypatch.setenv("AWM_LLM_MODEL", "awm-offline")
+    monkeypatch.setenv("AWM_LLM_BACKOFF", "0.01")
+    monkeypatch.setenv("AWM_HOME", str(tmp_path / "home"))  # the model-call cache lives here
+    serve.faults({"fault": "dropped_value", "stage": "phrasing", "times": 1})
+    store = ArtifactStore(tmp_path / "home")
+    outcomes = build_environment(store, "dental_clinic", 0, backend=get_backend("offline"))
+    assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+
+    plain = OfflineBackend().tasks(make_scenario("dental_clinic", 0)).tasks
+    phrased = store.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks
+    for before, after in zip(plain, phrased, strict=True):
+        opening, _, rest = after.instruction.partition(" ")
+        assert opening in {o.split()[0] for o in OPENINGS} and before.instruction in after.instruction
+        assert after.goals == before.goals and after.reference_solution == before.reference_solution
+    report = store.read_model("dental_clinic__00", "report.json", VerificationReport)
+    assert len(report.tasks) == len(phrased) and all(t.publishable for t in report.tasks)
+
+    calls = [r for r in serve.requests() if r["stage"] == "phrasing"]
+    spoiled = [r for r in calls if r["faults"] == ["dropped_value"]]
+    assert len(spoiled) == 1 and len(calls) == len(phrased) + 1  # the spoiled rewrite, asked for once more
+    assert sum(r["task_id"] == spoiled[0]["task_id"] for r in calls) == 2
+
+    again = ArtifactStore(tmp_path / "again")  # another corpus, the same model-call cache (AWM_HOME)
+    outcomes = build_environment(again, "dental_clinic", 0, backend=get_backend("offline"))
+    assert all(o.ok for o in outcomes)
+    assert [t.instruction for t in again.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks] == \
+        [t.instruction for t in phrased]
+    assert len([r for r in serve.requests() if r["stage"] == "phrasing"]) == len(calls)  # all from the cache
