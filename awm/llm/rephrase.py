@@ -18,6 +18,7 @@ from pydantic import Field
 from awm.contracts import Contract, Task, TaskSet
 from awm.llm.client import CallTags
 from awm.llm.prompts import PromptTemplate, json_block
+from awm.quality.diversity import CODE, EMAIL, QUOTED
 
 DEFAULT_ATTEMPTS = 3
 MAX_GROWTH = 2.5  # a rewrite more than this many times longer than the original is padding, not phrasing
@@ -53,9 +54,6 @@ $schema
 """,
 )
 
-_QUOTED = re.compile(r"(?<![A-Za-z])'(.+?)'(?![A-Za-z])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+[A-Z0-9-]*\b|\b[A-Z]{2,}\d+\b")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b(?:January|February|March|April|May|June|July|August|September|"
                    r"October|November|December) \d{1,2}, \d{4}\b")
 _NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?%?")
@@ -64,9 +62,9 @@ _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")
 
 def stated_values(text: str) -> set[str]:
     """The values an instruction states, as written: quoted texts, emails, codes, dates, numbers, names."""
-    values = {f"'{q}'" for q in _QUOTED.findall(text)}
-    rest = _QUOTED.sub(" ", text)
-    for pattern in (_EMAIL, _CODE, _DATE):
+    values = {f"'{q}'" for q in QUOTED.findall(text)}
+    rest = QUOTED.sub(" ", text)
+    for pattern in (EMAIL, CODE, _DATE):
         values |= set(pattern.findall(rest))
         rest = pattern.sub(" ", rest)
     values |= {n.rstrip(".,") for n in _NUMBER.findall(rest)}
@@ -75,7 +73,7 @@ def stated_values(text: str) -> set[str]:
 
 def _names(text: str) -> set[str]:
     """Runs of capitalised words outside quotes and after the first word of a sentence (people, places)."""
-    rest = _QUOTED.sub(" ", text)
+    rest = QUOTED.sub(" ", text)
     return {m.group(0) for m in _NAME.finditer(rest)
             if m.start() > 0 and rest[max(0, m.start() - 2):m.start()].strip() not in (".", "?", "!", ":")}
 

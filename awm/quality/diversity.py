@@ -7,6 +7,10 @@ environment's own schema (its role labels, singular and plural: "appointment", "
 is the phrasing. From the masked texts:
 
   skeleton         the whole masked instruction; two tasks with one skeleton are phrased identically
+  sentence         each sentence of a masked instruction: a request sentence states a value or names a
+                   thing of the domain (it has a placeholder: "please cancel <noun> <code> ."), a filler
+                   sentence does not ("two things .", "thanks ."); the share of tasks that contain the most
+                   frequent request sentence is the stricter measure of repeated phrasing
   vocabulary       the distinct words left (lower case, placeholders excluded)
   near-duplicate   two tasks whose masked word 3-grams have a Jaccard similarity of at least 0.6
                    (`NEAR_DUPLICATE`), found exactly by prefix filtering over all pairs
@@ -32,9 +36,10 @@ from awm.builder.naming import plural
 NEAR_DUPLICATE = 0.6
 NGRAM = 3
 MAX_VALUE_CHARS = 80
-_QUOTED = re.compile(r"(?<![A-Za-z])'(.+?)'(?![A-Za-z])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+[A-Z0-9-]*\b|\b[A-Z]{2,}\d+\b")
+# The kinds of value an instruction states (also what a model rewrite must keep, awm/llm/rephrase.py).
+QUOTED = re.compile(r"(?<![A-Za-z])'(.+?)'(?![A-Za-z])")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+CODE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+[A-Z0-9-]*\b|\b[A-Z]{2,}\d+\b")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b|\b(?:January|February|March|April|May|"
                    r"June|July|August|September|October|November|December) \d{1,2}, \d{4}\b")
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
@@ -80,11 +85,11 @@ class Masker:
 
     def mask(self, instruction: str) -> list[str]:
         """The masked instruction as tokens (lower-case words, placeholders, punctuation)."""
-        text = _QUOTED.sub(" <quote> ", instruction)
-        text = _EMAIL.sub(" <email> ", text)
+        text = QUOTED.sub(" <quote> ", instruction)
+        text = EMAIL.sub(" <email> ", text)
         text = _DATE.sub(" <date> ", text)
         text = _TIME.sub(" <time> ", text)
-        text = _CODE.sub(" <code> ", text)
+        text = CODE.sub(" <code> ", text)
         text = _NUMBER.sub(" <number> ", text)
         raw = _tokens(text)
         out: list[str] = []
@@ -165,6 +170,22 @@ def skeleton(masked: list[str]) -> str:
     return " ".join(masked)
 
 
+def sentences(masked: list[str]) -> list[str]:
+    """The masked instruction's sentences, each as a skeleton (ending at . ? or !)."""
+    out, current = [], []
+    for token in masked:
+        current.append(token)
+        if token in (".", "?", "!"):
+            out.append(" ".join(current))
+            current = []
+    return out + ([" ".join(current)] if current else [])
+
+
+def is_request_sentence(sentence: str) -> bool:
+    """Whether a sentence skeleton states a value or names a thing (has a placeholder), not only small talk."""
+    return any(PLACEHOLDER.match(token) for token in sentence.split())
+
+
 def shingles(masked: list[str], n: int = NGRAM) -> frozenset[tuple[str, ...]]:
     """The masked instruction's word n-grams (punctuation left out)."""
     tokens = [t for t in masked if t[:1].isalpha() or PLACEHOLDER.match(t)]
@@ -232,6 +253,9 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
     across domains, shapes, steps and tools per task."""
     shapes = shapes or {}
     skeletons = Counter(skeleton(t.masked) for t in tasks)
+    in_tasks = Counter(s for t in tasks for s in set(sentences(t.masked)))  # tasks each sentence occurs in
+    requests = Counter({s: c for s, c in in_tasks.items() if is_request_sentence(s)})
+    fillers = Counter({s: c for s, c in in_tasks.items() if not is_request_sentence(s)})
     vocabulary = Counter(w for t in tasks for w in set(words(t.masked)))
     shingled = [shingles(t.masked) for t in tasks]
     across = near_duplicate_flags(shingled, [t.domain for t in tasks])
@@ -247,6 +271,8 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
             shape_counts["wholly infeasible"] += 1
     n = len(tasks) or 1
     top = skeletons.most_common(1)[0] if skeletons else ("", 0)
+    top_request = requests.most_common(1)[0] if requests else ("", 0)
+    top_filler = fillers.most_common(1)[0] if fillers else ("", 0)
     return {
         "tasks": len(tasks),
         "domains": len({t.domain for t in tasks}),
@@ -255,6 +281,12 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
         "distinct_skeletons": len(skeletons),
         "top_skeleton_share": round(top[1] / n, 4),
         "top_skeleton": top[0][:300],
+        "distinct_request_sentences": len(requests),
+        "top_request_sentence_share": round(top_request[1] / n, 4),
+        "top_request_sentence": top_request[0][:300],
+        "distinct_filler_sentences": len(fillers),
+        "top_filler_sentence_share": round(top_filler[1] / n, 4),
+        "top_filler_sentence": top_filler[0][:300],
         "vocabulary": len(vocabulary),
         "cross_domain_near_duplicate_share": round(sum(across) / n, 4),
         "shapes": {k: {"tasks": v, "share": round(v / n, 4)} for k, v in sorted(shape_counts.items())},

@@ -202,6 +202,10 @@ def diversity_table(report: dict) -> str:
             "category of business) |",
             f"| distinct phrasing skeletons (values and domain nouns masked) | {report['distinct_skeletons']} |",
             f"| most frequent skeleton | {report['top_skeleton_share']:.2%} of tasks |",
+            f"| most frequent request sentence (one stating a value or naming a thing) | "
+            f"{report['top_request_sentence_share']:.2%} of tasks: `{report['top_request_sentence'][:80]}` |",
+            f"| most frequent small-talk sentence | {report['top_filler_sentence_share']:.2%} of tasks: "
+            f"`{report['top_filler_sentence'][:80]}` |",
             f"| non-entity vocabulary | {report['vocabulary']} words |",
             f"| tasks with a near-duplicate in another domain | {report['cross_domain_near_duplicate_share']:.2%} |",
             f"| steps per task | mean {report['steps']['mean']}, median {report['steps']['median']} |",

@@ -65,6 +65,19 @@ def test_the_corpus_report_counts_what_a_trainer_sees():
     assert report["steps"]["mean"] == 4 and report["shapes"]["action"]["tasks"] == 2
 
 
+def test_sentences_are_counted_once_per_task_and_split_into_requests_and_small_talk():
+    masker = Masker.for_environment(LABELS)
+    texts = ["Two things. Please cancel appointment APP-1. Also close it. Thanks.",
+             "Two things. Please cancel appointment APP-2. Thanks. Thanks.",
+             "What is the total of the patient's appointments?", "Please cancel appointment APP-3."]
+    tasks = [TaskText(f"d{n}__00", f"d{n}", t, ("x",), 1, 1, masker.mask(t)) for n, t in enumerate(texts)]
+    report = corpus_diversity(tasks)
+    assert report["top_request_sentence"] == "please cancel <noun> <code> ."
+    assert report["top_request_sentence_share"] == 0.75
+    assert report["distinct_request_sentences"] == 2  # the cancel and the total (both name a thing)
+    assert report["top_filler_sentence_share"] == 0.5 and report["distinct_filler_sentences"] == 3
+
+
 def test_a_partition_of_near_duplicates_is_flagged_and_a_varied_one_is_not():
     masker = Masker.for_environment(LABELS)
     same = [f"Please cancel appointment APP-{n} for the patient today." for n in range(8)]
