@@ -330,24 +330,24 @@ QUESTION_FRAMES = {
 # Introductions name the person the request is about; the core clause then says {their}, {them}.
 STAFF_INTROS = (
     "{party} called [earlier|this morning|a few minutes ago|just now].",
-    "I just got off the phone with {party}.",
+    "I just got off the [phone|call] with {party}.",
     "{party} [emailed us|sent us an email|wrote to us].",
     "[This one|The next one|This request] is for {party}.",
     "We [heard|got a message] from {party}.",
     "{party} [asked for help|needs a hand|got in touch].",
-    "This is regarding {party}.",
-    "This concerns {party}.",
+    "This is [regarding|in regard to|with regard to] {party}.",
+    "This [concerns|relates to|is about] {party}.",
     "{party} [came in|stopped by] [earlier|today|this morning].",
-    "Here is a request from {party}.",
-    "I'm writing on behalf of {party}.",
-    "{party} left a voicemail.",
+    "Here is [a request|a query|an ask] from {party}.",
+    "I'm [writing|getting in touch|reaching out] on behalf of {party}.",
+    "{party} left [a voicemail|a message on the machine|us a voicemail].",
     "{party} rang the office [first thing|late yesterday|during lunch].",
-    "A message came in from {party} overnight.",
+    "A message came in from {party} [overnight|over the weekend|late last night].",
     "{party} is waiting [on hold|in the lobby|for a call back].",
-    "I'm following up for {party}.",
-    "{party} filled in the contact form.",
+    "I'm following up [for|on behalf of|on a call from] {party}.",
+    "{party} filled in the [contact|online|enquiry] form.",
     "{party} sent a letter [by post|last week].",
-    "Our colleague at the desk passed on a request from {party}.",
+    "[Our colleague at the desk|The front desk|A colleague] passed on a request from {party}.",
     "{party} [spoke to|chatted with] me [this afternoon|a moment ago].",
 )
 _SELF_INTROS_BY_IDENT = {
@@ -370,7 +370,7 @@ _PROXY_INTROS_BY_IDENT = {
 }
 CLOSINGS = {
     "do": ("", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
-           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "Thanks a lot.", "Cheers.",
+           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "It's fairly time-sensitive.", "Thanks a lot.", "Cheers.",
            "Shout if anything is unclear.", "Let me know if you hit a snag.", "Thanks for sorting this out.",
            "I owe you one.", "Thanks, that's all for now.", "Appreciate the quick turnaround.",
            "Ping me when it's finished.", "Many thanks.", "Have a good one.", "Cheers for your help."),

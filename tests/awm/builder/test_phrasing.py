@@ -32,6 +32,7 @@ from awm.builder.phrasing import (
     intro_options,
     one_choice_at_a_time,
     render_request,
+    voice_named,
 )
 from awm.builder.taskgen import generate_tasks
 from awm.builder.world import make_scenario, plan_world
@@ -230,3 +231,21 @@ def test_tasks_are_byte_identical_for_a_seed_across_processes_and_hash_seeds():
         assert run.returncode == 0, run.stderr[-2000:]
         digests.add(run.stdout.strip())
     assert len(digests) == 1, digests
+
+
+def test_every_alternative_of_every_introduction_reads_correctly():
+    """Each introduction (staff, first person, for a relative) in each of its wordings, in a whole sentence."""
+    from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, STAFF_INTROS, Context, parse
+
+    intros = [("staff", i) for i in STAFF_INTROS]
+    intros += [("self", i) for pool in _SELF_INTROS_BY_IDENT.values() for i in pool]
+    intros += [("proxy", i) for pool in _PROXY_INTROS_BY_IDENT.values() for i in pool]
+    faults, rendered = [], 0
+    for voice, intro in intros:
+        for pick in every_choice(limit=alternatives(intro)):
+            ctx = Context({"name": "Ann Lee", "email": "ann.lee@example.com", "relation": "mother"}, {},
+                          voice_named(voice, "mother"), pick, party_full="Ann Lee (ann.lee@example.com)")
+            text = ctx.render(parse(intro)) + " Please cancel the order."
+            rendered += 1
+            faults += [(text, grammar_faults(text))] if grammar_faults(text) else []
+    assert rendered > len(intros) and not faults, faults[:5]
