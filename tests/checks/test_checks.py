@@ -134,7 +134,7 @@ def test_a_partition_of_near_duplicate_tasks_is_a_warning(built, tmp_path):
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("domains", [DOMAIN])
         varied = evaluations(run_checks(instance, home, tasks_near_duplicates))["tasks_near_duplicates"]
-    assert varied.passed and varied.metadata["near_duplicate_share"].value[DOMAIN] < 0.5
+    assert varied.passed and varied.partition == DOMAIN and varied.metadata["near_duplicate_share"].value < 0.5
     tasks = store.read_model(ENV, "tasks.json", TaskSet)
     same = [t.model_copy(update={"instruction": f"Please cancel appointment APP-{1000 + n} for the patient today."})
             for n, t in enumerate(tasks.tasks)]
@@ -143,7 +143,8 @@ def test_a_partition_of_near_duplicate_tasks_is_a_warning(built, tmp_path):
         instance.add_dynamic_partitions("domains", [DOMAIN])
         warn = evaluations(run_checks(instance, home, tasks_near_duplicates))["tasks_near_duplicates"]
     assert not warn.passed and warn.severity == dg.AssetCheckSeverity.WARN
-    assert warn.metadata["near_duplicate_share"].value == {DOMAIN: 1.0} and DOMAIN in warn.description
+    assert warn.partition == DOMAIN and warn.metadata["near_duplicate_share"].value == 1.0
+    assert warn.description.startswith("10 of 10 task(s) are near-duplicates")
     assert "APP-1001" in warn.metadata["examples"].value
 
 
