@@ -109,5 +109,7 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
         **{name: summary.diversity.get(key, 0) for name, key in (
             ("distinct_intents", "distinct_intents"), ("distinct_phrasing_skeletons", "distinct_skeletons"),
             ("instruction_vocabulary", "vocabulary"),
+            ("top_phrasing_skeleton_share", "top_skeleton_share"),
+            ("top_request_sentence_share", "top_request_sentence_share"),
             ("cross_domain_near_duplicate_share", "cross_domain_near_duplicate_share"))},
     })

@@ -305,6 +305,14 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
     tasks, ref_ok, null_ok, proven = totals.tasks, totals.reference_passed, totals.null_rejected, totals.publishable
     tried, killed = totals.mutations_tried, totals.mutations_killed
     accepted, alternatives = totals.alternatives()
+    diversity = catalog.get("task_diversity_json") or {}
+    shapes = ", ".join(f"{k} {v['share']:.0%}" for k, v in diversity.get("shapes", {}).items()
+                       if k in ("chained", "conditional", "aggregate", "infeasible"))
+    variety = (f"{diversity.get('distinct_intents', 0)} intents, vocabulary {diversity.get('vocabulary', 0)} words, "
+               f"top request sentence in {diversity.get('top_request_sentence_share', 0):.1%} of tasks,\n"
+               f"                         near-duplicate in another domain "
+               f"{diversity.get('cross_domain_near_duplicate_share', 0):.1%}, steps per task mean "
+               f"{diversity.get('steps', {}).get('mean', 0)}, {shapes}")
     by_class = "\n                         ".join(
         ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.proofs.items())[i:i + 3])
         for i in range(0, len(totals.proofs), 3))
@@ -317,6 +325,7 @@ Done in {seconds:.0f}s.
                          read-only); verifiers rejected {killed} of {tried} wrong final states and shortcuts
                          (mutations) and accepted {accepted} of {alternatives} valid alternatives
   proofs by class        {by_class}
+  task variety           {variety}
   published              {catalog.get('published_environments', 0)} environments, {catalog.get('published_tasks', 0)} tasks \
 (quarantined {catalog.get('quarantined_environments', 0)}, failed {catalog.get('failed_environments', 0)})
   artifacts              {store.corpus_dir}

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +24,9 @@ def test_main_job_builds_publishes_and_summarises(tmp_path):
     assert "4/4 environments done" in out.stdout
     assert "environments built     4 of 4" in out.stdout
     assert "published              4 environments, 40 tasks" in out.stdout
+    variety = out.stdout.split("task variety")[1].split("published")[0]
+    assert re.search(r"\d+ intents, vocabulary \d+ words, top request sentence in \d+\.\d% of tasks", variety)
+    assert "steps per task mean" in variety, variety
     catalog = (tmp_path / "home" / "catalog.jsonl").read_text().splitlines()
     assert len(catalog) == 40
     assert {json.loads(line)["domain"] for line in catalog} == {"airline", "llama_farm"}

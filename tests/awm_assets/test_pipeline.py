@@ -66,6 +66,7 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert diversity["tasks"] == 20 and diversity["distinct_intents"] >= 10
         assert catalog_meta["distinct_intents"] == diversity["distinct_intents"]
         assert catalog_meta["instruction_vocabulary"] > 100 and "| distinct intents |" in catalog_meta["task_diversity"]
+        assert 0 < catalog_meta["top_request_sentence_share"] <= 1 and "request sentence" in catalog_meta["task_diversity"]
         assert 0 <= catalog_meta["cross_domain_near_duplicate_share"] <= 1
 
         # a second materialization reuses every valid environment
