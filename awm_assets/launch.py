@@ -312,7 +312,7 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
                f"top request sentence in {diversity.get('top_request_sentence_share', 0):.1%} of tasks,\n"
                f"                         near-duplicate in another domain "
                f"{diversity.get('cross_domain_near_duplicate_share', 0):.1%}, steps per task mean "
-               f"{diversity.get('steps', {}).get('mean', 0)}, {shapes}")
+               f"{diversity.get('steps', {}).get('mean', 0)},\n                         {shapes}")
     by_class = "\n                         ".join(
         ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.proofs.items())[i:i + 3])
         for i in range(0, len(totals.proofs), 3))
