@@ -607,7 +607,7 @@ def average_rating_question(w: World) -> Plan | None:
         return None
     item, avg = w.rng.choice(options)
     say = Say("ask", (
-        "what is the average {REVIEW} rating of {item}, rounded to two decimals",
+        "what is the average rating across the {REVIEW/pl} of {item}, rounded to two decimals",
         "how well is {item} rated on average (two decimals)",
         "averaging every {REVIEW} of {item}, what score do we get, to two decimal places",
     ), {"item": quote(item["name"])})
@@ -657,7 +657,7 @@ def withdraw_if_poorly_rated(w: World) -> Plan | None:
     else:
         goals, answer = [w.money_answer(avg)], money(avg)
     say = Say("do", (
-        "if the average {REVIEW} rating of {item} is below 3, stop offering it; otherwise tell me the average, "
+        "if the average rating across the {REVIEW/pl} of {item} is below 3, stop offering it; otherwise tell me the average, "
         "rounded to two decimals",
         "look at the {REVIEW/pl} of {item} || withdraw it if they average under 3, and if they average 3 or "
         "more, just tell me the average (two decimals)",

