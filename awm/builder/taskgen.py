@@ -105,14 +105,25 @@ def hedgeable(plans: list[Plan]) -> bool:
     return False
 
 
+def _row_arg(name: str) -> str:
+    """The row an id argument names, whichever end of a move it is ("from_account_id" -> "account_id")."""
+    return name.removeprefix("from_").removeprefix("to_").removeprefix("source_").removeprefix("target_")
+
+
 def _touched(plan: Plan) -> set[tuple[str, object]]:
     """(argument, id) of every row the request's writes name."""
-    return {(name, value) for tool, args in plan.calls if not tool.startswith(READ_PREFIXES)
+    return {(_row_arg(name), value) for tool, args in plan.calls if not tool.startswith(READ_PREFIXES)
             for name, value in args.items() if name.endswith("_id")}
 
 
 def _named(plan: Plan) -> set[tuple[str, object]]:
-    return {(name, value) for _, args in plan.calls for name, value in args.items() if name.endswith("_id")}
+    return {(_row_arg(name), value) for _, args in plan.calls for name, value in args.items()
+            if name.endswith("_id")}
+
+
+def _goal_rows(plan: Plan) -> set[tuple[str, object]]:
+    """(table, primary key) of every row the request's goals judge."""
+    return {(g.table, g.pk) for g in plan.goals if g.table and g.pk is not None}
 
 
 def _clash(a: Plan, b: Plan) -> bool:
@@ -121,7 +132,7 @@ def _clash(a: Plan, b: Plan) -> bool:
     (a name such as '55 Inch TV' would read as a second count), an answer text naming another value of the other's
     answer kind, a stated number next to an expected one (see `hedgeable`), or a row deleted where the other
     inserts into the same table (SQLite hands the freed id of a last row to the next insert)."""
-    if _touched(a) & _named(b) or _touched(b) & _named(a) or hedgeable([a, b]):
+    if _touched(a) & _named(b) or _touched(b) & _named(a) or _goal_rows(a) & _goal_rows(b) or hedgeable([a, b]):
         return True
     for x, y in ((a, b), (b, a)):
         others = {str(o).lower() for g in x.goals if g.kind == "answer" for o in g.expect.get("others", [])}

@@ -742,7 +742,7 @@ def receive_purchase_order(w: World) -> Plan | None:
     vendor = w.by_id("vendor", po[w.fk("vendor")])
     lines = w.children("purchase_line", "purchase_order", po["id"])
     calls = [(w.n.list("vendor"), {"query": vendor["name"]}),
-             (w.n.list("purchase_order"), {w.fk("vendor"): vendor["id"], "status": "submitted"}),
+             (w.n.list("purchase_order"), {w.fk("vendor"): vendor["id"]}),
              (w.n.get("purchase_order"), {w.pk("purchase_order"): po["id"]}),
              (w.n.action("purchase_order", "approve"), {w.pk("purchase_order"): po["id"]}),
              (w.n.action("purchase_order", "receive"), {w.pk("purchase_order"): po["id"]})]
