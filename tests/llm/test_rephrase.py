@@ -95,10 +95,9 @@ def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_va
     """AWM_TASK_PHRASING=model through the real client and a real OpenAI-compatible endpoint (`awm llm-serve`):
     every instruction is rewritten, the goals stay the builder's and are proven; a rewrite that loses a value is
     rejected and asked for again; a second build of the same environment is answered from the cache."""
-    from awm.llm.simulator import OPENINGS
-
     from awm.backends.offline import OfflineBackend
     from awm.builder.world import make_scenario
+    from awm.llm_serve.simulator import OPENINGS
 
     monkeypatch.setenv("AWM_TASK_PHRASING", "model")
     monkeypatch.setenv("OPENAI_BASE_URL", serve.url)

@@ -7,7 +7,6 @@ import random
 from collections import Counter
 
 import pytest
-from awm.stages.verification import build_verification
 
 from awm.backends import get_backend
 from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
@@ -20,6 +19,7 @@ from awm.contracts import TaskSet, VerificationReport
 from awm.domains import builtin_domains
 from awm.quality.tasks import task_findings
 from awm.runtime.environment import Environment
+from awm.stages.verification_reports import build as build_verification
 from awm.store import ArtifactStore, dump_json
 from tests.conftest import build_environment
 
