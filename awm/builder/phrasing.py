@@ -513,6 +513,15 @@ CONNECTORS = {
 OPENERS_OF_TWO = ("", "", "", "Two things. ", "I have two requests. ", "A couple of things. ")
 
 
+def connectors(mood: str, clause: str) -> tuple[str, ...]:
+    """The connectors a second request's core clause can follow: those that end in a verb ("could you",
+    "please") only for a clause that starts with one ("could you if the invoice is overdue, ..." is not English)."""
+    options = CONNECTORS[mood]
+    if mood != "do" or not first_words(clause) & _NOT_A_VERB:
+        return options
+    return tuple(c for c in options if not _BEFORE_A_VERB.search(c.replace("{second}", "")))
+
+
 def _same_party(first: Say, second: Say) -> bool:
     """About the same person, named the same way (the second request looks them up as the first names them)."""
     return first.party is not None and second.party is not None and first.party.query == second.party.query
@@ -591,7 +600,8 @@ class Realiser:
         ctx = _context(second, voice, self.labels, self.pick, relation)
         ctx.party_named = same
         core2 = tidy(ctx.render(parse(vary(clause2))))
-        connector = CONNECTORS[second.mood][self.pick(len(CONNECTORS[second.mood]))]
+        options = connectors(second.mood, clause2)
+        connector = options[self.pick(len(options))]
         opener = OPENERS_OF_TWO[self.pick(len(OPENERS_OF_TWO))]
         joined = opener + text + " " + connector.replace("{second}", core2)
         return tidy(joined + (" " + closing if closing else ""))
@@ -610,6 +620,10 @@ _A_VOWEL = re.compile(r"(?:^|(?<=[.?!:] )|(?<=\())(A)\s+([A-Za-z][\w-]*)|\b(a) (
 _DOUBLED = re.compile(r"\b(\w+) \1\b", re.IGNORECASE)
 _SUBJECT_ME = re.compile(r"(^|[.!?:] )(Me|me) (asked|called|wants|has|is|was|needs|would|will)\b")
 _FINE_DOUBLES = {"that", "had", "is"}
+# What wants a verb next: a clause starting "if ..." or "unless ..." cannot follow it.
+_BEFORE_A_VERB = re.compile(r"\b(?:(?:can|could|would) you(?: please| kindly)?|please)\s*[.?]?$", re.IGNORECASE)
+_VERB_WANTED = re.compile(r"\b(?:(?:can|could|would) you(?: please| kindly)?|please) "
+                          r"(?:if|unless|once|when|whichever|whoever)\b", re.IGNORECASE)
 
 
 def grammar_faults(text: str) -> list[str]:
@@ -653,6 +667,9 @@ def grammar_faults(text: str) -> list[str]:
         faults.append("article after a possessive")
     if re.search(r"\bi\b", text):
         faults.append("lower-case 'i'")
+    for match in _VERB_WANTED.finditer(text):
+        if not _inside_quote(text, match.start()):
+            faults.append(f"no verb after {match.group(0)!r}")
     if text.count("(") != text.count(")"):
         faults.append("unbalanced parentheses")
     if len(re.findall(r"(?<![A-Za-z])'|'(?![A-Za-z])", text)) % 2:

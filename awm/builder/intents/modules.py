@@ -699,7 +699,7 @@ def expired_promotion(w: World) -> Plan | None:
     if promo is None or case is None:
         return None
     say = Say("do", (
-        "apply the {PROMOTION} code {promo} to {CASE} {code}",
+        "apply {promo}, our {PROMOTION}, to {CASE} {code}",
         "the {PARTY} on {CASE} {code} wants to use code {promo} || put it on",
         "take {promo} off the price of {CASE} {code}",
     ), {"promo": promo["code"], "code": case["code"]})
@@ -717,7 +717,7 @@ def best_promotion_question(w: World) -> Plan | None:
         return None
     best = ranked[0]
     say = Say("ask", (
-        "which {PROMOTION} code that is active and valid today gives the biggest discount, and how many percent "
+        "which active {PROMOTION} that is valid today gives the biggest discount (its code), and how many percent "
         "off is it",
         "of the {PROMOTION/pl} we can use today, which code takes the most off, and by what percentage",
     ), {})

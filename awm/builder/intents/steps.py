@@ -3,10 +3,12 @@ tool call that makes it and the goal that checks it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from awm.builder.intents.base import World
 from awm.contracts import Goal
+
+if TYPE_CHECKING:  # annotations only: base imports these steps
+    from awm.builder.intents.base import World
 
 Call = tuple[str, dict[str, Any]]
 

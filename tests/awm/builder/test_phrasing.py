@@ -146,7 +146,28 @@ def test_requests_asked_together_read_as_one_message(requests):
     assert not faults, faults[:5]
 
 
+def test_a_second_request_starting_with_a_condition_follows_a_connector_that_takes_it(requests):
+    """"Besides that, could you if the invoice is overdue, mark it as paid?" is not English: a second request
+    whose clause starts with "if" or "unless" is joined with a connector that takes any clause."""
+    conditional = [(a, labels) for says in requests.values() for a, labels in says
+                   if a.mood == "do" and any(first_words(c) & {"if", "unless"} for c in a.clauses if " || " not in c)]
+    firsts = [b for says in requests.values() for b, _ in says if b.party is None]
+    assert conditional and firsts
+    faults, joined = [], 0
+    for n, (second, labels) in enumerate(conditional):
+        for first in firsts[n % len(firsts)::max(1, len(firsts) // 6)][:6]:
+            if not compatible(first, second):
+                continue
+            for seed in range(12):
+                text = Realiser(labels, random.Random(seed)).instruction([first, second])
+                joined += 1
+                faults += [(text, grammar_faults(text))] if grammar_faults(text) else []
+    assert joined > 100 and not faults, faults[:5]
+
+
 @pytest.mark.parametrize("text,fault", [
+    ("Also, could you if the invoice is overdue, mark it as paid?", "no verb after 'could you if'"),
+    ("Separately, please unless the order has a driver, assign one.", "no verb after 'please unless'"),
     ("Open a account application for me.", "'a account'"),
     ("Add an product to the order.", "'an product'"),
     ("Then add 1 units of the kit.", "'1 units'"),
