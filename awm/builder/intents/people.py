@@ -56,7 +56,8 @@ def update_contact_details(w: World) -> Plan | None:
         "record {their} move to {city}: set the city to {city} and the phone number to {phone}, add {a ADDRESS} "
         "(home, primary) at {street}, {city} {postal}, then put the note {note} on {case}",
         "{they_have} [relocated|just moved house] to {city} || [set|change] the city to {city}, the phone to {phone}, "
-        "[make|add] {street}, {city} {postal} {their} primary home {ADDRESS}, and [note|record] {note} on {case}",
+        "[make {street}, {city} {postal}|add {street}, {city} {postal} as] {their} primary home {ADDRESS}, and "
+        "[note|record] {note} on {case}",
     ), {"city": city, "phone": phone, "street": street, "postal": postal, "note": quote(note), "case": case_np},
         party=ref, voices=BOTH)
     goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city, "phone": phone}),
