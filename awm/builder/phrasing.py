@@ -370,7 +370,8 @@ _PROXY_INTROS_BY_IDENT = {
 }
 CLOSINGS = {
     "do": ("", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
-           "Let me know once it's done.", "No rush.", "It's a bit urgent.", "It's fairly time-sensitive.", "Thanks a lot.", "Cheers.",
+           "Let me know once it's done.", "No rush.", "I need this fairly soon.",  # not "urgent": a priority value
+           "It's fairly time-sensitive.", "Thanks a lot.", "Cheers.",
            "Shout if anything is unclear.", "Let me know if you hit a snag.", "Thanks for sorting this out.",
            "I owe you one.", "Thanks, that's all for now.", "Appreciate the quick turnaround.",
            "Ping me when it's finished.", "Many thanks.", "Have a good one.", "Cheers for your help."),
