@@ -185,8 +185,14 @@ STAGE_ORDER = STAGE_NAMES
 LAST_STAGE = STAGE_NAMES[-1]
 
 
-def _progress_line(lines: list[str], total: int, started: float) -> str:
-    """One line: a bar over all stage steps, environments fully done, and the current stage."""
+def _progress_line(lines: list[str], total: int, started: float, first_seen: dict[str, float] | None = None,
+                   now: float | None = None) -> str:
+    """One line: a bar over all stage steps, environments fully done, and the current stage.
+
+    The time left is the current stage's own pace over what it has left, plus the later stages at the pace of
+    all steps so far: stages differ tenfold in cost (the proofs of the last one dominate), so one average pace
+    over every step would promise seconds while the slowest stage still has minutes to run. `first_seen`
+    (kept by the caller between lines) records when each stage's first step was seen."""
     per_stage = {stage: 0 for stage in STAGE_ORDER}
     failed = set()
     for line in lines:
@@ -200,9 +206,19 @@ def _progress_line(lines: list[str], total: int, started: float) -> str:
     width = 30
     filled = int(width * steps / (total * len(STAGE_ORDER))) if total else width
     current = next((s for s in STAGE_ORDER if per_stage[s] < total), LAST_STAGE)
-    elapsed = time.monotonic() - started
+    now = time.monotonic() if now is None else now
+    elapsed = now - started
+    first_seen = {} if first_seen is None else first_seen
+    for stage, count in per_stage.items():
+        if count:
+            first_seen.setdefault(stage, now)
     rate = steps / max(elapsed, 1e-6)
-    eta = (total * len(STAGE_ORDER) - steps) / rate if rate > 0 else 0
+    later = total * (len(STAGE_ORDER) - 1 - STAGE_ORDER.index(current))
+    own = per_stage[current] / max(now - first_seen.get(current, now), 1e-6)
+    if per_stage[current] and now - first_seen[current] >= 5:  # a pace of its own to go by
+        eta = (total - per_stage[current]) / own + (later / rate if rate > 0 else 0)
+    else:
+        eta = (total * len(STAGE_ORDER) - steps) / rate if rate > 0 else 0
     extra = f", {len(failed)} failed" if failed else ""
     return (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} environments done{extra} "
             f"| stage {current} {per_stage[current]}/{total} | {elapsed:.0f}s elapsed, ~{eta:.0f}s left")
@@ -253,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     running: list[subprocess.Popen] = []
     failures = 0
     last_print = 0.0
+    first_seen: dict[str, float] = {}
     tty = sys.stdout.isatty()
     try:
         while pending or running:
@@ -267,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             lines = progress.read_text().splitlines()
             now = time.monotonic()
             if tty or now - last_print >= 5 or not (pending or running):
-                line = _progress_line(lines, total, started)
+                line = _progress_line(lines, total, started, first_seen)
                 print(("\r" + line) if tty else line, end="" if tty else "\n", flush=True)
                 last_print = now
             time.sleep(0.25)

@@ -38,3 +38,18 @@ def test_bad_knobs_are_clear_errors(tmp_path):
     out = subprocess.run([sys.executable, "-m", "awm_assets.launch"], env=env, capture_output=True, text=True)
     assert out.returncode == 2
     assert "invalid domain slug 'Bad Slug'" in out.stderr
+
+
+def test_time_left_follows_the_pace_of_the_stage_that_is_running():
+    """Five quick stages in 50 s, then the proofs at 100 environments a minute: 900 left is about nine minutes,
+    not the seconds that one pace over every step would promise."""
+    from awm_assets.launch import STAGE_ORDER, _progress_line
+
+    total, first_seen = 1000, {}
+    quick = [f"{stage} e{i} ok" for stage in STAGE_ORDER[:-1] for i in range(total)]
+    slow = [f"{STAGE_ORDER[-1]} e{i} ok" for i in range(100)]
+    _progress_line(quick + slow[:1], total, started=0.0, first_seen=first_seen, now=50.0)  # the proofs begin
+    line = _progress_line(quick + slow, total, started=0.0, first_seen=first_seen, now=110.0)
+    left = int(line.rsplit("~", 1)[1].split("s")[0])
+    assert 500 <= left <= 560, line
+    assert "100/1000 environments done" in line and f"stage {STAGE_ORDER[-1]} 100/1000" in line
