@@ -121,6 +121,5 @@ def failed_environment_corpus(tmp_path_factory):
         with running_dagster_dev(env, home / "dagster-dev.log") as url:
             yield url, awm_home
     finally:
-        serve.proc.terminate()
-        serve.proc.wait(timeout=10)
+        serve.stop()
 

@@ -73,7 +73,6 @@ def test_an_evaluation_cell_launched_with_launchpad_config_runs_through_the_daem
             metadata = {e["label"]: e.get("floatValue", e.get("intValue")) for e in materialization["metadataEntries"]}
             assert metadata["pass@1"] == 1.0 and metadata["pass@2"] == 1.0 and metadata["rollouts"] == 40
     finally:
-        serve.proc.terminate()
-        serve.proc.wait(timeout=10)
+        serve.stop()
     report = json.loads((agent_dir(awm_home, MODEL) / DOMAIN / "report.json").read_text())
     assert report["k"] == 2 and report["passed_rollouts"] == 40

@@ -29,13 +29,10 @@ def eval_corpus(tmp_path_factory) -> ArtifactStore:
 def agent_serve(eval_corpus: ArtifactStore):
     server = start_llm_serve("--agent", "--api-key", API_KEY, home=eval_corpus.home)
     yield server
-    server.proc.terminate()
-    server.proc.wait(timeout=10)
+    server.stop()
 
 
 @pytest.fixture
 def agent(agent_serve: LLMServe, monkeypatch) -> LLMServe:
     """The agent server with no faults, no latency and an empty request log; OPENAI_API_KEY set."""
-    agent_serve.reset()
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    return agent_serve
+    return agent_serve.ready(monkeypatch)

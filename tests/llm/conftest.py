@@ -56,6 +56,16 @@ class LLMServe:
             time.sleep(0.05)
         self._call("DELETE", "/_awm/requests")
 
+    def ready(self, monkeypatch) -> LLMServe:
+        """Reset (no faults, no latency, an empty log), with OPENAI_API_KEY set for the test."""
+        self.reset()
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        return self
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
     def settings(self, **overrides) -> LLMSettings:
         values = {"base_url": self.url, "api_key": API_KEY, "model": "awm-offline", "backoff_s": 0.01,
                   "timeout_s": 30, **overrides}
@@ -78,16 +88,13 @@ def start_llm_serve(*args: str, home: Path | None = None) -> LLMServe:
 def llm_serve():
     server = start_llm_serve()
     yield server
-    server.proc.terminate()
-    server.proc.wait(timeout=10)
+    server.stop()
 
 
 @pytest.fixture
 def serve(llm_serve: LLMServe, monkeypatch) -> LLMServe:
     """The session's server with no faults, no latency and an empty request log; OPENAI_API_KEY set."""
-    llm_serve.reset()
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    return llm_serve
+    return llm_serve.ready(monkeypatch)
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ procurement, stock, support tickets, notifications, subscriptions, shifts, loyal
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.steps import add_note, notify
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -263,19 +265,26 @@ def unfreeze_account(w: World) -> Plan | None:
 
 @intent("aggregate", needs=("account",))
 def balance_total_question(w: World) -> Plan | None:
-    options = [(p, w.children("account", "party", p["id"])) for p in w.rows["party"]]
-    options = [(p, accts) for p, accts in options if len(accts) >= 2]
-    if not options:
-        return None
-    party, accts = w.rng.choice(options)
-    total = round(sum(a["balance"] for a in accts), 2)
-    ref = w.party_ref(party)
-    say = Say("ask", (
+    return _party_total_question(w, "account", "balance", (
         "what do all of {their} {ACCOUNT/pl} hold together",
         "what is the combined balance of every {ACCOUNT} {they_have} with us",
         "adding up the balances of all {their} {ACCOUNT/pl}, frozen ones included, what is the total",
-    ), {}, party=ref, voices=BOTH)
-    return Plan([w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})],
+    ), at_least=2)
+
+
+def _party_total_question(w: World, table: str, column: str, clauses: tuple[str, ...], at_least: int = 1,
+                          keep: Callable[[dict], bool] = lambda row: True) -> Plan | None:
+    """What one customer's rows of `table` (those `keep` keeps, at least `at_least` of them) add up to in
+    `column`: found by the customer's identity, then their rows listed."""
+    options = [(p, [r for r in w.children(table, "party", p["id"]) if keep(r)]) for p in w.rows["party"]]
+    options = [(p, rows) for p, rows in options if len(rows) >= at_least]
+    if not options:
+        return None
+    party, rows = w.rng.choice(options)
+    total = round(sum(r[column] for r in rows), 2)
+    ref = w.party_ref(party)
+    say = Say("ask", clauses, {}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list(table), {w.fk("party"): party["id"]})],
                 [w.money_answer(total)], say, answer=money(total))
 
 
@@ -1299,20 +1308,10 @@ def change_plan(w: World) -> Plan | None:
 
 @intent("aggregate", needs=("subscription",))
 def monthly_total_question(w: World) -> Plan | None:
-    options = [(p, [s for s in w.children("subscription", "party", p["id"]) if s["status"] == "active"])
-               for p in w.rows["party"]]
-    options = [(p, subs) for p, subs in options if subs]
-    if not options:
-        return None
-    party, subs = w.rng.choice(options)
-    total = round(sum(s["monthly_price"] for s in subs), 2)
-    ref = w.party_ref(party)
-    say = Say("ask", (
+    return _party_total_question(w, "subscription", "monthly_price", (
         "what do {their} active {SUBSCRIPTION/pl} cost per month in total",
         "how much {do_they} pay each month for all of {their} active {SUBSCRIPTION/pl} together",
-    ), {}, party=ref, voices=BOTH)
-    return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]})],
-                [w.money_answer(total)], say, answer=money(total))
+    ), keep=lambda s: s["status"] == "active")
 
 
 @intent("infeasible", needs=("subscription",))

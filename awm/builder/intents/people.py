@@ -144,14 +144,21 @@ def new_primary_address(w: World) -> Plan | None:
     return Plan(calls, [goal], say, targets={("party", party["id"])})
 
 
-@intent("action")
-def remove_old_address(w: World) -> Plan | None:
+def _sole_addresses(w: World, primary: bool) -> list[tuple[dict, dict]]:
+    """(party, address) for each active party with exactly one primary (or one other) address, on a street no
+    other address of theirs shares, so the street names it alone."""
     options = []
     for party in w.active_parties():
         addresses = w.children("address", "party", party["id"])
-        spare = [a for a in addresses if not a["is_primary"]]
-        if len(spare) == 1 and sum(a["street"] == spare[0]["street"] for a in addresses) == 1:
-            options.append((party, spare[0]))
+        kind = [a for a in addresses if bool(a["is_primary"]) == primary]
+        if len(kind) == 1 and sum(a["street"] == kind[0]["street"] for a in addresses) == 1:
+            options.append((party, kind[0]))
+    return options
+
+
+@intent("action")
+def remove_old_address(w: World) -> Plan | None:
+    options = _sole_addresses(w, primary=False)
     if not options:
         return None
     party, address = w.rng.choice(options)
@@ -169,12 +176,7 @@ def remove_old_address(w: World) -> Plan | None:
 
 @intent("infeasible")
 def delete_primary_address(w: World) -> Plan | None:
-    options = []
-    for party in w.active_parties():
-        addresses = w.children("address", "party", party["id"])
-        primary = [a for a in addresses if a["is_primary"]]
-        if len(primary) == 1 and sum(a["street"] == primary[0]["street"] for a in addresses) == 1:
-            options.append((party, primary[0]))
+    options = _sole_addresses(w, primary=True)
     if not options:
         return None
     party, address = w.rng.choice(options)
