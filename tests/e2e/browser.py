@@ -19,9 +19,15 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-r
 
 
 def dismiss_welcome(page) -> None:
+    """Close the UI's welcome dialog: now if it is open, and whenever it opens later, before any action it
+    would block (its backdrop takes the clicks; it may appear after the page has settled)."""
     skip = page.get_by_role("button", name="Skip")
+    if getattr(page, "_awm_dismisses_welcome", False):
+        return  # the handler below closes it before any action
     if skip.count():
         skip.first.click()
+    page.add_locator_handler(skip, lambda button: button.first.click())
+    page._awm_dismisses_welcome = True
 
 
 def open_page(page, url: str) -> None:
