@@ -18,8 +18,8 @@ import threading
 import time
 from pathlib import Path
 
+from awm.builder.catalogue.seeds import resolve_domains
 from awm.commands.eval import add_arguments
-from awm.domains import resolve_domains
 from awm.errors import AWMError
 from awm.eval.rollouts import EvalLimits, agent_dir, validate_agent_key
 from awm.stages.catalog import environment_status

@@ -18,7 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from awm.domains import resolve_domains
+from awm.builder.catalogue.seeds import resolve_domains
 from awm.registry import STAGE_NAMES
 from awm.store import DEFAULT_HOME, ArtifactStore, atomic_write_text
 

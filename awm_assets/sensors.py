@@ -6,7 +6,8 @@ import os
 
 import dagster as dg
 
-from awm.domains import builtin_domains, load_seed_domains, load_seeds_file, seeds_file_path, validate_domain_slug
+from awm.builder.catalogue.seeds import builtin_domains, load_seed_domains
+from awm.domains import load_seeds_file, seeds_file_path, validate_domain_slug
 from awm_assets.constants import CORPUS_JOB, DOMAIN_PARTITIONS_NAME
 from awm_assets.partitions import domain_partitions
 

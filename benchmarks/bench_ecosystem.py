@@ -46,7 +46,7 @@ TOKEN = "bench-token"
 
 
 def build_corpus(home: Path, domains: int, slots: int) -> ArtifactStore:
-    from awm.domains import builtin_domains
+    from awm.builder.catalogue.seeds import builtin_domains
     from awm.stages.catalog import build_catalog
     from awm.stages.pipeline import build_environment
 

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from awm.builder.catalogue import DOMAIN_SEEDS  # noqa: E402
+from awm.builder.catalogue.seeds import builtin_domains  # noqa: E402
 from awm.builder.intents import INTENTS  # noqa: E402
 from awm.contracts import (  # noqa: E402
     MUTANT_CLASSES,
@@ -42,7 +43,7 @@ from awm.contracts import (  # noqa: E402
     VerificationReport,
     proof_totals,
 )
-from awm.domains import builtin_domains, split_env_id  # noqa: E402
+from awm.domains import split_env_id  # noqa: E402
 from awm.quality.diversity import Masker, TaskText, corpus_diversity  # noqa: E402
 from awm.stages.catalog import DEFAULT_MIN_TASKS, build_catalog  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
 from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
 from awm.builder.catalogue.nearest import nearest_domain
+from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.entities import DEFAULT_LABELS, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
 from awm.builder.modules import MODULE_ROLES, build_entities
 from awm.builder.naming import plural, snake, title, unique_code_prefixes
 from awm.contracts import Scenario
-from awm.domains import env_id_for, load_seed_domains, seeds_file_path, validate_domain_slug
+from awm.domains import env_id_for, seeds_file_path, validate_domain_slug
 
 CORE_TABLES = 10
 MIN_TABLES = 15

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
-from awm.domains import env_id_for, load_seeds_file, resolve_domains, split_env_id, validate_domain_slug
+from awm.builder.catalogue.seeds import resolve_domains
+from awm.domains import env_id_for, load_seeds_file, split_env_id, validate_domain_slug
 from awm.errors import InvalidDomainError, SeedsFileError
 
 

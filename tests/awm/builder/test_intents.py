@@ -10,13 +10,13 @@ import pytest
 
 from awm.backends import get_backend
 from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
+from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser
 from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet, VerificationReport
-from awm.domains import builtin_domains
 from awm.quality.tasks import task_findings
 from awm.runtime.environment import Environment
 from awm.stages.verification_reports import build as build_verification

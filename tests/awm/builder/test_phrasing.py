@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import (
@@ -36,7 +37,6 @@ from awm.builder.phrasing import (
 )
 from awm.builder.taskgen import generate_tasks
 from awm.builder.world import make_scenario, plan_world
-from awm.domains import builtin_domains
 
 # The verbs a core clause may start with: a frame such as "Can you {do}?" or "I need you to {do}." needs one.
 IMPERATIVES = set("""
@@ -230,7 +230,7 @@ import hashlib, sys
 from awm.builder.data import generate_rows
 from awm.builder.taskgen import generate_tasks
 from awm.builder.world import make_scenario, plan_world
-from awm.domains import builtin_domains
+from awm.builder.catalogue.seeds import builtin_domains
 digest = hashlib.sha256()
 for domain in builtin_domains()[::9]:
     for slot in (0, 7):

@@ -6,9 +6,10 @@ import pytest
 import yaml
 
 from awm.builder.catalogue import PACK_TEMPLATES
+from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.world import make_scenario
 from awm.contracts import Scenario, TaskSet, VerificationReport
-from awm.domains import load_seed_domains, load_seeds_file
+from awm.domains import load_seeds_file
 from awm.errors import SeedsFileError
 from awm.stages.catalog import build_catalog
 from awm.store import ArtifactStore
