@@ -1,0 +1,1 @@
+"""Template modules: the code the builder writes, as real Python (see awm.builder.codegen)."""

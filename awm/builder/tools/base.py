@@ -1,0 +1,166 @@
+"""What every concern's tool declarations use: a tool's metadata (ToolDef, Param), JSON Schema helpers, the
+placeholders bound for every role of a world, and the generic tools (list, get, status transition, delete)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from awm.builder.codegen import Expr, Ident, Repeat
+from awm.builder.entities import FULL_NAME, Entity
+from awm.builder.naming import code_prefix, plural
+from awm.builder.templates.tools import generic
+from awm.builder.tools.names import ToolNames
+from awm.builder.world import WorldPlan
+
+PAGING = {"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
+                    "description": "page size"},
+          "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "rows to skip"}}
+
+
+@dataclass
+class Param:
+    name: str
+    schema: dict[str, Any]
+    required: bool = False
+    default: Any = None
+
+
+@dataclass
+class ToolDef:
+    """One tool: its metadata (name, description, parameters, hints, role, kind) and the template function
+    its code is rendered from (`function` of the template module `template`, with `bindings`)."""
+
+    name: str
+    description: str
+    params: list[Param]
+    template: ModuleType
+    function: str
+    bindings: dict[str, Any] = field(default_factory=dict)
+    read_only: bool = False
+    destructive: bool = False
+    role: str = ""
+    kind: str = "read"  # read | create | update | delete | action
+
+
+def integer(desc: str, minimum: int | None = 1) -> dict:
+    s: dict[str, Any] = {"type": "integer", "description": desc}
+    if minimum is not None:
+        s["minimum"] = minimum
+    return s
+
+
+def string(desc: str, enum: tuple[str, ...] | None = None, min_length: int = 1) -> dict:
+    s: dict[str, Any] = {"type": "string", "description": desc}
+    if enum:
+        s["enum"] = list(enum)
+    elif min_length:
+        s["minLength"] = min_length
+    return s
+
+
+def number(desc: str, minimum: float | None = None, exclusive: bool = False) -> dict:
+    s: dict[str, Any] = {"type": "number", "description": desc}
+    if minimum is not None:
+        s["exclusiveMinimum" if exclusive else "minimum"] = minimum
+    return s
+
+
+def filter_schema(ent: Entity, column: str, plan: WorldPlan) -> dict:
+    col = ent.col(column)
+    if col.ref:
+        return integer(f"only rows of this {plan[col.ref].label} (id)")
+    if col.enum:
+        return string(f"only rows with this {column}", col.enum)
+    if col.type == "INTEGER":
+        return {"type": "integer", "description": f"only rows with this {column}"}
+    return string(f"only rows with this exact {column}")
+
+
+def entity_bindings(ent: Entity, token: str) -> dict[str, Any]:
+    """The placeholders of one role: TOKEN (an identifier: the role's singular snake name), TOKEN_TABLE,
+    TOKEN_LABEL, TOKEN_FK, TOKEN_PLURAL (its label in the plural) and TOKEN_PREFIX (its code prefix)."""
+    return {token: Ident(ent.name), f"{token}_TABLE": ent.table, f"{token}_LABEL": ent.label,
+            f"{token}_FK": ent.fk, f"{token}_PLURAL": plural(ent.label), f"{token}_PREFIX": code_prefix(ent.label)}
+
+
+def role_bindings(plan: WorldPlan) -> dict[str, Any]:
+    """The placeholders of every role of the world, the role in capitals as token (PARTY, PURCHASE_ORDER)."""
+    bindings: dict[str, Any] = {}
+    for role, ent in plan.entities.items():
+        bindings.update(entity_bindings(ent, role.upper()))
+    return bindings
+
+
+class ToolBuilder:
+    """Collects one world's tools, in order; each concern module's `declare(builder)` adds its own."""
+
+    def __init__(self, plan: WorldPlan):
+        self.plan = plan
+        self.names = ToolNames(plan)
+        self.labels = plan.scenario.labels
+        self.tools: list[ToolDef] = []
+        self.roles = role_bindings(plan)
+
+    def ent(self, role: str) -> Entity:
+        return self.plan[role]
+
+    def has(self, role: str) -> bool:
+        return self.plan.has(role)
+
+    def add(self, name: str, description: str, params: list[Param], template: ModuleType, function: str, *,
+            role: str, kind: str = "read", read_only: bool = False, destructive: bool = False,
+            **bindings: Any) -> None:
+        """Declare a tool rendered from `template.function`, the world's role placeholders and `bindings`."""
+        self.tools.append(ToolDef(name, description, params, template, function, {**self.roles, **bindings},
+                                  read_only=read_only, destructive=destructive, role=role, kind=kind))
+
+    def id_param(self, role: str, desc: str | None = None) -> Param:
+        ent = self.ent(role)
+        return Param(ent.fk, integer(desc or f"id of the {ent.label}"), True)
+
+    # generic tools -----------------------------------------------------------------
+    def list_tool(self, role: str) -> None:
+        ent = self.ent(role)
+        params = []
+        if ent.search:
+            shown = ", ".join("full name" if c == FULL_NAME else c for c in ent.search)
+            params.append(Param("query", string(f"text matched (case-insensitive, partial) against {shown}")))
+        for column in ent.filters:
+            params.append(Param(column, filter_schema(ent, column, self.plan)))
+        params += [Param("limit", PAGING["limit"], default=20), Param("offset", PAGING["offset"], default=0)]
+        verb = "Search" if ent.search else "List"
+        self.add(self.names.list(role),
+                 f"{verb} {plural(ent.label)} with optional filters; results are paged "
+                 f"(items, total, next_offset). {ent.description}",
+                 params, generic, "list_ENTITIES", role=role, read_only=True,
+                 **entity_bindings(ent, "ENTITY"), SEARCH=bool(ent.search), SEARCH_COLUMNS=tuple(ent.search),
+                 FILTERS=Expr("{" + ", ".join(f'"{c}": {c}' for c in ent.filters) + "}"))
+
+    def get_tool(self, role: str, children: tuple[str, ...] = ()) -> None:
+        ent = self.ent(role)
+        present = [self.ent(child) for child in children if self.has(child)]
+        extra = f" with its {', '.join(plural(c.label) for c in present)}" if children else ""
+        self.add(self.names.get(role), f"Get one {ent.label} by id{extra}.",
+                 [Param(f"{ent.name}_id", integer(f"id of the {ent.label}"), required=True)],
+                 generic, "get_ENTITY", role=role, read_only=True, **entity_bindings(ent, "ENTITY"),
+                 CHILDREN=Repeat(tuple({"CHILD_KEY": c.plural_name, "CHILD_TABLE": c.table} for c in present)))
+
+    def status_action(self, role: str, verb: str, sources: tuple[str, ...], target: str, desc: str,
+                      extra_params: list[Param] | None = None, extra: str = "None",
+                      template: ModuleType = generic, function: str = "transition_ENTITY", **bindings: Any) -> None:
+        """A tool moving a row from one of `sources` to `target` (the prelude's `transition`); `extra` is
+        the source of further column values to set, `template.function` a template adding checks first."""
+        ent = self.ent(role)
+        self.add(self.names.action(role, verb), f"{desc} Allowed from: {', '.join(sources)}.",
+                 [Param(f"{ent.name}_id", integer(f"id of the {ent.label}"), True), *(extra_params or [])],
+                 template, function, role=role, kind="action", **entity_bindings(ent, "ENTITY"),
+                 VERB_TEXT=verb.replace("_", " "), SOURCES=sources, TARGET=target, EXTRA=Expr(extra), **bindings)
+
+    def delete_tool(self, role: str, description: str) -> None:
+        ent = self.ent(role)
+        self.add(self.names.delete(role), description,
+                 [Param(f"{ent.name}_id", integer(f"id of the {ent.label}"), True)],
+                 generic, "delete_ENTITY", role=role, kind="delete", destructive=True,
+                 **entity_bindings(ent, "ENTITY"))

@@ -1,0 +1,54 @@
+"""The party and address tools: registering, contact changes, suspension, tiers, addresses."""
+
+from __future__ import annotations
+
+from awm.builder.naming import plural
+from awm.builder.templates.tools import parties as templates
+from awm.builder.tools.base import Param, ToolBuilder, integer, string
+
+EMAIL = "^[^@ ]+@[^@ ]+$"
+
+
+def declare(b: ToolBuilder) -> None:
+    party_tools(b)
+    address_tools(b)
+
+
+def party_tools(b: ToolBuilder) -> None:
+    p = b.ent("party")
+    b.get_tool("party")
+    b.list_tool("party")
+    b.add(b.names.create("party"), f"Register a new {p.label}. The email must not be in use.",
+          [Param("first_name", string("first name"), True), Param("last_name", string("last name"), True),
+           Param("email", {**string("email address"), "pattern": EMAIL}, True),
+           Param("phone", string("phone number"), True), Param("city", string("city"), True)],
+          templates, "create_PARTY", role="party", kind="create")
+    b.add(f"update_{p.name}_contact", f"Change a {p.label}'s email, phone or city; omitted fields stay as they are.",
+          [Param(f"{p.name}_id", integer(f"id of the {p.label}"), True),
+           Param("email", {**string("new email"), "pattern": EMAIL}),
+           Param("phone", string("new phone")), Param("city", string("new city"))],
+          templates, "update_PARTY_contact", role="party", kind="update")
+    b.status_action("party", "suspend", ("active",), "suspended",
+                    f"Suspend an active {p.label}: no new {plural(b.labels['case'])} can be opened for them.")
+    b.status_action("party", "reactivate", ("suspended",), "active", f"Reactivate a suspended {p.label}.")
+    b.add(f"set_{p.name}_tier", f"Move a {p.label} to another tier (standard, silver or gold).",
+          [Param(f"{p.name}_id", integer(f"id of the {p.label}"), True),
+           Param("tier", string("the new tier", ("standard", "silver", "gold")), True)],
+          templates, "set_PARTY_tier", role="party", kind="update")
+
+
+def address_tools(b: ToolBuilder) -> None:
+    a, p = b.ent("address"), b.ent("party")
+    b.list_tool("address")
+    b.add(b.names.create("address"),
+          f"Add an {a.label} for a {p.label}; if primary, it replaces the current primary one.",
+          [b.id_param("party"),
+           Param("kind", string("kind of address", ("home", "work", "billing")), True),
+           Param("street", string("street and number"), True), Param("city", string("city"), True),
+           Param("postal_code", string("postal code"), True),
+           Param("is_primary", {"type": "boolean", "description": "make it the primary address",
+                                "default": False}, default=False)],
+          templates, "add_ADDRESS", role="address", kind="create")
+    b.add(b.names.delete("address"), f"Delete an {a.label}. A primary address cannot be deleted.",
+          [Param(f"{a.name}_id", integer(f"id of the {a.label}"), True)],
+          templates, "delete_ADDRESS", role="address", kind="delete", destructive=True)

@@ -1,0 +1,64 @@
+"""Tool templates: every concern's tools render for worlds that have it, pass the sandbox policy, and every
+template function is used; the registry of concerns is complete."""
+
+import ast
+import inspect
+import pkgutil
+from functools import cache
+
+import pytest
+
+import awm.builder.templates.tools as template_package
+from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.tools import CONCERNS, render_source, tool_defs
+from awm.builder.world import make_scenario, plan_world
+from awm.runtime.sandbox import checked_module, top_level_functions
+
+
+@cache
+def sample_plans():
+    """Worlds until every optional concern appears at least twice (a few dozen scenarios)."""
+    plans, seen = [], {}
+    optional = [c.ROLE for c in CONCERNS if hasattr(c, "ROLE")]
+    for slot in range(3):
+        for domain in DOMAIN_SEEDS:
+            plan = plan_world(make_scenario(domain, slot))
+            new = [r for r in optional if plan.has(r) and seen.get(r, 0) < 2]
+            if new or not plans:
+                plans.append(plan)
+                for role in new:
+                    seen[role] = seen.get(role, 0) + 1
+            if all(seen.get(r, 0) >= 2 for r in optional):
+                return plans
+    raise AssertionError(f"no sample world has {[r for r in optional if seen.get(r, 0) < 2]}")
+
+
+@pytest.mark.parametrize("concern", CONCERNS, ids=lambda c: c.__name__.rsplit(".", 1)[1])
+def test_each_concern_renders_and_passes_the_sandbox_policy(concern):
+    role = getattr(concern, "ROLE", None)
+    plan = next(p for p in sample_plans() if role is None or p.has(role))
+    tools = tool_defs(plan)
+    source = render_source(plan, tools)
+    functions = top_level_functions(checked_module(source, f"{plan.scenario.env_id}/tools.py").tree)
+    mine = [t for t in tools if t.template.__name__.rsplit(".", 1)[1] in (concern.__name__.rsplit(".", 1)[1], "generic")]
+    assert mine, f"{concern.__name__} declared no tool for {plan.scenario.env_id}"
+    for tool in tools:
+        assert tool.name in functions
+        assert [a.arg for a in functions[tool.name].args.args][1:] == \
+            [p.name for p in tool.params if p.required] + [p.name for p in tool.params if not p.required]
+
+
+def test_every_template_function_is_used_by_some_world():
+    used = {(t.template.__name__, t.function) for plan in sample_plans() for t in tool_defs(plan)}
+    defined = set()
+    for info in pkgutil.iter_modules(template_package.__path__):
+        module = __import__(f"{template_package.__name__}.{info.name}", fromlist=["_"])
+        tree = ast.parse(inspect.getsource(module))
+        defined |= {(module.__name__, node.name) for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert defined - used == set()
+
+
+def test_tool_names_are_unique_in_every_sample_world():
+    for plan in sample_plans():
+        names = [t.name for t in tool_defs(plan)]
+        assert len(names) == len(set(names)), plan.scenario.env_id
