@@ -58,8 +58,33 @@ class Repeat:
 
 
 @cache
+def module_source(module: ModuleType) -> str:
+    return inspect.getsource(module)
+
+
+@cache
 def module_tree(module: ModuleType) -> ast.Module:
-    return ast.parse(inspect.getsource(module))
+    return ast.parse(module_source(module))
+
+
+def function_source(module: ModuleType, name: str) -> str:
+    """A template module's function as written (its comments included), for code copied verbatim."""
+    node = template_function(module, name)
+    lines = module_source(module).splitlines()
+    return "\n".join(lines[node.lineno - 1:node.end_lineno])
+
+
+def splice(module: ModuleType, name: str, marker: str, statements: Iterable[ast.stmt]) -> str:
+    """The function `name` as written, its statement consisting of the bare name `marker` replaced by
+    `statements` (unparsed, at the marker's indentation): the rest of the function keeps its text."""
+    node = template_function(module, name)
+    hits = [s for s in node.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Name) and s.value.id == marker]
+    if len(hits) != 1:
+        raise TemplateError(f"template {module.__name__}.{name}: expected one {marker} line, found {len(hits)}")
+    lines = module_source(module).splitlines()
+    indent = " " * hits[0].col_offset
+    body = [indent + line for statement in statements for line in ast.unparse(statement).splitlines()]
+    return "\n".join(lines[node.lineno - 1:hits[0].lineno - 1] + body + lines[hits[0].end_lineno:node.end_lineno])
 
 
 def template_function(module: ModuleType, name: str) -> ast.FunctionDef:
@@ -82,6 +107,8 @@ def clone(node: Any) -> Any:
 
 
 def constant_node(value: Any, key: str) -> ast.expr:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))  # as Python parses -5
     if isinstance(value, CONSTANT_TYPES):
         return ast.Constant(value)
     if isinstance(value, tuple):

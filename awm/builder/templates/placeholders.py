@@ -154,3 +154,17 @@ WINDOW_TEXT = "30"
 CUTOFF = "2025-01-01T00:00:00"
 NEEDS_DOCUMENTS = False
 HAS_STOCK = False  # receiving a purchase order adds its quantities to stock
+
+# a verifier's goal checks (awm.builder.templates.verifier): the goal's table, row, expected values ...
+TABLE = "orders"
+PK = 1
+EXPECT: dict = {"status": "shipped"}
+COLUMN = "total_amount"
+DELTA = 0.0
+COUNT = 1
+CHILD_FK = "order_id"
+SLOT = "status"  # an answer goal: its slot, value, conflicting candidates, allowed numbers and dates, echoes
+VALUE = "shipped"
+OTHERS: list = []
+ALLOWED: list = []
+ECHOES: list = []
