@@ -3,7 +3,9 @@
 A template names a role's table, label, foreign key and plural label as ROLE_TABLE, ROLE_LABEL, ROLE_FK and
 ROLE_PLURAL (ROLE is the role in capitals; ENTITY stands for the role of a generic tool), and a coded role's
 code prefix as ROLE_PREFIX; the builder binds them per environment (awm.builder.tools.base.role_bindings).
-The values here are those of a world with the default labels; rendering never reads them.
+The values here are those of a world with the default labels; rendering never reads them. A placeholder
+only one concern uses may instead be defined at the top of that concern's template module (rendering takes
+only the template functions of a module).
 """
 
 PARTY_TABLE = "customers"
