@@ -3,8 +3,8 @@
 A template module holds functions written with placeholder names in capitals; rendering one parses the
 module (once), copies the function's tree, substitutes the placeholders and unparses it. The rules:
 
-- a name bound to a value (`Const`, or a plain str, int, float, bool, None or tuple) becomes that constant:
-  `PARTY_TABLE` -> `"customers"`;
+- a name bound to a value (a str, int, float, bool or None, or a tuple, list or dict of them) becomes that
+  constant: `PARTY_TABLE` -> `"customers"` (a negative number as Python parses it, `-(5)`);
 - a name bound to an `Expr` becomes that expression: `EXTRA` -> `{"review_comment": comment}`;
 - an `Ident` binding renames identifiers (function names, arguments, variables) in which its key appears
   as a word: with `PARTY = Ident("customer")`, `PARTY_id` -> `customer_id` and `PARTY` -> `customer`;
@@ -18,6 +18,10 @@ module (once), copies the function's tree, substitutes the placeholders and unpa
 After rendering, every name the function reads must be a parameter, a name it assigns, a global of
 the prelude it runs with, or a builtin: a placeholder left unbound raises `TemplateError` naming it.
 Imports and the module docstring of a template module are never rendered.
+
+`render_function_source` memoises rendered functions on the bindings a template can use (a corpus renders
+the same tool for many worlds); `function_source` and `splice` copy a function as written, comments
+included, for code that needs no substitution (the verifier's helpers) or only whole statements (`verify`).
 """
 
 from __future__ import annotations
