@@ -19,7 +19,7 @@ import ast
 from functools import cache
 from types import ModuleType
 
-from awm.builder.codegen import defined_names, render_function_source, render_module
+from awm.builder.codegen import defined_names, function_source, render_function_source, render_module
 from awm.builder.data import REFERENCE_NOW_ISO
 from awm.builder.templates import tool_prelude
 from awm.builder.tools import (
@@ -95,8 +95,11 @@ def render_tool(tool: ToolDef) -> str:
 
 @cache
 def prelude_source() -> str:
-    """The prelude's helpers, rendered (the same for every world)."""
-    return ast.unparse(render_module(tool_prelude, {"REFERENCE_NOW_ISO": REFERENCE_NOW_ISO}))
+    """The prelude (the same for every world): its constants rendered, its helpers copied as written."""
+    rendered = render_module(tool_prelude, {"REFERENCE_NOW_ISO": REFERENCE_NOW_ISO}).body
+    constants = [ast.unparse(s) for s in rendered if not isinstance(s, ast.FunctionDef)]
+    helpers = [function_source(tool_prelude, s.name) for s in rendered if isinstance(s, ast.FunctionDef)]
+    return "\n\n\n".join(["\n".join(constants), *helpers])
 
 
 def render_source(plan: WorldPlan, tools: list[ToolDef]) -> str:
