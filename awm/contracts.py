@@ -289,6 +289,9 @@ class ToolSet(Contract):
     contract_version: str = CONTRACT_VERSION
     env_id: str
     tools: list[ToolSpec] = Field(min_length=1)
+    api_style: dict[str, str] | None = Field(default=None, description="the dialect the tools speak (naming, paging, "
+                                             "filters, errors; see awm/builder/dialect.py); None when not chosen "
+                                             "from one, as for tools an LLM wrote")
 
     @model_validator(mode="after")
     def _unique(self) -> ToolSet:

@@ -206,7 +206,9 @@ def _is_str(node: ast.AST) -> bool:
 
 
 def _assigned_names(function: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in function.args.args + function.args.kwonlyargs}
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)

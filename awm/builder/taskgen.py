@@ -13,6 +13,7 @@ import random
 import re
 
 from awm.builder.data import Rows
+from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
 from awm.builder.intents.context import context_for
 from awm.builder.phrasing import Realiser, compatible
@@ -180,14 +181,18 @@ def _assemble(plans: list[Plan], count: int) -> list[list[Plan]]:
     return tasks
 
 
-def _task(task_id: str, parts: list[Plan], instruction: str) -> Task:
+def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect) -> Task:
+    """One task from its requests, its reference calls translated from the canonical dialect into the
+    environment's own (tool names, filters, paging)."""
     calls = [c for p in parts for c in p.calls]
     goals = [g for p in parts for g in p.goals]
     answers = [p.answer for p in parts if p.answer]
-    derived, offset = [], 0
+    learnt, offset = [], 0
     for p in parts:
-        derived += [DerivedArgument(call=offset + n, argument=a) for n, a in sorted(p.derived)]
+        learnt += [(offset + n, a) for n, a in sorted(p.derived)]
         offset += len(p.calls)
+    calls, learnt = dialect.reference(calls, learnt)
+    derived = [DerivedArgument(call=n, argument=a) for n, a in learnt]
     return Task(
         task_id=task_id,
         instruction=instruction,
@@ -213,7 +218,8 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
         grouped = _assemble(_draw(world, order * 2, 4 * count), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
-    tasks = [_task(f"t{n:02d}", parts, realiser.instruction([p.say for p in parts]))
+    dialect = Dialect.of(plan)
+    tasks = [_task(f"t{n:02d}", parts, realiser.instruction([p.say for p in parts]), dialect)
              for n, parts in enumerate(grouped, 1)]
     staff = rows["staff"][0]
     acting = f"{staff['first_name']} {staff['last_name']}, {staff['title']}"

@@ -101,6 +101,10 @@ def _validator_class():
     return jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
 
 
+def _holds_null(arguments: dict) -> bool:
+    return any(v is None or (isinstance(v, dict) and _holds_null(v)) for v in arguments.values())
+
+
 class ArgumentCheck:
     """The JSON Schemas of one environment's tools, compiled on first use."""
 
@@ -115,8 +119,9 @@ class ArgumentCheck:
 
     def checked(self, tool: str, arguments: Any) -> tuple[Any, dict | None]:
         """(the arguments to run `tool` with, None) if they fit its schema, else (them, the structured error).
-        An optional parameter given as null is left out (not given), as strict clients send it."""
-        if isinstance(arguments, dict) and tool in self.schemas and None in arguments.values():
+        An optional parameter given as null is left out (not given), as strict clients send it, also inside an
+        object argument (a `filters` object whose unused filters are null)."""
+        if isinstance(arguments, dict) and tool in self.schemas and _holds_null(arguments):
             arguments = without_omitted(self.schemas[tool], arguments)
         return arguments, self._problem(tool, arguments)
 

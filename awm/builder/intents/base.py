@@ -21,8 +21,8 @@ from datetime import datetime
 from typing import Any
 
 from awm.builder.data import Rows
+from awm.builder.dialect import ToolNames
 from awm.builder.phrasing import PartyRef, Say, T
-from awm.builder.toolgen import ToolNames
 from awm.builder.world import WorldPlan
 from awm.contracts import Goal
 

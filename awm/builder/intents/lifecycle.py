@@ -1201,13 +1201,12 @@ def reprice_category(w: World) -> Plan | None:
     pct = w.pick([3, 5, 7, 10])
     up = w.chance(0.7)
     factor = 1 + pct / 100 if up else 1 - pct / 100
-    name = w.plan["item"].name
     calls = [(w.n.list("category"), {"query": category["name"]}),
              (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
     goals = []
     for item in items:
         price = round(item["price"] * factor, 2)
-        calls.append((f"update_{name}_price", {w.pk("item"): item["id"], "price": price}))
+        calls.append((w.n.change("item", "update", "price"), {w.pk("item"): item["id"], "price": price}))
         goals.append(Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"price": {"approx": price}}))
     say = Say("do", (
         "{verb} the price of every active {ITEM} in the {category} {CATEGORY} by {pct}%, rounding each to the cent",
@@ -1217,4 +1216,4 @@ def reprice_category(w: World) -> Plan | None:
     ), {"category": quote(category["name"]), "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce]"),
         "moved": "gone up" if up else "come down", "change": "rise" if up else "cut"})
     plan = Plan(calls, goals, say, targets={("item", i["id"]) for i in items})
-    return plan.derive(f"update_{name}_price", "price")
+    return plan.derive(w.n.change("item", "update", "price"), "price")

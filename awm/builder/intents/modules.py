@@ -202,7 +202,7 @@ def transfer_between_accounts(w: World) -> Plan | None:
     a = w.plan["account"]
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
-             ("transfer_funds", {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount}),
+             (w.n.transfer_funds(), {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount}),
              (w.n.get("account"), {w.pk("account"): target["id"]})]
     say = Say("do", (
         "transfer {amount} from {source} to {target}, then tell me the new balance of the receiving {ACCOUNT}",
@@ -370,7 +370,7 @@ def goodwill_credit(w: World) -> Plan | None:
     memo = w.pick(("Goodwill credit", "Apology for the delay", "Service recovery credit", "Loyalty bonus"))
     ref = w.party_ref(w.party_of(acct))
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): acct[w.fk("party")]}),
-             (f"credit_{w.plan['account'].name}", {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
+             (w.n.action("account", "credit"), {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
     say = Say("do", (
         "credit {amount} to {acct} with the memo {memo}",
         "we owe {them} an apology || add {amount} to {acct}, memo {memo}",
@@ -400,7 +400,7 @@ def reverse_last_fee(w: World) -> Plan | None:
     ref = w.party_ref(w.party_of(acct))
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): acct[w.fk("party")]}),
              (w.n.list("account_entry"), {w.fk("account"): acct["id"], "entry_type": "fee"}),
-             (f"credit_{w.plan['account'].name}", {w.fk("account"): acct["id"], "amount": -fee["amount"],
+             (w.n.action("account", "credit"), {w.fk("account"): acct["id"], "amount": -fee["amount"],
                                                    "memo": memo})]
     say = Say("do", (
         "refund the most recent fee charged to {acct}: credit the same amount back with the memo {memo}",
@@ -412,7 +412,7 @@ def reverse_last_fee(w: World) -> Plan | None:
              Goal(kind="rows_created", table=w.table("account_entry"), count=1,
                   expect={w.fk("account"): acct["id"], "amount": {"approx": -fee["amount"]}, "entry_type": "deposit",
                           "memo": {"text": memo}})]
-    return Plan(calls, goals, say, targets={("account", acct["id"])}).derive(f"credit_{w.plan['account'].name}",
+    return Plan(calls, goals, say, targets={("account", acct["id"])}).derive(w.n.action("account", "credit"),
                                                                             "amount")
 
 
@@ -432,7 +432,7 @@ def transfer_if_covered(w: World) -> Plan | None:
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})]
     if source["balance"] >= amount:
-        calls.append(("transfer_funds", {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount}))
+        calls.append((w.n.transfer_funds(), {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount}))
         goals = [Goal(kind="row_delta", table=w.table("account"), pk=source["id"], column="balance", delta=-amount),
                  Goal(kind="row_delta", table=w.table("account"), pk=target["id"], column="balance", delta=amount)]
         answer = None
@@ -661,7 +661,7 @@ def withdraw_if_poorly_rated(w: World) -> Plan | None:
     item, avg = w.rng.choice(low if w.chance(0.5) else high)
     calls = [w.find_item(item), (w.n.list("review"), {w.fk("item"): item["id"], "limit": 100})]
     if avg < 3:
-        calls.append((f"set_{w.plan['item'].name}_availability", {w.pk("item"): item["id"], "active": False}))
+        calls.append((w.n.change("item", "set", "availability"), {w.pk("item"): item["id"], "active": False}))
         goals, answer = [Goal(kind="row_equals", table=w.table("item"), pk=item["id"], expect={"active": 0})], None
     else:
         goals, answer = [w.money_answer(avg)], money(avg)
@@ -877,7 +877,7 @@ def _level(w: World, level: dict) -> tuple[dict, dict]:
 
 def _adjust(w: World, level: dict, change: int, reason: str) -> tuple[str, dict]:
     item, site = _level(w, level)
-    return (f"adjust_{w.plan['stock_level'].name}", {w.fk("item"): item["id"], w.fk("site"): site["id"],
+    return (w.n.action("stock_level", "adjust"), {w.fk("item"): item["id"], w.fk("site"): site["id"],
                                                     "change": change, "reason": reason})
 
 
@@ -1134,7 +1134,7 @@ def raise_ticket_priority(w: World) -> Plan | None:
     comment = w.pick(("Customer called again", "Affects several users", "Deadline is tomorrow"))
     t = w.plan["ticket"]
     calls = [(w.n.list("ticket"), {"number": ticket["number"]}),
-             (f"set_{t.name}_priority", {t.fk: ticket["id"], "priority": "urgent"}),
+             (w.n.change("ticket", "set", "priority"), {t.fk: ticket["id"], "priority": "urgent"}),
              (w.n.create("ticket_comment"), {t.fk: ticket["id"], "body": comment})]
     say = Say("do", (
         "make {ticket} urgent and add the comment {comment}",
@@ -1293,7 +1293,7 @@ def change_plan(w: World) -> Plan | None:
     price = round(new["price"] / 10, 2)
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]}), w.find_item(new),
-             (f"change_{w.plan['subscription'].name}_plan", {w.pk("subscription"): sub["id"],
+             (w.n.change("subscription", "change", "plan"), {w.pk("subscription"): sub["id"],
                                                              w.fk("item"): new["id"]})]
     say = Say("do", (
         "switch {their} {old} {SUBSCRIPTION} to {new} and tell me the new monthly price",
@@ -1435,7 +1435,7 @@ def redeem_points(w: World) -> Plan | None:
     la = w.plan["loyalty_account"]
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("loyalty_account"), {w.fk("party"): party["id"]}),
-             ("redeem_points", {la.fk: acct["id"], "points": n, "reason": reason})]
+             (w.n.points("redeem"), {la.fk: acct["id"], "points": n, "reason": reason})]
     say = Say("do", (
         "redeem {n} points from {their} {LOYALTY_ACCOUNT} with the reason {reason}, and tell me how many points "
         "remain",
@@ -1465,7 +1465,7 @@ def award_points_for_case(w: World) -> Plan | None:
     la = w.plan["loyalty_account"]
     calls = [(w.n.list("case"), {"code": case["code"]}),
              (w.n.list("loyalty_account"), {w.fk("party"): case[w.fk("party")]}),
-             ("award_points", {la.fk: acct["id"], "points": points, "reason": reason})]
+             (w.n.points("award"), {la.fk: acct["id"], "points": points, "reason": reason})]
     say = Say("do", (
         "award the {PARTY} of {CASE} {code} one point per whole unit of its total, with the reason {reason}",
         "give points for {CASE} {code}: as many as its total rounded down, credited to its {PARTY}'s "
@@ -1476,7 +1476,7 @@ def award_points_for_case(w: World) -> Plan | None:
     goals = [Goal(kind="row_delta", table=la.table, pk=acct["id"], column="points", delta=points),
              Goal(kind="rows_created", table=w.table("loyalty_entry"), count=1,
                   expect={la.fk: acct["id"], "points": points, "reason": {"text": reason}})]
-    return Plan(calls, goals, say, targets={("loyalty_account", acct["id"])}).derive("award_points", "points")
+    return Plan(calls, goals, say, targets={("loyalty_account", acct["id"])}).derive(w.n.points("award"), "points")
 
 
 @intent("question", needs=("loyalty_account",))

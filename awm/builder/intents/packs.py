@@ -173,7 +173,7 @@ def credit_account(w: World, memos: tuple[str, ...], amounts: tuple[float, ...],
     ref = w.party_ref(w.party_of(acct))
     verb = "debit" if debit else "credit"
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): acct[w.fk("party")]}),
-             (f"{verb}_{w.plan['account'].name}", {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
+             (w.n.action("account", verb), {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
     goals = [Goal(kind="row_delta", table=w.table("account"), pk=acct["id"], column="balance",
                   delta=-amount if debit else amount),
              Goal(kind="rows_created", table=w.table("account_entry"), count=1,
@@ -203,7 +203,7 @@ def share_of_spend(w: World, percent: int, memo: str, clauses: tuple[str, ...]) 
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
     calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
     calls += [(w.n.list("account"), {w.fk("party"): party["id"]}),
-              (f"credit_{w.plan['account'].name}", {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
+              (w.n.action("account", "credit"), {w.fk("account"): acct["id"], "amount": amount, "memo": memo})]
     goals = [Goal(kind="row_delta", table=w.table("account"), pk=acct["id"], column="balance", delta=amount),
              Goal(kind="rows_created", table=w.table("account_entry"), count=1,
                   expect={w.fk("account"): acct["id"], "amount": {"approx": amount}, "entry_type": "deposit",
@@ -211,7 +211,7 @@ def share_of_spend(w: World, percent: int, memo: str, clauses: tuple[str, ...]) 
              w.money_answer(amount)]
     say = Say("do", clauses, {"pct": percent, "memo": quote(memo)}, party=ref)
     plan = Plan(calls, goals, say, answer=money(amount), targets={("party", party["id"])})
-    return plan.derive(f"credit_{w.plan['account'].name}", "amount")
+    return plan.derive(w.n.action("account", "credit"), "amount")
 
 
 def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
@@ -233,7 +233,7 @@ def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[st
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("site"), {})]
     calls += [(w.n.list("case"), {w.fk("site"): s["id"], "limit": 100}) for s in w.rows["site"]
               if s["id"] != case[w.fk("site")]]
-    calls += [(f"transfer_{w.plan['case'].name}", {w.fk("case"): case["id"], w.fk("site"): site_id}), note_call]
+    calls += [(w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site_id}), note_call]
     open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
     site = w.by_id("site", case[w.fk("site")])
     say = Say("do", clauses, {"code": case["code"], "site": site["name"], "note": quote(note), "open": open_words})
@@ -863,7 +863,7 @@ def sweep_to_savings(w: World) -> Plan | None:
     a = w.plan["account"]
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
-             ("transfer_funds", {f"from_{a.fk}": checking["id"], f"to_{a.fk}": savings["id"], "amount": amount})]
+             (w.n.transfer_funds(), {f"from_{a.fk}": checking["id"], f"to_{a.fk}": savings["id"], "amount": amount})]
     goals = [Goal(kind="row_delta", table=w.table("account"), pk=checking["id"], column="balance", delta=-amount),
              Goal(kind="row_delta", table=w.table("account"), pk=savings["id"], column="balance", delta=amount),
              w.money_answer(amount)]
@@ -874,7 +874,7 @@ def sweep_to_savings(w: World) -> Plan | None:
         "tell me the amount",
     ), {"floor": money(floor)}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, answer=money(amount), targets={("party", party["id"])}).derive(
-        "transfer_funds", "amount")
+        w.n.transfer_funds(), "amount")
 
 
 def top_up_checking(w: World) -> Plan | None:
@@ -894,7 +894,7 @@ def top_up_checking(w: World) -> Plan | None:
     calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})]
     short = round(floor - checking["balance"], 2)
     if 0 < short <= savings["balance"]:
-        calls.append(("transfer_funds", {f"from_{a.fk}": savings["id"], f"to_{a.fk}": checking["id"], "amount": short}))
+        calls.append((w.n.transfer_funds(), {f"from_{a.fk}": savings["id"], f"to_{a.fk}": checking["id"], "amount": short}))
         goals = [Goal(kind="row_delta", table=w.table("account"), pk=checking["id"], column="balance", delta=short),
                  Goal(kind="row_delta", table=w.table("account"), pk=savings["id"], column="balance", delta=-short)]
         answer = None
@@ -909,7 +909,7 @@ def top_up_checking(w: World) -> Plan | None:
         "needed, and if it is already there, tell me its balance",
     ), {"floor": money(floor)}, party=ref, voices=BOTH)
     plan = Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
-    return plan.derive("transfer_funds", "amount")
+    return plan.derive(w.n.transfer_funds(), "amount")
 
 
 def drop_if_out_of_stock(w: World) -> Plan | None:
@@ -1197,7 +1197,7 @@ def match_latest_gift(w: World) -> Plan | None:
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
     calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
     calls += [(w.n.list("account"), {w.fk("party"): party["id"]}),
-              (f"credit_{w.plan['account'].name}", {w.fk("account"): acct["id"], "amount": gift["amount"],
+              (w.n.action("account", "credit"), {w.fk("account"): acct["id"], "amount": gift["amount"],
                                                     "memo": memo})]
     goals = [Goal(kind="row_delta", table=w.table("account"), pk=acct["id"], column="balance", delta=gift["amount"]),
              Goal(kind="rows_created", table=w.table("account_entry"), count=1,
@@ -1209,7 +1209,7 @@ def match_latest_gift(w: World) -> Plan | None:
         "match {their} latest captured {PAYMENT}: put exactly that amount into {their} {ACCOUNT}, memo {memo}",
     ), {"memo": quote(memo)}, party=ref)
     plan = Plan(calls, goals, say, targets={("party", party["id"])})
-    return plan.derive(f"credit_{w.plan['account'].name}", "amount")
+    return plan.derive(w.n.action("account", "credit"), "amount")
 
 
 def upgrade_plan(w: World) -> Plan | None:
@@ -1234,7 +1234,7 @@ def upgrade_plan(w: World) -> Plan | None:
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]}),
              (w.n.list("item"), {"limit": 100}),
-             (f"change_{w.plan['subscription'].name}_plan", {w.pk("subscription"): sub["id"], w.fk("item"): top["id"]})]
+             (w.n.change("subscription", "change", "plan"), {w.pk("subscription"): sub["id"], w.fk("item"): top["id"]})]
     goals = [Goal(kind="row_equals", table=w.table("subscription"), pk=sub["id"],
                   expect={w.fk("item"): top["id"], "monthly_price": {"approx": price}}), w.money_answer(price)]
     say = Say("do", (

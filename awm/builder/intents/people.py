@@ -43,7 +43,7 @@ def update_contact_details(w: World) -> Plan | None:
     pfk = w.fk("party")
     note_call, note_goal = add_note(w, case, note)
     calls = [w.find_party(ref),
-             (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"], "city": city, "phone": phone}),
+             (w.n.change("party", "update", "contact"), {w.pk("party"): party["id"], "city": city, "phone": phone}),
              (w.n.list("address"), {pfk: party["id"]}),
              (w.n.create("address"), {pfk: party["id"], "kind": "home", "street": street, "city": city,
                                       "postal_code": postal, "is_primary": True}),
@@ -75,7 +75,7 @@ def change_email(w: World) -> Plan | None:
     email = f"{party['first_name']}.{party['last_name']}.{w.rng.randint(2, 99)}@{w.pick(_MAIL_HOSTS)}".lower()
     email = email.replace("'", "").replace(" ", "")
     ref = w.party_ref(party, ("name_email", "name"))
-    calls = [w.find_party(ref), (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"],
+    calls = [w.find_party(ref), (w.n.change("party", "update", "contact"), {w.pk("party"): party["id"],
                                                                            "email": email})]
     goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"email": email})]
     slots = {"new": email}
@@ -321,7 +321,7 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
     calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
     if spent > threshold:
-        calls.append((f"set_{w.plan['party'].name}_tier", {w.pk("party"): party["id"], "tier": "gold"}))
+        calls.append((w.n.change("party", "set", "tier"), {w.pk("party"): party["id"], "tier": "gold"}))
         goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"tier": "gold"})]
         answer = None
     else:
@@ -347,7 +347,7 @@ def reactivate_party(w: World) -> Plan | None:
     phone = _phone(w)
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.action("party", "reactivate"), {w.pk("party"): party["id"]}),
-             (f"update_{w.plan['party'].name}_contact", {w.pk("party"): party["id"], "phone": phone})]
+             (w.n.change("party", "update", "contact"), {w.pk("party"): party["id"], "phone": phone})]
     say = Say("do", (
         "reactivate {party}, who is suspended, and update {their} phone number to {phone}",
         "{party} has settled everything || lift the suspension and change {their} phone to {phone}",
@@ -379,7 +379,7 @@ def offboard_staff(w: World) -> Plan | None:
     heir = w.rng.choice(others)
     calls = [w.find_staff(member), w.find_staff(heir), (w.n.list("case"), {w.fk("staff"): member["id"]})]
     calls += [(w.n.action("case", "assign"), {w.fk("case"): c["id"], w.fk("staff"): heir["id"]}) for c in held]
-    calls.append((f"deactivate_{w.plan['staff'].name}", {w.pk("staff"): member["id"]}))
+    calls.append((w.n.action("staff", "deactivate"), {w.pk("staff"): member["id"]}))
     goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): heir["id"]})
              for c in held]
     goals.append(Goal(kind="row_equals", table=w.table("staff"), pk=member["id"], expect={"active": 0}))
@@ -460,7 +460,7 @@ def reprice_item(w: World) -> Plan | None:
     new_price = round(item["price"] * (1 + pct / 100 if up else 1 - pct / 100), 2)
     by_sku = w.chance(0.3)
     calls = [w.find_item(item, by_sku), (w.n.get("item"), {w.pk("item"): item["id"]}),
-             (f"update_{w.plan['item'].name}_price", {w.pk("item"): item["id"], "price": new_price})]
+             (w.n.change("item", "update", "price"), {w.pk("item"): item["id"], "price": new_price})]
     say = Say("do", (
         "{verb} the price of {item} by {pct}% (rounded to the cent) and tell me the new price",
         "put {item} {dir} {pct}%, rounding to the cent, and let me know what it costs now",
@@ -480,7 +480,7 @@ def match_price(w: World) -> Plan | None:
         return None
     target, model = w.rng.sample(items, 2)
     calls = [w.find_item(model), w.find_item(target),
-             (f"update_{w.plan['item'].name}_price", {w.pk("item"): target["id"], "price": model["price"]})]
+             (w.n.change("item", "update", "price"), {w.pk("item"): target["id"], "price": model["price"]})]
     say = Say("do", (
         "set the price of {target} to whatever {model} costs now",
         "make {target} cost exactly the same as {model}",
@@ -490,7 +490,7 @@ def match_price(w: World) -> Plan | None:
     ), {"target": quote(target["name"]), "model": quote(model["name"])})
     plan = Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=target["id"],
                              expect={"price": {"approx": model["price"]}})], say, targets={("item", target["id"])})
-    return plan.derive(f"update_{w.plan['item'].name}_price", "price")
+    return plan.derive(w.n.change("item", "update", "price"), "price")
 
 
 @intent("action")
@@ -498,7 +498,7 @@ def discontinue_item(w: World) -> Plan | None:
     item = w.pick([i for i in w.rows["item"] if i["active"]])
     if item is None:
         return None
-    calls = [w.find_item(item), (f"set_{w.plan['item'].name}_availability", {w.pk("item"): item["id"],
+    calls = [w.find_item(item), (w.n.change("item", "set", "availability"), {w.pk("item"): item["id"],
                                                                               "active": False})]
     say = Say("do", (
         "stop offering {item}",
@@ -515,9 +515,8 @@ def reinstate_item(w: World) -> Plan | None:
     if item is None:
         return None
     price = round(item["price"] * w.pick([0.9, 1.05, 1.1, 1.2]), 2)
-    name = w.plan["item"].name
-    calls = [w.find_item(item), (f"set_{name}_availability", {w.pk("item"): item["id"], "active": True}),
-             (f"update_{name}_price", {w.pk("item"): item["id"], "price": price})]
+    calls = [w.find_item(item), (w.n.change("item", "set", "availability"), {w.pk("item"): item["id"], "active": True}),
+             (w.n.change("item", "update", "price"), {w.pk("item"): item["id"], "price": price})]
     say = Say("do", (
         "bring back {item}: offer it again at a price of {price}",
         "{item} is back || make it available again and set its price to {price}",
@@ -539,7 +538,7 @@ def discount_if_expensive(w: World) -> Plan | None:
     calls = [w.find_item(item)]
     if item["price"] > threshold:
         new = round(item["price"] * (1 - pct / 100), 2)
-        calls.append((f"update_{w.plan['item'].name}_price", {w.pk("item"): item["id"], "price": new}))
+        calls.append((w.n.change("item", "update", "price"), {w.pk("item"): item["id"], "price": new}))
         goals, answer = [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
                               expect={"price": {"approx": new}})], None
     else:
@@ -591,7 +590,7 @@ def transfer_case_site(w: World) -> Plan | None:
     note = w.pick(NOTES)
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), w.find_site(site),
-             (f"transfer_{w.plan['case'].name}", {w.fk("case"): case["id"], w.fk("site"): site["id"]}), note_call]
+             (w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site["id"]}), note_call]
     say = Say("do", (
         "move {case} to {site} and add the note {note}",
         "{they} would prefer {site} for {case} || transfer it there and note {note}",

@@ -4,7 +4,9 @@ This module is real code (linted, importable, tested directly against a database
 renders it, without this docstring and its imports, at the top of each environment's tools.py
 (awm.builder.tools.render_source), so what an environment runs is what is tested here. A helper takes
 the episode's database handle `db` (`one`, `query`, `execute`, as awm.runtime's handles provide).
-Business-rule violations are returned as {"error": {"code", "message"}}, never raised.
+Business-rule violations are returned as {"error": {"code", "message", ...}}, never raised. The parts that
+differ by API style (awm.builder.dialect) live beside it: `error` is replaced by the style's own
+(tool_errors.py), and the style's paging helpers (tool_paging.py) follow these.
 """
 
 from awm.builder.data import REFERENCE_NOW_ISO
@@ -13,7 +15,10 @@ REFERENCE_NOW = REFERENCE_NOW_ISO
 TODAY = REFERENCE_NOW[:10]
 
 
-def error(code, message):
+# The error shape of the `plain` API style; every environment gets its style's `error` in its place
+# (awm.builder.templates.tool_errors): `details` (the states allowed, the argument at fault) are what the
+# `detailed` style reports.
+def error(code, message, **details):
     return {"error": {"code": code, "message": message}}
 
 
@@ -25,7 +30,9 @@ def missing(label, row_id):
     return error("not_found", label + " " + str(row_id) + " does not exist")
 
 
-def list_rows(db, table, filters, limit, offset, search=None, search_columns=(), order_by="id"):
+# One page of rows matching `filters` (None values ignored) and `search`, and how many match in all: the
+# paging helpers of the API styles (awm.builder.templates.tool_paging) answer from these.
+def select_rows(db, table, filters, limit, offset, search=None, search_columns=(), order_by="id"):
     where = []
     params = []
     for column in filters:
@@ -42,9 +49,7 @@ def list_rows(db, table, filters, limit, offset, search=None, search_columns=(),
         "SELECT * FROM " + table + clause + " ORDER BY " + order_by + " LIMIT ? OFFSET ?",
         params + [limit, offset],
     )
-    more = offset + len(rows) < total
-    return {"items": rows, "total": total, "limit": limit, "offset": offset,
-            "next_offset": offset + len(rows) if more else None}
+    return rows, total
 
 
 def insert_row(db, table, values):
@@ -74,7 +79,7 @@ def transition(db, table, label, row_id, verb, sources, target, extra=None):
     if row["status"] not in sources:
         name = row.get("code") or row.get("number") or str(row_id)
         return error("invalid_state", "cannot " + verb + " " + label + " " + str(name) + " because it is "
-                     + row["status"] + " (allowed from: " + ", ".join(sources) + ")")
+                     + row["status"] + " (allowed from: " + ", ".join(sources) + ")", allowed=list(sources))
     values = {"status": target}
     if extra:
         values.update(extra)

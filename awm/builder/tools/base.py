@@ -8,15 +8,27 @@ from types import ModuleType
 from typing import Any
 
 from awm.builder.codegen import Expr, Ident, Repeat
+from awm.builder.dialect import ApiStyle, ToolNames
 from awm.builder.entities import FULL_NAME, Entity
 from awm.builder.naming import code_prefix, plural
 from awm.builder.templates.tools import generic
-from awm.builder.tools.names import ToolNames
 from awm.builder.world import WorldPlan
 
-PAGING = {"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
-                    "description": "page size"},
-          "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "rows to skip"}}
+PAGE_SIZE = {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "page size"}
+# Per paging style (awm.builder.dialect): the list tools' paging parameters (name, schema, default), their
+# template in generic.py, and the keys their answer describes itself with.
+PAGING = {
+    "offset": ((("limit", PAGE_SIZE, 20),
+                ("offset", {"type": "integer", "minimum": 0, "default": 0, "description": "rows to skip"}, 0)),
+               "list_ENTITIES", "items, total, next_offset"),
+    "page": ((("page", {"type": "integer", "minimum": 1, "default": 1, "description": "page number, from 1"}, 1),
+              ("page_size", {**PAGE_SIZE, "description": "rows per page"}, 20)),
+             "page_ENTITIES", "results, total_results, total_pages"),
+    "cursor": ((("limit", PAGE_SIZE, 20),
+                ("cursor", {"type": "string", "minLength": 1, "description": "next_cursor of the previous page; "
+                            "leave it out for the first page"}, None)),
+               "cursor_ENTITIES", "data, has_more, next_cursor"),
+}
 
 
 @dataclass
@@ -42,6 +54,7 @@ class ToolDef:
     destructive: bool = False
     role: str = ""
     kind: str = "read"  # read | create | update | delete | action
+    paged: bool = False  # a list tool: its filters and paging arguments follow the API style
 
 
 def integer(desc: str, minimum: int | None = 1) -> dict:
@@ -96,8 +109,9 @@ def role_bindings(plan: WorldPlan) -> dict[str, Any]:
 class ToolBuilder:
     """Collects one world's tools, in order; each concern module's `declare(builder)` adds its own."""
 
-    def __init__(self, plan: WorldPlan):
+    def __init__(self, plan: WorldPlan, style: ApiStyle):
         self.plan = plan
+        self.style = style
         self.names = ToolNames(plan)
         self.labels = plan.scenario.labels
         self.tools: list[ToolDef] = []
@@ -111,10 +125,10 @@ class ToolBuilder:
 
     def add(self, name: str, description: str, params: list[Param], template: ModuleType, function: str, *,
             role: str, kind: str = "read", read_only: bool = False, destructive: bool = False,
-            **bindings: Any) -> None:
+            paged: bool = False, **bindings: Any) -> None:
         """Declare a tool rendered from `template.function`, the world's role placeholders and `bindings`."""
         self.tools.append(ToolDef(name, description, params, template, function, {**self.roles, **bindings},
-                                  read_only=read_only, destructive=destructive, role=role, kind=kind))
+                                  read_only=read_only, destructive=destructive, role=role, kind=kind, paged=paged))
 
     def id_param(self, role: str, desc: str | None = None) -> Param:
         ent = self.ent(role)
@@ -122,21 +136,28 @@ class ToolBuilder:
 
     # generic tools -----------------------------------------------------------------
     def list_tool(self, role: str) -> None:
-        ent = self.ent(role)
+        """A list (or search) tool: filters flat or in one `filters` object, paged, as the API style says."""
+        ent, style = self.ent(role), self.style
         params = []
         if ent.search:
             shown = ", ".join("full name" if c == FULL_NAME else c for c in ent.search)
             params.append(Param("query", string(f"text matched (case-insensitive, partial) against {shown}")))
-        for column in ent.filters:
-            params.append(Param(column, filter_schema(ent, column, self.plan)))
-        params += [Param("limit", PAGING["limit"], default=20), Param("offset", PAGING["offset"], default=0)]
+        filters = {column: filter_schema(ent, column, self.plan) for column in ent.filters}
+        if style.filters == "object" and filters:
+            params.append(Param("filters", {"type": "object", "properties": filters, "additionalProperties": False,
+                                            "description": "only rows matching every filter given"}))
+            given = "{" + ", ".join(f'"{c}": filters.get("{c}")' for c in ent.filters) + "} if filters else {}"
+        else:
+            params += [Param(column, schema) for column, schema in filters.items()]
+            given = "{" + ", ".join(f'"{c}": {c}' for c in ent.filters) + "}"
+        paging, template, keys = PAGING[style.paging]
+        params += [Param(name, schema, default=default) for name, schema, default in paging]
         verb = "Search" if ent.search else "List"
         self.add(self.names.list(role),
-                 f"{verb} {plural(ent.label)} with optional filters; results are paged "
-                 f"(items, total, next_offset). {ent.description}",
-                 params, generic, "list_ENTITIES", role=role, read_only=True,
+                 f"{verb} {plural(ent.label)} with optional filters; results are paged ({keys}). {ent.description}",
+                 params, generic, template, role=role, read_only=True, paged=True,
                  **entity_bindings(ent, "ENTITY"), SEARCH=bool(ent.search), SEARCH_COLUMNS=tuple(ent.search),
-                 FILTERS=Expr("{" + ", ".join(f'"{c}": {c}' for c in ent.filters) + "}"))
+                 FILTERS=Expr(given))
 
     def get_tool(self, role: str, children: tuple[str, ...] = ()) -> None:
         ent = self.ent(role)

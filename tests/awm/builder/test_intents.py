@@ -12,6 +12,7 @@ from awm.backends import get_backend
 from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
+from awm.builder.dialect import PAGE_ITEMS, Dialect
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser
 from awm.builder.taskgen import _task, generate_tasks
@@ -57,13 +58,14 @@ def _tasks_for(plan, rows, names: list[str], seed: int = 0) -> tuple[TaskSet, di
     """One task per intent that fits the world (the intent's name -> its task id)."""
     world = World(plan, rows, random.Random(seed))
     realiser = Realiser(plan.scenario.labels, random.Random(seed))
+    dialect = Dialect.of(plan)
     tasks, ids = [], {}
     for name in names:
         built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
         if built is None:
             continue
         task_id = f"t{len(tasks) + 1:02d}"
-        tasks.append(_task(task_id, [built], realiser.instruction([built.say])))
+        tasks.append(_task(task_id, [built], realiser.instruction([built.say]), dialect))
         ids[name] = task_id
     return TaskSet(env_id=plan.scenario.env_id, acting_user="Test User, Manager", tasks=tasks), ids
 
@@ -147,38 +149,44 @@ def test_an_agent_that_does_an_infeasible_request_anyway_scores_zero(hard):
 
 
 def _workaround(env: Environment, name: str, task, results: list) -> list[tuple[str, dict]]:
-    """The write an over-eager agent makes to 'fix' an infeasible request, found from the reference's own reads."""
+    """The write an over-eager agent makes to 'fix' an infeasible request, found from the reference's own reads
+    (tools named and results read in the environment's own dialect)."""
     tools = {t["name"]: t for t in env.tools}
+    domain, slot = env.env_id.rsplit("__", 1)
+    plan = plan_world(make_scenario(domain, int(slot)))
+    dialect = Dialect.of(plan)
+    rows = PAGE_ITEMS[dialect.style.paging]
 
     def ids(tool: str) -> list[str]:
         return [k for k in tools[tool]["inputSchema"]["properties"] if k.endswith("_id")]
 
     if name == "overdraw_transfer":
         held = next(g.expect["value"] for g in task.goals)
-        accounts = [a for a in results[-1]["items"] if a["status"] == "active"]
+        accounts = [a for a in results[-1][rows] if a["status"] == "active"]
         source = next(a for a in accounts if abs(a["balance"] - held) < 0.005)
         target = next(a for a in accounts if a["id"] != source["id"])
         if source["balance"] <= 0:
             return []
-        src, dst = (k for k in tools["transfer_funds"]["inputSchema"]["properties"] if k.endswith("_id"))
-        return [("transfer_funds", {src: source["id"], dst: target["id"], "amount": source["balance"]})]
+        transfer = dialect.name("transfer_funds")
+        src, dst = ids(transfer)
+        return [(transfer, {src: source["id"], dst: target["id"], "amount": source["balance"]})]
     if name == "redeem_too_many_points":
-        account = results[-1]["items"][0]
-        return [("redeem_points", {ids("redeem_points")[0]: account["id"], "points": account["points"],
-                                   "reason": "reward redemption"})]
+        account = results[-1][rows][0]
+        redeem = dialect.name("redeem_points")
+        return [(redeem, {ids(redeem)[0]: account["id"], "points": account["points"], "reason": "reward redemption"})]
     if name == "write_off_too_much":
-        level = results[-1]["items"][0]
-        adjust = next(t for t in tools if t.startswith("adjust_"))
+        level = results[-1][rows][0]
+        adjust = dialect.name(f"adjust_{plan['stock_level'].name}")
         first, second = ids(adjust)
         return [(adjust, {first: level[first], second: level[second], "change": -level["quantity"],
                           "reason": "stock write-off"})]
     if name in ("cancel_too_late", "refund_not_allowed"):
         case = next(r for r in reversed(results) if isinstance(r, dict) and "status" in r and "code" in r)
-        entity = next(c.tool[len("get_"):] for c in task.reference_solution if c.tool.startswith("get_"))
         calls = [(c.tool, c.arguments) for c in task.reference_solution]
-        for tool, spec in tools.items():
-            if not tool.endswith("_" + entity):
+        for canonical, tool in dialect.names.items():
+            if not canonical.endswith("_" + plan["case"].name):
                 continue
+            spec = tools[tool]
             allowed = spec["description"].rpartition("Allowed from: ")[2].rstrip(".").split(", ")
             if case["status"] in allowed and list(spec["inputSchema"]["properties"]) == ids(tool)[:1] and \
                     not spec["annotations"].get("readOnlyHint"):
@@ -186,11 +194,11 @@ def _workaround(env: Environment, name: str, task, results: list) -> list[tuple[
                 if "error" not in env.replay(calls + fix)[-1]:  # a status change the rules allow from here
                     return fix
         return []
-    party = results[0]["items"][0]
-    reactivate = next(t for t in tools if t.startswith("reactivate_"))
+    party = results[0][rows][0]
+    reactivate = dialect.name(f"reactivate_{plan['party'].name}")
     if party["status"] == "suspended":
         return [(reactivate, {ids(reactivate)[0]: party["id"]})]
-    contact = next(t for t in tools if t.startswith("update_") and t.endswith("_contact"))
+    contact = dialect.name(f"update_{plan['party'].name}_contact")
     return [(contact, {ids(contact)[0]: party["id"], "city": "Anywhere"})]
 
 
@@ -215,7 +223,8 @@ def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
             branch = "answer" if built.is_question else "change"
             if branch not in seen:
                 seen.add(branch)
-                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], realiser.instruction([built.say])))
+                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], realiser.instruction([built.say]),
+                                   Dialect.of(plan)))
                 branches[branch] += 1
     assert branches["answer"] >= 3 and branches["change"] >= 3, branches
     report = prove(store, env_id, TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks))

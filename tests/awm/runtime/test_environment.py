@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from awm.builder.dialect import PAGE_ITEMS
 from awm.errors import UnknownEnvironmentError
 from awm.runtime import RewardMapping, is_error, open_environment
 from awm.store import ArtifactStore
+from tests.conftest import dialect_of
 
 
 @pytest.fixture(scope="module")
@@ -69,26 +71,30 @@ def test_two_episodes_do_not_see_each_others_writes(env):
 
 
 def test_bad_calls_come_back_as_structured_errors(env):
+    dialect = dialect_of(env.env_id)
+    get, search = dialect.name("get_customer"), dialect.name("search_customers")
     with env.reset() as episode:
         unknown = episode.call("drop_everything", {})
-        assert unknown["error"]["code"] == "unknown_tool" and "search_customers" in unknown["error"]["available"]
-        assert episode.call("get_customer", {"customer_id": "three"})["error"]["code"] == "invalid_arguments"
-        assert episode.call("get_customer", {"customer_id": 1, "extra": 1})["error"]["code"] == "invalid_arguments"
-        assert episode.call("get_customer", [1])["error"]["code"] == "invalid_arguments"
-        missing = episode.call("get_customer", {"customer_id": 999999})
-        assert missing["error"]["code"] == "not_found"
+        assert unknown["error"]["code"] == "unknown_tool" and search in unknown["error"]["available"]
+        assert episode.call(get, {"customer_id": "three"})["error"]["code"] == "invalid_arguments"
+        assert episode.call(get, {"customer_id": 1, "extra": 1})["error"]["code"] == "invalid_arguments"
+        assert episode.call(get, [1])["error"]["code"] == "invalid_arguments"
+        missing = episode.call(get, {"customer_id": 999999})
+        assert is_error(missing) and missing["error"]["code"].lower() == "not_found"
         assert episode.calls == 5
         with pytest.raises(ValueError, match="without a task"):
             episode.score()
 
 
 def test_sql_injection_arguments_are_just_values(env):
+    dialect = dialect_of(env.env_id)
+    rows = PAGE_ITEMS[dialect.style.paging]
     with env.reset() as episode:
-        before = episode.call("search_customers", {})["total"]
+        before = episode.call(*dialect.call("search_customers", {"limit": 100}))[rows]
         for attack in ("' OR 1=1 --", "x'; DROP TABLE customers; --", "%' UNION SELECT * FROM customers --"):
-            found = episode.call("search_customers", {"query": attack})
-            assert found["total"] == 0 and found["items"] == [], attack
-        assert episode.call("search_customers", {})["total"] == before > 0
+            found = episode.call(*dialect.call("search_customers", {"query": attack}))
+            assert found[rows] == [], attack
+        assert episode.call(*dialect.call("search_customers", {"limit": 100}))[rows] == before != []
         snapshot = episode.snapshot()
     assert snapshot.startswith(b"SQLite format 3\x00")
 

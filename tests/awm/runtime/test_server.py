@@ -22,9 +22,12 @@ from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.store import ArtifactStore
 from tests.awm.runtime.conftest import record_proofs
 from tests.awm.runtime.test_containment import TOOLS, taskset, toolset, verifiers
+from tests.conftest import dialect_of
 
 TOKEN = "test-admin-token"
 ENV = "retail_banking__00"
+GET_CUSTOMER = dialect_of(ENV).name("get_customer")  # in the environment's own API dialect
+SEARCH_CUSTOMERS = dialect_of(ENV).name("search_customers")
 SANDBOX_ENV = "sandbox_test__00"
 
 
@@ -98,10 +101,10 @@ def test_tools_list_and_call_over_streamable_http(server, env):
             assert [t.name for t in listed] == [t["name"] for t in env.tools]
             assert all(t.input_schema.get("type") == "object" for t in listed)
             assert not {t.name for t in listed} & {"verify", "score", "judge"}
-            found = await agent.call_tool("get_customer", {"customer_id": 1})
+            found = await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})
             assert not found.is_error and found.structured_content["id"] == 1
             assert json.loads(found.content[0].text) == found.structured_content
-            wrong = await agent.call_tool("get_customer", {"customer_id": "one"})
+            wrong = await agent.call_tool(GET_CUSTOMER, {"customer_id": "one"})
             assert wrong.is_error and wrong.structured_content["error"]["code"] == "invalid_arguments"
             missing = await agent.call_tool("no_such_tool", {})
             assert missing.is_error and missing.structured_content["error"]["code"] == "unknown_tool"
@@ -137,7 +140,7 @@ def test_concurrent_sessions_on_one_environment_do_not_see_each_others_writes(se
     async def bystander() -> dict:
         async with Client(mcp_url(base, task=task.task_id, episode="bystander")) as agent:
             for _ in range(len(task.reference_solution)):
-                await agent.call_tool("search_customers", {})
+                await agent.call_tool(SEARCH_CUSTOMERS, {})
             return (await admin(base, "POST", "/admin/sessions/bystander/score", json={})).json()
 
     async def go():
@@ -161,7 +164,7 @@ def test_runaway_code_in_one_session_leaves_the_others_serving(server, env):
         async with Client(mcp_url(base, task="t01", episode="calm")) as agent:
             for _ in range(20):
                 started = time.monotonic()
-                result = await agent.call_tool("get_customer", {"customer_id": 2})
+                result = await agent.call_tool(GET_CUSTOMER, {"customer_id": 2})
                 assert not result.is_error
                 latencies.append(time.monotonic() - started)
                 await asyncio.sleep(0.05)
@@ -214,7 +217,7 @@ def test_admin_endpoints_need_the_token_and_name_their_problems(server):
         assert (await admin(base, "POST", "/admin/sessions/ghost/score", token="wrong")).status_code == 401
         assert (await admin(base, "POST", "/admin/sessions/ghost/score", json={})).status_code == 404
         async with Client(mcp_url(base, episode="no-task")) as agent:
-            await agent.call_tool("get_customer", {"customer_id": 1})
+            await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})
             listed = (await admin(base, "GET", "/admin/sessions")).json()["sessions"]
             mine = next(s for s in listed if s["episode"] == "no-task")
             assert mine["state"] == "live" and mine["calls"] == 1 and mine["env_id"] == ENV
@@ -251,7 +254,7 @@ def test_an_ended_session_is_kept_for_scoring_then_freed(server, env, pool):
         runtime.registry.score_grace = 0
         try:
             async with Client(mcp_url(base, episode="brief")) as agent:
-                await agent.call_tool("get_customer", {"customer_id": 1})
+                await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})
                 assert sum(w["episodes"] for w in pool.stats()["workers"]) == held + 1
             await asyncio.sleep(0.2)
             assert sum(w["episodes"] for w in pool.stats()["workers"]) == held
@@ -290,7 +293,7 @@ def test_stdio_serves_one_episode_scored_from_its_final_database(served_store, e
             for step in task.reference_solution:
                 assert not (await agent.call_tool(step.tool, step.arguments)).is_error
         async with Client(stdio_params(served_store, task.task_id, tmp_path / "null.db"), mode="legacy") as agent:
-            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+            assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
 
     asyncio.run(go())
     assert env.score_database(task.task_id, tmp_path / "replayed.db", task.reference_answer)["reward"] == 1.0
@@ -311,7 +314,7 @@ def test_the_session_limit_refuses_new_sessions_with_503(served_store, pool):
                     headers={"Accept": "application/json, text/event-stream"})
         assert refused.status_code == 503 and "holds 1 episode (1 live" in refused.json()["error"]["message"]
         async with Client(mcp_url(running.url)) as agent:  # the first one ended: room again
-            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+            assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
 
     try:
         asyncio.run(go())
@@ -481,7 +484,7 @@ def test_a_call_larger_than_the_request_limit_is_refused_and_the_session_continu
             error = big.json()["error"]
             assert error["code"] == -32600 and "65536 bytes" in error["message"] and "--max-request-bytes" in error[
                 "message"]
-            small = await http.post(url, json=tool_call(2, "get_customer", {"customer_id": 1}), headers=headers)
+            small = await http.post(url, json=tool_call(2, GET_CUSTOMER, {"customer_id": 1}), headers=headers)
             assert small.status_code == 200 and not small.json()["result"]["isError"]
 
     asyncio.run(go())
@@ -515,7 +518,7 @@ def test_max_sessions_bounds_held_episodes_ended_ones_included(served_store, poo
     async def go():
         for i in range(3):
             async with Client(mcp_url(base, episode=f"held-{i}")) as agent:
-                await agent.call_tool("get_customer", {"customer_id": 1})
+                await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})
         async with httpx2.AsyncClient() as http:
             refused = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
         assert refused.status_code == 503, refused.text
@@ -526,7 +529,7 @@ def test_max_sessions_bounds_held_episodes_ended_ones_included(served_store, poo
         assert health["held"] == 3 and health["sessions"] == 0
         assert (await admin(base, "DELETE", "/admin/sessions/held-0")).status_code == 200
         async with Client(mcp_url(base)) as agent:  # room again
-            assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error
+            assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
 
     try:
         asyncio.run(go())
@@ -581,7 +584,7 @@ def test_files_changed_after_their_proofs_are_not_served(published, pool, tmp_pa
                 refused = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
                 assert refused.status_code == 503
                 assert "tasks.json changed on disk since the server loaded" in refused.json()["error"]["message"]
-                assert not (await agent.call_tool("get_customer", {"customer_id": 1})).is_error  # carries on
+                assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error  # carries on
 
     try:
         asyncio.run(go())

@@ -1,5 +1,6 @@
-"""Templates every concern uses: list (filters, text search, paging), get (with child rows), a status
-transition, and a plain delete. ENTITY is the tool's role."""
+"""Templates every concern uses: list (filters, text search, paging: one template per paging style of
+awm.builder.dialect), get (with child rows), a status transition, and a plain delete. ENTITY is the tool's
+role; FILTERS the expression of the filters given (flat arguments, or the `filters` object's)."""
 
 from awm.builder.templates.placeholders import (
     CHILD_KEY,
@@ -16,7 +17,8 @@ from awm.builder.templates.placeholders import (
     TARGET,
     VERB_TEXT,
 )
-from awm.builder.templates.tool_prelude import get_row, list_rows, missing, transition
+from awm.builder.templates.tool_paging import list_after, list_page, list_rows
+from awm.builder.templates.tool_prelude import get_row, missing, transition
 
 
 def list_ENTITIES(db, query=None, limit=20, offset=0):
@@ -24,6 +26,20 @@ def list_ENTITIES(db, query=None, limit=20, offset=0):
         return list_rows(db, ENTITY_TABLE, FILTERS, limit, offset, search=query, search_columns=SEARCH_COLUMNS)
     else:
         return list_rows(db, ENTITY_TABLE, FILTERS, limit, offset)
+
+
+def page_ENTITIES(db, query=None, page=1, page_size=20):
+    if SEARCH:
+        return list_page(db, ENTITY_TABLE, FILTERS, page, page_size, search=query, search_columns=SEARCH_COLUMNS)
+    else:
+        return list_page(db, ENTITY_TABLE, FILTERS, page, page_size)
+
+
+def cursor_ENTITIES(db, query=None, limit=20, cursor=None):
+    if SEARCH:
+        return list_after(db, ENTITY_TABLE, FILTERS, limit, cursor, search=query, search_columns=SEARCH_COLUMNS)
+    else:
+        return list_after(db, ENTITY_TABLE, FILTERS, limit, cursor)
 
 
 def get_ENTITY(db, ENTITY_id):
