@@ -20,6 +20,7 @@ CHECK_COUNT = "task_count"
 CHECK_SELF_CONTAINED = "task_self_contained"
 CHECK_DISTINCT = "task_distinct"
 SEARCH_ARGUMENTS = ("query", "search", "q", "text")
+PAGING_ARGUMENTS = ("limit", "offset", "page", "page_size", "cursor")  # every API style's (awm/builder/dialect.py)
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?")
 
 
@@ -70,7 +71,19 @@ def _goal_literals(goal: Goal) -> list[tuple[str, Any]]:
 
 
 def _is_identifier(name: str) -> bool:
-    return name == "id" or name.endswith("_id") or name in ("limit", "offset")
+    return name == "id" or name.endswith("_id") or name in PAGING_ARGUMENTS
+
+
+def _flat(arguments: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """(name, value) of every argument, those inside an object argument named by their path ('filters.status')
+    and judged by their own name."""
+    flat = []
+    for name, value in arguments.items():
+        if isinstance(value, dict):
+            flat += _flat(value, f"{prefix}{name}.")
+        else:
+            flat.append((f"{prefix}{name}", value))
+    return flat
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -84,8 +97,8 @@ def unstated_values(task: Task) -> list[tuple[str, str, Any]]:
     come from earlier tool results, `task.derived`, are not the instruction's to state)."""
     derived = {(d.call, d.argument) for d in task.derived}
     arguments = [(call.tool, name, value) for n, call in enumerate(task.reference_solution)
-                 for name, value in call.arguments.items()
-                 if not _is_identifier(name) and (n, name) not in derived]
+                 for name, value in _flat(call.arguments)
+                 if not _is_identifier(name) and (n, name.partition(".")[0]) not in derived]
     missing = []
     for tool, name, value in arguments:
         if name in SEARCH_ARGUMENTS and isinstance(value, str) and not value_stated(value, task.instruction):

@@ -18,8 +18,14 @@ import sys
 
 
 def strict_values(schema: dict, arguments: dict) -> dict:
-    """Every property present, as strict decoding makes a model send them: null for those not used."""
-    return {name: arguments.get(name) for name in schema["properties"]}
+    """Every property present, as strict decoding makes a model send them: null for those not used, also inside
+    an object argument (a `filters` object)."""
+    values = {}
+    for name, sub in schema["properties"].items():
+        value = arguments.get(name)
+        inner = next((s for s in [sub, *sub.get("anyOf", [])] if "properties" in s), None)
+        values[name] = strict_values(inner, value) if isinstance(value, dict) and inner else value
+    return values
 
 
 async def langchain_replay(url: str, solution: list[dict]) -> dict:

@@ -1,0 +1,265 @@
+"""API styles: drawn from the seed, every style builds environments that pass every check and proof, lists page
+in their style (also when a strict client sends nulls), errors keep the structured-error contract in every shape,
+and reference calls are translated from the canonical dialect in one place."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.data import generate_rows
+from awm.builder.dialect import (
+    ERRORS,
+    FILTERS,
+    NAMINGS,
+    PAGE_ITEMS,
+    PAGINGS,
+    ApiStyle,
+    Dialect,
+    ReferenceCallError,
+    split_name,
+    style_for,
+)
+from awm.builder.taskgen import generate_tasks
+from awm.builder.toolgen import canonical_tool_defs, generate_tools, tool_defs
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
+from awm.quality.tools import tool_findings
+from awm.runtime.environment import Environment
+from awm.runtime.tools import is_error
+from awm.store import ArtifactStore
+from awm.toolspecs import strict_problems, strict_schema
+from tests.conftest import build_environment
+
+ROOT = Path(__file__).resolve().parents[3]
+CANDIDATES = ("retail_banking", "online_bookstore", "dental_clinic", "saas_helpdesk", "hotel_group", "auto_repair",
+              "farm_supply_cooperative", "electric_utility")
+# Pairs of axes whose every combination some built environment has.
+PAIRS = (("naming", "paging"), ("filters", "errors"), ("naming", "errors"), ("paging", "filters"),
+         ("naming", "filters"), ("paging", "errors"))
+
+
+def covering_worlds() -> list[tuple[str, int, ApiStyle]]:
+    """Environments of several domains that between them have every combination of any two style axes."""
+    wanted = {(a, b, x, y) for a, b in PAIRS for x, y in itertools.product(
+        *({"naming": NAMINGS, "paging": PAGINGS, "filters": FILTERS, "errors": ERRORS}[k] for k in (a, b)))}
+    chosen = []
+    for slot in range(8):
+        for domain in CANDIDATES:
+            style = style_for(make_scenario(domain, slot).seed)
+            have = {(a, b, getattr(style, a), getattr(style, b)) for a, b in PAIRS}
+            if have & wanted:
+                chosen.append((domain, slot, style))
+                wanted -= have
+    assert not wanted, f"no candidate environment has {sorted(wanted)[:5]}"
+    return chosen
+
+
+WORLDS = covering_worlds()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[ArtifactStore, list[tuple[str, ApiStyle]]]:
+    store = ArtifactStore(tmp_path_factory.mktemp("styles"))
+    envs = []
+    for domain, slot, style in WORLDS:
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        envs.append((outcomes[0].env_id, style))
+    return store, envs
+
+
+def test_styles_are_drawn_from_the_seed_spread_over_every_value_and_independent_of_python_hashing():
+    styles = [style_for(make_scenario(d, s).seed) for d in list(DOMAIN_SEEDS)[:100] for s in range(10)]
+    for axis, values in (("naming", NAMINGS), ("paging", PAGINGS), ("filters", FILTERS), ("errors", ERRORS)):
+        counts = Counter(getattr(s, axis) for s in styles)
+        assert all(counts[v] >= len(styles) / len(values) * 0.75 for v in values), (axis, counts)
+    assert len({s.name for s in styles}) == len(NAMINGS) * len(PAGINGS) * len(FILTERS) * len(ERRORS)
+    seeds = [make_scenario(d, 0).seed for d in CANDIDATES]
+    code = f"from awm.builder.dialect import style_for; print([style_for(s).name for s in {seeds}])"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT)}).stdout
+    assert other.strip() == str([style_for(s).name for s in seeds])
+
+
+def test_the_same_seed_gives_the_same_style_tools_and_tasks_byte_for_byte():
+    for domain, slot, style in WORLDS[:4]:
+        first, second = (plan_world(make_scenario(domain, slot)) for _ in range(2))
+        source, specs = generate_tools(first)
+        again, specs_again = generate_tools(second)
+        assert source == again and specs.model_dump_json() == specs_again.model_dump_json()
+        assert specs.api_style == style.record()
+        tasks = generate_tasks(first, generate_rows(first)).model_dump_json()
+        assert tasks == generate_tasks(second, generate_rows(second)).model_dump_json()
+
+
+def test_every_style_builds_environments_that_pass_every_check_and_proof(built):
+    store, envs = built
+    assert len({d for d, _, _ in WORLDS}) >= 4
+    for env_id, style in envs:
+        toolset = store.read_model(env_id, "tools.json", ToolSet)
+        assert toolset.api_style == style.record()
+        findings = tool_findings(env_id, store.read_text(env_id, "tools.py"), toolset,
+                                 store.read_model(env_id, "schema.json", SchemaSpec),
+                                 store.read_model(env_id, "tasks.json", TaskSet), store.path(env_id, "env.db"))
+        assert findings == [], (env_id, findings)
+        for spec in toolset.tools:
+            assert strict_problems(strict_schema(spec.input_schema)) == [], (env_id, spec.name)
+        report = store.read_model(env_id, "report.json", VerificationReport)
+        assert report.tasks and all(t.publishable for t in report.tasks), \
+            [(env_id, t.task_id, t.failure_check(), t.error, t.survivors) for t in report.tasks if not t.publishable]
+        totals = report.proof_totals()
+        assert totals["wrong_row"]["tried"] and totals["skipped_lookups"]["tried"], (env_id, totals)
+
+
+def _read_all(episode, dialect: Dialect, tool: str, filters: dict) -> list[int]:
+    """Every id a list tool returns for `filters`, two rows a page, following the style's way to the next page."""
+    ids, page = [], 0
+    name, arguments = dialect.call(tool, {**filters, "limit": 2})
+    while True:
+        result = episode.call(name, arguments)
+        assert not is_error(result), result
+        rows = result[PAGE_ITEMS[dialect.style.paging]]
+        ids += [r["id"] for r in rows]
+        page += 1
+        if dialect.style.paging == "offset":
+            if result["next_offset"] is None:
+                return ids
+            arguments = {**arguments, "offset": result["next_offset"]}
+        elif dialect.style.paging == "page":
+            if page >= result["total_pages"]:
+                return ids
+            arguments = {**arguments, "page": page + 1}
+        else:
+            assert result["has_more"] == (result["next_cursor"] is not None)
+            if not result["has_more"]:
+                return ids
+            arguments = {**arguments, "cursor": result["next_cursor"]}
+
+
+def test_list_tools_page_and_filter_in_their_style_and_take_what_a_strict_client_sends(built):
+    store, envs = built
+    for env_id, style in envs:
+        domain, slot = env_id.rsplit("__", 1)
+        plan = plan_world(make_scenario(domain, int(slot)))
+        dialect = Dialect.of(plan)
+        parties = plan["party"]
+        canonical = f"search_{parties.plural_name}"
+        env = Environment.from_store(store, env_id)
+        try:
+            with env.reset() as episode:
+                everyone = _read_all(episode, dialect, canonical, {})
+                assert len(everyone) == len(set(everyone)) > 4 and everyone == sorted(everyone)
+                active = _read_all(episode, dialect, canonical, {"status": "active"})
+                assert 0 < len(active) < len(everyone) and set(active) < set(everyone)
+                name = dialect.name(canonical)
+                schema = next(t["inputSchema"] for t in env.tools if t["name"] == name)
+                strict = strict_schema(schema)
+                nulls = {k: None for k in strict["properties"]}
+                if style.filters == "object":  # every filter present, the unused ones null
+                    nulls["filters"] = {k: None for k in schema["properties"]["filters"]["properties"]}
+                    nulls["filters"]["status"] = "active"
+                else:
+                    nulls["status"] = "active"
+                assert episode.call(name, nulls) == episode.call(*dialect.call(canonical, {"status": "active"}))
+                if style.paging == "cursor":
+                    bad = episode.call(name, {"cursor": "c1.zz"})
+                    assert is_error(bad) and "cursor" in bad["error"]["message"]
+        finally:
+            env.close()
+
+
+def test_errors_keep_the_structured_contract_in_every_shape(built):
+    store, envs = built
+    for env_id, style in envs:
+        domain, slot = env_id.rsplit("__", 1)
+        plan = plan_world(make_scenario(domain, int(slot)))
+        dialect = Dialect.of(plan)
+        party = plan["party"].name
+        env = Environment.from_store(store, env_id)
+        try:
+            with env.reset() as episode:
+                missing = episode.call(dialect.name(f"get_{party}"), {f"{party}_id": 99999})
+                refused = episode.call(dialect.name(f"reactivate_{party}"), {f"{party}_id": next(
+                    r["id"] for r in episode.call(*dialect.call(f"search_{plan['party'].plural_name}",
+                                                                {"status": "active"}))[PAGE_ITEMS[style.paging]])})
+        finally:
+            env.close()
+        for error in (missing, refused):
+            assert is_error(error) and {"code", "message"} <= set(error["error"]), error
+            assert isinstance(error["error"]["message"], str) and error["error"]["message"]
+        codes = (missing["error"]["code"], refused["error"]["code"])
+        if style.errors == "status":
+            assert codes == ("NOT_FOUND", "INVALID_STATE")
+            assert (missing["error"]["status"], refused["error"]["status"]) == (404, 409)
+        else:
+            assert codes == ("not_found", "invalid_state")
+        if style.errors == "detailed":
+            assert refused["error"]["retryable"] is False and refused["error"]["details"] == {"allowed": ["suspended"]}
+        if style.errors == "plain":
+            assert set(missing["error"]) == set(refused["error"]) == {"code", "message"}
+
+
+def test_names_differ_across_dialects_and_every_canonical_name_translates():
+    plan = plan_world(make_scenario("online_bookstore", 0))
+    names = {}
+    for naming in NAMINGS:
+        style = ApiStyle(naming=naming)
+        names[naming] = {t.name for t in tool_defs(plan, style)}
+        dialect = Dialect(plan, canonical_tool_defs(plan, style), style)
+        assert sorted(dialect.names) == sorted(t.name for t in canonical_tool_defs(plan, style))
+    assert names["verb_noun"] == {t.name for t in canonical_tool_defs(plan, ApiStyle())}
+    assert {"get_customer_by_id", "find_customers", "suspend_customer_by_id", "set_product_price_by_id"} <= \
+        names["by_id"]
+    assert {"customer_get", "customers_search", "customer_suspend", "product_update_price"} <= names["noun_verb"]
+    for a, b in itertools.combinations(NAMINGS, 2):
+        assert len(names[a] & names[b]) / len(names[a] | names[b]) < 0.15, (a, b, names[a] & names[b])
+
+
+def test_reference_calls_are_translated_in_one_place():
+    plan = plan_world(make_scenario("online_bookstore", 0))
+    party, parties = plan["party"].name, plan["party"].plural_name
+    calls = [(f"search_{parties}", {"query": "Ann", "status": "active", "limit": 100}),
+             (f"set_{party}_tier", {f"{party}_id": 3, "tier": "gold"})]
+    derived = [(0, "status"), (1, "tier")]
+    expected = {
+        ApiStyle(): ([(f"search_{parties}", {"query": "Ann", "status": "active", "limit": 100}),
+                      (f"set_{party}_tier", {f"{party}_id": 3, "tier": "gold"})], [(0, "status"), (1, "tier")]),
+        ApiStyle("by_id", "page", "object"): (
+            [(f"find_{parties}", {"query": "Ann", "filters": {"status": "active"}, "page_size": 100}),
+             (f"set_{party}_tier_by_id", {f"{party}_id": 3, "tier": "gold"})], [(0, "filters"), (1, "tier")]),
+        ApiStyle("noun_verb", "cursor", "flat"): (
+            [(f"{parties}_search", {"query": "Ann", "status": "active", "limit": 100}),
+             (f"{party}_set_tier", {f"{party}_id": 3, "tier": "gold"})], [(0, "status"), (1, "tier")]),
+    }
+    for style, want in expected.items():
+        dialect = Dialect(plan, canonical_tool_defs(plan, style), style)
+        assert dialect.reference(calls, derived) == want, style
+    page = Dialect(plan, canonical_tool_defs(plan, ApiStyle(paging="page")), ApiStyle(paging="page"))
+    assert page.call(f"search_{parties}", {"limit": 10, "offset": 20})[1] == {"page_size": 10, "page": 3}
+    with pytest.raises(ReferenceCallError, match="not a whole page"):
+        page.call(f"search_{parties}", {"limit": 10, "offset": 15})
+    cursor = Dialect(plan, canonical_tool_defs(plan, ApiStyle(paging="cursor")), ApiStyle(paging="cursor"))
+    with pytest.raises(ReferenceCallError, match="no cursor"):
+        cursor.call(f"search_{parties}", {"offset": 20})
+    with pytest.raises(ReferenceCallError, match="no tool 'drop_tables'"):
+        cursor.call("drop_tables", {})
+
+
+def test_bad_styles_and_names_are_refused_with_a_clear_error():
+    with pytest.raises(ValueError, match="unknown API style paging 'pages'"):
+        ApiStyle(paging="pages")
+    with pytest.raises(ValueError, match="names neither 'order' nor 'orders'"):
+        split_name("cancel_booking", "order", "orders")
+    assert split_name("update_order_line_price", "order_line", "order_lines") == ("update", "order_line", "price")
+    assert split_name("mark_no_show_appointment", "appointment", "appointments") == ("mark_no_show", "appointment", "")
+    assert json.dumps(ApiStyle().record()) == '{"naming": "verb_noun", "paging": "offset", "filters": "flat", ' \
+        '"errors": "plain"}'
