@@ -88,7 +88,8 @@ STAGES: tuple[Stage, ...] = (
           "its id and domain are its own; not a near-duplicate of the domain's earlier scenarios",
           in_slot_order=True),
     Stage("tasks", "N single-sentence user tasks with reference solutions and goals", (artifacts.SCENARIO,),
-          (artifacts.TASKS,), "the number asked for, no two alike, each self-contained"),
+          (artifacts.TASKS,), "the number asked for, no two alike, each self-contained",
+          revision=1),  # 1: reference calls in the environment's API style
     Stage("schemas", "the SQLite schema: contract and DDL", (artifacts.SCENARIO, artifacts.TASKS),
           (artifacts.SCHEMA_JSON, artifacts.SCHEMA_SQL),
           "one primary key per table, resolvable foreign keys, no authentication data; the DDL executes"),
@@ -99,7 +100,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("tools", "the tool API: implementations and MCP specs",
           (artifacts.SCENARIO, artifacts.SCHEMA_JSON, artifacts.TASKS, artifacts.DATABASE),
           (artifacts.TOOLS_PY, artifacts.TOOLS_JSON),
-          "sandbox policy, specs match the code, a smoke call per tool, every table reachable"),
+          "sandbox policy, specs match the code, a smoke call per tool, every table reachable",
+          revision=1),  # 1: tools named, paged, filtered and erring in the environment's API style
     Stage("verification_reports", "a verifier per task and the proofs of each",
           (artifacts.SCENARIO, artifacts.TASKS, artifacts.SCHEMA_JSON, artifacts.DATABASE, artifacts.TOOLS_PY,
            artifacts.TOOLS_JSON), (artifacts.VERIFIERS, artifacts.REPORT),

@@ -90,8 +90,9 @@ def percentiles(samples: list[float]) -> dict:
 
 def read_call(store: ArtifactStore, env_id: str) -> tuple[str, dict]:
     toolset = store.read_model(env_id, "tools.json", ToolSet)
-    spec = next(s for s in toolset.tools if s.name.startswith("get_") and list(s.input_schema["properties"]) ==
-                s.input_schema.get("required"))
+    spec = next(s for s in toolset.tools if s.annotations.get("readOnlyHint") and list(s.input_schema["properties"])
+                == s.input_schema.get("required") and len(s.input_schema["required"]) == 1
+                and s.input_schema["required"][0].endswith("_id"))  # get one row by id, in any API style
     return spec.name, {spec.input_schema["required"][0]: 1}
 
 

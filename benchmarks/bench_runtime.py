@@ -82,10 +82,12 @@ def ensure_corpus(home: Path | None) -> ArtifactStore:
 
 
 def read_call(env) -> tuple[str, dict]:
-    """A read-only tool and arguments that succeed (the first `get_*` tool on row 1)."""
+    """A read-only tool and arguments that succeed (the first tool getting one row by id, whatever its API style
+    names it, on row 1)."""
     for spec in env.tools:
         required = spec["inputSchema"].get("required", [])
-        if spec["name"].startswith("get_") and len(required) == 1:
+        if spec["annotations"].get("readOnlyHint") and list(spec["inputSchema"]["properties"]) == required and \
+                len(required) == 1 and required[0].endswith("_id"):
             return spec["name"], {required[0]: 1}
     raise SystemExit(f"{env.env_id} has no get_<entity>(id) tool to measure")
 

@@ -8,8 +8,9 @@ benchmarks/results/worlds.json (one entry per --label, so a run on older code ca
     AWM_CODE_ROOT=/path/to/older/checkout python benchmarks/bench_worlds.py --label before
 
 Measures, with domain nouns masked (each role's label in a table, column or tool name becomes <role>):
-distinct table patterns (masked name and columns), distinct tool-name patterns, the mean tool-name
-Jaccard between environments of different domains, the mean table-name Jaccard between sibling
+distinct table patterns (masked name and columns), distinct tool-name patterns (names as served, in each
+environment's API style), the mean tool-name Jaccard between environments of different domains, how many
+API styles (and naming dialects) the environments speak, the mean table-name Jaccard between sibling
 scenarios of one domain, distinct free-text bodies per category (notes, comments, reasons, subjects,
 memos), environments where two tables share a code prefix, and items whose name names another
 category of their sub-business than the one they are filed under.
@@ -26,6 +27,7 @@ import re
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +68,12 @@ def measure_env(domain: str, slot: int) -> dict:
     table_patterns = {mask(e.table) + "(" + ",".join(sorted(mask(c.name) for c in e.columns)) + ")"
                       for e in plan.entities.values()}
     tools = {t.name for t in tool_defs(plan)}
+    try:  # the API style the tools speak (awm/builder/dialect.py); older code has none
+        from awm.builder.dialect import style_for
+
+        style = style_for(scenario.seed).name
+    except ImportError:
+        style = "none"
     texts = {f"{role}.{col}": {r[col] for r in rows.get(role, []) if r.get(col)} for role, col in FREE_TEXT}
     prefixes = []
     for role, entity in plan.entities.items():
@@ -85,7 +93,7 @@ def measure_env(domain: str, slot: int) -> dict:
     return {"env": scenario.env_id, "domain": domain, "category": scenario.category, "tables": tables,
             "table_patterns": table_patterns, "tools": tools, "tool_patterns": {mask(t) for t in tools},
             "texts": texts, "prefix_clash": len(prefixes) != len(set(prefixes)), "items": len(rows["item"]),
-            "misfiled": misfiled}
+            "misfiled": misfiled, "style": style}
 
 
 def jaccard(a: set, b: set) -> float:
@@ -115,6 +123,8 @@ def summarise(envs: list[dict], rng: random.Random, pairs: int = 4000) -> dict:
         "distinct_tool_patterns": len(set().union(*(e["tool_patterns"] for e in envs))),
         "tools": sum(len(e["tools"]) for e in envs),
         "cross_domain_tool_pattern_jaccard": round(statistics.mean(cross), 3) if cross else None,
+        "api_styles": len({e["style"] for e in envs}),
+        "api_namings": dict(sorted(Counter(e["style"].split("/")[0] for e in envs).items())),
         "sibling_table_jaccard": round(statistics.mean(sibling), 3) if sibling else None,
         "free_text_bodies_per_category_min": min(per_category.values()),
         "free_text_bodies_per_category_median": statistics.median(per_category.values()),

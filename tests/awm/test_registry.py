@@ -41,8 +41,8 @@ def test_the_chain_and_the_names():
 def test_code_versions_carry_the_platform_version_and_a_revision_only_when_set():
     from dataclasses import replace
 
-    assert stage("tasks").code_version == f"tasks:{__version__}"
-    assert replace(stage("tasks"), revision=2).code_version == f"tasks:{__version__}+2"
+    assert stage("schemas").code_version == f"schemas:{__version__}"
+    assert replace(stage("schemas"), revision=2).code_version == f"schemas:{__version__}+2"
 
 
 def test_an_unknown_stage_is_named_with_the_choices():

@@ -62,7 +62,8 @@ def test_every_stage_asset_and_check_is_derived_from_the_registry():
     current = definitions_snapshot()
     for spec in STAGES:
         asset = current["assets"][spec.name]
-        assert asset["code_version"] == spec.code_version == f"{spec.name}:{__version__}"
+        revision = f"+{spec.revision}" if spec.revision else ""
+        assert asset["code_version"] == spec.code_version == f"{spec.name}:{__version__}{revision}"
         assert asset["upstream"] == ([spec.upstream.name] if spec.upstream else [])
         assert asset["partitions"] == "domains" and asset["stage"] == str(spec.number)
         assert current["checks"][spec.valid_check] == {"asset": spec.name, "blocking": True, "partitions": "domains"}
