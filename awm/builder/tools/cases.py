@@ -87,6 +87,6 @@ def action_tools(b: ToolBuilder) -> None:
 def transfer_tool(b: ToolBuilder) -> None:
     c, s = b.ent("case"), b.ent("site")
     editable = tuple(b.plan.flavour.editable)
-    b.add(f"transfer_{c.name}", f"Move a {c.label} that is still {' or '.join(editable)} to another {s.label}.",
+    b.add(b.names.action("case", "transfer"), f"Move a {c.label} that is still {' or '.join(editable)} to another {s.label}.",
           [b.id_param("case"), b.id_param("site", f"id of the new {s.label}")],
           templates, "transfer_CASE", role="case", kind="update", EDITABLE=editable)

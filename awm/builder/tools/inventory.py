@@ -9,9 +9,9 @@ ROLE = "stock_level"
 
 
 def declare(b: ToolBuilder) -> None:
-    sl, item, site = b.ent("stock_level"), b.ent("item"), b.ent("site")
+    item, site = b.ent("item"), b.ent("site")
     b.list_tool("stock_level")
-    b.add(f"adjust_{sl.name}",
+    b.add(b.names.action("stock_level", "adjust"),
           f"Change the quantity of a {item.label} held at a {site.label} by a signed amount "
           "(negative for losses); stock cannot go below zero.",
           [b.id_param("item"), b.id_param("site"),

@@ -13,7 +13,7 @@ def declare(b: ToolBuilder) -> None:
     b.list_tool("loyalty_account")
     b.list_tool("loyalty_entry")
     for verb, desc in (("award", "Add points to a {label}."), ("redeem", "Take points from a {label}; cannot take more than it holds.")):
-        b.add(f"{verb}_points", desc.format(label=la.label),
+        b.add(b.names.points(verb), desc.format(label=la.label),
               [b.id_param("loyalty_account"), Param("points", {**integer("how many points", 1), "maximum": 100000}, True),
                Param("reason", string("why"), True)],
               templates, f"{verb}_points", role="loyalty_account", kind="action")

@@ -13,12 +13,12 @@ def declare(b: ToolBuilder) -> None:
     b.list_tool("category")
     b.get_tool("item")
     b.list_tool("item")
-    b.add(f"update_{i.name}_price",
+    b.add(b.names.change("item", "update", "price"),
           f"Set the price of a {i.label}. Existing {plural(b.labels['case'])} keep the price they were made at.",
           [Param(f"{i.name}_id", integer(f"id of the {i.label}"), True),
            Param("price", number("new price", 0, exclusive=True), True)],
           templates, "update_ITEM_price", role="item", kind="update")
-    b.add(f"set_{i.name}_availability",
+    b.add(b.names.change("item", "set", "availability"),
           f"Offer a {i.label} again (active true) or stop offering it (active false).",
           [Param(f"{i.name}_id", integer(f"id of the {i.label}"), True),
            Param("active", {"type": "boolean", "description": "true to offer it, false to stop"}, True)],

@@ -23,7 +23,7 @@ def party_tools(b: ToolBuilder) -> None:
            Param("email", {**string("email address"), "pattern": EMAIL}, True),
            Param("phone", string("phone number"), True), Param("city", string("city"), True)],
           templates, "create_PARTY", role="party", kind="create")
-    b.add(f"update_{p.name}_contact", f"Change a {p.label}'s email, phone or city; omitted fields stay as they are.",
+    b.add(b.names.change("party", "update", "contact"), f"Change a {p.label}'s email, phone or city; omitted fields stay as they are.",
           [Param(f"{p.name}_id", integer(f"id of the {p.label}"), True),
            Param("email", {**string("new email"), "pattern": EMAIL}),
            Param("phone", string("new phone")), Param("city", string("new city"))],
@@ -31,7 +31,7 @@ def party_tools(b: ToolBuilder) -> None:
     b.status_action("party", "suspend", ("active",), "suspended",
                     f"Suspend an active {p.label}: no new {plural(b.labels['case'])} can be opened for them.")
     b.status_action("party", "reactivate", ("suspended",), "active", f"Reactivate a suspended {p.label}.")
-    b.add(f"set_{p.name}_tier", f"Move a {p.label} to another tier (standard, silver or gold).",
+    b.add(b.names.change("party", "set", "tier"), f"Move a {p.label} to another tier (standard, silver or gold).",
           [Param(f"{p.name}_id", integer(f"id of the {p.label}"), True),
            Param("tier", string("the new tier", ("standard", "silver", "gold")), True)],
           templates, "set_PARTY_tier", role="party", kind="update")

@@ -12,7 +12,7 @@ def declare(b: ToolBuilder) -> None:
     b.get_tool("staff")
     b.list_tool("staff")
     open_statuses = tuple(b.plan.flavour.open)
-    b.add(f"deactivate_{st.name}",
+    b.add(b.names.action("staff", "deactivate"),
           f"Mark a {st.label} as no longer active. Refused while any {c.label} that is still "
           f"{' or '.join(s.replace('_', ' ') for s in open_statuses)} is assigned to them: reassign those first.",
           [Param(f"{st.name}_id", integer(f"id of the {st.label}"), True)],

@@ -15,7 +15,7 @@ def declare(b: ToolBuilder) -> None:
     b.status_action("subscription", "resume", ("paused",), "active", f"Resume a paused {sub.label}.")
     b.status_action("subscription", "cancel", ("active", "paused"), "cancelled",
                     f"Cancel a {sub.label}; it will not renew.", extra='{"renews_on": None}')
-    b.add(f"change_{sub.name}_plan",
+    b.add(b.names.change("subscription", "change", "plan"),
           f"Switch an active or paused {sub.label} to another active {item.label}; the monthly price "
           f"becomes a tenth of that {item.label}'s price.",
           [Param(f"{sub.name}_id", integer(f"id of the {sub.label}"), True),

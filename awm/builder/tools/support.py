@@ -23,7 +23,7 @@ def declare(b: ToolBuilder) -> None:
            Param("priority", string("how urgent", PRIORITIES), True),
            Param(st.fk, integer(f"id of the {st.label} to handle it"))],
           templates, "open_TICKET", role="ticket", kind="create")
-    b.add(f"set_{t.name}_priority", f"Change the priority of a {t.label} that is not resolved or closed.",
+    b.add(b.names.change("ticket", "set", "priority"), f"Change the priority of a {t.label} that is not resolved or closed.",
           [b.id_param("ticket"), Param("priority", string("the new priority", PRIORITIES), True)],
           templates, "set_TICKET_priority", role="ticket", kind="update")
     b.status_action("ticket", "escalate", ("open", "in_progress"), "escalated", f"Escalate a {t.label}.")

@@ -24,6 +24,20 @@ def test_a_task_that_does_not_state_its_values_is_not_self_contained():
     assert "Collected Poems" in findings[0].error
 
 
+def test_values_inside_an_object_argument_must_be_stated_too():
+    """A list tool of the `object` filter style takes its filters in one object: a value hidden in it is judged
+    like a flat argument, and its paging arguments are not values to state."""
+    lookup = {"tool": "list_books", "arguments": {"filters": {"title": "Collected Poems"}, "page_size": 100,
+                                                  "page": 1, "cursor": "c1.3"}}
+    solution = [lookup] + TASKS_JSON["tasks"][0]["reference_solution"][1:]
+    stated = taskset(t01={"reference_solution": solution})
+    assert task_findings(stated, "library__00", 2) == []
+    unstated = taskset(t01={"reference_solution": solution, "instruction": "Rename book 2 and set its stock to 7."})
+    findings = task_findings(unstated, "library__00", 2)
+    assert {(f.tool, f.value) for f in findings} == {("list_books", "'Collected Poems'"),
+                                                       ("rename_book", "'Collected Poems'")}
+
+
 def test_the_wrong_number_of_tasks_and_repeats_are_found():
     repeated = taskset(t02={"instruction": TASKS_JSON["tasks"][0]["instruction"]})
     checks = {f.check for f in task_findings(repeated, "library__00", 10)}
