@@ -445,6 +445,8 @@ class CatalogEntry(Contract):
     origin: str = Field(default="unknown", description="where the domain came from: catalogue, seeds_file, "
                         "composed or llm (unknown in a line written before it was recorded)")
     origin_reason: str = ""
+    api_style: str = Field(default="", description="the API style its tools speak, naming/paging/filters/errors "
+                           "(awm/builder/dialect.py); empty when the tools have none (an LLM wrote them)")
 
 
 # --- provenance --------------------------------------------------------------

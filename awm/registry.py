@@ -113,7 +113,7 @@ _BY_NAME = {s.name: s for s in STAGES}
 
 # The unpartitioned asset that publishes what passed every stage (awm/stages/catalog.py).
 CATALOG = "environment_catalog"
-CATALOG_REVISION = 1  # the catalog metadata reports the task variety
+CATALOG_REVISION = 2  # 1: the catalog metadata reports the task variety; 2: and the API styles
 CATALOG_CODE_VERSION = f"{CATALOG}:{__version__}" + (f"+{CATALOG_REVISION}" if CATALOG_REVISION else "")
 
 

@@ -100,6 +100,7 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
         "corpus": dg.MetadataValue.md(overview),
         "per_domain": dg.MetadataValue.md(table),
         "distributions": dg.MetadataValue.json(distributions),
+        "api_styles": dg.MetadataValue.json(summary.api_styles()),
         "failure_report": dg.MetadataValue.md(failure_report(summary)),
         "proofs_by_class": dg.MetadataValue.md(proof_table(summary.proofs())),
         "proof_rates": dg.MetadataValue.json({name: round(c["right"] / c["tried"], 4) if c["tried"] else None

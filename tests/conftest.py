@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from awm.builder.dialect import Dialect
+from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
@@ -21,7 +22,7 @@ def dialect_of(env_id: str) -> Dialect:
     """The API dialect of a built-in environment (default base seed): a test names its tools with
     `dialect_of(env_id).name("get_customer")`, whichever style the environment drew."""
     domain, slot = env_id.rsplit("__", 1)
-    return Dialect.of(plan_world(make_scenario(domain, int(slot))))
+    return dialect_for(plan_world(make_scenario(domain, int(slot))))
 
 
 @pytest.fixture(scope="session")

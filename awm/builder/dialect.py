@@ -160,7 +160,8 @@ class ReferenceCallError(ValueError):
 
 
 class Dialect:
-    """One environment's style applied: its tools' names, and reference calls translated into it."""
+    """One environment's style applied: its tools' names, and reference calls translated into it
+    (`awm.builder.toolgen.dialect_for(plan)` gives an environment's own)."""
 
     def __init__(self, plan: WorldPlan, canonical_tools: list[ToolDef], style: ApiStyle | None = None):
         self.plan = plan
@@ -177,12 +178,6 @@ class Dialect:
                 raise ValueError(f"{plan.scenario.env_id}: tools {taken[styled]!r} and {canonical!r} are both "
                                  f"named {styled!r} in the {self.style.naming} dialect")
             taken[styled] = canonical
-
-    @classmethod
-    def of(cls, plan: WorldPlan) -> Dialect:
-        from awm.builder.toolgen import canonical_tool_defs
-
-        return cls(plan, canonical_tool_defs(plan))
 
     def name(self, canonical: str) -> str:
         if canonical not in self.names:

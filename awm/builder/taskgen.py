@@ -17,6 +17,7 @@ from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
 from awm.builder.intents.context import context_for
 from awm.builder.phrasing import Realiser, compatible
+from awm.builder.toolgen import dialect_for
 from awm.builder.world import WorldPlan, stable_seed
 from awm.contracts import DerivedArgument, Task, TaskSet, ToolCall
 
@@ -218,7 +219,7 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
         grouped = _assemble(_draw(world, order * 2, 4 * count), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
-    dialect = Dialect.of(plan)
+    dialect = dialect_for(plan)
     tasks = [_task(f"t{n:02d}", parts, realiser.instruction([p.say for p in parts]), dialect)
              for n, parts in enumerate(grouped, 1)]
     staff = rows["staff"][0]

@@ -8,11 +8,12 @@ from awm.builder.tools import (
     ToolDef,
     ToolNames,
     canonical_tool_defs,
+    dialect_for,
     generate_tools,
     render_source,
     render_specs,
     tool_defs,
 )
 
-__all__ = ["PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "generate_tools", "render_source",
-           "render_specs", "tool_defs"]
+__all__ = ["PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "dialect_for", "generate_tools",
+           "render_source", "render_specs", "tool_defs"]

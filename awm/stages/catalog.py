@@ -47,6 +47,7 @@ class EnvStatus:
     tasks: int = 0
     tables: int = 0
     tools: int = 0
+    api_style: str = ""  # naming/paging/filters/errors, empty when the tools have none
 
     def failure_record(self) -> dict:
         """One line of failures.jsonl: where the environment stopped and which partition to open."""
@@ -76,6 +77,15 @@ class CatalogSummary:
     @property
     def problems(self) -> list[EnvStatus]:
         return [s for s in self.statuses if s.status in ("failed", "quarantined")]
+
+    def api_styles(self) -> dict:
+        """The API styles of the published environments: how many distinct, and how many speak each value of
+        each axis (naming, paging, filters, errors)."""
+        styles = [s.api_style for s in self.statuses if s.status == "published" and s.api_style]
+        axes = ("naming", "paging", "filters", "errors")
+        counts = {axis: dict(sorted(Counter(style.split("/")[i] for style in styles).items()))
+                  for i, axis in enumerate(axes)}
+        return {"distinct": len(set(styles)), **counts}
 
     def distributions(self) -> dict[str, list[int]]:
         """Tables and tools per published environment, steps per published task."""
@@ -108,12 +118,14 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
         tasks = artifacts.TASKS.read(store, env_id)
         scenario = artifacts.SCENARIO.read(store, env_id)
         tables = len(artifacts.SCHEMA_JSON.read(store, env_id).tables)
-        tools = len(artifacts.TOOLS_JSON.read(store, env_id).tools)
+        toolset = artifacts.TOOLS_JSON.read(store, env_id)
     except AWMError as exc:
         return EnvStatus(env_id, domain, "failed", "catalog", "artifacts_readable", str(exc)), []
     passed = {r.task_id for r in report.passed}
+    style = "/".join(toolset.api_style[axis] for axis in ("naming", "paging", "filters", "errors")) \
+        if toolset.api_style else ""
     status = EnvStatus(env_id, domain, "published", tasks=len(tasks.tasks), published_tasks=len(passed),
-                       tables=tables, tools=tools)
+                       tables=tables, tools=len(toolset.tools), api_style=style)
     failing_checks = Counter(t.failure_check() for t in report.tasks if not t.publishable)
     if len(passed) < min_tasks:
         status.status, status.stage = "quarantined", "verification_reports"
@@ -130,7 +142,7 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     entries = [
         CatalogEntry(env_id=env_id, domain=domain, task_id=t.task_id, instruction=t.instruction, kind=t.kind,
                      scenario=scenario.name, steps=t.steps, tools=t.distinct_tools, path=path,
-                     origin=scenario.origin, origin_reason=scenario.origin_reason)
+                     origin=scenario.origin, origin_reason=scenario.origin_reason, api_style=style)
         for t in tasks.tasks if t.task_id in passed
     ]
     return status, entries

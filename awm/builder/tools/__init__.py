@@ -49,8 +49,8 @@ from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
 from awm.builder.world import WorldPlan
 from awm.contracts import ToolSet, ToolSpec
 
-__all__ = ["CONCERNS", "PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "generate_tools",
-           "render_source", "render_specs", "tool_defs"]
+__all__ = ["CONCERNS", "PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "dialect_for",
+           "generate_tools", "render_source", "render_specs", "tool_defs"]
 
 # Every world has the core concerns; an optional one (it has ROLE) only where the world has that role.
 CONCERNS: tuple[ModuleType, ...] = (
@@ -89,6 +89,11 @@ def canonical_tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[
         if role is None or plan.has(role):
             concern.declare(builder)
     return builder.tools
+
+
+def dialect_for(plan: WorldPlan) -> Dialect:
+    """The API dialect of the world's environment: its tools' names, and reference calls translated into it."""
+    return Dialect(plan, canonical_tool_defs(plan))
 
 
 def tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[ToolDef]:

@@ -29,12 +29,13 @@ from awm.builder.dialect import (
     style_for,
 )
 from awm.builder.taskgen import generate_tasks
-from awm.builder.toolgen import canonical_tool_defs, generate_tools, tool_defs
+from awm.builder.toolgen import canonical_tool_defs, dialect_for, generate_tools, tool_defs
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
 from awm.quality.tools import tool_findings
 from awm.runtime.environment import Environment
 from awm.runtime.tools import is_error
+from awm.stages.catalog import build_catalog
 from awm.store import ArtifactStore
 from awm.toolspecs import strict_problems, strict_schema
 from tests.conftest import build_environment
@@ -150,7 +151,7 @@ def test_list_tools_page_and_filter_in_their_style_and_take_what_a_strict_client
     for env_id, style in envs:
         domain, slot = env_id.rsplit("__", 1)
         plan = plan_world(make_scenario(domain, int(slot)))
-        dialect = Dialect.of(plan)
+        dialect = dialect_for(plan)
         parties = plan["party"]
         canonical = f"search_{parties.plural_name}"
         env = Environment.from_store(store, env_id)
@@ -182,7 +183,7 @@ def test_errors_keep_the_structured_contract_in_every_shape(built):
     for env_id, style in envs:
         domain, slot = env_id.rsplit("__", 1)
         plan = plan_world(make_scenario(domain, int(slot)))
-        dialect = Dialect.of(plan)
+        dialect = dialect_for(plan)
         party = plan["party"].name
         env = Environment.from_store(store, env_id)
         try:
@@ -263,3 +264,14 @@ def test_bad_styles_and_names_are_refused_with_a_clear_error():
     assert split_name("mark_no_show_appointment", "appointment", "appointments") == ("mark_no_show", "appointment", "")
     assert json.dumps(ApiStyle().record()) == '{"naming": "verb_noun", "paging": "offset", "filters": "flat", ' \
         '"errors": "plain"}'
+
+
+def test_the_catalog_records_each_task_s_api_style_and_counts_the_styles(built):
+    store, envs = built
+    summary = build_catalog(store, [env_id for env_id, _ in envs])
+    styles = dict((env_id, style.name) for env_id, style in envs)
+    assert summary.entries and all(e.api_style == styles[e.env_id] for e in summary.entries)
+    counted = summary.api_styles()
+    assert counted["distinct"] == len(set(styles.values()))
+    assert counted["naming"] == dict(sorted(Counter(s.naming for _, s in envs).items()))
+    assert all(sum(counted[axis].values()) == len(envs) for axis in ("naming", "paging", "filters", "errors"))

@@ -12,10 +12,11 @@ from awm.backends import get_backend
 from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
-from awm.builder.dialect import PAGE_ITEMS, Dialect
+from awm.builder.dialect import PAGE_ITEMS
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser
 from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet, VerificationReport
 from awm.quality.tasks import task_findings
@@ -58,7 +59,7 @@ def _tasks_for(plan, rows, names: list[str], seed: int = 0) -> tuple[TaskSet, di
     """One task per intent that fits the world (the intent's name -> its task id)."""
     world = World(plan, rows, random.Random(seed))
     realiser = Realiser(plan.scenario.labels, random.Random(seed))
-    dialect = Dialect.of(plan)
+    dialect = dialect_for(plan)
     tasks, ids = [], {}
     for name in names:
         built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
@@ -154,7 +155,7 @@ def _workaround(env: Environment, name: str, task, results: list) -> list[tuple[
     tools = {t["name"]: t for t in env.tools}
     domain, slot = env.env_id.rsplit("__", 1)
     plan = plan_world(make_scenario(domain, int(slot)))
-    dialect = Dialect.of(plan)
+    dialect = dialect_for(plan)
     rows = PAGE_ITEMS[dialect.style.paging]
 
     def ids(tool: str) -> list[str]:
@@ -224,7 +225,7 @@ def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
             if branch not in seen:
                 seen.add(branch)
                 tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], realiser.instruction([built.say]),
-                                   Dialect.of(plan)))
+                                   dialect_for(plan)))
                 branches[branch] += 1
     assert branches["answer"] >= 3 and branches["change"] >= 3, branches
     report = prove(store, env_id, TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks))
