@@ -293,6 +293,14 @@ class ToolSet(Contract):
                                              "filters, errors; see awm/builder/dialect.py); None when not chosen "
                                              "from one, as for tools an LLM wrote")
 
+    @property
+    def style_name(self) -> str:
+        """The API style as one string, naming/paging/filters/errors ('by_id/cursor/object/detailed'); empty when
+        none is recorded."""
+        if not self.api_style:
+            return ""
+        return "/".join(self.api_style.get(axis, "?") for axis in ("naming", "paging", "filters", "errors"))
+
     @model_validator(mode="after")
     def _unique(self) -> ToolSet:
         names = [t.name for t in self.tools]

@@ -9,7 +9,7 @@ def test_inspect_prints_scenario_tables_tools_tasks(corpus, capsys):
     out = capsys.readouterr().out
     assert out.startswith("dental_clinic__00: ")
     assert "Tables (" in out and "rows" in out
-    assert "Tools (" in out
+    assert "Tools (" in out and "; API style verb_noun/cursor/flat/plain)" in out  # dental_clinic__00's style
     assert "Tasks (10;" in out and "verified" in out
 
 

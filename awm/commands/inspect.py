@@ -35,7 +35,8 @@ def inspect_environment(store: ArtifactStore, env_id: str) -> str:
         out += [f"  {t.name:<28} {counts.get(t.name, '-'):>5} rows  {len(t.columns)} columns" for t in spec.tables]
     if artifacts.TOOLS_JSON.exists(store, env_id):
         toolset = artifacts.TOOLS_JSON.read(store, env_id)
-        out.append(f"\nTools ({len(toolset.tools)}):")
+        style = f"; API style {toolset.style_name}" if toolset.style_name else ""
+        out.append(f"\nTools ({len(toolset.tools)}{style}):")
         out += [f"  {t.name:<36} {t.description[:90]}" for t in toolset.tools]
     if artifacts.TASKS.exists(store, env_id):
         taskset = artifacts.TASKS.read(store, env_id)

@@ -122,8 +122,7 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     except AWMError as exc:
         return EnvStatus(env_id, domain, "failed", "catalog", "artifacts_readable", str(exc)), []
     passed = {r.task_id for r in report.passed}
-    style = "/".join(toolset.api_style[axis] for axis in ("naming", "paging", "filters", "errors")) \
-        if toolset.api_style else ""
+    style = toolset.style_name
     status = EnvStatus(env_id, domain, "published", tasks=len(tasks.tasks), published_tasks=len(passed),
                        tables=tables, tools=len(toolset.tools), api_style=style)
     failing_checks = Counter(t.failure_check() for t in report.tasks if not t.publishable)

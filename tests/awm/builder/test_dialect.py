@@ -107,7 +107,7 @@ def test_every_style_builds_environments_that_pass_every_check_and_proof(built):
     assert len({d for d, _, _ in WORLDS}) >= 4
     for env_id, style in envs:
         toolset = store.read_model(env_id, "tools.json", ToolSet)
-        assert toolset.api_style == style.record()
+        assert toolset.api_style == style.record() and toolset.style_name == style.name
         findings = tool_findings(env_id, store.read_text(env_id, "tools.py"), toolset,
                                  store.read_model(env_id, "schema.json", SchemaSpec),
                                  store.read_model(env_id, "tasks.json", TaskSet), store.path(env_id, "env.db"))
