@@ -44,6 +44,8 @@ class Scenario(Contract):
     sub_business: str
     labels: dict[str, str] = Field(description="role -> singular label, e.g. party -> patient")
     modules: list[str]
+    entity_groups: list[str] = Field(default_factory=list, description="the category's own entity groups this "
+                                     "scenario carries (awm.builder.modules.packs), e.g. cards, disputes")
     item_categories: list[str]
     items: list[str]
     item_category: list[str] = Field(default_factory=list, description="the category of each item, in order; "

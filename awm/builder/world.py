@@ -19,7 +19,9 @@ from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.entities import DEFAULT_LABELS, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
 from awm.builder.modules import MODULE_ROLES, build_entities
+from awm.builder.modules.packs import PACK_MODULES, group_roles, groups_for
 from awm.builder.naming import plural, snake, title, unique_code_prefixes
+from awm.builder.phrasing import with_article
 from awm.contracts import Scenario
 from awm.domains import env_id_for, seeds_file_path, validate_domain_slug
 
@@ -141,6 +143,13 @@ def _labels(seed: DomainSeed) -> dict[str, str]:
             if snake(plural(labels[role])) in seen:
                 labels[role] = f"{role.replace('_', ' ')} record"
         seen[snake(plural(labels[role]))] = role
+    # the category's own entities keep their label unless a domain table already has it (then the alternative)
+    module = PACK_MODULES.get(seed.category)
+    for role, label in (module.LABELS.items() if module else ()):
+        if snake(plural(label)) in seen:
+            label = module.ALT_LABELS[role]
+        labels[role] = label
+        seen[snake(plural(label))] = role
     return labels
 
 
@@ -150,21 +159,34 @@ def curated_modules(seed: DomainSeed) -> tuple[str, ...]:
     return tuple(dict.fromkeys(seed.modules + pack))
 
 
-def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random) -> list[str]:
-    """Some of the domain's own modules first (how many varies by slot), then curated others up to the target size."""
+def _pick_entity_groups(seed: DomainSeed, slot: int) -> list[str]:
+    """The category's own entity groups a scenario carries: two of them (one where only one fits), a different
+    pair in each slot of a round, so sibling scenarios of one domain differ in schema."""
+    names = sorted(groups_for(seed.category, seed.slug))
+    if len(names) <= 1:
+        return names
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    random.Random(stable_seed("entity groups", seed.slug)).shuffle(pairs)
+    return sorted(pairs[slot % len(pairs)])
+
+
+def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[str] = ()) -> list[str]:
+    """The generic modules the entity groups need, some of the domain's own modules (how many varies by slot),
+    then curated others up to the target size."""
     target = rng.randint(MIN_TABLES, MAX_TABLES - 2)
+    needed = list(dict.fromkeys(m for g in groups for m in groups_for(seed.category, seed.slug)[g].needs))
     preferred = list(seed.modules)
     rng.shuffle(preferred)
     # sibling scenarios differ in schema: each keeps a different part of the domain's own modules
     keep = max(2, len(preferred) - 1 - slot % 3)
-    preferred = preferred[:keep]
+    preferred = [m for m in needed if m not in preferred] + preferred[:keep]
     # beyond its own modules, a scenario only adds what its kind of business has (the pack's curated list)
     others = [m for m in curated_modules(seed) if m not in preferred]
     rng.shuffle(others)
     chosen: list[str] = []
-    tables = CORE_TABLES
-    for module in preferred + others:
-        if tables >= target:
+    tables = CORE_TABLES + len(group_roles(seed.category, list(groups)))
+    for module in needed + [m for m in preferred + others if m not in needed]:
+        if tables >= target and module not in needed:
             break
         size = len(MODULE_ROLES[module])
         if tables + size > MAX_TABLES:
@@ -175,7 +197,7 @@ def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random) -> list[str]:
 
 
 def _describe(seed: DomainSeed, sub: SubBusiness, labels: dict[str, str], modules: list[str],
-              flavour: Flavour, city: str) -> str:
+              flavour: Flavour, city: str, groups: list[str] = ()) -> str:
     L = labels
     parts = [
         f"A {sub.name} based in {city} ({seed.title.lower()}).",
@@ -201,6 +223,10 @@ def _describe(seed: DomainSeed, sub: SubBusiness, labels: dict[str, str], module
     }
     if modules:
         parts.append("It also " + ", ".join(extras[m] for m in modules) + ".")
+    own = group_roles(seed.category, list(groups))
+    if own:
+        parts.append(f"As {with_article(seed.title.lower())} business it keeps "
+                     + ", ".join(plural(labels[r]) for r in own) + ".")
     return " ".join(parts)
 
 
@@ -216,7 +242,8 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
     round_ = slot // len(seed.sub_businesses)
     name = title(sub.name) if round_ == 0 else f"{title(sub.name)} ({rng.choice(_CITIES)} branch network {round_})"
     labels = _labels(seed)
-    modules = _pick_modules(seed, slot, rng)
+    groups = _pick_entity_groups(seed, slot)
+    modules = _pick_modules(seed, slot, rng, groups)
     flavour = FLAVOURS[seed.flavour]
     city = rng.choice(_CITIES)
     return Scenario(
@@ -225,12 +252,13 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
         slot=slot,
         seed=stable_seed("env", domain, slot, base_seed),
         name=name,
-        description=_describe(seed, sub, labels, modules, flavour, city),
+        description=_describe(seed, sub, labels, modules, flavour, city, groups),
         category=seed.category,
         flavour=seed.flavour,
         sub_business=sub.name,
         labels=labels,
         modules=modules,
+        entity_groups=groups,
         item_categories=list(sub.category_names),
         items=list(sub.items),
         item_category=[sub.category_of(item) for item in sub.items],
@@ -268,9 +296,11 @@ class WorldPlan:
 
 def plan_world(scenario: Scenario) -> WorldPlan:
     flavour = FLAVOURS[scenario.flavour]
-    entities = build_entities(scenario.labels, scenario.modules, flavour)
+    entities = build_entities(scenario.labels, scenario.modules, flavour, scenario.category, scenario.entity_groups)
     tables = [e.table for e in entities.values()]
     if len(tables) != len(set(tables)):
         raise ValueError(f"{scenario.env_id}: two roles map to one table: {sorted(tables)}")
-    coded = {role: entities[role].label for role in CODED_ROLES if role in entities}
+    pack = PACK_MODULES.get(scenario.category)
+    coded_roles = CODED_ROLES + (pack.CODED if pack else ())
+    coded = {role: entities[role].label for role in coded_roles if role in entities}
     return WorldPlan(scenario, flavour, entities, unique_code_prefixes(coded))

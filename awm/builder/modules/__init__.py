@@ -31,6 +31,7 @@ from awm.builder.modules import (
     subscriptions,
     support,
 )
+from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_ORDER, group_roles
 
 CORE_CONCERNS = (sites, offering, parties, cases)
 OPTIONAL_CONCERNS = {
@@ -58,18 +59,25 @@ MODULE_ROLES: dict[str, tuple[str, ...]] = {name: OPTIONAL_CONCERNS[name].ROLES 
 
 FILLERS = {
     role: filler
-    for concern in CORE_CONCERNS + tuple(OPTIONAL_CONCERNS.values())
+    for concern in CORE_CONCERNS + tuple(OPTIONAL_CONCERNS.values()) + tuple(PACK_MODULES.values())
     for role, filler in concern.FILL.items()
 }
+# Tables are created in this order: the generic roles, then the category entities (which point at them).
+TABLE_ORDER = ROLE_ORDER + PACK_ROLE_ORDER
 # Rows are generated in table order (each filler reads rows generated before it); a filler
 # fills its concern's dependent roles too (the case filler makes the lines).
-FILL_ORDER = tuple(role for role in ROLE_ORDER if role in FILLERS)
+FILL_ORDER = tuple(role for role in TABLE_ORDER if role in FILLERS)
 
 
-def build_entities(labels: dict[str, str], modules: list[str], flavour: Flavour) -> dict[str, Entity]:
-    """The entities of one environment, keyed by role, in creation order."""
+def build_entities(labels: dict[str, str], modules: list[str], flavour: Flavour, category: str = "",
+                   entity_groups: list[str] = ()) -> dict[str, Entity]:
+    """The entities of one environment, keyed by role, in creation order: the core and generic modules' tables,
+    then the chosen entity groups of its category (awm.builder.modules.packs)."""
     has = set(modules).__contains__
     ents: dict[str, Entity] = {}
     for concern in CORE_CONCERNS + tuple(OPTIONAL_CONCERNS[m] for m in modules):
         ents.update(concern.entities(labels, has, flavour))
-    return {role: ents[role] for role in ROLE_ORDER if role in ents}
+    if entity_groups:
+        chosen = set(group_roles(category, list(entity_groups)))
+        ents.update(PACK_MODULES[category].entities(labels, chosen.__contains__, flavour))
+    return {role: ents[role] for role in TABLE_ORDER if role in ents}
