@@ -617,11 +617,12 @@ define("fin_cashback", "chained", ("fintech", "telecom"), lambda w: share_of_spe
     "much that was",
 )), needs=("account",))
 
+# an injury matters to sessions and visits, not to a pharmacy's orders (a healthcare domain with fulfillment cases)
 define("fitness_injury_note", "aggregate", ("fitness", "healthcare"), lambda w: note_every_open_case(
     w, ("Knee injury: no high-impact exercise", "Recovering from back surgery", "Physio clearance required"), (
         "add the note {note} to each of {their} {CASE/pl} that are {open}",
         "{they_are} recovering from an injury || note {note} on every {open} {CASE} of {theirs}",
-    )))
+    )), flavours=("appointment", "reservation", "application"))
 define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources", "marketing"),
        lambda w: call_off_day(w, ("Cancelled: instructor ill", "Cancelled: room unavailable"), (
            "the session leader at {site} is ill on {long} || cancel each {CASE} there that day that can still "

@@ -1,0 +1,582 @@
+"""Requests about a category's own entities (awm.builder.modules.packs): a bank's cards, disputes, standing
+orders and holds; a clinic's appointment slots, procedures and insurance claims; a carrier's shipments, legs,
+rate quotes and exceptions. Each is registered for exactly the category whose entity module declares its
+tables, and needs those tables; the infeasible ones hit a rule the tools enforce (a card blocked as lost, a
+charge or a claim past its window, a quote that lapsed)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from awm.builder.intents.base import Plan, World, intent, long_date
+from awm.builder.modules.packs.banking import DISPUTE_WINDOW_DAYS
+from awm.builder.modules.packs.healthcare import FILING_WINDOW_DAYS
+from awm.builder.phrasing import Say, T, count, money, quote
+from awm.contracts import Goal
+
+TODAY = "2025-06-01"
+BOTH = ("staff", "self")
+
+
+def _active_party(w: World, row: dict, role: str = "party") -> dict | None:
+    party = w.by_id("party", row[w.fk(role)]) if role == "party" else None
+    return party if party is not None and party["status"] == "active" else None
+
+
+# --- banking ---------------------------------------------------------------------------------------------------
+
+
+def _card_ref(w: World, card: dict) -> T:
+    return T(f"[{{their}} {card['network'].title()} {card['card_type']} {{CARD}} ending in {card['last_four']}|"
+             f"{{their}} {{CARD}} {card['number']}]")
+
+
+def _cards_of(w: World, status: str) -> list[tuple[dict, dict]]:
+    """(card, party) for cards in `status` of active people whose last four digits no other card of theirs has."""
+    out = []
+    for card in w.rows.get("card", []):
+        party = _active_party(w, card)
+        if card["status"] != status or party is None:
+            continue
+        mine = [c for c in w.children("card", "party", party["id"]) if c["last_four"] == card["last_four"]]
+        if len(mine) == 1:
+            out.append((card, party))
+    return out
+
+
+@intent("action", categories=("banking",), needs=("card",))
+def bank_block_lost_card(w: World) -> Plan | None:
+    pick = w.pick(_cards_of(w, "active"))
+    if pick is None:
+        return None
+    card, party = pick
+    reason = w.pick(["lost", "stolen"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("card"), {w.fk("party"): party["id"]}),
+             (w.n.action("card", "block"), {w.pk("card"): card["id"], "reason": reason})]
+    goal = Goal(kind="row_equals", table=w.table("card"), pk=card["id"], expect={"status": "blocked",
+                                                                                "block_reason": reason})
+    say = Say("do", (
+        "{they_have} {how} {card} || block it, giving the reason as {reason}",
+        "block {card} straight away: it was {how2} (reason {reason})",
+        "{card} was {how2} || put a block on it with the reason {reason}",
+    ), {"card": _card_ref(w, card), "reason": reason, "how": "lost" if reason == "lost" else "had stolen",
+        "how2": reason}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("card", card["id"])})
+
+
+@intent("infeasible", categories=("banking",), needs=("card",))
+def bank_unblock_lost_card(w: World) -> Plan | None:
+    options = [(c, p) for c, p in _cards_of(w, "blocked") if c["block_reason"] in ("lost", "stolen")]
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    card, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "{they} found {card} again || unblock it",
+        "lift the block on {card} so {they} can use it again",
+        "reactivate {card} for {them}",
+    ), {"card": _card_ref(w, card)}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("card"), {w.fk("party"): party["id"]})],
+                [w.text_answer(card["block_reason"], ["lost", "stolen", "suspected_fraud", "customer_request"])], say,
+                answer=f"The card was blocked as {card['block_reason']}; such a card cannot be unblocked, it must be "
+                       "replaced.", targets={("card", card["id"])})
+
+
+@intent("action", categories=("banking",), needs=("card",))
+def bank_card_limit(w: World) -> Plan | None:
+    pick = w.pick(_cards_of(w, "active"))
+    if pick is None:
+        return None
+    card, party = pick
+    limit = w.pick([x for x in (300.0, 750.0, 2000.0, 3000.0, 4000.0, 6000.0) if x != card["daily_limit"]])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("card"), {w.fk("party"): party["id"]}),
+             (w.n.action("card", "set_limit"), {w.pk("card"): card["id"], "daily_limit": limit})]
+    goal = Goal(kind="row_equals", table=w.table("card"), pk=card["id"], expect={"daily_limit": {"approx": limit}})
+    say = Say("do", (
+        "set the daily limit on {card} to {limit}",
+        "{they} would like {card} to allow {limit} a day || change its daily limit",
+    ), {"card": _card_ref(w, card), "limit": money(limit)}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("card", card["id"])})
+
+
+def _two_accounts(w: World) -> list[tuple[dict, dict, dict]]:
+    out = []
+    for party in w.active_parties():
+        kinds = {}
+        for a in w.children("account", "party", party["id"]):
+            kinds.setdefault(a["kind"], []).append(a)
+        active = {k: v[0] for k, v in kinds.items() if len(v) == 1 and v[0]["status"] == "active"}
+        for source, target in (("checking", "savings"), ("checking", "wallet"), ("savings", "checking")):
+            if source in active and target in active:
+                out.append((party, active[source], active[target]))
+    return out
+
+
+@intent("action", categories=("banking",), needs=("standing_order",))
+def bank_standing_transfer(w: World) -> Plan | None:
+    """A standing transfer set up between two of a person's own accounts: amount, schedule, first date, reference."""
+    pick = w.pick(_two_accounts(w))
+    if pick is None:
+        return None
+    party, source, target = pick
+    amount = float(w.pick([25, 50, 100, 150, 200, 300, 500]))
+    frequency = w.pick(["weekly", "monthly", "quarterly"])
+    first = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([3, 7, 14, 30]))).date().isoformat()
+    reference = w.pick(["Savings plan", "Rainy day fund", "Holiday savings", "School fees", "Emergency fund"])
+    a = w.plan["account"]
+    ref = w.party_ref(party)
+    args = {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount, "frequency": frequency,
+            "first_run_on": first, "reference": reference}
+    calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
+             (w.n.create("standing_order"), args)]
+    goal = Goal(kind="rows_created", table=w.table("standing_order"), count=1, expect={
+        f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": {"approx": amount},
+        "frequency": frequency, "next_run_on": first, "reference": {"text": reference}, "status": "active"})
+    say = Say("do", (
+        "set up a {frequency} standing transfer of {amount} from {their} {source} {ACCOUNT} to {their} {target} "
+        "{ACCOUNT}, starting on {first}, with the reference {reference}",
+        "{they} want to move {amount} {frequency} from {their} {source} {ACCOUNT} into {their} {target} {ACCOUNT} "
+        "|| create a {STANDING_ORDER} for it, first on {first}, reference {reference}",
+    ), {"frequency": frequency, "amount": money(amount), "source": source["kind"], "target": target["kind"],
+        "first": first, "reference": quote(reference)}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+@intent("action", categories=("banking",), needs=("standing_order",))
+def bank_stop_standing_order(w: World) -> Plan | None:
+    a = w.plan["account"]
+    orders = [s for s in w.rows["standing_order"] if s["status"] in ("active", "paused")]
+    order = w.pick(orders)
+    if order is None:
+        return None
+    verb = "pause" if order["status"] == "active" and w.chance(0.5) else "cancel"
+    target = "paused" if verb == "pause" else "cancelled"
+    source = w.by_id("account", order[f"from_{a.fk}"])
+    calls = [(w.n.list("standing_order"), {"number": order["number"]}),
+             (w.n.action("standing_order", verb), {w.pk("standing_order"): order["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("standing_order"), pk=order["id"], expect={"status": target})
+    say = Say("do", (
+        f"{verb} {{STANDING_ORDER}} {{number}} (the {{amount}} {{frequency}} one from {{ACCOUNT}} {{acct}})",
+        f"the {{frequency}} {{STANDING_ORDER}} {{number}} should {'stop for now' if verb == 'pause' else 'stop for good'}"
+        f" || {verb} it",
+    ), {"number": order["number"], "amount": money(order["amount"]), "frequency": order["frequency"],
+        "acct": source["number"]})
+    return Plan(calls, [goal], say, targets={("standing_order", order["id"])})
+
+
+def _charges(w: World, recent: bool) -> list[tuple[dict, dict, dict]]:
+    cutoff = (datetime.fromisoformat(TODAY) - timedelta(days=DISPUTE_WINDOW_DAYS)).date().isoformat()
+    disputed = {d[w.fk("account_entry")] for d in w.rows["dispute"]}
+    out = []
+    for entry in w.rows["account_entry"]:
+        if entry["amount"] >= 0 or entry["entry_type"] not in ("withdrawal", "fee") or entry["id"] in disputed:
+            continue
+        if (entry["posted_at"][:10] >= cutoff) != recent or entry["posted_at"][:10] == cutoff:
+            continue
+        acct = w.by_id("account", entry[w.fk("account")])
+        party = _active_party(w, acct)
+        same = [e for e in w.children("account_entry", "account", acct["id"])
+                if e["posted_at"][:10] == entry["posted_at"][:10] and e["amount"] < 0]
+        if party is not None and len(same) == 1:
+            out.append((entry, acct, party))
+    return out
+
+
+@intent("action", categories=("banking",), needs=("dispute",))
+def bank_dispute_charge(w: World) -> Plan | None:
+    pick = w.pick(_charges(w, recent=True))
+    if pick is None:
+        return None
+    entry, acct, party = pick
+    reason = w.pick(["unrecognised", "duplicate", "wrong_amount"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
+             (w.n.list("account_entry"), {w.fk("account"): acct["id"]}),
+             (w.n.create("dispute"), {w.fk("account_entry"): entry["id"], "reason": reason})]
+    goal = Goal(kind="rows_created", table=w.table("dispute"), count=1, expect={
+        w.fk("account_entry"): entry["id"], "reason": reason, "status": "open"})
+    words = {"unrecognised": "{they} do not recognise it", "duplicate": "it was taken twice",
+             "wrong_amount": "the amount is wrong"}[reason]
+    say = Say("do", (
+        "dispute the {amount} charge of {day} on {ACCOUNT} {number}: " + words + " (reason {reason})",
+        words + " || open a {DISPUTE} for the {amount} charge posted on {day} to {ACCOUNT} {number}, reason {reason}",
+    ), {"amount": money(-entry["amount"]), "day": entry["posted_at"][:10], "number": acct["number"],
+        "reason": reason}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("account", acct["id"])})
+
+
+@intent("infeasible", categories=("banking",), needs=("dispute",))
+def bank_dispute_old_charge(w: World) -> Plan | None:
+    pick = w.pick(_charges(w, recent=False))
+    if pick is None:
+        return None
+    entry, acct, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "dispute the {amount} charge of {day} on {ACCOUNT} {number}, reason unrecognised",
+        "{they} do not recognise the {amount} charge posted on {day} to {ACCOUNT} {number} || open a {DISPUTE}",
+    ), {"amount": money(-entry["amount"]), "day": entry["posted_at"][:10], "number": acct["number"]},
+        party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
+                 (w.n.list("account_entry"), {w.fk("account"): acct["id"]})],
+                [w.number_answer(DISPUTE_WINDOW_DAYS)], say,
+                answer=f"A charge can only be disputed within {DISPUTE_WINDOW_DAYS} days of posting; this one is older.",
+                targets={("account", acct["id"])})
+
+
+@intent("action", categories=("banking",), needs=("dispute",))
+def bank_uphold_dispute(w: World) -> Plan | None:
+    dispute = w.pick([d for d in w.rows["dispute"] if d["status"] in ("open", "investigating")])
+    if dispute is None:
+        return None
+    acct = w.by_id("account", dispute[w.fk("account")])
+    memo = f"Dispute {dispute['number']} upheld"
+    calls = [(w.n.list("dispute"), {"number": dispute["number"]}),
+             (w.n.action("dispute", "uphold"), {w.pk("dispute"): dispute["id"]})]
+    goals = [Goal(kind="row_equals", table=w.table("dispute"), pk=dispute["id"], expect={"status": "upheld"}),
+             Goal(kind="row_delta", table=w.table("account"), pk=acct["id"], column="balance", delta=dispute["amount"]),
+             Goal(kind="rows_created", table=w.table("account_entry"), count=1, expect={
+                 w.fk("account"): acct["id"], "amount": {"approx": dispute["amount"]}, "memo": {"text": memo}})]
+    say = Say("do", (
+        "the investigation found for the customer || uphold {DISPUTE} {number} so the money goes back",
+        "uphold {DISPUTE} {number} and refund the disputed amount to the {ACCOUNT}",
+    ), {"number": dispute["number"]})
+    return Plan(calls, goals, say, targets={("dispute", dispute["id"]), ("account", acct["id"])})
+
+
+@intent("aggregate", categories=("banking",), needs=("hold",))
+def bank_available_balance(w: World) -> Plan | None:
+    options = []
+    for acct in w.rows["account"]:
+        holds = [h for h in w.children("hold", "account", acct["id"]) if h["status"] == "active"]
+        if holds:
+            options.append((acct, holds))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    acct, holds = pick
+    available = round(acct["balance"] - sum(h["amount"] for h in holds), 2)
+    calls = [(w.n.list("account"), {"number": acct["number"]}),
+             (w.n.list("hold"), {w.fk("account"): acct["id"], "status": "active"})]
+    say = Say("ask", (
+        "how much of {ACCOUNT} {number} is available to spend once its active {HOLD/pl} are taken off",
+        "what is the available balance of {ACCOUNT} {number}, that is its balance less every active {HOLD}",
+    ), {"number": acct["number"]})
+    return Plan(calls, [w.money_answer(available)], say, answer=money(available),
+                targets={("account", acct["id"])})
+
+
+@intent("aggregate", categories=("banking",), needs=("hold",))
+def bank_release_holds(w: World) -> Plan | None:
+    options = []
+    for acct in w.rows["account"]:
+        holds = [h for h in w.children("hold", "account", acct["id"]) if h["status"] == "active"]
+        if holds and len(holds) <= 4:
+            options.append((acct, holds))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    acct, holds = pick
+    calls = [(w.n.list("account"), {"number": acct["number"]}),
+             (w.n.list("hold"), {w.fk("account"): acct["id"], "status": "active"}),
+             *[(w.n.action("hold", "release"), {w.pk("hold"): h["id"]}) for h in holds]]
+    goals = [Goal(kind="row_equals", table=w.table("hold"), pk=h["id"], expect={"status": "released"}) for h in holds]
+    say = Say("do", (
+        "the review of {ACCOUNT} {number} is over || release every active {HOLD} on it",
+        "release all the active {HOLD/pl} on {ACCOUNT} {number}",
+    ), {"number": acct["number"]})
+    return Plan(calls, goals, say, targets={("account", acct["id"])})
+
+
+# --- healthcare ------------------------------------------------------------------------------------------------
+
+
+@intent("aggregate", categories=("healthcare",), needs=("slot",))
+def health_block_day(w: World) -> Plan | None:
+    """Every open slot of one practitioner on one day blocked, with a stated reason."""
+    days: dict[tuple[int, str], list[dict]] = {}
+    for slot in w.rows["slot"]:
+        days.setdefault((slot[w.fk("staff")], slot["starts_at"][:10]), []).append(slot)
+    pool = {s["id"] for s in w.staff_pool()}
+    options = [(k, [s for s in v if s["status"] == "open"]) for k, v in days.items() if k[0] in pool]
+    options = [(k, v) for k, v in options if v]
+    if not options:
+        return None
+    (staff_id, date), slots = w.rng.choice(options)
+    member = w.by_id("staff", staff_id)
+    reason = w.pick(["Conference leave", "Sick leave", "Clinic training day", "Personal leave"])
+    calls = [w.find_staff(member), (w.n.list("slot"), {w.fk("staff"): staff_id, "status": "open"}),
+             *[(w.n.action("slot", "block"), {w.pk("slot"): s["id"], "reason": reason}) for s in slots]]
+    goals = [Goal(kind="row_equals", table=w.table("slot"), pk=s["id"],
+                  expect={"status": "blocked", "block_reason": {"text": reason}}) for s in slots]
+    say = Say("do", (
+        "{staff} is away on {long} || block every open {SLOT} of theirs that day with the reason {reason}",
+        "block all of {staff}'s open {SLOT/pl} on {date}, reason {reason}",
+    ), {"staff": w.person(member), "long": long_date(date), "date": date, "reason": quote(reason)})
+    return Plan(calls, goals, say, targets={("staff", staff_id)})
+
+
+@intent("chained", categories=("healthcare",), needs=("slot",))
+def health_book_first_slot(w: World) -> Plan | None:
+    """A person's upcoming visit moved into a practitioner's earliest open slot (found by listing them)."""
+    tc = w.fl.time_column
+    booked = {s[w.fk("case")] for s in w.rows["slot"] if s[w.fk("case")] is not None}
+    cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and c["id"] not in booked
+             and _active_party(w, c) is not None and c[tc] > TODAY]
+    pool = {s["id"] for s in w.staff_pool()}
+    firsts = {}
+    for slot in sorted(w.rows["slot"], key=lambda s: s["starts_at"]):
+        if slot["status"] == "open" and slot[w.fk("staff")] in pool:
+            firsts.setdefault(slot[w.fk("staff")], slot)
+    case, staff_id = w.pick(cases), w.pick(sorted(firsts))
+    if case is None or staff_id is None:
+        return None
+    slot, member = firsts[staff_id], w.by_id("staff", staff_id)
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    calls = [*lookup, w.find_staff(member), (w.n.list("slot"), {w.fk("staff"): staff_id, "status": "open"}),
+             (w.n.action("slot", "book"), {w.pk("slot"): slot["id"], w.fk("case"): case["id"]})]
+    goals = [Goal(kind="row_equals", table=w.table("slot"), pk=slot["id"],
+                  expect={"status": "booked", w.fk("case"): case["id"]}),
+             Goal(kind="row_equals", table=w.table("case"), pk=case["id"],
+                  expect={tc: slot["starts_at"], w.fk("staff"): staff_id})]
+    say = Say("do", (
+        "move {case} into the earliest open {SLOT} {staff} has",
+        "{they} would rather see {staff} || book {case} into {staff}'s first open {SLOT}",
+    ), {"case": case_np, "staff": w.person(member)}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("case", case["id"])}).derive(w.n.action("slot", "book"), w.pk("slot"))
+
+
+def _claims(w: World, status: str, in_window: bool | None = None) -> list[dict]:
+    cutoff = (datetime.fromisoformat(TODAY) - timedelta(days=FILING_WINDOW_DAYS)).date().isoformat()
+    out = []
+    for claim in w.rows["insurance_claim"]:
+        if claim["status"] != status or claim["service_date"] == cutoff:
+            continue
+        if in_window is not None and (claim["service_date"] > cutoff) != in_window:
+            continue
+        out.append(claim)
+    return out
+
+
+@intent("action", categories=("healthcare",), needs=("insurance_claim",))
+def health_submit_claim(w: World) -> Plan | None:
+    claim = w.pick(_claims(w, "draft", in_window=True))
+    if claim is None:
+        return None
+    calls = [(w.n.list("insurance_claim"), {"number": claim["number"]}),
+             (w.n.action("insurance_claim", "submit"), {w.pk("insurance_claim"): claim["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("insurance_claim"), pk=claim["id"],
+                expect={"status": "submitted", "submitted_on": TODAY})
+    say = Say("do", (
+        "send {INSURANCE_CLAIM} {number} to {insurer}",
+        "{INSURANCE_CLAIM} {number} is ready || submit it to the insurer",
+    ), {"number": claim["number"], "insurer": claim["insurer"]})
+    return Plan(calls, [goal], say, targets={("insurance_claim", claim["id"])})
+
+
+@intent("infeasible", categories=("healthcare",), needs=("insurance_claim",))
+def health_late_claim(w: World) -> Plan | None:
+    claim = w.pick(_claims(w, "draft", in_window=False))
+    if claim is None:
+        return None
+    say = Say("do", (
+        "submit {INSURANCE_CLAIM} {number} to {insurer}",
+        "{INSURANCE_CLAIM} {number} was never sent || submit it now",
+    ), {"number": claim["number"], "insurer": claim["insurer"]})
+    return Plan([(w.n.list("insurance_claim"), {"number": claim["number"]})], [w.number_answer(FILING_WINDOW_DAYS)],
+                say, answer=f"Its service was on {claim['service_date']}, past the {FILING_WINDOW_DAYS}-day filing "
+                            "window, so it can no longer be submitted.", targets={("insurance_claim", claim["id"])})
+
+
+@intent("action", categories=("healthcare",), needs=("insurance_claim",))
+def health_record_claim_decision(w: World) -> Plan | None:
+    claim = w.pick(_claims(w, "submitted"))
+    if claim is None:
+        return None
+    calls = [(w.n.list("insurance_claim"), {"number": claim["number"]})]
+    if w.chance(0.5):
+        share = w.pick([0.5, 0.7, 0.8, 0.9, 1.0])
+        amount = round(claim["amount_claimed"] * share, 2)
+        calls.append((w.n.action("insurance_claim", "approve"), {w.pk("insurance_claim"): claim["id"],
+                                                                  "amount_approved": amount}))
+        expect = {"status": "approved", "amount_approved": {"approx": amount}}
+        say = Say("do", (
+            "{insurer} approved {amount} of {INSURANCE_CLAIM} {number} || record it",
+            "record the approval of {INSURANCE_CLAIM} {number} for {amount}",
+        ), {"insurer": claim["insurer"], "amount": money(amount), "number": claim["number"]})
+    else:
+        reason = w.pick(["not_covered", "missing_information", "no_authorisation"])
+        calls.append((w.n.action("insurance_claim", "deny"), {w.pk("insurance_claim"): claim["id"], "reason": reason}))
+        expect = {"status": "denied", "denial_reason": reason}
+        say = Say("do", (
+            "{insurer} turned down {INSURANCE_CLAIM} {number} || record the denial with the reason {reason}",
+            "mark {INSURANCE_CLAIM} {number} as denied, reason {reason}",
+        ), {"insurer": claim["insurer"], "reason": reason, "number": claim["number"]})
+    goal = Goal(kind="row_equals", table=w.table("insurance_claim"), pk=claim["id"], expect=expect)
+    return Plan(calls, [goal], say, targets={("insurance_claim", claim["id"])})
+
+
+@intent("aggregate", categories=("healthcare",), needs=("procedure",))
+def health_perform_planned(w: World) -> Plan | None:
+    options = []
+    for case in w.rows["case"]:
+        planned = [p for p in w.children("procedure", "case", case["id"]) if p["status"] == "planned"]
+        if planned and case["status"] not in ("cancelled", "no_show"):
+            options.append((case, planned))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    case, planned = pick
+    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("procedure"), {w.fk("case"): case["id"]}),
+             *[(w.n.action("procedure", "perform"), {w.pk("procedure"): p["id"]}) for p in planned]]
+    goals = [Goal(kind="row_equals", table=w.table("procedure"), pk=p["id"],
+                  expect={"status": "performed", "performed_on": TODAY}) for p in planned]
+    say = Say("do", (
+        "every {PROCEDURE} planned for {CASE} {code} was done today || record them as performed",
+        "mark all the planned {PROCEDURE/pl} of {CASE} {code} as performed",
+    ), {"code": case["code"]})
+    return Plan(calls, goals, say, targets={("case", case["id"])})
+
+
+# --- logistics -------------------------------------------------------------------------------------------------
+
+
+@intent("chained", categories=("logistics",), needs=("rate_quote",))
+def logistics_accept_cheapest_quote(w: World) -> Plan | None:
+    """Of a person's offered, still valid quotes for one lane, the cheapest accepted and the others declined."""
+    lanes: dict[tuple, list[dict]] = {}
+    for q in w.rows["rate_quote"]:
+        if q["status"] == "offered" and q["valid_until"] >= TODAY:
+            lanes.setdefault((q[w.fk("party")], q["origin_city"], q["destination_city"]), []).append(q)
+    options = [(k, sorted(v, key=lambda q: q["amount"])) for k, v in lanes.items()
+               if _active_party(w, v[0]) is not None and len(v) <= 4]
+    options = [(k, v) for k, v in options if len(v) == 1 or v[0]["amount"] < v[1]["amount"]]
+    if not options:
+        return None
+    (party_id, origin, dest), quotes = w.rng.choice(options)
+    party = w.by_id("party", party_id)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("rate_quote"), {w.fk("party"): party_id, "origin_city": origin,
+                                                          "destination_city": dest, "status": "offered"}),
+             (w.n.action("rate_quote", "accept"), {w.pk("rate_quote"): quotes[0]["id"]}),
+             *[(w.n.action("rate_quote", "decline"), {w.pk("rate_quote"): q["id"]}) for q in quotes[1:]]]
+    goals = [Goal(kind="row_equals", table=w.table("rate_quote"), pk=quotes[0]["id"], expect={"status": "accepted"}),
+             *[Goal(kind="row_equals", table=w.table("rate_quote"), pk=q["id"], expect={"status": "declined"})
+               for q in quotes[1:]]]
+    say = Say("do", (
+        "of {their} open {RATE_QUOTE/pl} from {origin} to {dest}, accept the cheapest and decline any others",
+        "{they} want to book {origin} to {dest} || accept the lowest of {their} offered {RATE_QUOTE/pl} for that "
+        "lane and decline the rest",
+    ), {"origin": origin, "dest": dest}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("party", party_id)}).derive(w.n.action("rate_quote", "accept"),
+                                                                        w.pk("rate_quote"))
+
+
+@intent("infeasible", categories=("logistics",), needs=("rate_quote",))
+def logistics_accept_lapsed_quote(w: World) -> Plan | None:
+    quote_ = w.pick([q for q in w.rows["rate_quote"] if q["status"] == "expired"])
+    if quote_ is None:
+        return None
+    say = Say("do", (
+        "accept {RATE_QUOTE} {number} for the {origin} to {dest} move",
+        "the customer said yes to {RATE_QUOTE} {number} || accept it",
+    ), {"number": quote_["number"], "origin": quote_["origin_city"], "dest": quote_["destination_city"]})
+    return Plan([(w.n.list("rate_quote"), {"number": quote_["number"]})], [w.status_answer("expired")], say,
+                answer="That quote has expired, so it is too late to take it up.",
+                targets={("rate_quote", quote_["id"])})
+
+
+@intent("action", categories=("logistics",), needs=("exception",))
+def logistics_report_exception(w: World) -> Plan | None:
+    shipment = w.pick([s for s in w.rows["shipment"] if s["status"] in ("booked", "in_transit")])
+    if shipment is None:
+        return None
+    kind = w.pick(["delay", "damage", "address_issue", "customs_hold"])
+    calls = [(w.n.list("shipment"), {"number": shipment["number"]}),
+             (w.n.create("exception"), {w.fk("shipment"): shipment["id"], "kind": kind})]
+    goals = [Goal(kind="rows_created", table=w.table("exception"), count=1,
+                  expect={w.fk("shipment"): shipment["id"], "kind": kind, "status": "open"}),
+             Goal(kind="row_equals", table=w.table("shipment"), pk=shipment["id"], expect={"status": "exception"})]
+    words = {"delay": "is running late", "damage": "arrived at a hub damaged", "address_issue":
+             "has a delivery address problem", "customs_hold": "is held at customs"}[kind]
+    say = Say("do", (
+        "{SHIPMENT} {number} " + words + " || report a {kind} {EXCEPTION} on it",
+        "log a {kind} {EXCEPTION} against {SHIPMENT} {number}",
+    ), {"number": shipment["number"], "kind": kind.replace("_", " ")})
+    return Plan(calls, goals, say, targets={("shipment", shipment["id"])})
+
+
+@intent("action", categories=("logistics",), needs=("exception",))
+def logistics_resolve_exception(w: World) -> Plan | None:
+    options = []
+    for ex in w.rows["exception"]:
+        if ex["status"] != "open":
+            continue
+        shipment = w.by_id("shipment", ex[w.fk("shipment")])
+        if sum(e["status"] == "open" for e in w.children("exception", "shipment", shipment["id"])) == 1:
+            options.append((ex, shipment))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    ex, shipment = pick
+    resolution = w.pick(["Goods re-inspected and released", "New delivery address confirmed", "Carrier rebooked",
+                         "Customs paperwork corrected"])
+    calls = [(w.n.list("shipment"), {"number": shipment["number"]}),
+             (w.n.list("exception"), {w.fk("shipment"): shipment["id"], "status": "open"}),
+             (w.n.action("exception", "resolve"), {w.pk("exception"): ex["id"], "resolution": resolution})]
+    goals = [Goal(kind="row_equals", table=w.table("exception"), pk=ex["id"],
+                  expect={"status": "resolved", "resolution": {"text": resolution}})]
+    if shipment["status"] == "exception":
+        goals.append(Goal(kind="row_equals", table=w.table("shipment"), pk=shipment["id"],
+                          expect={"status": "in_transit"}))
+    say = Say("do", (
+        "close the open {EXCEPTION} on {SHIPMENT} {number} with the resolution {resolution}",
+        "the problem with {SHIPMENT} {number} is sorted || resolve its open {EXCEPTION}: {resolution}",
+    ), {"number": shipment["number"], "resolution": quote(resolution)})
+    return Plan(calls, goals, say, targets={("shipment", shipment["id"])})
+
+
+@intent("chained", categories=("logistics",), needs=("shipment",))
+def logistics_most_punctual_carrier(w: World) -> Plan | None:
+    """A booked shipment given to the active carrier with the best on-time rate (found by listing them)."""
+    carriers = sorted((c for c in w.rows["carrier"] if c["active"]), key=lambda c: -c["on_time_rate"])
+    if len(carriers) < 2 or carriers[0]["on_time_rate"] == carriers[1]["on_time_rate"]:
+        return None
+    best = carriers[0]
+    shipment = w.pick([s for s in w.rows["shipment"] if s["status"] == "booked" and s[w.fk("carrier")] != best["id"]])
+    if shipment is None:
+        return None
+    calls = [(w.n.list("shipment"), {"number": shipment["number"]}), (w.n.list("carrier"), {"active": 1}),
+             (w.n.action("shipment", "assign_carrier"), {w.pk("shipment"): shipment["id"], w.fk("carrier"): best["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("shipment"), pk=shipment["id"], expect={w.fk("carrier"): best["id"]})
+    say = Say("do", (
+        "give {SHIPMENT} {number} to whichever active {CARRIER} has the best on-time rate",
+        "{SHIPMENT} {number} must not be late || hand it to the most punctual active {CARRIER}",
+    ), {"number": shipment["number"]})
+    return Plan(calls, [goal], say, targets={("shipment", shipment["id"])}).derive(
+        w.n.action("shipment", "assign_carrier"), w.fk("carrier"))
+
+
+@intent("question", categories=("logistics",), needs=("leg",))
+def logistics_legs_left(w: World) -> Plan | None:
+    options = []
+    for s in w.rows["shipment"]:
+        legs = w.children("leg", "shipment", s["id"])
+        if s["status"] in ("booked", "in_transit") and len(legs) >= 2:
+            options.append((s, legs))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    shipment, legs = pick
+    left = sum(leg["status"] != "arrived" for leg in legs)
+    say = Say("ask", (
+        "how many legs of {SHIPMENT} {number} have not arrived yet",
+        "for {SHIPMENT} {number}, how many of its {LEG/pl} are still to arrive",
+    ), {"number": shipment["number"]})
+    return Plan([(w.n.list("shipment"), {"number": shipment["number"]}),
+                 (w.n.get("shipment"), {w.pk("shipment"): shipment["id"]})],
+                [w.number_answer(left)], say, answer=count(left, "leg"), targets={("shipment", shipment["id"])})
