@@ -15,10 +15,11 @@ from datetime import datetime, timedelta
 
 from faker import Faker
 
+from awm.builder.catalogue.model import ExtraColumn
 from awm.builder.clock import REFERENCE_NOW, REFERENCE_NOW_ISO
 from awm.builder.modules import FILL_ORDER, FILLERS
 from awm.builder.texts import TextPools
-from awm.builder.world import WorldPlan
+from awm.builder.world import WorldPlan, stable_seed
 
 __all__ = ["REFERENCE_NOW", "REFERENCE_NOW_ISO", "RowGen", "Rows", "generate_rows"]
 
@@ -91,12 +92,32 @@ class RowGen:
         for role in FILL_ORDER:
             if self.has(role):
                 FILLERS[role](self)
+        self.fill_extra_columns()
         # column order follows the plan, so every row has exactly the table's columns
         out: Rows = {}
         for role, entity in self.plan.entities.items():
             names = [c.name for c in entity.columns]
             out[role] = [{n: row.get(n) for n in names} for row in self.rows.get(role, [])]
         return out
+
+
+    def fill_extra_columns(self) -> None:
+        """The category's own columns on core tables, from their own rng (the other rows do not move with them)."""
+        rng = random.Random(stable_seed("columns", self.sc.seed))
+        for role, columns in self.plan.extra_columns.items():
+            for row in self.rows.get(role, []):
+                for column in columns:
+                    row[column.name] = _column_value(column, rng)
+
+
+def _column_value(column: ExtraColumn, rng: random.Random) -> str | float | int:
+    if column.values is not None:
+        return rng.choice(column.values)
+    if column.range is not None:
+        low, high = column.range
+        return rng.randint(int(low), int(high)) if column.integer else round(rng.uniform(low, high), 2)
+    low, high = column.days
+    return (REFERENCE_NOW + timedelta(days=rng.randint(low, high))).date().isoformat()
 
 
 def generate_rows(plan: WorldPlan) -> Rows:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
-from awm.builder.catalogue.model import MODULES, DomainSeed, SubBusiness
+from awm.builder.catalogue.model import MODULES, DomainSeed, ExtraColumn, SubBusiness
 from awm.builder.catalogue.nearest import nearest_domain
 from awm.builder.catalogue.seeds import load_seed_domains
-from awm.builder.entities import DEFAULT_LABELS, Entity
+from awm.builder.entities import DEFAULT_LABELS, Col, Entity
 from awm.builder.flavours import FLAVOURS, Flavour
 from awm.builder.modules import MODULE_ROLES, build_entities
 from awm.builder.modules.packs import PACK_MODULES, group_roles, groups_for
@@ -283,6 +283,7 @@ class WorldPlan:
     flavour: Flavour
     entities: dict[str, Entity]
     code_prefixes: dict[str, str]
+    extra_columns: dict[str, tuple[ExtraColumn, ...]] = field(default_factory=dict)  # the category's own columns
 
     def has(self, role: str) -> bool:
         return role in self.entities
@@ -303,4 +304,20 @@ def plan_world(scenario: Scenario) -> WorldPlan:
     pack = PACK_MODULES.get(scenario.category)
     coded_roles = CODED_ROLES + (pack.CODED if pack else ())
     coded = {role: entities[role].label for role in coded_roles if role in entities}
-    return WorldPlan(scenario, flavour, entities, unique_code_prefixes(coded))
+    extra = PACKS[scenario.category].columns if scenario.category in PACKS else {}
+    for role, columns in extra.items():
+        _add_columns(scenario, entities[role], columns)
+    return WorldPlan(scenario, flavour, entities, unique_code_prefixes(coded), dict(extra))
+
+
+def _add_columns(scenario: Scenario, entity: Entity, columns: tuple[ExtraColumn, ...]) -> None:
+    """The category's own columns on a core table (nullable: a row created through a tool may not know them yet);
+    a column with set values is a filter of the table's list tool."""
+    for column in columns:
+        if entity.has(column.name):
+            raise ValueError(f"{scenario.env_id}: category pack {scenario.category!r} adds a column {column.name!r} "
+                             f"that {entity.table} already has")
+        entity.columns.append(Col(column.name, column.sql_type, nullable=True, enum=column.values,
+                                  description=column.description or column.name.replace("_", " ")))
+        if column.values:
+            entity.filters = (*entity.filters, column.name)

@@ -175,6 +175,47 @@ class DomainSeed(_Frozen):
         return subs
 
 
+# Roles whose tables every environment has: a pack's own columns go on these.
+COLUMN_ROLES = ("party", "staff", "site", "item", "case")
+_COLUMN = re.compile(r"[a-z][a-z0-9_]{1,38}[a-z0-9]")
+
+
+class ExtraColumn(_Frozen):
+    """A column a kind of business keeps on one of its core tables (a patient's date of birth, a bank customer's KYC
+    status), and how its values are drawn: one of `values` (a text column with those values), a number in
+    `range` (whole numbers if `integer`), or a date `days` from the reference date (negative: in the past)."""
+
+    name: str
+    values: tuple[str, ...] | None = Field(default=None, min_length=2)
+    range: tuple[float, float] | None = None
+    integer: bool = False
+    days: tuple[int, int] | None = None
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if not _COLUMN.fullmatch(name) or "__" in name:
+            raise ValueError(f"bad column name {name!r}: use lowercase letters, digits and single underscores")
+        return name
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ExtraColumn:
+        given = [k for k in ("values", "range", "days") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"column {self.name!r}: give exactly one of values, range, days (got {given or 'none'})")
+        for bounds in (self.range, self.days):
+            if bounds is not None and not bounds[0] < bounds[1]:
+                raise ValueError(f"column {self.name!r}: {list(bounds)} must be [low, high] with low < high")
+        return self
+
+    @property
+    def sql_type(self) -> str:
+        if self.range is not None:
+            return "INTEGER" if self.integer else "REAL"
+        return "TEXT"
+
+
 class Pack(_Frozen):
     """A category pack: what every business of one kind shares (its domains are listed beside it)."""
 
@@ -182,6 +223,19 @@ class Pack(_Frozen):
     modules: tuple[str, ...] = Field(min_length=1, description="the generic modules this kind of business may have")
     note_topics: tuple[str, ...] = Field(min_length=3, description="what notes and comments are about")
     refund_reasons: tuple[str, ...] = Field(min_length=2, description="why a payment is refunded")
+    columns: dict[str, tuple[ExtraColumn, ...]] = Field(
+        default_factory=dict, description="role -> the columns this kind of business keeps on that core table")
+
+    @field_validator("columns")
+    @classmethod
+    def _column_roles(cls, columns: dict[str, tuple[ExtraColumn, ...]]) -> dict[str, tuple[ExtraColumn, ...]]:
+        for role, cols in columns.items():
+            if role not in COLUMN_ROLES:
+                raise ValueError(f"columns for unknown role {role!r}; one of {', '.join(COLUMN_ROLES)}")
+            names = [c.name for c in cols]
+            if len(set(names)) != len(names):
+                raise ValueError(f"columns of {role}: a name is given twice")
+        return columns
 
     @field_validator("modules")
     @classmethod
