@@ -1,0 +1,223 @@
+"""Category entity modules (awm.builder.modules.packs): every domain of a category with its own entities builds
+valid, proven environments; its entities, columns and requests appear in that category only; siblings differ in
+schema; the tools enforce each entity's rules; the same seed gives the same rows."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from pydantic import ValidationError
+
+import awm.builder.intents.entities as entity_intents
+from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
+from awm.builder.catalogue.model import Pack
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.modules import MODULE_ROLES
+from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER, group_roles, groups_for
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import SchemaSpec, VerificationReport
+from awm.runtime.environment import Environment
+from awm.store import ArtifactStore
+from tests.awm.builder.test_intents import _tasks_for, prove
+from tests.conftest import build_environment
+
+ENTITY_INTENTS = [name for name in INTENTS if getattr(entity_intents, name, None) is not None]
+
+
+def _domains(category: str) -> list[str]:
+    return [slug for slug, seed in DOMAIN_SEEDS.items() if seed.category == category]
+
+
+@pytest.mark.parametrize("category", sorted(PACK_MODULES))
+def test_every_domain_of_the_category_builds_valid_proven_environments(category, tmp_path):
+    store = ArtifactStore(tmp_path)
+    seen = set()
+    for domain in _domains(category):
+        for slot in (0, 1):
+            outcomes = build_environment(store, domain, slot)
+            assert all(o.ok for o in outcomes), (domain, slot, [(o.stage, o.error) for o in outcomes if not o.ok])
+            env_id = outcomes[0].env_id
+            scenario = make_scenario(domain, slot)
+            tables = {t.name for t in store.read_model(env_id, "schema.json", SchemaSpec).tables}
+            plan = plan_world(scenario)
+            own = group_roles(category, scenario.entity_groups)
+            assert {plan[role].table for role in own} <= tables
+            seen |= set(scenario.entity_groups)
+            for report in store.read_model(env_id, "report.json", VerificationReport).tasks:
+                assert report.publishable, (env_id, report.task_id, report.failure_check(), report.error)
+    assert seen == set(PACK_MODULES[category].GROUPS)
+
+
+# Worlds that between them carry every entity group of every category module.
+PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking", 2), ("credit_union", 3),
+                ("dental_clinic", 0), ("dental_clinic", 1), ("primary_care", 2),
+                ("freight_brokerage", 0), ("freight_brokerage", 1), ("parcel_delivery", 2))
+
+
+def test_every_request_about_category_entities_passes_every_proof(tmp_path):
+    store = ArtifactStore(tmp_path)
+    proven: Counter = Counter()
+    failed = []
+    for domain, slot in PROOF_WORLDS:
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_id = outcomes[0].env_id
+        plan = plan_world(make_scenario(domain, slot))
+        taskset, ids = _tasks_for(plan, generate_rows(plan), ENTITY_INTENTS)
+        reports = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+        for name, task_id in ids.items():
+            report = reports[task_id]
+            if report.publishable:
+                proven[name] += 1
+            else:
+                failed.append((env_id, name, report.failure_check(), report.error or report.survivors))
+    assert not failed
+    assert set(proven) == set(ENTITY_INTENTS), sorted(set(ENTITY_INTENTS) - set(proven))
+
+
+def test_category_entities_appear_in_their_category_only():
+    for slug, seed in DOMAIN_SEEDS.items():
+        allowed = groups_for(seed.category, slug)
+        for slot in range(10):
+            scenario = make_scenario(slug, slot)
+            assert set(scenario.entity_groups) <= set(allowed), (slug, slot)
+            plan = plan_world(scenario)
+            for role in plan.entities:
+                if role in PACK_ROLE_OWNER:
+                    assert PACK_ROLE_OWNER[role].CATEGORY == seed.category, (slug, slot, role)
+            for group in scenario.entity_groups:
+                assert set(allowed[group].needs) <= set(scenario.modules), (slug, slot, group)
+    # a pawn shop issues no cards, a pharmacy keeps no appointment slots
+    assert not any(make_scenario("pawn_brokerage", s).entity_groups for s in range(10))
+    assert all("schedules" not in make_scenario("retail_pharmacy", s).entity_groups for s in range(10))
+
+
+def test_sibling_scenarios_carry_different_entity_groups():
+    for category in PACK_MODULES:
+        for slug in _domains(category):
+            groups = [tuple(make_scenario(slug, slot).entity_groups) for slot in range(10)]
+            if len(groups_for(category, slug)) >= 3:
+                assert len(set(groups)) >= 3, (slug, groups)
+                assert all(a != b for a, b in zip(groups, groups[1:], strict=False)), (slug, groups)
+
+
+def test_code_prefixes_stay_unique_with_category_entities():
+    for category in PACK_MODULES:
+        for slug in _domains(category):
+            for slot in range(4):
+                plan = plan_world(make_scenario(slug, slot))
+                assert len(set(plan.code_prefixes.values())) == len(plan.code_prefixes), (slug, slot)
+                rows = generate_rows(plan)
+                for role, prefix in plan.code_prefixes.items():
+                    codes = [r.get("number") or r.get("code") or r.get("sku") for r in rows.get(role, [])]
+                    assert all(str(c).startswith(prefix + "-") for c in codes), (slug, slot, role, codes[:3])
+
+
+def test_the_same_seed_gives_the_same_rows_and_another_seed_other_rows():
+    for slug in ("retail_banking", "dental_clinic", "freight_brokerage"):
+        first = json.dumps(generate_rows(plan_world(make_scenario(slug, 1))), sort_keys=True)
+        again = json.dumps(generate_rows(plan_world(make_scenario(slug, 1))), sort_keys=True)
+        other = json.dumps(generate_rows(plan_world(make_scenario(slug, 1, base_seed=7))), sort_keys=True)
+        assert first == again and first != other
+
+
+def test_requests_about_category_entities_belong_to_exactly_that_category():
+    generic = {role for roles in MODULE_ROLES.values() for role in roles}
+    for name in ENTITY_INTENTS:
+        intent = INTENTS[name]
+        assert len(intent.categories) == 1, name
+        module = PACK_MODULES[intent.categories[0]]
+        own = [r for r in intent.needs if r not in generic]
+        assert own and all(PACK_ROLE_OWNER[r] is module for r in own), (name, intent.needs)
+    # an injury note is for sessions and visits: never asked of a pharmacy's orders
+    plan = plan_world(make_scenario("retail_pharmacy", 0))
+    world = World(plan, generate_rows(plan), random.Random(0))
+    assert not INTENTS["fitness_injury_note"].fits(world)
+    assert INTENTS["fitness_injury_note"].fits(World(*(lambda p: (p, generate_rows(p)))(
+        plan_world(make_scenario("physical_therapy", 0))), random.Random(0)))
+
+
+def test_category_columns_are_on_their_tables_and_filled():
+    plan = plan_world(make_scenario("dental_clinic", 0))
+    rows = generate_rows(plan)
+    patient = plan["party"]
+    assert {"date_of_birth", "insurer", "blood_type"} <= {c.name for c in patient.columns}
+    assert "insurer" in patient.filters
+    assert all(r["date_of_birth"] < "2025-06-01" and r["insurer"] for r in rows["party"])
+    bank = plan_world(make_scenario("retail_banking", 0))
+    assert bank["party"].col("kyc_status").enum == ("verified", "pending", "expired")
+    assert not plan_world(make_scenario("online_retail", 0))["party"].has("kyc_status")
+
+
+@pytest.mark.parametrize("column,message", [
+    ({"name": "bad name", "values": ["a", "b"]}, "bad column name"),
+    ({"name": "score"}, "give exactly one of values, range, days"),
+    ({"name": "score", "range": [5, 1]}, "must be [low, high]"),
+])
+def test_a_bad_category_column_is_refused_with_its_name(column, message):
+    base = PACKS["healthcare"].model_dump()
+    with pytest.raises(ValidationError, match=message.replace("[", r"\[")):
+        Pack.model_validate({**base, "columns": {"party": [column]}})
+    with pytest.raises(ValidationError, match="unknown role 'vendor'"):
+        Pack.model_validate({**base, "columns": {"vendor": [{"name": "extra", "values": ["a", "b"]}]}})
+
+
+def _call(env: Environment, calls: list[tuple[str, dict]]) -> dict:
+    return env.replay(calls)[-1]
+
+
+def test_the_tools_enforce_each_entitys_rules(tmp_path):
+    """Through the real runtime: a card blocked as lost stays blocked, a charge past its window or a claim past
+    its filing window is refused, a lapsed quote cannot be accepted, a hold cannot exceed the balance."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("retail_banking", 0), ("retail_banking", 2), ("dental_clinic", 0), ("freight_brokerage", 1)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        names = {t["name"] for t in env.tools}
+        try:
+            if plan.has("card"):
+                card = next(c for c in rows["card"] if c["status"] == "active")
+                block = next(n for n in names if n.startswith("block_"))
+                unblock = next(n for n in names if n.startswith("unblock_"))
+                pk = f"{plan['card'].name}_id"
+                result = _call(env, [(block, {pk: card["id"], "reason": "lost"}), (unblock, {pk: card["id"]})])
+                assert result["error"]["code"] == "not_allowed", result
+                checked["card"] += 1
+            if plan.has("dispute"):
+                cutoff = "2025-04-02"
+                old = next(e for e in rows["account_entry"] if e["amount"] < 0 and e["posted_at"] < cutoff
+                           and e["entry_type"] in ("withdrawal", "fee"))
+                create = next(n for n in names if n.startswith("create_") and plan["dispute"].name in n)
+                result = _call(env, [(create, {plan["account_entry"].fk: old["id"], "reason": "unrecognised"})])
+                assert result["error"]["code"] == "window_closed", result
+                checked["dispute"] += 1
+            if plan.has("hold"):
+                account = next(a for a in rows["account"] if a["status"] == "active")
+                create = next(n for n in names if n.startswith("create_") and plan["hold"].name in n)
+                result = _call(env, [(create, {plan["account"].fk: account["id"], "amount": account["balance"] + 1,
+                                               "reason": "legal_order", "expires_on": "2025-07-01"})])
+                assert result["error"]["code"] == "insufficient_funds", result
+                checked["hold"] += 1
+            if plan.has("insurance_claim"):
+                late = next(c for c in rows["insurance_claim"] if c["status"] == "draft"
+                            and c["service_date"] < "2025-03-03")
+                submit = next(n for n in names if n.startswith("submit_") and plan["insurance_claim"].name in n)
+                result = _call(env, [(submit, {f"{plan['insurance_claim'].name}_id": late["id"]})])
+                assert result["error"]["code"] == "window_closed", result
+                checked["insurance_claim"] += 1
+            if plan.has("rate_quote"):
+                lapsed = next(q for q in rows["rate_quote"] if q["status"] == "expired")
+                accept = next(n for n in names if n.startswith("accept_"))
+                result = _call(env, [(accept, {f"{plan['rate_quote'].name}_id": lapsed["id"]})])
+                assert result["error"]["code"] == "invalid_state", result
+                checked["rate_quote"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"card", "dispute", "hold", "insurance_claim", "rate_quote"}, checked
