@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.modules.packs.banking import DISPUTE_WINDOW_DAYS
 from awm.builder.modules.packs.healthcare import FILING_WINDOW_DAYS
+from awm.builder.modules.packs.insurance import RENEWAL_WINDOW_DAYS
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -580,3 +581,244 @@ def logistics_legs_left(w: World) -> Plan | None:
     return Plan([(w.n.list("shipment"), {"number": shipment["number"]}),
                  (w.n.get("shipment"), {w.pk("shipment"): shipment["id"]})],
                 [w.number_answer(left)], say, answer=count(left, "leg"), targets={("shipment", shipment["id"])})
+
+
+# --- insurance -------------------------------------------------------------------------------------------------
+
+
+def _policies(w: World, renewable: bool) -> list[dict]:
+    window = (datetime.fromisoformat(TODAY) + timedelta(days=RENEWAL_WINDOW_DAYS)).date().isoformat()
+    return [p for p in w.rows["policy"] if p["status"] == "active" and _active_party(w, p) is not None
+            and p["ends_on"] != window and (p["ends_on"] < window) == renewable]
+
+
+def _next_year(iso_day: str) -> str:
+    ends = str(int(iso_day[:4]) + 1) + iso_day[4:]
+    return ends[:5] + "02-28" if ends[5:] == "02-29" else ends
+
+
+@intent("action", categories=("insurance",), needs=("policy",))
+def insurance_renew_policy(w: World) -> Plan | None:
+    policy = w.pick(_policies(w, renewable=True))
+    if policy is None:
+        return None
+    ref = w.party_ref(w.party_of(policy))
+    calls = [w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+             (w.n.action("policy", "renew"), {w.pk("policy"): policy["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("policy"), pk=policy["id"],
+                expect={"ends_on": _next_year(policy["ends_on"]), "status": "active"})
+    say = Say("do", (
+        "{their} {POLICY} {number} runs out on {ends} || renew it for another year",
+        "renew {POLICY} {number} for {them} for one more year",
+    ), {"number": policy["number"], "ends": policy["ends_on"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("policy", policy["id"])})
+
+
+@intent("infeasible", categories=("insurance",), needs=("policy",))
+def insurance_renew_too_early(w: World) -> Plan | None:
+    policy = w.pick(_policies(w, renewable=False))
+    if policy is None:
+        return None
+    ref = w.party_ref(w.party_of(policy))
+    say = Say("do", (
+        "renew {POLICY} {number} for another year now",
+        "{they} would like to renew {POLICY} {number} early || do the renewal",
+    ), {"number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]})],
+                [w.number_answer(RENEWAL_WINDOW_DAYS)], say,
+                answer=f"Renewal only opens in the last {RENEWAL_WINDOW_DAYS} days of the term, and this policy runs "
+                       "for longer than that.", targets={("policy", policy["id"])})
+
+
+def _overdue(w: World) -> list[tuple[dict, list[dict]]]:
+    out = []
+    for policy in w.rows["policy"]:
+        late = [i for i in w.children("installment", "policy", policy["id"]) if i["status"] == "overdue"]
+        if late and len(late) <= 4:
+            out.append((policy, late))
+    return out
+
+
+@intent("aggregate", categories=("insurance",), needs=("installment",))
+def insurance_overdue_total(w: World) -> Plan | None:
+    pick = w.pick(_overdue(w))
+    if pick is None:
+        return None
+    policy, late = pick
+    total = round(sum(i["amount"] for i in late), 2)
+    say = Say("ask", (
+        "how much is overdue on {POLICY} {number}, all overdue {INSTALLMENT/pl} together",
+        "what do the overdue {INSTALLMENT/pl} of {POLICY} {number} add up to",
+    ), {"number": policy["number"]})
+    return Plan([(w.n.list("policy"), {"number": policy["number"]}),
+                 (w.n.list("installment"), {w.fk("policy"): policy["id"], "status": "overdue"})],
+                [w.money_answer(total)], say, answer=money(total), targets={("policy", policy["id"])})
+
+
+@intent("aggregate", categories=("insurance",), needs=("installment",))
+def insurance_settle_arrears(w: World) -> Plan | None:
+    pick = w.pick(_overdue(w))
+    if pick is None:
+        return None
+    policy, late = pick
+    calls = [(w.n.list("policy"), {"number": policy["number"]}),
+             (w.n.list("installment"), {w.fk("policy"): policy["id"], "status": "overdue"}),
+             *[(w.n.action("installment", "pay"), {w.pk("installment"): i["id"]}) for i in late]]
+    goals = [Goal(kind="row_equals", table=w.table("installment"), pk=i["id"],
+                  expect={"status": "paid", "paid_on": TODAY}) for i in late]
+    say = Say("do", (
+        "the arrears on {POLICY} {number} were paid in full today || mark every overdue {INSTALLMENT} as paid",
+        "record payment of all the overdue {INSTALLMENT/pl} on {POLICY} {number}",
+    ), {"number": policy["number"]})
+    return Plan(calls, goals, say, targets={("policy", policy["id"])})
+
+
+def _shares(w: World) -> list[tuple[dict, int]]:
+    out = []
+    for policy in w.rows["policy"]:
+        if policy["status"] == "active" and _active_party(w, policy) is not None:
+            taken = sum(b["share_percent"] for b in w.children("beneficiary", "policy", policy["id"]))
+            out.append((policy, 100 - taken))
+    return out
+
+
+@intent("action", categories=("insurance",), needs=("beneficiary",))
+def insurance_name_beneficiary(w: World) -> Plan | None:
+    pick = w.pick([(p, free) for p, free in _shares(w) if free >= 10])
+    if pick is None:
+        return None
+    policy, free = pick
+    share = w.pick([s for s in (10, 20, 25, 30, 50) if s <= free])
+    first = w.pick(["Maya", "Jonah", "Elena", "Tobias", "Priya", "Owen", "Lucia", "Samir"])
+    name = f"{first} {w.party_of(policy)['last_name']}"
+    relationship = w.pick(["spouse", "child", "parent", "sibling"])
+    ref = w.party_ref(w.party_of(policy))
+    calls = [w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+             (w.n.create("beneficiary"), {w.fk("policy"): policy["id"], "full_name": name,
+                                          "relationship": relationship, "share_percent": share})]
+    goal = Goal(kind="rows_created", table=w.table("beneficiary"), count=1, expect={
+        w.fk("policy"): policy["id"], "full_name": {"text": name}, "relationship": relationship, "share_percent": share})
+    say = Say("do", (
+        "add {person_named} ({relationship}) as a {BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "name {their} {relationship} {person_named} on {POLICY} {number}: {share}% of the benefit",
+    ), {"person_named": name, "relationship": relationship, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("policy", policy["id"])})
+
+
+@intent("infeasible", categories=("insurance",), needs=("beneficiary",))
+def insurance_over_allocate(w: World) -> Plan | None:
+    pick = w.pick([(p, free) for p, free in _shares(w) if free < 50])
+    if pick is None:
+        return None
+    policy, free = pick
+    share = w.pick([s for s in (50, 60, 75) if s > free])
+    ref = w.party_ref(w.party_of(policy))
+    name = f"Alex {w.party_of(policy)['last_name']}"
+    say = Say("do", (
+        "add {person_named} as a {BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "name {person_named} on {POLICY} {number} for {share}% of the benefit",
+    ), {"person_named": name, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+                 (w.n.list("beneficiary"), {w.fk("policy"): policy["id"]})], [w.number_answer(free)], say,
+                answer=f"Only {free}% of the benefit is still unallocated, so a larger share cannot be added.",
+                targets={("policy", policy["id"])})
+
+
+# --- hospitality -----------------------------------------------------------------------------------------------
+
+
+def _room_ref(w: World, room: dict) -> tuple[dict, dict]:
+    site = w.by_id("site", room[w.fk("site")])
+    same = [r for r in w.rows["room"] if r[w.fk("site")] == site["id"] and r["room_number"] == room["room_number"]]
+    return site, ({"ok": True} if len(same) == 1 else {})
+
+
+@intent("action", categories=("hospitality",), needs=("room",))
+def hotel_room_out_of_service(w: World) -> Plan | None:
+    options = [r for r in w.rows["room"] if r["status"] == "available" and _room_ref(w, r)[1]]
+    room = w.pick(options)
+    if room is None:
+        return None
+    site = w.by_id("site", room[w.fk("site")])
+    reason = w.pick(["Leaking shower", "Broken window", "Carpet replacement", "Electrical fault"])
+    calls = [w.find_site(site), (w.n.list("room"), {w.fk("site"): site["id"], "room_number": room["room_number"]}),
+             (w.n.action("room", "take_out_of_service"), {w.pk("room"): room["id"], "reason": reason})]
+    goal = Goal(kind="row_equals", table=w.table("room"), pk=room["id"],
+                expect={"status": "out_of_service", "out_of_service_reason": {"text": reason}})
+    say = Say("do", (
+        "take {ROOM} {number} at {site} out of service: {reason}",
+        "{ROOM} {number} at {site} can't be sold || put it out of service with the reason {reason}",
+    ), {"number": room["room_number"], "site": site["name"], "reason": quote(reason)})
+    return Plan(calls, [goal], say, targets={("room", room["id"])})
+
+
+@intent("infeasible", categories=("hospitality",), needs=("room",))
+def hotel_inspect_dirty_room(w: World) -> Plan | None:
+    room = w.pick([r for r in w.rows["room"] if r["housekeeping"] == "dirty" and _room_ref(w, r)[1]])
+    if room is None:
+        return None
+    site = w.by_id("site", room[w.fk("site")])
+    say = Say("do", (
+        "mark {ROOM} {number} at {site} as inspected",
+        "housekeeping says {ROOM} {number} at {site} is ready || record it as inspected",
+    ), {"number": room["room_number"], "site": site["name"]})
+    return Plan([w.find_site(site), (w.n.list("room"), {w.fk("site"): site["id"], "room_number": room["room_number"]})],
+                [w.text_answer("dirty", ["clean", "dirty", "inspected"])], say,
+                answer="The room is still dirty; it has to be cleaned first.",
+                targets={("room", room["id"])})
+
+
+@intent("action", categories=("hospitality",), needs=("charge",))
+def hotel_post_charge(w: World) -> Plan | None:
+    fl = w.fl
+    open_ = tuple(s for s in fl.statuses if s not in ("cancelled", fl.initial))
+    case = w.pick([c for c in w.rows["case"] if c["status"] in open_ and _active_party(w, c) is not None])
+    if case is None:
+        return None
+    kind = w.pick(["minibar", "room_service", "parking", "laundry", "spa"])
+    amount = float(w.pick([12.5, 18.0, 24.0, 35.0, 42.5, 60.0]))
+    description = {"minibar": "Minibar", "room_service": "Room service dinner", "parking": "Overnight parking",
+                   "laundry": "Laundry service", "spa": "Spa treatment"}[kind]
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    calls = [*lookup, (w.n.create("charge"), {w.fk("case"): case["id"], "kind": kind, "amount": amount,
+                                              "description": description})]
+    goal = Goal(kind="rows_created", table=w.table("charge"), count=1, expect={
+        w.fk("case"): case["id"], "kind": kind, "amount": {"approx": amount}, "description": {"text": description},
+        "status": "posted"})
+    say = Say("do", (
+        "post {a CHARGE} of {amount} for {what} to {case}",
+        "add {amount} for {what} to {case} as {a CHARGE}",
+    ), {"amount": money(amount), "what": description.lower(), "case": case_np}, party=ref, voices=("staff",))
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+@intent("infeasible", categories=("hospitality",), needs=("room_block",))
+def hotel_resize_released_block(w: World) -> Plan | None:
+    block = w.pick([b for b in w.rows["room_block"] if b["status"] != "held"])
+    if block is None:
+        return None
+    rooms = block["rooms_held"] + w.pick([2, 4, 5])
+    say = Say("do", (
+        "the group needs {rooms} rooms || change {ROOM_BLOCK} {code} to hold {rooms}",
+        "set {ROOM_BLOCK} {code} to {rooms} rooms",
+    ), {"code": block["code"], "rooms": rooms})
+    return Plan([(w.n.list("room_block"), {"code": block["code"]})], [w.status_answer(block["status"])], say,
+                answer=f"That block is already {block['status'].replace('_', ' ')}, so it no longer holds rooms to "
+                       "change.", targets={("room_block", block["id"])})
+
+
+@intent("action", categories=("hospitality",), needs=("room_block",))
+def hotel_resize_block(w: World) -> Plan | None:
+    block = w.pick([b for b in w.rows["room_block"] if b["status"] == "held" and b["release_on"] > TODAY])
+    if block is None:
+        return None
+    rooms = max(1, block["rooms_held"] + w.pick([-3, -2, 2, 5]))
+    calls = [(w.n.list("room_block"), {"code": block["code"]}),
+             (w.n.action("room_block", "resize"), {w.pk("room_block"): block["id"], "rooms_held": rooms})]
+    goal = Goal(kind="row_equals", table=w.table("room_block"), pk=block["id"], expect={"rooms_held": rooms})
+    say = Say("do", (
+        "the group now needs {rooms} rooms || change {ROOM_BLOCK} {code} to hold that many",
+        "set {ROOM_BLOCK} {code} to {rooms} rooms",
+    ), {"code": block["code"], "rooms": rooms})
+    return Plan(calls, [goal], say, targets={("room_block", block["id"])})

@@ -55,7 +55,9 @@ def test_every_domain_of_the_category_builds_valid_proven_environments(category,
 # Worlds that between them carry every entity group of every category module.
 PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking", 2), ("credit_union", 3),
                 ("dental_clinic", 0), ("dental_clinic", 1), ("primary_care", 2),
-                ("freight_brokerage", 0), ("freight_brokerage", 1), ("parcel_delivery", 2))
+                ("freight_brokerage", 0), ("freight_brokerage", 1), ("parcel_delivery", 2),
+                ("life_insurance", 1), ("health_insurance", 0), ("auto_insurance", 1),
+                ("hotel_group", 0), ("hotel_group", 2), ("vacation_rental", 2))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):

@@ -30,9 +30,9 @@ class Group:
     not_for: tuple[str, ...] = ()  # domains (slugs) whose business has no such thing (a pawn shop issues no cards)
 
 
-from awm.builder.modules.packs import banking, healthcare, logistics  # noqa: E402
+from awm.builder.modules.packs import banking, healthcare, hospitality, insurance, logistics  # noqa: E402
 
-PACK_MODULES: dict[str, ModuleType] = {m.CATEGORY: m for m in (banking, healthcare, logistics)}
+PACK_MODULES: dict[str, ModuleType] = {m.CATEGORY: m for m in (banking, insurance, healthcare, hospitality, logistics)}
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
 PACK_ROLE_OWNER: dict[str, ModuleType] = {}
