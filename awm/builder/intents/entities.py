@@ -12,6 +12,8 @@ from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.modules.packs.banking import DISPUTE_WINDOW_DAYS
 from awm.builder.modules.packs.healthcare import FILING_WINDOW_DAYS
 from awm.builder.modules.packs.insurance import RENEWAL_WINDOW_DAYS
+from awm.builder.modules.packs.real_estate import NOTICE_DAYS
+from awm.builder.modules.packs.telecom import DONORS as DONOR_CARRIERS
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -822,3 +824,249 @@ def hotel_resize_block(w: World) -> Plan | None:
         "set {ROOM_BLOCK} {code} to {rooms} rooms",
     ), {"code": block["code"], "rooms": rooms})
     return Plan(calls, [goal], say, targets={("room_block", block["id"])})
+
+
+# --- education -------------------------------------------------------------------------------------------------
+
+
+def _on_hold(w: World, party: dict) -> dict | None:
+    if not w.has("registration_hold"):
+        return None
+    return next((h for h in w.children("registration_hold", "party", party["id"]) if h["status"] == "active"), None)
+
+
+@intent("action", categories=("education",), needs=("section",))
+def edu_enrol_in_section(w: World) -> Plan | None:
+    sections = [s for s in w.rows["section"] if s["status"] == "open" and s["enrolled"] < s["capacity"]]
+    section = w.pick(sections)
+    if section is None:
+        return None
+    taken = {e[w.fk("party")] for e in w.children("enrolment", "section", section["id"])}
+    party = w.pick([p for p in w.active_parties() if p["id"] not in taken and _on_hold(w, p) is None])
+    if party is None:
+        return None
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("section"), {"code": section["code"]}),
+             (w.n.create("enrolment"), {w.fk("party"): party["id"], w.fk("section"): section["id"]})]
+    goals = [Goal(kind="rows_created", table=w.table("enrolment"), count=1, expect={
+                 w.fk("party"): party["id"], w.fk("section"): section["id"], "status": "enrolled"}),
+             Goal(kind="row_delta", table=w.table("section"), pk=section["id"], column="enrolled", delta=1)]
+    say = Say("do", (
+        "enrol {them} in {SECTION} {code}",
+        "{they} would like a seat in {SECTION} {code} || enrol {them}",
+    ), {"code": section["code"]}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("section", section["id"])})
+
+
+@intent("infeasible", categories=("education",), needs=("section", "registration_hold"))
+def edu_enrol_while_on_hold(w: World) -> Plan | None:
+    options = [(p, _on_hold(w, p)) for p in w.active_parties()]
+    pick = w.pick([(p, h) for p, h in options if h is not None])
+    section = w.pick([s for s in w.rows["section"] if s["status"] == "open"])
+    if pick is None or section is None:
+        return None
+    party, hold = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "enrol {them} in {SECTION} {code}",
+        "sign {them} up for {SECTION} {code}",
+    ), {"code": section["code"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("registration_hold"), {w.fk("party"): party["id"], "status": "active"})],
+                [w.text_answer(hold["reason"], ["unpaid_fees", "missing_documents", "advising_required",
+                                                "conduct_review"])], say,
+                answer=f"There is an active {w.L['registration_hold']} on the record ({hold['reason']}), so no "
+                       "enrolment can be made until it is lifted.", targets={("party", party["id"])})
+
+
+@intent("action", categories=("education",), needs=("transcript_request",))
+def edu_send_transcript(w: World) -> Plan | None:
+    options = []
+    for t in w.rows["transcript_request"]:
+        party = _active_party(w, t)
+        unpaid = party is not None and (h := _on_hold(w, party)) is not None and h["reason"] == "unpaid_fees"
+        mine = [x for x in w.children("transcript_request", "party", t[w.fk("party")]) if x["status"] == "requested"]
+        if t["status"] == "requested" and party is not None and not unpaid and len(mine) == 1:
+            options.append((t, party))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    request, party = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("transcript_request"), {w.fk("party"): party["id"], "status": "requested"}),
+             (w.n.action("transcript_request", "send"), {w.pk("transcript_request"): request["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("transcript_request"), pk=request["id"],
+                expect={"status": "sent", "sent_on": TODAY})
+    say = Say("do", (
+        "send {their} pending transcript to {destination}",
+        "{their} {TRANSCRIPT_REQUEST} for {destination} is waiting || send it today",
+    ), {"destination": request["destination"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+# --- telecom ---------------------------------------------------------------------------------------------------
+
+
+@intent("action", categories=("telecom",), needs=("service_line",))
+def telecom_suspend_lost_phone(w: World) -> Plan | None:
+    line = w.pick([ln for ln in w.rows["service_line"] if ln["status"] == "active" and _active_party(w, ln)])
+    if line is None:
+        return None
+    ref = w.party_ref(w.party_of(line))
+    calls = [w.find_party(ref), (w.n.list("service_line"), {w.fk("party"): line[w.fk("party")]}),
+             (w.n.action("service_line", "suspend"), {w.pk("service_line"): line["id"], "reason": "lost_device"})]
+    goal = Goal(kind="row_equals", table=w.table("service_line"), pk=line["id"],
+                expect={"status": "suspended", "suspend_reason": "lost_device"})
+    say = Say("do", (
+        "{they} lost the phone with the number {number} || suspend that {SERVICE_LINE}, reason lost_device",
+        "suspend {their} {SERVICE_LINE} {number} because the device was lost (reason lost_device)",
+    ), {"number": line["phone_number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("service_line", line["id"])})
+
+
+@intent("infeasible", categories=("telecom",), needs=("service_line",))
+def telecom_change_plan_while_suspended(w: World) -> Plan | None:
+    line = w.pick([ln for ln in w.rows["service_line"] if ln["status"] == "suspended" and _active_party(w, ln)])
+    item = w.pick([i for i in w.rows["item"] if i["active"]])
+    if line is None or item is None or item["id"] == line[w.fk("item")]:
+        return None
+    ref = w.party_ref(w.party_of(line))
+    say = Say("do", (
+        "move {their} {SERVICE_LINE} {number} onto {item}",
+        "switch the plan of {SERVICE_LINE} {number} to {item}",
+    ), {"number": line["phone_number"], "item": quote(item["name"])}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("service_line"), {w.fk("party"): line[w.fk("party")]})],
+                [w.status_answer("suspended")], say,
+                answer="That line is suspended; its plan cannot change until it is restored.",
+                targets={("service_line", line["id"])})
+
+
+@intent("aggregate", categories=("telecom",), needs=("usage",))
+def telecom_data_used(w: World) -> Plan | None:
+    line = w.pick([ln for ln in w.rows["service_line"] if w.children("usage", "service_line", ln["id"])])
+    if line is None:
+        return None
+    used = round(sum(u["data_gb"] for u in w.children("usage", "service_line", line["id"])), 2)
+    say = Say("ask", (
+        "how many GB of data has {SERVICE_LINE} {number} used across all its {USAGE/pl}",
+        "add up the data (in GB) recorded for {SERVICE_LINE} {number}: what is the total",
+    ), {"number": line["phone_number"]})
+    return Plan([(w.n.list("service_line"), {"phone_number": line["phone_number"]}),
+                 (w.n.list("usage"), {w.fk("service_line"): line["id"]})],
+                [w.number_answer(used)], say, answer=f"{used} GB", targets={("service_line", line["id"])})
+
+
+@intent("conditional", categories=("telecom",), needs=("port_request",))
+def telecom_finish_port(w: World) -> Plan | None:
+    request = w.pick([r for r in w.rows["port_request"] if r["status"] == "pending" and _active_party(w, r)])
+    if request is None:
+        return None
+    ref = w.party_ref(w.party_of(request))
+    calls = [w.find_party(ref), (w.n.list("port_request"), {w.fk("party"): request[w.fk("party")],
+                                                            "phone_number": request["phone_number"]})]
+    if request["pin_verified"]:
+        calls.append((w.n.action("port_request", "complete"), {w.pk("port_request"): request["id"]}))
+        goals = [Goal(kind="row_equals", table=w.table("port_request"), pk=request["id"], expect={"status": "completed"})]
+        answer = None
+    else:
+        goals, answer = [w.text_answer(request["donor_carrier"], list(DONOR_CARRIERS))], request["donor_carrier"]
+    say = Say("do", (
+        "if the PIN on {their} port of {number} is verified, complete the port; if not, tell me which carrier we are "
+        "still waiting on",
+        "check {their} {PORT_REQUEST} for {number} || complete it when its PIN is verified, otherwise tell me the "
+        "donor carrier",
+    ), {"number": request["phone_number"]}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, answer=answer, targets={("port_request", request["id"])})
+
+
+# --- real estate -----------------------------------------------------------------------------------------------
+
+
+def _month_end(after: str) -> str:
+    d = datetime.fromisoformat(after) + timedelta(days=1)
+    while (d + timedelta(days=1)).month == d.month:
+        d += timedelta(days=1)
+    return d.date().isoformat()
+
+
+@intent("action", categories=("real_estate",), needs=("lease",))
+def realestate_give_notice(w: World) -> Plan | None:
+    earliest = (datetime.fromisoformat(TODAY) + timedelta(days=NOTICE_DAYS)).date().isoformat()
+    end = _month_end(earliest)
+    lease = w.pick([x for x in w.rows["lease"] if x["status"] == "active" and x["ends_on"] > end and _active_party(w, x)])
+    if lease is None:
+        return None
+    ref = w.party_ref(w.party_of(lease))
+    calls = [w.find_party(ref), (w.n.list("lease"), {w.fk("party"): lease[w.fk("party")]}),
+             (w.n.action("lease", "terminate"), {w.pk("lease"): lease["id"], "ends_on": end})]
+    goal = Goal(kind="row_equals", table=w.table("lease"), pk=lease["id"], expect={"status": "terminated", "ends_on": end})
+    say = Say("do", (
+        "{they_are} moving out || end {LEASE} {number} on {end}",
+        "terminate {their} {LEASE} {number} with effect from {end}",
+    ), {"number": lease["number"], "end": end}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("lease", lease["id"])})
+
+
+@intent("infeasible", categories=("real_estate",), needs=("lease",))
+def realestate_short_notice(w: World) -> Plan | None:
+    lease = w.pick([x for x in w.rows["lease"] if x["status"] == "active" and _active_party(w, x)])
+    if lease is None:
+        return None
+    end = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([7, 10, 14]))).date().isoformat()
+    if end >= lease["ends_on"]:
+        return None
+    ref = w.party_ref(w.party_of(lease))
+    say = Say("do", (
+        "end {LEASE} {number} on {end}",
+        "{they} want to leave early || terminate {LEASE} {number} as of {end}",
+    ), {"number": lease["number"], "end": end}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("lease"), {w.fk("party"): lease[w.fk("party")]})],
+                [w.number_answer(NOTICE_DAYS)], say,
+                answer=f"A lease can only end at least {NOTICE_DAYS} days after notice is given.",
+                targets={("lease", lease["id"])})
+
+
+@intent("action", categories=("real_estate",), needs=("repair_request",))
+def realestate_schedule_repair(w: World) -> Plan | None:
+    request = w.pick([r for r in w.rows["repair_request"] if r["status"] == "open" and _active_party(w, r)])
+    member = w.pick(w.staff_pool())
+    if request is None or member is None:
+        return None
+    when = f"2025-06-0{w.pick([2, 3, 4])}T{w.pick(['09', '11', '14'])}:00:00"
+    ref = w.party_ref(w.party_of(request))
+    calls = [w.find_party(ref), (w.n.list("repair_request"), {w.fk("party"): request[w.fk("party")], "status": "open"}),
+             w.find_staff(member),
+             (w.n.action("repair_request", "schedule"), {w.pk("repair_request"): request["id"],
+                                                         w.fk("staff"): member["id"], "scheduled_for": when})]
+    goal = Goal(kind="row_equals", table=w.table("repair_request"), pk=request["id"],
+                expect={"status": "scheduled", w.fk("staff"): member["id"], "scheduled_for": {"prefix": when[:16]}})
+    say = Say("do", (
+        "send {staff} to fix {their} {kind} problem on {long} at {time}",
+        "schedule {their} open {kind} {REPAIR_REQUEST} with {staff} for {long}, {time}",
+    ), {"staff": w.person(member), "kind": request["kind"], "long": long_date(when), "time": when[11:16]},
+        party=ref, voices=BOTH)
+    if sum(r["status"] == "open" for r in w.children("repair_request", "party", request[w.fk("party")])) != 1:
+        return None
+    return Plan(calls, [goal], say, targets={("repair_request", request["id"])})
+
+
+@intent("aggregate", categories=("real_estate",), needs=("showing",))
+def realestate_cancel_agent_showings(w: World) -> Plan | None:
+    pool = {s["id"] for s in w.staff_pool()}
+    by_staff: dict[int, list[dict]] = {}
+    for s in w.rows["showing"]:
+        if s["status"] == "scheduled" and s[w.fk("staff")] in pool:
+            by_staff.setdefault(s[w.fk("staff")], []).append(s)
+    options = [(k, v) for k, v in by_staff.items() if len(v) <= 4]
+    if not options:
+        return None
+    staff_id, showings = w.rng.choice(options)
+    member = w.by_id("staff", staff_id)
+    calls = [w.find_staff(member), (w.n.list("showing"), {w.fk("staff"): staff_id, "status": "scheduled"}),
+             *[(w.n.action("showing", "cancel"), {w.pk("showing"): s["id"]}) for s in showings]]
+    goals = [Goal(kind="row_equals", table=w.table("showing"), pk=s["id"], expect={"status": "cancelled"})
+             for s in showings]
+    say = Say("do", (
+        "{staff} is leaving us || cancel every {SHOWING} still scheduled with them",
+        "cancel all of {staff}'s scheduled {SHOWING/pl}",
+    ), {"staff": w.person(member)})
+    return Plan(calls, goals, say, targets={("staff", staff_id)})

@@ -57,7 +57,9 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("dental_clinic", 0), ("dental_clinic", 1), ("primary_care", 2),
                 ("freight_brokerage", 0), ("freight_brokerage", 1), ("parcel_delivery", 2),
                 ("life_insurance", 1), ("health_insurance", 0), ("auto_insurance", 1),
-                ("hotel_group", 0), ("hotel_group", 2), ("vacation_rental", 2))
+                ("hotel_group", 0), ("hotel_group", 2), ("vacation_rental", 2),
+                ("university_admissions", 0), ("university_admissions", 1), ("k12_school", 2),
+                ("mobile_carrier", 0), ("mobile_carrier", 1), ("residential_leasing", 0), ("rental_property_management", 2))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):

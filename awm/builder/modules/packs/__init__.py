@@ -30,9 +30,20 @@ class Group:
     not_for: tuple[str, ...] = ()  # domains (slugs) whose business has no such thing (a pawn shop issues no cards)
 
 
-from awm.builder.modules.packs import banking, healthcare, hospitality, insurance, logistics  # noqa: E402
+from awm.builder.modules.packs import (  # noqa: E402
+    banking,
+    education,
+    healthcare,
+    hospitality,
+    insurance,
+    logistics,
+    real_estate,
+    telecom,
+)
 
-PACK_MODULES: dict[str, ModuleType] = {m.CATEGORY: m for m in (banking, insurance, healthcare, hospitality, logistics)}
+PACK_MODULES: dict[str, ModuleType] = {
+    m.CATEGORY: m for m in (banking, insurance, real_estate, healthcare, education, hospitality, logistics, telecom)
+}
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
 PACK_ROLE_OWNER: dict[str, ModuleType] = {}
