@@ -1070,3 +1070,251 @@ def realestate_cancel_agent_showings(w: World) -> Plan | None:
         "cancel all of {staff}'s scheduled {SHOWING/pl}",
     ), {"staff": w.person(member)})
     return Plan(calls, goals, say, targets={("staff", staff_id)})
+
+
+# --- fintech ---------------------------------------------------------------------------------------------------
+
+
+def _budgets(w: World) -> list[tuple[dict, dict]]:
+    return [(b, p) for b in w.rows["budget"] if b["status"] == "active" and (p := _active_party(w, b)) is not None]
+
+
+@intent("action", categories=("fintech",), needs=("budget",))
+def fin_set_budget_limit(w: World) -> Plan | None:
+    pick = w.pick(_budgets(w))
+    if pick is None:
+        return None
+    budget, party = pick
+    limit = float(w.pick([x for x in (120, 250, 350, 450, 500, 700, 900) if x != budget["monthly_limit"]]))
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("budget"), {w.fk("party"): party["id"],
+                                                      "spending_category": budget["spending_category"]}),
+             (w.n.action("budget", "set_limit"), {w.pk("budget"): budget["id"], "monthly_limit": limit})]
+    goal = Goal(kind="row_equals", table=w.table("budget"), pk=budget["id"], expect={"monthly_limit": {"approx": limit}})
+    say = Say("do", (
+        "set {their} {category} {BUDGET} to {limit} a month",
+        "{they} want to spend at most {limit} a month on {category} || change that {BUDGET}'s limit",
+    ), {"category": budget["spending_category"], "limit": money(limit)}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("budget", budget["id"])})
+
+
+@intent("question", categories=("fintech",), needs=("budget",))
+def fin_budget_left(w: World) -> Plan | None:
+    pick = w.pick([(b, p) for b, p in _budgets(w) if b["spent_this_month"] < b["monthly_limit"]])
+    if pick is None:
+        return None
+    budget, party = pick
+    left = round(budget["monthly_limit"] - budget["spent_this_month"], 2)
+    ref = w.party_ref(party)
+    say = Say("ask", (
+        "how much is left in {their} {category} {BUDGET} this month",
+        "what can {they} still spend on {category} this month under {their} {BUDGET}",
+    ), {"category": budget["spending_category"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("budget"), {w.fk("party"): party["id"],
+                                                          "spending_category": budget["spending_category"]})],
+                [w.money_answer(left)], say, answer=money(left), targets={("budget", budget["id"])})
+
+
+def _goals(w: World, status: str) -> list[tuple[dict, dict]]:
+    out = []
+    for g in w.rows["savings_goal"]:
+        party = _active_party(w, g)
+        if g["status"] == status and party is not None and sum(
+                x["name"] == g["name"] for x in w.children("savings_goal", "party", party["id"])) == 1:
+            out.append((g, party))
+    return out
+
+
+@intent("action", categories=("fintech",), needs=("savings_goal",))
+def fin_contribute_to_goal(w: World) -> Plan | None:
+    pick = w.pick(_goals(w, "active"))
+    if pick is None:
+        return None
+    goal_row, party = pick
+    amount = float(w.pick([50, 100, 250, 500]))
+    saved = round(goal_row["saved_amount"] + amount, 2)
+    status = "achieved" if saved >= goal_row["target_amount"] else "active"
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("savings_goal"), {w.fk("party"): party["id"]}),
+             (w.n.action("savings_goal", "contribute"), {w.pk("savings_goal"): goal_row["id"], "amount": amount})]
+    goal = Goal(kind="row_equals", table=w.table("savings_goal"), pk=goal_row["id"],
+                expect={"saved_amount": {"approx": saved}, "status": status})
+    say = Say("do", (
+        "put {amount} towards {their} {SAVINGS_GOAL} {goal}",
+        "{they} want to add {amount} to {their} {goal} {SAVINGS_GOAL}",
+    ), {"amount": money(amount), "goal": quote(goal_row["name"])}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("savings_goal", goal_row["id"])})
+
+
+@intent("infeasible", categories=("fintech",), needs=("savings_goal",))
+def fin_contribute_to_abandoned_goal(w: World) -> Plan | None:
+    pick = w.pick(_goals(w, "abandoned"))
+    if pick is None:
+        return None
+    goal_row, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "put {amount} towards {their} {SAVINGS_GOAL} {goal}",
+        "add {amount} to {their} {goal} {SAVINGS_GOAL}",
+    ), {"amount": money(w.pick([50.0, 100.0, 200.0])), "goal": quote(goal_row["name"])}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("savings_goal"), {w.fk("party"): party["id"]})],
+                [w.status_answer("abandoned")], say,
+                answer="That goal was abandoned, so nothing more can be put towards it.",
+                targets={("savings_goal", goal_row["id"])})
+
+
+@intent("action", categories=("fintech",), needs=("payout",))
+def fin_hold_payout(w: World) -> Plan | None:
+    options = []
+    for p in w.rows["payout"]:
+        party = _active_party(w, p)
+        if p["status"] == "scheduled" and party is not None and sum(
+                x["status"] == "scheduled" for x in w.children("payout", "party", party["id"])) == 1:
+            options.append((p, party))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    payout, party = pick
+    reason = w.pick(["Chargeback spike under review", "Bank details being verified", "Unusual refund volume"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("payout"), {w.fk("party"): party["id"], "status": "scheduled"}),
+             (w.n.action("payout", "hold"), {w.pk("payout"): payout["id"], "reason": reason})]
+    goal = Goal(kind="row_equals", table=w.table("payout"), pk=payout["id"],
+                expect={"status": "held", "hold_reason": {"text": reason}})
+    say = Say("do", (
+        "hold {their} scheduled {PAYOUT} with the reason {reason}",
+        "stop {their} next {PAYOUT} for now: hold it, reason {reason}",
+    ), {"reason": quote(reason)}, party=ref, voices=("staff",))
+    return Plan(calls, [goal], say, targets={("payout", payout["id"])})
+
+
+# --- human resources -------------------------------------------------------------------------------------------
+
+
+@intent("action", categories=("human_resources",), needs=("leave_request",))
+def hr_approve_leave(w: World) -> Plan | None:
+    options = []
+    pool = {s["id"] for s in w.staff_pool()}
+    for lr in w.rows["leave_request"]:
+        member = lr[w.fk("staff")]
+        mine = w.children("leave_request", "staff", member)
+        clash = any(o["status"] == "approved" and o["starts_on"] <= lr["ends_on"] and o["ends_on"] >= lr["starts_on"]
+                    for o in mine)
+        if lr["status"] == "pending" and member in pool and not clash and sum(
+                o["status"] == "pending" for o in mine) == 1:
+            options.append(lr)
+    lr = w.pick(options)
+    if lr is None:
+        return None
+    member = w.by_id("staff", lr[w.fk("staff")])
+    calls = [w.find_staff(member), (w.n.list("leave_request"), {w.fk("staff"): member["id"], "status": "pending"}),
+             (w.n.action("leave_request", "approve"), {w.pk("leave_request"): lr["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("leave_request"), pk=lr["id"], expect={"status": "approved"})
+    say = Say("do", (
+        "approve {staff}'s pending {kind} leave from {start} to {end}",
+        "{staff} asked for {kind} leave, {start} to {end} || approve it",
+    ), {"staff": w.person(member), "kind": lr["kind"], "start": lr["starts_on"], "end": lr["ends_on"]})
+    return Plan(calls, [goal], say, targets={("leave_request", lr["id"])})
+
+
+@intent("aggregate", categories=("human_resources",), needs=("timesheet",))
+def hr_approve_timesheets(w: World) -> Plan | None:
+    pool = [s for s in w.staff_pool() if any(t["status"] == "submitted"
+                                             for t in w.children("timesheet", "staff", s["id"]))]
+    member = w.pick(pool)
+    if member is None:
+        return None
+    sheets = [t for t in w.children("timesheet", "staff", member["id"]) if t["status"] == "submitted"]
+    calls = [w.find_staff(member), (w.n.list("timesheet"), {w.fk("staff"): member["id"], "status": "submitted"}),
+             *[(w.n.action("timesheet", "approve"), {w.pk("timesheet"): t["id"]}) for t in sheets]]
+    goals = [Goal(kind="row_equals", table=w.table("timesheet"), pk=t["id"], expect={"status": "approved"})
+             for t in sheets]
+    say = Say("do", (
+        "approve every submitted {TIMESHEET} of {staff}",
+        "{staff}'s hours are checked || approve all of their submitted {TIMESHEET/pl}",
+    ), {"staff": w.person(member)})
+    return Plan(calls, goals, say, targets={("staff", member["id"])})
+
+
+@intent("aggregate", categories=("human_resources",), needs=("background_check",))
+def hr_cancel_checks(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        ordered = [c for c in w.children("background_check", "party", party["id"]) if c["status"] == "ordered"]
+        if ordered:
+            options.append((party, ordered))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    party, ordered = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("background_check"), {w.fk("party"): party["id"], "status": "ordered"}),
+             *[(w.n.action("background_check", "cancel"), {w.pk("background_check"): c["id"]}) for c in ordered]]
+    goals = [Goal(kind="row_equals", table=w.table("background_check"), pk=c["id"], expect={"status": "cancelled"})
+             for c in ordered]
+    say = Say("do", (
+        "{they} withdrew || cancel every {BACKGROUND_CHECK} still ordered for {them}",
+        "cancel all the ordered {BACKGROUND_CHECK/pl} on {party}",
+    ), {}, party=ref, voices=("staff",))
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+# --- utilities -------------------------------------------------------------------------------------------------
+
+
+@intent("action", categories=("utilities",), needs=("meter", "meter_reading"))
+def util_record_reading(w: World) -> Plan | None:
+    meter = w.pick([m for m in w.rows["meter"] if m["status"] == "active"])
+    if meter is None:
+        return None
+    reading = round(meter["last_reading"] + w.pick([112.0, 240.5, 388.0, 615.5]), 1)
+    source = w.pick(["actual", "customer"])
+    calls = [(w.n.list("meter"), {"serial": meter["serial"]}),
+             (w.n.action("meter", "record_reading"), {w.pk("meter"): meter["id"], "reading": reading, "source": source})]
+    goals = [Goal(kind="row_equals", table=w.table("meter"), pk=meter["id"],
+                  expect={"last_reading": {"approx": reading}, "last_read_on": TODAY}),
+             Goal(kind="rows_created", table=w.table("meter_reading"), count=1, expect={
+                 w.fk("meter"): meter["id"], "reading": {"approx": reading}, "source": source})]
+    say = Say("do", (
+        "{METER} {serial} reads {reading} today ({source} reading) || record it",
+        "record a reading of {reading} for {METER} {serial}, source {source}",
+    ), {"serial": meter["serial"], "reading": reading, "source": source})
+    return Plan(calls, goals, say, targets={("meter", meter["id"])})
+
+
+@intent("infeasible", categories=("utilities",), needs=("meter",))
+def util_backwards_reading(w: World) -> Plan | None:
+    meter = w.pick([m for m in w.rows["meter"] if m["status"] == "active" and m["last_reading"] > 500])
+    if meter is None:
+        return None
+    reading = round(meter["last_reading"] - w.pick([50.0, 120.0, 300.0]), 1)
+    say = Say("do", (
+        "record a reading of {reading} for {METER} {serial}",
+        "{METER} {serial} shows {reading} || log that reading",
+    ), {"serial": meter["serial"], "reading": reading})
+    return Plan([(w.n.list("meter"), {"serial": meter["serial"]})], [w.number_answer(meter["last_reading"])], say,
+                answer=f"The meter last read {meter['last_reading']}; a reading cannot go backwards.",
+                targets={("meter", meter["id"])})
+
+
+@intent("action", categories=("utilities",), needs=("outage",))
+def util_dispatch_crew(w: World) -> Plan | None:
+    outage = w.pick([o for o in w.rows["outage"] if o["status"] == "reported"])
+    member = w.pick(w.staff_pool())
+    if outage is None or member is None:
+        return None
+    site = w.by_id("site", outage[w.fk("site")])
+    same = [o for o in w.rows["outage"] if o["status"] == "reported" and o["area"] == outage["area"]
+            and o[w.fk("site")] == site["id"]]
+    if len(same) != 1:
+        return None
+    calls = [w.find_site(site), (w.n.list("outage"), {w.fk("site"): site["id"], "status": "reported"}),
+             w.find_staff(member),
+             (w.n.action("outage", "dispatch_crew"), {w.pk("outage"): outage["id"], w.fk("staff"): member["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("outage"), pk=outage["id"],
+                expect={"status": "crew_dispatched", w.fk("staff"): member["id"]})
+    say = Say("do", (
+        "send {staff} to the reported {OUTAGE} in {area} (handled by {site})",
+        "dispatch {staff} to the {area} {OUTAGE} that {site} has on record",
+    ), {"staff": w.person(member), "area": outage["area"], "site": site["name"]})
+    return Plan(calls, [goal], say, targets={("outage", outage["id"])})

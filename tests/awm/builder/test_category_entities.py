@@ -59,7 +59,9 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("life_insurance", 1), ("health_insurance", 0), ("auto_insurance", 1),
                 ("hotel_group", 0), ("hotel_group", 2), ("vacation_rental", 2),
                 ("university_admissions", 0), ("university_admissions", 1), ("k12_school", 2),
-                ("mobile_carrier", 0), ("mobile_carrier", 1), ("residential_leasing", 0), ("rental_property_management", 2))
+                ("mobile_carrier", 0), ("mobile_carrier", 1), ("residential_leasing", 0), ("rental_property_management", 2),
+                ("payment_processing", 0), ("personal_budgeting", 0), ("personal_budgeting", 1), ("recruiting_agency", 0),
+                ("payroll_services", 1), ("payroll_services", 2), ("electric_utility", 0), ("electric_utility", 1))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):

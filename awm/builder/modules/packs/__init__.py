@@ -33,16 +33,21 @@ class Group:
 from awm.builder.modules.packs import (  # noqa: E402
     banking,
     education,
+    fintech,
     healthcare,
     hospitality,
+    human_resources,
     insurance,
     logistics,
     real_estate,
     telecom,
+    utilities,
 )
 
 PACK_MODULES: dict[str, ModuleType] = {
-    m.CATEGORY: m for m in (banking, insurance, real_estate, healthcare, education, hospitality, logistics, telecom)
+    m.CATEGORY: m
+    for m in (banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
+              hospitality, logistics, telecom)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
