@@ -32,6 +32,7 @@ class Group:
 
 from awm.builder.modules.packs import (  # noqa: E402
     banking,
+    commerce,
     education,
     fintech,
     healthcare,
@@ -46,7 +47,7 @@ from awm.builder.modules.packs import (  # noqa: E402
 
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
-    for m in (banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
+    for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
               hospitality, logistics, telecom)
 }
 
