@@ -41,7 +41,11 @@ from awm.builder.world import make_scenario, plan_world  # noqa: E402
 # (role, column) holding free text a person wrote or a system composed per row
 FREE_TEXT = (("note", "body"), ("ticket_comment", "body"), ("review", "comment"), ("document", "review_comment"),
              ("payment", "refund_reason"), ("loyalty_entry", "reason"), ("notification", "body"),
-             ("notification", "subject"), ("ticket", "subject"), ("account_entry", "memo"))
+             ("notification", "subject"), ("ticket", "subject"), ("account_entry", "memo"),
+             # the category entities' text (awm/builder/modules/packs)
+             ("standing_order", "reference"), ("slot", "block_reason"), ("exception", "resolution"),
+             ("room", "out_of_service_reason"), ("charge", "description"), ("payout", "hold_reason"),
+             ("policy", "cancel_reason"))
 CODE_COLUMNS = ("sku", "code", "number")
 
 

@@ -1353,7 +1353,7 @@ def shop_authorise_return(w: World) -> Plan | None:
     goal = Goal(kind="rows_created", table=w.table("return_request"), count=1, expect={
         w.fk("case"): case["id"], w.fk("item"): item["id"], "quantity": 1, "reason": reason, "status": "requested"})
     say = Say("do", (
-        "{they} want to send back one {item} from {case} || authorise the return, reason {reason}",
+        "{they} want to send back 1 x {item} from {case} || authorise the return, reason {reason}",
         "open {a RETURN_REQUEST} for 1 x {item} from {case} with the reason {reason}",
     ), {"item": quote(item["name"]), "case": case_np, "reason": reason}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("case", case["id"])})

@@ -10,7 +10,8 @@ per tool taking the episode's database handle `db` first. Business-rule violatio
 
 To add a concern's tools: write its templates in awm/builder/templates/tools/<concern>.py, its
 declarations in awm/builder/tools/<concern>.py (`ROLE`, the role whose presence in a world brings these
-tools, and `declare(builder)`), and append the module to `CONCERNS` below; tools are listed in that order.
+tools, or `ROLES`, any of which does, and `declare(builder)`), and append the module to `CONCERNS` below; tools
+are listed in that order.
 """
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ from awm.builder.tools import (
     subscriptions,
     support,
 )
+from awm.builder.tools import banking as banking_tools
+from awm.builder.tools import commerce as commerce_tools
+from awm.builder.tools import education as education_tools
+from awm.builder.tools import fintech as fintech_tools
+from awm.builder.tools import healthcare as healthcare_tools
+from awm.builder.tools import hospitality as hospitality_tools
+from awm.builder.tools import human_resources as human_resources_tools
+from awm.builder.tools import insurance as insurance_tools
+from awm.builder.tools import logistics as logistics_tools
+from awm.builder.tools import real_estate as real_estate_tools
+from awm.builder.tools import telecom as telecom_tools
+from awm.builder.tools import utilities as utilities_tools
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
 from awm.builder.world import WorldPlan
 from awm.contracts import ToolSet, ToolSpec
@@ -73,6 +86,19 @@ CONCERNS: tuple[ModuleType, ...] = (
     subscriptions,
     shifts,
     loyalty,
+    # the category entity modules' tools (awm/builder/modules/packs): ROLES, any of which brings them
+    banking_tools,
+    healthcare_tools,
+    logistics_tools,
+    insurance_tools,
+    hospitality_tools,
+    education_tools,
+    telecom_tools,
+    real_estate_tools,
+    fintech_tools,
+    human_resources_tools,
+    utilities_tools,
+    commerce_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.
@@ -85,8 +111,8 @@ def canonical_tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[
     """The world's tools under their canonical names (awm.builder.dialect), in its API style otherwise."""
     builder = ToolBuilder(plan, style if style is not None else style_for(plan.scenario.seed))
     for concern in CONCERNS:
-        role = getattr(concern, "ROLE", None)
-        if role is None or plan.has(role):
+        roles = getattr(concern, "ROLES", None) or (getattr(concern, "ROLE", None),)
+        if roles == (None,) or any(plan.has(role) for role in roles):
             concern.declare(builder)
     return builder.tools
 

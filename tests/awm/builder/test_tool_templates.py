@@ -15,11 +15,16 @@ from awm.builder.world import make_scenario, plan_world
 from awm.runtime.sandbox import checked_module, top_level_functions
 
 
+def _roles(concern) -> tuple:
+    """The roles any of which brings a concern's tools ((None,): every world)."""
+    return getattr(concern, "ROLES", None) or (getattr(concern, "ROLE", None),)
+
+
 @cache
 def sample_plans():
     """Worlds until every optional concern appears at least twice (a few dozen scenarios)."""
     plans, seen = [], {}
-    optional = [c.ROLE for c in CONCERNS if hasattr(c, "ROLE")]
+    optional = [r for c in CONCERNS for r in _roles(c) if r is not None]
     for slot in range(3):
         for domain in DOMAIN_SEEDS:
             plan = plan_world(make_scenario(domain, slot))
@@ -35,8 +40,8 @@ def sample_plans():
 
 @pytest.mark.parametrize("concern", CONCERNS, ids=lambda c: c.__name__.rsplit(".", 1)[1])
 def test_each_concern_renders_and_passes_the_sandbox_policy(concern):
-    role = getattr(concern, "ROLE", None)
-    plan = next(p for p in sample_plans() if role is None or p.has(role))
+    roles = _roles(concern)
+    plan = next(p for p in sample_plans() if roles == (None,) or any(p.has(r) for r in roles))
     tools = tool_defs(plan)
     source = render_source(plan, tools)
     functions = top_level_functions(checked_module(source, f"{plan.scenario.env_id}/tools.py").tree)

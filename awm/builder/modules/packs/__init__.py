@@ -11,8 +11,11 @@ claims; a carrier's shipments, legs, rate quotes and exceptions. Each module dec
 - `GROUPS`: the entity groups a scenario picks from (`Group`: its roles, the generic modules it needs, the
   domains it is not for), so sibling scenarios of one domain carry different tables;
 - `entities(L, has, flavour)`: the tables of the chosen groups (`has(role)` says whether a role is chosen);
-- `FILL`: role -> filler of the row generator, like the generic concern modules;
-- `tools(builder)`: the tools of the chosen roles (get, list, create and the actions with their business rules).
+- `FILL`: role -> filler of the row generator, like the generic concern modules.
+
+Its tools (get, list, create and the actions with their business rules) are declared in
+awm/builder/tools/<category>.py and written as templates in awm/builder/templates/tools/<category>.py, like every
+concern's; its requests are in awm/builder/intents/entities.py.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "commerce"
 LABELS = {"return_request": "return authorisation", "gift_card": "gift card", "wishlist_item": "wishlist item"}
@@ -101,79 +100,4 @@ FILL = {"return_request": fill_returns, "gift_card": fill_gift_cards, "wishlist_
 
 def _window_start() -> str:
     return (REFERENCE_NOW - timedelta(days=RETURN_WINDOW_DAYS)).isoformat()
-
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen commerce tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _num, _str
-
-    if b.plan.has("return_request"):
-        rr, c, i, ln = b.ent("return_request"), b.ent("case"), b.ent("item"), b.ent("line")
-        tc = b.plan.flavour.time_column
-        prefix = b.plan.code_prefixes["return_request"]
-        b.list_tool("return_request")
-        b.add(ToolDef(
-            b.names.create("return_request"),
-            f"Authorise the return of a {i.label} from a delivered {c.label} placed within the last "
-            f"{RETURN_WINDOW_DAYS} days; at most the quantity bought, less what is already being returned.",
-            [Param(c.fk, _int(f"id of the {c.label}"), True), Param(i.fk, _int(f"id of the {i.label}"), True),
-             Param("quantity", {**_int("how many", 1), "maximum": 100}, True),
-             Param("reason", _str("why", RETURN_REASONS), True)],
-            [*b.require("case", c.fk),
-             f"if {c.name}[\"status\"] != \"delivered\":",
-             f"    return error(\"invalid_state\", \"{c.label} \" + {c.name}[\"code\"] + \" is \" + {c.name}[\"status\"])",
-             f"if {c.name}[\"{tc}\"] < \"{_window_start()}\":",
-             f"    return error(\"window_closed\", \"{c.label} \" + {c.name}[\"code\"] + \" is older than {RETURN_WINDOW_DAYS} days\")",
-             f"bought = db.one(\"SELECT COALESCE(SUM(quantity), 0) AS n FROM {ln.table} WHERE {c.fk} = ? AND {i.fk} = ?\", [{c.fk}, {i.fk}])[\"n\"]",
-             f"pending = db.one(\"SELECT COALESCE(SUM(quantity), 0) AS n FROM {rr.table} WHERE {c.fk} = ? AND {i.fk} = ? AND status != 'rejected'\", [{c.fk}, {i.fk}])[\"n\"]",
-             "if quantity > bought - pending:",
-             "    return error(\"invalid_argument\", \"only \" + str(bought - pending) + \" can still be returned\")",
-             f"return insert_row(db, \"{rr.table}\", {{\"number\": next_code(db, \"{rr.table}\", \"number\", \"{prefix}\", 5502), "
-             f"\"{c.fk}\": {c.fk}, \"{i.fk}\": {i.fk}, \"quantity\": quantity, \"reason\": reason, \"status\": \"requested\", "
-             "\"requested_at\": REFERENCE_NOW})"],
-            role="return_request", kind="create"))
-        b.status_action("return_request", "approve", ("requested",), "approved", f"Approve a requested {rr.label}.")
-        b.status_action("return_request", "reject", ("requested",), "rejected", f"Reject a requested {rr.label}.")
-        b.status_action("return_request", "receive", ("approved",), "received", f"Record that an approved {rr.label} "
-                        "came back to the warehouse.")
-    if b.plan.has("gift_card"):
-        g = b.ent("gift_card")
-        b.list_tool("gift_card")
-        b.add(ToolDef(
-            b.names.action("gift_card", "redeem"),
-            f"Take an amount off an active {g.label} that has not expired; at most its balance.",
-            [Param("code", _str(f"the {g.label}'s code"), True), Param("amount", _num("amount to redeem", 0, True), True)],
-            [f"card = db.one(\"SELECT * FROM {g.table} WHERE code = ?\", [code])",
-             "if card is None:",
-             f"    return error(\"not_found\", \"no {g.label} with code \" + code)",
-             "if card[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{g.label} \" + code + \" is \" + card[\"status\"])",
-             "if card[\"expires_on\"] < TODAY:",
-             f"    return error(\"expired\", \"{g.label} \" + code + \" expired on \" + card[\"expires_on\"])",
-             "if round(amount, 2) > card[\"balance\"]:",
-             f"    return error(\"insufficient_funds\", \"{g.label} \" + code + \" holds only \" + str(card[\"balance\"]))",
-             f"return update_row(db, \"{g.table}\", card[\"id\"], {{\"balance\": round(card[\"balance\"] - amount, 2)}})"],
-            role="gift_card", kind="action"))
-        b.status_action("gift_card", "void", ("active",), "void", f"Void an active {g.label}.")
-    if b.plan.has("wishlist_item"):
-        wi, p, i = b.ent("wishlist_item"), b.ent("party"), b.ent("item")
-        b.list_tool("wishlist_item")
-        b.add(ToolDef(
-            b.names.create("wishlist_item"),
-            f"Save an active {i.label} to a {p.label}'s wishlist (once).",
-            [Param(p.fk, _int(f"id of the {p.label}"), True), Param(i.fk, _int(f"id of the {i.label}"), True)],
-            [*b.require("party", p.fk), *b.require("item", i.fk),
-             f"if not {i.name}[\"active\"]:",
-             f"    return error(\"invalid_state\", \"{i.label} \" + {i.name}[\"name\"] + \" is no longer sold\")",
-             f"if db.one(\"SELECT id FROM {wi.table} WHERE {p.fk} = ? AND {i.fk} = ?\", [{p.fk}, {i.fk}]) is not None:",
-             "    return error(\"conflict\", \"already on the wishlist\")",
-             f"return insert_row(db, \"{wi.table}\", {{\"{p.fk}\": {p.fk}, \"{i.fk}\": {i.fk}, \"added_at\": REFERENCE_NOW}})"],
-            role="wishlist_item", kind="create"))
-        b.add(ToolDef(
-            b.names.delete("wishlist_item"), "Take an entry off a wishlist.",
-            [Param(wi.fk, _int(f"id of the {wi.label}"), True)],
-            [*b.require("wishlist_item", wi.fk), f"db.execute(\"DELETE FROM {wi.table} WHERE id = ?\", [{wi.fk}])",
-             f"return {{\"deleted\": {wi.fk}}}"],
-            role="wishlist_item", kind="delete", destructive=True))
-
 

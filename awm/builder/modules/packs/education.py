@@ -14,7 +14,6 @@ from awm.builder.naming import snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "education"
 LABELS = {"section": "class section", "enrolment": "course enrolment", "registration_hold": "registration hold",
@@ -111,86 +110,3 @@ def fill_transcripts(gen: RowGen) -> None:
 
 FILL = {"section": fill_sections, "registration_hold": fill_holds, "transcript_request": fill_transcripts}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen education tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _str
-
-    has, p = b.plan.has, b.ent("party")
-    hold_check = []
-    if has("registration_hold"):
-        h = b.ent("registration_hold")
-        hold_check = [
-            f"hold = db.one(\"SELECT reason FROM {h.table} WHERE {p.fk} = ? AND status = 'active'\", [{p.fk}])",
-            "if hold is not None:",
-            f"    return error(\"on_hold\", \"{p.label} \" + str({p.fk}) + \" has an active hold: \" + hold[\"reason\"])",
-        ]
-        b.list_tool("registration_hold")
-        b.status_action("registration_hold", "lift", ("active",), "lifted", f"Lift an active {h.label}.",
-                        extra='{"lifted_on": TODAY}')
-    if has("section"):
-        s, e = b.ent("section"), b.ent("enrolment")
-        b.get_tool("section", ("enrolment",))
-        b.list_tool("section")
-        b.list_tool("enrolment")
-        b.add(ToolDef(
-            b.names.create("enrolment"),
-            f"Enrol an active {p.label} in an open {s.label}; when it is full the {p.label} is waitlisted. "
-            f"A {p.label} with an active hold cannot enrol, nor enrol twice.",
-            [Param(p.fk, _int(f"id of the {p.label}"), True), Param(s.fk, _int(f"id of the {s.label}"), True)],
-            [*b.require("party", p.fk),
-             f"if {p.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{p.label} \" + str({p.fk}) + \" is \" + {p.name}[\"status\"])",
-             *hold_check,
-             *b.require("section", s.fk),
-             f"if {s.name}[\"status\"] != \"open\":",
-             f"    return error(\"invalid_state\", \"{s.label} \" + {s.name}[\"code\"] + \" is closed\")",
-             f"if db.one(\"SELECT id FROM {e.table} WHERE {p.fk} = ? AND {s.fk} = ? AND status IN ('enrolled', 'waitlisted')\", [{p.fk}, {s.fk}]) is not None:",
-             f"    return error(\"conflict\", \"already enrolled or waitlisted in \" + {s.name}[\"code\"])",
-             f"status = \"enrolled\" if {s.name}[\"enrolled\"] < {s.name}[\"capacity\"] else \"waitlisted\"",
-             "if status == \"enrolled\":",
-             f"    db.execute(\"UPDATE {s.table} SET enrolled = enrolled + 1 WHERE id = ?\", [{s.fk}])",
-             f"return insert_row(db, \"{e.table}\", {{\"{p.fk}\": {p.fk}, \"{s.fk}\": {s.fk}, \"status\": status, "
-             "\"grade\": None, \"enrolled_at\": REFERENCE_NOW})"],
-            role="enrolment", kind="create"))
-        b.add(ToolDef(
-            b.names.action("enrolment", "drop"),
-            f"Drop an {e.label} that is enrolled or waitlisted; a freed seat goes to nobody automatically.",
-            [Param(e.fk, _int(f"id of the {e.label}"), True)],
-            [*b.require("enrolment", e.fk),
-             f"if {e.name}[\"status\"] not in (\"enrolled\", \"waitlisted\"):",
-             f"    return error(\"invalid_state\", \"{e.label} \" + str({e.fk}) + \" is \" + {e.name}[\"status\"])",
-             f"if {e.name}[\"status\"] == \"enrolled\":",
-             f"    db.execute(\"UPDATE {s.table} SET enrolled = enrolled - 1 WHERE id = ?\", [{e.name}[\"{s.fk}\"]])",
-             f"return update_row(db, \"{e.table}\", {e.fk}, {{\"status\": \"dropped\"}})"],
-            role="enrolment", kind="action"))
-    if has("transcript_request"):
-        t = b.ent("transcript_request")
-        b.list_tool("transcript_request")
-        unpaid = []
-        if has("registration_hold"):
-            h = b.ent("registration_hold")
-            unpaid = [
-                f"if db.one(\"SELECT id FROM {h.table} WHERE {p.fk} = ? AND status = 'active' AND reason = 'unpaid_fees'\", [{t.name}[\"{p.fk}\"]]) is not None:",
-                f"    return error(\"on_hold\", \"the {p.label} has unpaid fees\")",
-            ]
-        b.add(ToolDef(
-            b.names.create("transcript_request"),
-            f"Ask for an official transcript to be sent for a {p.label} (1 to 5 copies).",
-            [Param(p.fk, _int(f"id of the {p.label}"), True), Param("destination", _str("where it goes"), True),
-             Param("copies", {**_int("how many copies", 1), "maximum": 5}, True)],
-            [*b.require("party", p.fk),
-             f"return insert_row(db, \"{t.table}\", {{\"{p.fk}\": {p.fk}, \"destination\": destination, \"copies\": copies, "
-             "\"status\": \"requested\", \"requested_at\": REFERENCE_NOW, \"sent_on\": None})"],
-            role="transcript_request", kind="create"))
-        b.add(ToolDef(
-            b.names.action("transcript_request", "send"),
-            f"Send a requested transcript; not while the {p.label} has an active unpaid-fees hold.",
-            [Param(t.fk, _int(f"id of the {t.label}"), True)],
-            [*b.require("transcript_request", t.fk),
-             f"if {t.name}[\"status\"] != \"requested\":",
-             f"    return error(\"invalid_state\", \"{t.label} \" + str({t.fk}) + \" is \" + {t.name}[\"status\"])",
-             *unpaid,
-             f"return update_row(db, \"{t.table}\", {t.fk}, {{\"status\": \"sent\", \"sent_on\": TODAY}})"],
-            role="transcript_request", kind="action"))
-        b.status_action("transcript_request", "cancel", ("requested",), "cancelled", f"Cancel a {t.label}.")

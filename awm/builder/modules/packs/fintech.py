@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "fintech"
 LABELS = {"budget": "spending budget", "savings_goal": "savings goal", "payout": "merchant payout"}
@@ -91,44 +90,3 @@ def fill_payouts(gen: RowGen) -> None:
 
 FILL = {"budget": fill_budgets, "savings_goal": fill_goals, "payout": fill_payouts}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen fintech tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _num, _str
-
-    if b.plan.has("budget"):
-        bu = b.ent("budget")
-        b.list_tool("budget")
-        b.add(ToolDef(
-            b.names.action("budget", "set_limit"),
-            f"Change the monthly limit of an active {bu.label}.",
-            [Param(bu.fk, _int(f"id of the {bu.label}"), True), Param("monthly_limit", _num("the new limit", 0, True), True)],
-            [*b.require("budget", bu.fk),
-             f"if {bu.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{bu.label} \" + str({bu.fk}) + \" is \" + {bu.name}[\"status\"])",
-             f"return update_row(db, \"{bu.table}\", {bu.fk}, {{\"monthly_limit\": round(monthly_limit, 2)}})"],
-            role="budget", kind="update"))
-        b.status_action("budget", "pause", ("active",), "paused", f"Pause an active {bu.label}.")
-        b.status_action("budget", "resume", ("paused",), "active", f"Resume a paused {bu.label}.")
-    if b.plan.has("savings_goal"):
-        g = b.ent("savings_goal")
-        b.list_tool("savings_goal")
-        b.add(ToolDef(
-            b.names.action("savings_goal", "contribute"),
-            f"Add money to an active {g.label}; when the saved amount reaches the target it is achieved.",
-            [Param(g.fk, _int(f"id of the {g.label}"), True), Param("amount", _num("amount to add", 0, True), True)],
-            [*b.require("savings_goal", g.fk),
-             f"if {g.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{g.label} \" + {g.name}[\"name\"] + \" is \" + {g.name}[\"status\"])",
-             f"saved = round({g.name}[\"saved_amount\"] + amount, 2)",
-             f"status = \"achieved\" if saved >= {g.name}[\"target_amount\"] else \"active\"",
-             f"return update_row(db, \"{g.table}\", {g.fk}, {{\"saved_amount\": saved, \"status\": status}})"],
-            role="savings_goal", kind="action"))
-        b.status_action("savings_goal", "abandon", ("active",), "abandoned", f"Abandon an active {g.label}.")
-    if b.plan.has("payout"):
-        po = b.ent("payout")
-        b.list_tool("payout")
-        b.status_action("payout", "hold", ("scheduled",), "held", f"Hold a scheduled {po.label} for review.",
-                        [Param("reason", _str("why it is held"), True)], '{"hold_reason": reason}')
-        b.status_action("payout", "release", ("held",), "scheduled", f"Release a held {po.label}.",
-                        extra='{"hold_reason": None}')

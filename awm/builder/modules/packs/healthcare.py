@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "healthcare"
 LABELS = {"slot": "appointment slot", "procedure": "clinical procedure", "insurance_claim": "insurance claim"}
@@ -142,89 +141,3 @@ def fill_claims(gen: RowGen) -> None:
 
 FILL = {"slot": fill_slots, "procedure": fill_procedures, "insurance_claim": fill_claims}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen healthcare tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _num, _str
-
-    has = b.plan.has
-    fl = b.plan.flavour
-    if has("slot"):
-        s, c, st = b.ent("slot"), b.ent("case"), b.ent("staff")
-        b.list_tool("slot")
-        b.status_action("slot", "block", ("open",), "blocked", f"Block an open {s.label} so it cannot be booked.",
-                        [Param("reason", _str("why"), True)], '{"block_reason": reason}')
-        b.status_action("slot", "reopen", ("blocked",), "open", f"Make a blocked {s.label} bookable again.",
-                        extra='{"block_reason": None}')
-        b.add(ToolDef(
-            b.names.action("slot", "book"),
-            f"Book a {c.label} that is still {' or '.join(fl.editable)} into an open {s.label}: the {c.label} "
-            f"takes the slot's time and {st.label}, and the {s.label} becomes booked.",
-            [Param(s.fk, _int(f"id of the {s.label}"), True), Param(c.fk, _int(f"id of the {c.label}"), True)],
-            [*b.require("slot", s.fk),
-             f"if {s.name}[\"status\"] != \"open\":",
-             f"    return error(\"invalid_state\", \"{s.label} \" + str({s.fk}) + \" is \" + {s.name}[\"status\"])",
-             *b.require("case", c.fk),
-             f"if {c.name}[\"status\"] not in {tuple(fl.editable)!r}:",
-             f"    return error(\"invalid_state\", \"{c.label} \" + {c.name}[\"code\"] + \" is \" + {c.name}[\"status\"])",
-             f"db.execute(\"UPDATE {s.table} SET status = 'open', {c.fk} = NULL WHERE {c.fk} = ? AND status = 'booked'\", [{c.fk}])",
-             f"update_row(db, \"{c.table}\", {c.fk}, {{\"{fl.time_column}\": {s.name}[\"starts_at\"], \"{st.fk}\": {s.name}[\"{st.fk}\"]}})",
-             f"return update_row(db, \"{s.table}\", {s.fk}, {{\"status\": \"booked\", \"{c.fk}\": {c.fk}}})"],
-            role="slot", kind="action"))
-    if has("procedure"):
-        p, c, i = b.ent("procedure"), b.ent("case"), b.ent("item")
-        b.list_tool("procedure")
-        b.add(ToolDef(
-            b.names.create("procedure"),
-            f"Plan a {p.label} at a {c.label} that is not cancelled, by its {st_label(b)}; the fee is the "
-            f"{i.label}'s price.",
-            [Param(c.fk, _int(f"id of the {c.label}"), True), Param(i.fk, _int(f"id of the {i.label}"), True),
-             Param("procedure_code", _str("the procedure's code"), True), Param("body_site", _str("where on the body"))],
-            [*b.require("case", c.fk),
-             f"if {c.name}[\"status\"] in (\"cancelled\", \"no_show\", \"returned\", \"withdrawn\", \"rejected\"):",
-             f"    return error(\"invalid_state\", \"{c.label} \" + {c.name}[\"code\"] + \" is \" + {c.name}[\"status\"])",
-             f"if {c.name}[\"{b.ent('staff').fk}\"] is None:",
-             f"    return error(\"invalid_state\", \"{c.label} \" + {c.name}[\"code\"] + \" has no {b.ent('staff').label} yet\")",
-             *b.require("item", i.fk),
-             f"return insert_row(db, \"{p.table}\", {{\"{c.fk}\": {c.fk}, \"{i.fk}\": {i.fk}, "
-             f"\"{b.ent('staff').fk}\": {c.name}[\"{b.ent('staff').fk}\"], \"procedure_code\": procedure_code, "
-             f"\"body_site\": body_site, \"status\": \"planned\", \"fee\": {i.name}[\"price\"], \"performed_on\": None}})"],
-            role="procedure", kind="create"))
-        b.status_action("procedure", "perform", ("planned",), "performed", f"Record a planned {p.label} as performed today.",
-                        extra='{"performed_on": TODAY}')
-        b.status_action("procedure", "cancel", ("planned",), "cancelled", f"Cancel a planned {p.label}.")
-    if has("insurance_claim"):
-        ic, c = b.ent("insurance_claim"), b.ent("case")
-        cutoff = day(REFERENCE_NOW - timedelta(days=FILING_WINDOW_DAYS))
-        b.get_tool("insurance_claim")
-        b.list_tool("insurance_claim")
-        b.add(ToolDef(
-            b.names.action("insurance_claim", "submit"),
-            f"Submit a draft {ic.label} to its insurer; only within {FILING_WINDOW_DAYS} days of the service date.",
-            [Param(ic.fk, _int(f"id of the {ic.label}"), True)],
-            [*b.require("insurance_claim", ic.fk),
-             f"if {ic.name}[\"status\"] != \"draft\":",
-             f"    return error(\"invalid_state\", \"{ic.label} \" + {ic.name}[\"number\"] + \" is \" + {ic.name}[\"status\"] + \", not draft\")",
-             f"if {ic.name}[\"service_date\"] < \"{cutoff}\":",
-             f"    return error(\"window_closed\", \"{ic.label} \" + {ic.name}[\"number\"] + \" is for a service on \" + {ic.name}[\"service_date\"] + \", past the {FILING_WINDOW_DAYS}-day filing window\")",
-             f"return update_row(db, \"{ic.table}\", {ic.fk}, {{\"status\": \"submitted\", \"submitted_on\": TODAY}})"],
-            role="insurance_claim", kind="action"))
-        b.add(ToolDef(
-            b.names.action("insurance_claim", "approve"),
-            f"Record the insurer's approval of a submitted {ic.label}, for at most the amount claimed.",
-            [Param(ic.fk, _int(f"id of the {ic.label}"), True),
-             Param("amount_approved", _num("amount the insurer approved", 0, True), True)],
-            [*b.require("insurance_claim", ic.fk),
-             f"if {ic.name}[\"status\"] != \"submitted\":",
-             f"    return error(\"invalid_state\", \"{ic.label} \" + {ic.name}[\"number\"] + \" is \" + {ic.name}[\"status\"] + \", not submitted\")",
-             f"if amount_approved > {ic.name}[\"amount_claimed\"]:",
-             f"    return error(\"invalid_argument\", \"more than the \" + str({ic.name}[\"amount_claimed\"]) + \" claimed\")",
-             f"return update_row(db, \"{ic.table}\", {ic.fk}, {{\"status\": \"approved\", \"amount_approved\": round(amount_approved, 2)}})"],
-            role="insurance_claim", kind="action"))
-        b.status_action("insurance_claim", "deny", ("submitted",), "denied", f"Record that the insurer denied a {ic.label}.",
-                        [Param("reason", _str("why it was denied", DENIAL_REASONS), True)], '{"denial_reason": reason}')
-        b.status_action("insurance_claim", "mark_paid", ("approved",), "paid", f"Record payment of an approved {ic.label}.")
-
-
-def st_label(b: _Builder) -> str:
-    return b.ent("staff").label

@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "hospitality"
 LABELS = {"room": "room", "charge": "incidental charge", "room_block": "room block"}
@@ -104,59 +103,3 @@ def fill_blocks(gen: RowGen) -> None:
 
 FILL = {"room": fill_rooms, "charge": fill_charges, "room_block": fill_blocks}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen hospitality tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _num, _str
-
-    if b.plan.has("room"):
-        r = b.ent("room")
-        b.list_tool("room")
-        b.add(ToolDef(
-            b.names.action("room", "set_housekeeping"),
-            f"Record the housekeeping state of a {r.label} (clean, dirty or inspected); a {r.label} is inspected "
-            "only after it was cleaned.",
-            [Param(r.fk, _int(f"id of the {r.label}"), True), Param("housekeeping", _str("the new state", HOUSEKEEPING), True)],
-            [*b.require("room", r.fk),
-             f"if housekeeping == \"inspected\" and {r.name}[\"housekeeping\"] != \"clean\":",
-             f"    return error(\"invalid_state\", \"{r.label} \" + {r.name}[\"room_number\"] + \" is \" + {r.name}[\"housekeeping\"] + \", clean it first\")",
-             f"return update_row(db, \"{r.table}\", {r.fk}, {{\"housekeeping\": housekeeping}})"],
-            role="room", kind="update"))
-        b.status_action("room", "take_out_of_service", ("available",), "out_of_service",
-                        f"Take an available {r.label} out of service, giving the reason.",
-                        [Param("reason", _str("why"), True)], '{"out_of_service_reason": reason}')
-        b.status_action("room", "return_to_service", ("out_of_service",), "available",
-                        f"Return a {r.label} to service.", extra='{"out_of_service_reason": None}')
-    if b.plan.has("charge"):
-        ch, c = b.ent("charge"), b.ent("case")
-        fl = b.plan.flavour
-        open_ = tuple(s for s in fl.statuses if s not in ("cancelled", fl.initial))
-        b.list_tool("charge")
-        b.add(ToolDef(
-            b.names.create("charge"),
-            f"Post an {ch.label} to a {c.label} that is {', '.join(open_)}; at most {MAX_CHARGE:.0f} at once.",
-            [Param(c.fk, _int(f"id of the {c.label}"), True), Param("kind", _str("what it is for", CHARGE_KINDS), True),
-             Param("amount", {**_num("amount", 0, True), "maximum": MAX_CHARGE}, True),
-             Param("description", _str("what the guest sees"), True)],
-            [*b.require("case", c.fk),
-             f"if {c.name}[\"status\"] not in {open_!r}:",
-             f"    return error(\"invalid_state\", \"{c.label} \" + {c.name}[\"code\"] + \" is \" + {c.name}[\"status\"])",
-             f"return insert_row(db, \"{ch.table}\", {{\"{c.fk}\": {c.fk}, \"kind\": kind, \"amount\": round(amount, 2), "
-             "\"description\": description, \"status\": \"posted\", \"posted_at\": REFERENCE_NOW})"],
-            role="charge", kind="create"))
-        b.status_action("charge", "void", ("posted",), "voided", f"Void a posted {ch.label}.")
-    if b.plan.has("room_block"):
-        rb = b.ent("room_block")
-        b.list_tool("room_block")
-        b.status_action("room_block", "release", ("held",), "released", f"Release a held {rb.label} back to sale.")
-        b.add(ToolDef(
-            b.names.action("room_block", "resize"),
-            f"Change how many rooms a held {rb.label} keeps; only before its release date.",
-            [Param(rb.fk, _int(f"id of the {rb.label}"), True), Param("rooms_held", {**_int("rooms to hold", 1), "maximum": 200}, True)],
-            [*b.require("room_block", rb.fk),
-             f"if {rb.name}[\"status\"] != \"held\":",
-             f"    return error(\"invalid_state\", \"{rb.label} \" + {rb.name}[\"code\"] + \" is \" + {rb.name}[\"status\"])",
-             f"if {rb.name}[\"release_on\"] <= TODAY:",
-             f"    return error(\"too_late\", \"{rb.label} \" + {rb.name}[\"code\"] + \" was due for release on \" + {rb.name}[\"release_on\"])",
-             f"return update_row(db, \"{rb.table}\", {rb.fk}, {{\"rooms_held\": rooms_held}})"],
-            role="room_block", kind="update"))

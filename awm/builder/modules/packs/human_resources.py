@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "human_resources"
 LABELS = {"leave_request": "leave request", "timesheet": "timesheet", "background_check": "background check"}
@@ -84,34 +83,3 @@ def fill_checks(gen: RowGen) -> None:
 
 FILL = {"leave_request": fill_leave, "timesheet": fill_timesheets, "background_check": fill_checks}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen human resources tables."""
-    if b.plan.has("leave_request"):
-        lr, st = b.ent("leave_request"), b.ent("staff")
-        from awm.builder.toolgen import Param, ToolDef, _int
-
-        b.list_tool("leave_request")
-        b.add(ToolDef(
-            b.names.action("leave_request", "approve"),
-            f"Approve a pending {lr.label}; not when it overlaps leave already approved for the same {st.label}.",
-            [Param(lr.fk, _int(f"id of the {lr.label}"), True)],
-            [*b.require("leave_request", lr.fk),
-             f"if {lr.name}[\"status\"] != \"pending\":",
-             f"    return error(\"invalid_state\", \"{lr.label} \" + str({lr.fk}) + \" is \" + {lr.name}[\"status\"])",
-             f"clash = db.one(\"SELECT id FROM {lr.table} WHERE {st.fk} = ? AND status = 'approved' AND starts_on <= ? AND ends_on >= ?\", "
-             f"[{lr.name}[\"{st.fk}\"], {lr.name}[\"ends_on\"], {lr.name}[\"starts_on\"]])",
-             "if clash is not None:",
-             f"    return error(\"conflict\", \"it overlaps approved {lr.label} \" + str(clash[\"id\"]))",
-             f"return update_row(db, \"{lr.table}\", {lr.fk}, {{\"status\": \"approved\"}})"],
-            role="leave_request", kind="action"))
-        b.status_action("leave_request", "reject", ("pending",), "rejected", f"Reject a pending {lr.label}.")
-    if b.plan.has("timesheet"):
-        t = b.ent("timesheet")
-        b.list_tool("timesheet")
-        b.status_action("timesheet", "approve", ("submitted",), "approved", f"Approve a submitted {t.label}.")
-        b.status_action("timesheet", "reject", ("submitted",), "rejected", f"Send a submitted {t.label} back.")
-    if b.plan.has("background_check"):
-        bc = b.ent("background_check")
-        b.list_tool("background_check")
-        b.status_action("background_check", "cancel", ("ordered",), "cancelled", f"Cancel an ordered {bc.label}.")

@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "insurance"
 LABELS = {"policy": "insurance policy", "installment": "premium installment", "beneficiary": "beneficiary"}
@@ -103,58 +102,3 @@ def _installments(gen: RowGen, policy: dict, start: date) -> None:
 
 FILL = {"policy": fill_policies}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen insurance tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _str
-
-    p = b.ent("policy")
-    window = day(REFERENCE_NOW + timedelta(days=RENEWAL_WINDOW_DAYS))
-    b.get_tool("policy", ("installment", "beneficiary"))
-    b.list_tool("policy")
-    b.status_action("policy", "cancel", ("quoted", "active"), "cancelled", f"Cancel a {p.label}, giving the reason.",
-                    [Param("reason", _str("why"), True)], '{"cancel_reason": reason}')
-    b.add(ToolDef(
-        b.names.action("policy", "renew"),
-        f"Renew an active {p.label} for one more year; only in the last {RENEWAL_WINDOW_DAYS} days of its term.",
-        [Param(p.fk, _int(f"id of the {p.label}"), True)],
-        [*b.require("policy", p.fk),
-         f"if {p.name}[\"status\"] != \"active\":",
-         f"    return error(\"invalid_state\", \"{p.label} \" + {p.name}[\"number\"] + \" is \" + {p.name}[\"status\"])",
-         f"if {p.name}[\"ends_on\"] > \"{window}\":",
-         f"    return error(\"too_early\", \"{p.label} \" + {p.name}[\"number\"] + \" runs until \" + {p.name}[\"ends_on\"] + \"; renewal opens {RENEWAL_WINDOW_DAYS} days before\")",
-         f"ends = str(int({p.name}[\"ends_on\"][:4]) + 1) + {p.name}[\"ends_on\"][4:]",
-         "if ends[5:] == \"02-29\":",
-         "    ends = ends[:5] + \"02-28\"",
-         f"return update_row(db, \"{p.table}\", {p.fk}, {{\"ends_on\": ends}})"],
-        role="policy", kind="action"))
-    if b.plan.has("installment"):
-        i = b.ent("installment")
-        b.list_tool("installment")
-        b.status_action("installment", "pay", ("due", "overdue"), "paid", f"Record payment of a {i.label}.",
-                        extra='{"paid_on": TODAY}')
-        b.status_action("installment", "waive", ("overdue",), "waived", f"Waive an overdue {i.label}.")
-    if b.plan.has("beneficiary"):
-        be = b.ent("beneficiary")
-        b.list_tool("beneficiary")
-        b.add(ToolDef(
-            b.names.create("beneficiary"),
-            f"Name a {be.label} on an active {p.label} with a share; the shares on one {p.label} may not exceed 100.",
-            [Param(p.fk, _int(f"id of the {p.label}"), True), Param("full_name", _str("the person's full name"), True),
-             Param("relationship", _str("relationship to the policyholder", RELATIONSHIPS), True),
-             Param("share_percent", {**_int("percent of the benefit", 1), "maximum": 100}, True)],
-            [*b.require("policy", p.fk),
-             f"if {p.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{p.label} \" + {p.name}[\"number\"] + \" is \" + {p.name}[\"status\"])",
-             f"taken = db.one(\"SELECT COALESCE(SUM(share_percent), 0) AS n FROM {be.table} WHERE {p.fk} = ?\", [{p.fk}])[\"n\"]",
-             "if taken + share_percent > 100:",
-             "    return error(\"over_allocated\", \"only \" + str(100 - taken) + \"% of the benefit is unallocated\")",
-             f"return insert_row(db, \"{be.table}\", {{\"{p.fk}\": {p.fk}, \"full_name\": full_name, "
-             "\"relationship\": relationship, \"share_percent\": share_percent})"],
-            role="beneficiary", kind="create"))
-        b.add(ToolDef(
-            b.names.delete("beneficiary"), f"Remove a {be.label}.",
-            [Param(be.fk, _int(f"id of the {be.label}"), True)],
-            [*b.require("beneficiary", be.fk), f"db.execute(\"DELETE FROM {be.table} WHERE id = ?\", [{be.fk}])",
-             f"return {{\"deleted\": {be.fk}}}"],
-            role="beneficiary", kind="delete", destructive=True))

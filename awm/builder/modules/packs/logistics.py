@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "logistics"
 LABELS = {"carrier": "carrier", "shipment": "shipment", "leg": "shipment leg", "rate_quote": "rate quote",
@@ -150,88 +149,3 @@ def fill_quotes(gen: RowGen) -> None:
 
 FILL = {"carrier": fill_carriers, "shipment": fill_shipments, "rate_quote": fill_quotes}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen logistics tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _str
-
-    has = b.plan.has
-    car = b.ent("carrier")
-    b.list_tool("carrier")
-    if has("shipment"):
-        s = b.ent("shipment")
-        b.get_tool("shipment", ("leg", "exception"))
-        b.list_tool("shipment")
-        b.add(ToolDef(
-            b.names.action("shipment", "assign_carrier"),
-            f"Give a booked {s.label} to an active {car.label}.",
-            [Param(s.fk, _int(f"id of the {s.label}"), True), Param(car.fk, _int(f"id of the {car.label}"), True)],
-            [*b.require("shipment", s.fk),
-             f"if {s.name}[\"status\"] != \"booked\":",
-             f"    return error(\"invalid_state\", \"{s.label} \" + {s.name}[\"number\"] + \" is \" + {s.name}[\"status\"] + \", not booked\")",
-             *b.require("carrier", car.fk),
-             f"if not {car.name}[\"active\"]:",
-             f"    return error(\"invalid_state\", \"{car.label} \" + {car.name}[\"name\"] + \" is inactive\")",
-             f"return update_row(db, \"{s.table}\", {s.fk}, {{\"{car.fk}\": {car.fk}}})"],
-            role="shipment", kind="action"))
-        b.status_action("shipment", "cancel", ("booked",), "cancelled", f"Cancel a {s.label} that has not left yet.")
-    if has("leg"):
-        lg, s = b.ent("leg"), b.ent("shipment")
-        b.add(ToolDef(
-            b.names.action("leg", "depart"),
-            f"Record that a planned {lg.label} departed; the one before it must have arrived. The {s.label} is then "
-            "in transit.",
-            [Param(lg.fk, _int(f"id of the {lg.label}"), True)],
-            [*b.require("leg", lg.fk),
-             f"if {lg.name}[\"status\"] != \"planned\":",
-             f"    return error(\"invalid_state\", \"{lg.label} \" + str({lg.fk}) + \" is \" + {lg.name}[\"status\"])",
-             f"before = db.one(\"SELECT status FROM {lg.table} WHERE {s.fk} = ? AND sequence = ?\", [{lg.name}[\"{s.fk}\"], {lg.name}[\"sequence\"] - 1])",
-             "if before is not None and before[\"status\"] != \"arrived\":",
-             f"    return error(\"invalid_state\", \"the {lg.label} before it has not arrived\")",
-             f"shipment = get_row(db, \"{s.table}\", {lg.name}[\"{s.fk}\"])",
-             "if shipment[\"status\"] not in (\"booked\", \"in_transit\"):",
-             f"    return error(\"invalid_state\", \"{s.label} \" + shipment[\"number\"] + \" is \" + shipment[\"status\"])",
-             f"update_row(db, \"{s.table}\", shipment[\"id\"], {{\"status\": \"in_transit\"}})",
-             f"return update_row(db, \"{lg.table}\", {lg.fk}, {{\"status\": \"departed\", \"departs_at\": REFERENCE_NOW}})"],
-            role="leg", kind="action"))
-        b.status_action("leg", "arrive", ("departed",), "arrived", f"Record that a departed {lg.label} arrived.")
-    if has("exception"):
-        ex, s = b.ent("exception"), b.ent("shipment")
-        b.list_tool("exception")
-        b.add(ToolDef(
-            b.names.create("exception"),
-            f"Report a problem on a {s.label} that is booked or in transit; the {s.label}'s status becomes exception.",
-            [Param(s.fk, _int(f"id of the {s.label}"), True), Param("kind", _str("what went wrong", EXCEPTION_KINDS), True)],
-            [*b.require("shipment", s.fk),
-             f"if {s.name}[\"status\"] not in (\"booked\", \"in_transit\"):",
-             f"    return error(\"invalid_state\", \"{s.label} \" + {s.name}[\"number\"] + \" is \" + {s.name}[\"status\"])",
-             f"update_row(db, \"{s.table}\", {s.fk}, {{\"status\": \"exception\"}})",
-             f"return insert_row(db, \"{ex.table}\", {{\"{s.fk}\": {s.fk}, \"kind\": kind, \"status\": \"open\", "
-             "\"reported_at\": REFERENCE_NOW, \"resolution\": None})"],
-            role="exception", kind="create"))
-        b.add(ToolDef(
-            b.names.action("exception", "resolve"),
-            f"Resolve an open {ex.label} with a stated resolution; its {s.label} goes back in transit.",
-            [Param(ex.fk, _int(f"id of the {ex.label}"), True), Param("resolution", _str("how it was resolved"), True)],
-            [*b.require("exception", ex.fk),
-             f"if {ex.name}[\"status\"] != \"open\":",
-             f"    return error(\"invalid_state\", \"{ex.label} \" + str({ex.fk}) + \" is already resolved\")",
-             f"db.execute(\"UPDATE {s.table} SET status = 'in_transit' WHERE id = ? AND status = 'exception'\", [{ex.name}[\"{s.fk}\"]])",
-             f"return update_row(db, \"{ex.table}\", {ex.fk}, {{\"status\": \"resolved\", \"resolution\": resolution}})"],
-            role="exception", kind="action"))
-    if has("rate_quote"):
-        q = b.ent("rate_quote")
-        b.get_tool("rate_quote")
-        b.list_tool("rate_quote")
-        b.add(ToolDef(
-            b.names.action("rate_quote", "accept"),
-            f"Accept an offered {q.label} that is still valid (valid_until today or later); its {car.label} must be active.",
-            [Param(q.fk, _int(f"id of the {q.label}"), True)],
-            [*b.require("rate_quote", q.fk),
-             f"if {q.name}[\"status\"] != \"offered\":",
-             f"    return error(\"invalid_state\", \"{q.label} \" + {q.name}[\"number\"] + \" is \" + {q.name}[\"status\"])",
-             f"if {q.name}[\"valid_until\"] < TODAY:",
-             f"    return error(\"expired\", \"{q.label} \" + {q.name}[\"number\"] + \" lapsed on \" + {q.name}[\"valid_until\"])",
-             f"return update_row(db, \"{q.table}\", {q.fk}, {{\"status\": \"accepted\"}})"],
-            role="rate_quote", kind="action"))
-        b.status_action("rate_quote", "decline", ("offered",), "declined", f"Decline an offered {q.label}.")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from awm.builder.clock import REFERENCE_NOW, day, iso
+from awm.builder.clock import REFERENCE_NOW, iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
 from awm.builder.modules.packs import Group
 from awm.builder.naming import plural, snake
@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "real_estate"
 LABELS = {"lease": "lease", "repair_request": "repair request", "showing": "property showing"}
@@ -103,64 +102,3 @@ def fill_showings(gen: RowGen) -> None:
 
 FILL = {"lease": fill_leases, "repair_request": fill_repairs, "showing": fill_showings}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen real estate tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int
-
-    date_param = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "ISO date"}
-    if b.plan.has("lease"):
-        le = b.ent("lease")
-        earliest = day(REFERENCE_NOW + timedelta(days=NOTICE_DAYS))
-        b.get_tool("lease")
-        b.list_tool("lease")
-        b.add(ToolDef(
-            b.names.action("lease", "terminate"),
-            f"Give notice on an active {le.label}: it ends on the given date, which must be at least {NOTICE_DAYS} "
-            "days from today and before its current end.",
-            [Param(le.fk, _int(f"id of the {le.label}"), True), Param("ends_on", date_param, True)],
-            [*b.require("lease", le.fk),
-             f"if {le.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{le.label} \" + {le.name}[\"number\"] + \" is \" + {le.name}[\"status\"])",
-             f"if ends_on < \"{earliest}\":",
-             f"    return error(\"notice_too_short\", \"the earliest end is {earliest} ({NOTICE_DAYS} days' notice)\")",
-             f"if ends_on >= {le.name}[\"ends_on\"]:",
-             f"    return error(\"invalid_argument\", \"{le.label} \" + {le.name}[\"number\"] + \" already ends on \" + {le.name}[\"ends_on\"])",
-             f"return update_row(db, \"{le.table}\", {le.fk}, {{\"status\": \"terminated\", \"ends_on\": ends_on}})"],
-            role="lease", kind="action"))
-        b.add(ToolDef(
-            b.names.action("lease", "extend"),
-            f"Extend an active {le.label} to a later end date.",
-            [Param(le.fk, _int(f"id of the {le.label}"), True), Param("ends_on", date_param, True)],
-            [*b.require("lease", le.fk),
-             f"if {le.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{le.label} \" + {le.name}[\"number\"] + \" is \" + {le.name}[\"status\"])",
-             f"if ends_on <= {le.name}[\"ends_on\"]:",
-             f"    return error(\"invalid_argument\", \"the new end must be after \" + {le.name}[\"ends_on\"])",
-             f"return update_row(db, \"{le.table}\", {le.fk}, {{\"ends_on\": ends_on}})"],
-            role="lease", kind="action"))
-    if b.plan.has("repair_request"):
-        rr, st = b.ent("repair_request"), b.ent("staff")
-        b.list_tool("repair_request")
-        b.add(ToolDef(
-            b.names.action("repair_request", "schedule"),
-            f"Schedule an open {rr.label} with an active {st.label} at a future time.",
-            [Param(rr.fk, _int(f"id of the {rr.label}"), True), Param(st.fk, _int(f"id of the {st.label}"), True),
-             Param("scheduled_for", {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", "description": "ISO time"}, True)],
-            [*b.require("repair_request", rr.fk),
-             f"if {rr.name}[\"status\"] != \"open\":",
-             f"    return error(\"invalid_state\", \"{rr.label} \" + str({rr.fk}) + \" is \" + {rr.name}[\"status\"])",
-             *b.require("staff", st.fk),
-             f"if not {st.name}[\"active\"]:",
-             f"    return error(\"invalid_state\", \"{st.label} \" + str({st.fk}) + \" is inactive\")",
-             "if scheduled_for <= REFERENCE_NOW:",
-             "    return error(\"invalid_argument\", \"scheduled_for must be after \" + REFERENCE_NOW)",
-             f"return update_row(db, \"{rr.table}\", {rr.fk}, {{\"status\": \"scheduled\", \"{st.fk}\": {st.fk}, \"scheduled_for\": scheduled_for}})"],
-            role="repair_request", kind="action"))
-        b.status_action("repair_request", "complete", ("scheduled",), "completed", f"Record a scheduled {rr.label} as done.")
-        b.status_action("repair_request", "cancel", ("open", "scheduled"), "cancelled", f"Cancel a {rr.label}.")
-    if b.plan.has("showing"):
-        sh = b.ent("showing")
-        b.list_tool("showing")
-        b.status_action("showing", "cancel", ("scheduled",), "cancelled", f"Cancel a scheduled {sh.label}.")
-        b.status_action("showing", "complete", ("scheduled",), "completed", f"Record a {sh.label} as held.")

@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "telecom"
 LABELS = {"service_line": "service line", "usage": "usage record", "port_request": "port request"}
@@ -94,56 +93,3 @@ def fill_ports(gen: RowGen) -> None:
 
 FILL = {"service_line": fill_lines, "port_request": fill_ports}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen telecom tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _str
-
-    if b.plan.has("service_line"):
-        ln, item = b.ent("service_line"), b.ent("item")
-        b.list_tool("service_line")
-        b.status_action("service_line", "suspend", ("active",), "suspended", f"Suspend an active {ln.label}.",
-                        [Param("reason", _str("why", ("non_payment", "lost_device", "customer_request")), True)],
-                        '{"suspend_reason": reason}')
-        b.status_action("service_line", "restore", ("suspended",), "active", f"Restore a suspended {ln.label}.",
-                        extra='{"suspend_reason": None}')
-        b.add(ToolDef(
-            b.names.action("service_line", "change_plan"),
-            f"Move an active {ln.label} to another active {item.label} (a suspended line keeps its plan).",
-            [Param(ln.fk, _int(f"id of the {ln.label}"), True), Param(item.fk, _int(f"id of the new {item.label}"), True)],
-            [*b.require("service_line", ln.fk),
-             f"if {ln.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{ln.label} \" + {ln.name}[\"phone_number\"] + \" is \" + {ln.name}[\"status\"])",
-             *b.require("item", item.fk),
-             f"if not {item.name}[\"active\"]:",
-             f"    return error(\"invalid_state\", \"{item.label} \" + str({item.fk}) + \" is no longer sold\")",
-             f"if {ln.name}[\"{item.fk}\"] == {item.fk}:",
-             f"    return error(\"invalid_argument\", \"{ln.label} \" + {ln.name}[\"phone_number\"] + \" is already on it\")",
-             f"return update_row(db, \"{ln.table}\", {ln.fk}, {{\"{item.fk}\": {item.fk}}})"],
-            role="service_line", kind="action"))
-    if b.plan.has("usage"):
-        b.list_tool("usage")
-    if b.plan.has("port_request"):
-        pr = b.ent("port_request")
-        b.list_tool("port_request")
-        b.add(ToolDef(
-            b.names.action("port_request", "verify_pin"),
-            f"Record that the donor carrier confirmed the PIN of a pending {pr.label}.",
-            [Param(pr.fk, _int(f"id of the {pr.label}"), True)],
-            [*b.require("port_request", pr.fk),
-             f"if {pr.name}[\"status\"] != \"pending\":",
-             f"    return error(\"invalid_state\", \"{pr.label} \" + str({pr.fk}) + \" is \" + {pr.name}[\"status\"])",
-             f"return update_row(db, \"{pr.table}\", {pr.fk}, {{\"pin_verified\": 1}})"],
-            role="port_request", kind="action"))
-        b.add(ToolDef(
-            b.names.action("port_request", "complete"),
-            f"Complete a pending {pr.label}; its PIN must have been verified.",
-            [Param(pr.fk, _int(f"id of the {pr.label}"), True)],
-            [*b.require("port_request", pr.fk),
-             f"if {pr.name}[\"status\"] != \"pending\":",
-             f"    return error(\"invalid_state\", \"{pr.label} \" + str({pr.fk}) + \" is \" + {pr.name}[\"status\"])",
-             f"if not {pr.name}[\"pin_verified\"]:",
-             f"    return error(\"pin_not_verified\", \"the PIN of {pr.label} \" + str({pr.fk}) + \" is not verified yet\")",
-             f"return update_row(db, \"{pr.table}\", {pr.fk}, {{\"status\": \"completed\"}})"],
-            role="port_request", kind="action"))
-        b.status_action("port_request", "cancel", ("pending",), "cancelled", f"Cancel a pending {pr.label}.")

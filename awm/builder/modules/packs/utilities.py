@@ -15,7 +15,6 @@ from awm.builder.naming import plural, snake
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
-    from awm.builder.toolgen import _Builder
 
 CATEGORY = "utilities"
 LABELS = {"meter": "meter", "meter_reading": "meter reading", "outage": "service outage"}
@@ -91,48 +90,3 @@ def fill_outages(gen: RowGen) -> None:
 
 FILL = {"meter": fill_meters, "outage": fill_outages}
 
-
-def tools(b: _Builder) -> None:
-    """Tools of the chosen utility tables."""
-    from awm.builder.toolgen import Param, ToolDef, _int, _num, _str
-
-    if b.plan.has("meter"):
-        m = b.ent("meter")
-        b.list_tool("meter")
-        reading_insert = []
-        if b.plan.has("meter_reading"):
-            r = b.ent("meter_reading")
-            b.list_tool("meter_reading")
-            reading_insert = [f"insert_row(db, \"{r.table}\", {{\"{m.fk}\": {m.fk}, \"reading\": round(reading, 1), "
-                              "\"read_on\": TODAY, \"source\": source})"]
-        b.add(ToolDef(
-            b.names.action("meter", "record_reading"),
-            f"Record today's reading of an active {m.label}; it may not be below its last reading.",
-            [Param(m.fk, _int(f"id of the {m.label}"), True), Param("reading", _num("the meter's value", 0), True),
-             Param("source", _str("who read it", ("actual", "estimated", "customer")), True)],
-            [*b.require("meter", m.fk),
-             f"if {m.name}[\"status\"] != \"active\":",
-             f"    return error(\"invalid_state\", \"{m.label} \" + {m.name}[\"serial\"] + \" is \" + {m.name}[\"status\"])",
-             f"if reading < {m.name}[\"last_reading\"]:",
-             f"    return error(\"invalid_argument\", \"{m.label} \" + {m.name}[\"serial\"] + \" last read \" + str({m.name}[\"last_reading\"]) + \"; a reading cannot go backwards\")",
-             *reading_insert,
-             f"return update_row(db, \"{m.table}\", {m.fk}, {{\"last_reading\": round(reading, 1), \"last_read_on\": TODAY}})"],
-            role="meter", kind="action"))
-    if b.plan.has("outage"):
-        o, st = b.ent("outage"), b.ent("staff")
-        b.list_tool("outage")
-        b.add(ToolDef(
-            b.names.action("outage", "dispatch_crew"),
-            f"Send an active {st.label} to a reported {o.label}.",
-            [Param(o.fk, _int(f"id of the {o.label}"), True), Param(st.fk, _int(f"id of the {st.label}"), True)],
-            [*b.require("outage", o.fk),
-             f"if {o.name}[\"status\"] != \"reported\":",
-             f"    return error(\"invalid_state\", \"{o.label} \" + str({o.fk}) + \" is \" + {o.name}[\"status\"])",
-             *b.require("staff", st.fk),
-             f"if not {st.name}[\"active\"]:",
-             f"    return error(\"invalid_state\", \"{st.label} \" + str({st.fk}) + \" is inactive\")",
-             f"return update_row(db, \"{o.table}\", {o.fk}, {{\"status\": \"crew_dispatched\", \"{st.fk}\": {st.fk}}})"],
-            role="outage", kind="action"))
-        b.status_action("outage", "restore", ("crew_dispatched",), "restored",
-                        f"Record that supply is back after a {o.label} (a crew must have been dispatched).",
-                        extra='{"restored_at": REFERENCE_NOW}')
