@@ -143,7 +143,7 @@ def bank_standing_transfer(w: World) -> Plan | None:
         "set up a {frequency} standing transfer of {amount} from {their} {source} {ACCOUNT} to {their} {target} "
         "{ACCOUNT}, starting on {first}, with the reference {reference}",
         "{they} want to move {amount} {frequency} from {their} {source} {ACCOUNT} into {their} {target} {ACCOUNT} "
-        "|| create a {STANDING_ORDER} for it, first on {first}, reference {reference}",
+        "|| create {a STANDING_ORDER} for it, first on {first}, reference {reference}",
     ), {"frequency": frequency, "amount": money(amount), "source": source["kind"], "target": target["kind"],
         "first": first, "reference": quote(reference)}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("party", party["id"])})
@@ -206,7 +206,7 @@ def bank_dispute_charge(w: World) -> Plan | None:
              "wrong_amount": "the amount is wrong"}[reason]
     say = Say("do", (
         "dispute the {amount} charge of {day} on {ACCOUNT} {number}: " + words + " (reason {reason})",
-        words + " || open a {DISPUTE} for the {amount} charge posted on {day} to {ACCOUNT} {number}, reason {reason}",
+        words + " || open {a DISPUTE} for the {amount} charge posted on {day} to {ACCOUNT} {number}, reason {reason}",
     ), {"amount": money(-entry["amount"]), "day": entry["posted_at"][:10], "number": acct["number"],
         "reason": reason}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("account", acct["id"])})
@@ -221,7 +221,7 @@ def bank_dispute_old_charge(w: World) -> Plan | None:
     ref = w.party_ref(party)
     say = Say("do", (
         "dispute the {amount} charge of {day} on {ACCOUNT} {number}, reason unrecognised",
-        "{they} do not recognise the {amount} charge posted on {day} to {ACCOUNT} {number} || open a {DISPUTE}",
+        "{they} do not recognise the {amount} charge posted on {day} to {ACCOUNT} {number} || open {a DISPUTE}",
     ), {"amount": money(-entry["amount"]), "day": entry["posted_at"][:10], "number": acct["number"]},
         party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
@@ -472,7 +472,7 @@ def logistics_accept_cheapest_quote(w: World) -> Plan | None:
              *[Goal(kind="row_equals", table=w.table("rate_quote"), pk=q["id"], expect={"status": "declined"})
                for q in quotes[1:]]]
     say = Say("do", (
-        "of {their} open {RATE_QUOTE/pl} from {origin} to {dest}, accept the cheapest and decline any others",
+        "accept the cheapest of {their} open {RATE_QUOTE/pl} from {origin} to {dest} and decline any others",
         "{they} want to book {origin} to {dest} || accept the lowest of {their} offered {RATE_QUOTE/pl} for that "
         "lane and decline the rest",
     ), {"origin": origin, "dest": dest}, party=ref, voices=BOTH)
@@ -702,7 +702,7 @@ def insurance_name_beneficiary(w: World) -> Plan | None:
     goal = Goal(kind="rows_created", table=w.table("beneficiary"), count=1, expect={
         w.fk("policy"): policy["id"], "full_name": {"text": name}, "relationship": relationship, "share_percent": share})
     say = Say("do", (
-        "add {person_named} ({relationship}) as a {BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "add {person_named} ({relationship}) as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
         "name {their} {relationship} {person_named} on {POLICY} {number}: {share}% of the benefit",
     ), {"person_named": name, "relationship": relationship, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("policy", policy["id"])})
@@ -718,7 +718,7 @@ def insurance_over_allocate(w: World) -> Plan | None:
     ref = w.party_ref(w.party_of(policy))
     name = f"Alex {w.party_of(policy)['last_name']}"
     say = Say("do", (
-        "add {person_named} as a {BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "add {person_named} as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
         "name {person_named} on {POLICY} {number} for {share}% of the benefit",
     ), {"person_named": name, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
@@ -949,7 +949,7 @@ def telecom_data_used(w: World) -> Plan | None:
     used = round(sum(u["data_gb"] for u in w.children("usage", "service_line", line["id"])), 2)
     say = Say("ask", (
         "how many GB of data has {SERVICE_LINE} {number} used across all its {USAGE/pl}",
-        "add up the data (in GB) recorded for {SERVICE_LINE} {number}: what is the total",
+        "what is the total data (in GB) recorded across the {USAGE/pl} of {SERVICE_LINE} {number}",
     ), {"number": line["phone_number"]})
     return Plan([(w.n.list("service_line"), {"phone_number": line["phone_number"]}),
                  (w.n.list("usage"), {w.fk("service_line"): line["id"]})],

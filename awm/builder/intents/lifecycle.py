@@ -764,7 +764,7 @@ def assign_if_unassigned(w: World) -> Plan | None:
         "me who|tell me who that is]",
         "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put {staff} on it; "
         "if [it already has someone|somebody already has it], leave it and tell me [their full name|who it is]",
-        "unless {CASE} {code} already [has|belongs to] a {STAFF}, [assign|hand] it to {staff}; if it does, [tell me "
+        "unless {CASE} {code} already [has|belongs to] {a STAFF}, [assign|hand] it to {staff}; if it does, [tell me "
         "who|give me the name] instead",
     ), {"code": case["code"], "staff": w.person(member)})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})

@@ -232,7 +232,7 @@ def register_and_open(w: World) -> Plan | None:
         "for them at {site}: {qty} x {item}",
         "[a new {PARTY}|someone new], {name}, [walked in at|called] {site} || add them to our records (email "
         "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {item}, quantity {qty}",
-        "create a {PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
+        "create {a PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
         "[then|after that] [book|place] {a CASE} at {site} for {qty} x {item} under that new record",
     ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"], "qty": qty,
         "item": quote(item["name"])})
