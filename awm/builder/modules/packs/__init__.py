@@ -45,13 +45,14 @@ from awm.builder.modules.packs import (  # noqa: E402
     logistics,
     real_estate,
     telecom,
+    travel,
     utilities,
 )
 
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, logistics, telecom)
+              hospitality, travel, logistics, telecom)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
