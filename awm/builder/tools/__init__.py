@@ -46,6 +46,7 @@ from awm.builder.tools import (
     subscriptions,
     support,
 )
+from awm.builder.tools import automotive as automotive_tools
 from awm.builder.tools import banking as banking_tools
 from awm.builder.tools import commerce as commerce_tools
 from awm.builder.tools import education as education_tools
@@ -101,6 +102,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     utilities_tools,
     commerce_tools,
     travel_tools,
+    automotive_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

@@ -63,7 +63,8 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("payment_processing", 0), ("personal_budgeting", 0), ("personal_budgeting", 1), ("recruiting_agency", 0),
                 ("payroll_services", 1), ("payroll_services", 2), ("electric_utility", 0), ("electric_utility", 1),
                 ("online_retail", 0), ("online_retail", 1), ("fashion_boutique", 2), ("tutoring_center", 0),
-                ("airline_carrier", 0), ("airline_carrier", 1), ("travel_agency", 2))
+                ("airline_carrier", 0), ("airline_carrier", 1), ("travel_agency", 2),
+                ("auto_dealership", 0), ("auto_dealership", 1), ("auto_repair", 2))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):

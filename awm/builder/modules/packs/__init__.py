@@ -34,6 +34,7 @@ class Group:
 
 
 from awm.builder.modules.packs import (  # noqa: E402
+    automotive,
     banking,
     commerce,
     education,
@@ -52,7 +53,7 @@ from awm.builder.modules.packs import (  # noqa: E402
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom)
+              hospitality, travel, logistics, telecom, automotive)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
