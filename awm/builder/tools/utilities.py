@@ -15,11 +15,13 @@ def declare(b: ToolBuilder) -> None:
         b.list_tool("meter")
         if b.has("meter_reading"):
             b.list_tool("meter_reading")
+        readings = b.has("meter_reading")
+        # who read the meter is kept with the reading, where the world keeps readings
+        source = [Param("source", string("who read it", ("actual", "estimated", "customer")), True)] if readings else []
         b.add(b.names.action("meter", "record_reading"),
               f"Record today's reading of an active {m.label}; it may not be below its last reading.",
-              [b.id_param("meter"), Param("reading", number("the meter's value", 0), True),
-               Param("source", string("who read it", ("actual", "estimated", "customer")), True)],
-              templates, "record_reading_METER", role="meter", kind="action", HAS_READINGS=b.has("meter_reading"))
+              [b.id_param("meter"), Param("reading", number("the meter's value", 0), True), *source],
+              templates, "record_reading_METER", role="meter", kind="action", HAS_READINGS=readings)
     if b.has("outage"):
         o, st = b.ent("outage"), b.ent("staff")
         b.list_tool("outage")
