@@ -46,7 +46,7 @@ increase issue leave lift log look lower make mark move offboard open order paus
 put raise reactivate record redeem reduce refund register reinstate reject remind remove repeat replace reschedule
 resolve restart resume reverse schedule send set settle shift ship sign sort spend start stop submit suspend swap
 switch take top transfer turn unfreeze update upgrade use verify void withdraw work wrap write charge dispute
-block unblock uphold enrol name terminate authorise save dispatch
+block unblock uphold enrol name terminate authorise save dispatch lend
 flag waive extend renew enroll retire split copy hold note file reassign reopen release return accept decline
 confirm fix correct collect cover tally report prepare arrange contact notify open list count double halve cut
 debit expedite get match re-route redirect sweep warn wind draw then align replenish restock total pass buy allow let disburse
