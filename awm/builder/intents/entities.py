@@ -896,7 +896,7 @@ def edu_send_transcript(w: World) -> Plan | None:
     request, party = pick
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("transcript_request"), {w.fk("party"): party["id"], "status": "requested"}),
-             (w.n.action("transcript_request", "send"), {w.pk("transcript_request"): request["id"]})]
+             (w.n.action("transcript_request", "mail"), {w.pk("transcript_request"): request["id"]})]
     goal = Goal(kind="row_equals", table=w.table("transcript_request"), pk=request["id"],
                 expect={"status": "sent", "sent_on": TODAY})
     say = Say("do", (

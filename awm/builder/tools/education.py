@@ -38,8 +38,8 @@ def declare(b: ToolBuilder) -> None:
               [b.id_param("party"), Param("destination", string("where it goes"), True),
                Param("copies", {**integer("how many copies", 1), "maximum": 5}, True)],
               templates, "create_TRANSCRIPT_REQUEST", role="transcript_request", kind="create")
-        b.add(b.names.action("transcript_request", "send"),
+        b.add(b.names.action("transcript_request", "mail"),
               f"Send a requested transcript; not while the {p.label} has an active unpaid-fees hold.",
-              [b.id_param("transcript_request")], templates, "send_TRANSCRIPT_REQUEST", role="transcript_request",
+              [b.id_param("transcript_request")], templates, "mail_TRANSCRIPT_REQUEST", role="transcript_request",
               kind="action", HAS_HOLDS=holds)
         b.status_action("transcript_request", "cancel", ("requested",), "cancelled", f"Cancel a {t.label}.")

@@ -18,6 +18,7 @@ from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.modules import MODULE_ROLES
 from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER, group_roles, groups_for
+from awm.builder.tools import tool_defs
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, VerificationReport
 from awm.runtime.environment import Environment
@@ -95,6 +96,7 @@ def test_category_entities_appear_in_their_category_only():
             scenario = make_scenario(slug, slot)
             assert set(scenario.entity_groups) <= set(allowed), (slug, slot)
             plan = plan_world(scenario)
+            assert tool_defs(plan), (slug, slot)  # every tool gets a distinct name in the world's API style
             for role in plan.entities:
                 if role in PACK_ROLE_OWNER:
                     assert PACK_ROLE_OWNER[role].CATEGORY == seed.category, (slug, slot, role)

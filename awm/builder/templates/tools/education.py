@@ -59,7 +59,7 @@ def create_TRANSCRIPT_REQUEST(db, PARTY_id, destination, copies):
     return insert_row(db, TRANSCRIPT_REQUEST_TABLE, {PARTY_FK: PARTY_id, "destination": destination, "copies": copies, "status": "requested", "requested_at": REFERENCE_NOW, "sent_on": None})
 
 
-def send_TRANSCRIPT_REQUEST(db, TRANSCRIPT_REQUEST_id):
+def mail_TRANSCRIPT_REQUEST(db, TRANSCRIPT_REQUEST_id):
     TRANSCRIPT_REQUEST = get_row(db, TRANSCRIPT_REQUEST_TABLE, TRANSCRIPT_REQUEST_id)
     if TRANSCRIPT_REQUEST is None:
         return missing(TRANSCRIPT_REQUEST_LABEL, TRANSCRIPT_REQUEST_id)
