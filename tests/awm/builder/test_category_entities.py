@@ -18,7 +18,8 @@ from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.modules import MODULE_ROLES
 from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER, group_roles, groups_for
-from awm.builder.tools import tool_defs
+from awm.builder.toolgen import ToolNames
+from awm.builder.tools import dialect_for, tool_defs
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, VerificationReport
 from awm.runtime.environment import Environment
@@ -177,8 +178,10 @@ def test_a_bad_category_column_is_refused_with_its_name(column, message):
         Pack.model_validate({**base, "columns": {"vendor": [{"name": "extra", "values": ["a", "b"]}]}})
 
 
-def _call(env: Environment, calls: list[tuple[str, dict]]) -> dict:
-    return env.replay(calls)[-1]
+def _refused(env: Environment, plan, calls: list[tuple[str, dict]]) -> str:
+    """The last call's result, as text, after replaying canonical calls in the environment's own API dialect."""
+    dialect = dialect_for(plan)
+    return json.dumps(env.replay([dialect.call(tool, args) for tool, args in calls])[-1])
 
 
 def test_the_tools_enforce_each_entitys_rules(tmp_path):
@@ -190,44 +193,42 @@ def test_the_tools_enforce_each_entitys_rules(tmp_path):
         assert all(o.ok for o in build_environment(store, domain, slot))
         plan = plan_world(make_scenario(domain, slot))
         rows = generate_rows(plan)
+        names = ToolNames(plan)
         env = Environment.from_store(store, f"{domain}__{slot:02d}")
-        names = {t["name"] for t in env.tools}
         try:
             if plan.has("card"):
                 card = next(c for c in rows["card"] if c["status"] == "active")
-                block = next(n for n in names if n.startswith("block_"))
-                unblock = next(n for n in names if n.startswith("unblock_"))
                 pk = f"{plan['card'].name}_id"
-                result = _call(env, [(block, {pk: card["id"], "reason": "lost"}), (unblock, {pk: card["id"]})])
-                assert result["error"]["code"] == "not_allowed", result
+                result = _refused(env, plan, [(names.action("card", "block"), {pk: card["id"], "reason": "lost"}),
+                                              (names.action("card", "unblock"), {pk: card["id"]})])
+                assert "not_allowed" in result, result
                 checked["card"] += 1
             if plan.has("dispute"):
-                cutoff = "2025-04-02"
-                old = next(e for e in rows["account_entry"] if e["amount"] < 0 and e["posted_at"] < cutoff
+                old = next(e for e in rows["account_entry"] if e["amount"] < 0 and e["posted_at"] < "2025-04-02"
                            and e["entry_type"] in ("withdrawal", "fee"))
-                create = next(n for n in names if n.startswith("create_") and plan["dispute"].name in n)
-                result = _call(env, [(create, {plan["account_entry"].fk: old["id"], "reason": "unrecognised"})])
-                assert result["error"]["code"] == "window_closed", result
+                result = _refused(env, plan, [(names.create("dispute"), {plan["account_entry"].fk: old["id"],
+                                                                         "reason": "unrecognised"})])
+                assert "window_closed" in result, result
                 checked["dispute"] += 1
             if plan.has("hold"):
                 account = next(a for a in rows["account"] if a["status"] == "active")
-                create = next(n for n in names if n.startswith("create_") and plan["hold"].name in n)
-                result = _call(env, [(create, {plan["account"].fk: account["id"], "amount": account["balance"] + 1,
-                                               "reason": "legal_order", "expires_on": "2025-07-01"})])
-                assert result["error"]["code"] == "insufficient_funds", result
+                result = _refused(env, plan, [(names.create("hold"), {
+                    plan["account"].fk: account["id"], "amount": account["balance"] + 1, "reason": "legal_order",
+                    "expires_on": "2025-07-01"})])
+                assert "insufficient_funds" in result, result
                 checked["hold"] += 1
             if plan.has("insurance_claim"):
                 late = next(c for c in rows["insurance_claim"] if c["status"] == "draft"
                             and c["service_date"] < "2025-03-03")
-                submit = next(n for n in names if n.startswith("submit_") and plan["insurance_claim"].name in n)
-                result = _call(env, [(submit, {f"{plan['insurance_claim'].name}_id": late["id"]})])
-                assert result["error"]["code"] == "window_closed", result
+                result = _refused(env, plan, [(names.action("insurance_claim", "submit"),
+                                               {f"{plan['insurance_claim'].name}_id": late["id"]})])
+                assert "window_closed" in result, result
                 checked["insurance_claim"] += 1
             if plan.has("rate_quote"):
                 lapsed = next(q for q in rows["rate_quote"] if q["status"] == "expired")
-                accept = next(n for n in names if n.startswith("accept_"))
-                result = _call(env, [(accept, {f"{plan['rate_quote'].name}_id": lapsed["id"]})])
-                assert result["error"]["code"] == "invalid_state", result
+                result = _refused(env, plan, [(names.action("rate_quote", "accept"),
+                                               {f"{plan['rate_quote'].name}_id": lapsed["id"]})])
+                assert "invalid_state" in result, result
                 checked["rate_quote"] += 1
         finally:
             env.close()
