@@ -20,20 +20,9 @@ concern's; its requests are in awm/builder/intents/entities.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import ModuleType
 
-
-@dataclass(frozen=True)
-class Group:
-    """Entities a scenario takes together: `roles` in creation order, `needs` the generic modules they point at."""
-
-    roles: tuple[str, ...]
-    needs: tuple[str, ...] = ()
-    not_for: tuple[str, ...] = ()  # domains (slugs) whose business has no such thing (a pawn shop issues no cards)
-
-
-from awm.builder.modules.packs import (  # noqa: E402
+from awm.builder.modules.packs import (
     automotive,
     banking,
     commerce,
@@ -49,6 +38,7 @@ from awm.builder.modules.packs import (  # noqa: E402
     travel,
     utilities,
 )
+from awm.builder.modules.packs.group import Group
 
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
