@@ -28,6 +28,7 @@ from awm.builder.catalogue.model import MODULES
 from awm.builder.data import REFERENCE_NOW_ISO
 from awm.builder.entities import CORE_ROLES, DEFAULT_LABELS
 from awm.builder.flavours import FLAVOURS
+from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER
 from awm.contracts import Contract, Table, Task, ToolSpec
 
 HEADER = re.compile(r"^AWM stage prompt: (?P<stage>[a-z_]+) (?P<version>v\d+)$", re.MULTILINE)
@@ -53,6 +54,8 @@ class ScenarioDraft(Contract):
     sub_business: str = Field(min_length=3)
     labels: dict[str, str]
     modules: list[ModuleName] = Field(max_length=len(MODULES))
+    entity_groups: list[str] = Field(default_factory=list, max_length=2,
+                                     description="the category's own entity groups this business keeps")
     item_categories: list[str] = Field(min_length=2)
     items: list[str] = Field(min_length=4)
     price_range: tuple[float, float]
@@ -60,9 +63,10 @@ class ScenarioDraft(Contract):
     @field_validator("labels")
     @classmethod
     def _roles(cls, labels: dict[str, str]) -> dict[str, str]:
-        unknown = sorted(set(labels) - set(DEFAULT_LABELS))
+        unknown = sorted(set(labels) - set(DEFAULT_LABELS) - set(PACK_ROLE_OWNER))
         if unknown:
-            raise ValueError(f"unknown roles {unknown}; roles are {sorted(DEFAULT_LABELS)}")
+            raise ValueError(f"unknown roles {unknown}; roles are {sorted(DEFAULT_LABELS)} and the category "
+                             f"entities' {sorted(PACK_ROLE_OWNER)}")
         missing = [r for r in CORE_ROLES if r not in labels]
         if missing:
             raise ValueError(f"labels for the core roles {missing} are missing")
@@ -78,6 +82,22 @@ class ScenarioDraft(Contract):
             raise ValueError(f"price_range {list(self.price_range)} must be [low, high] with 0 < low < high")
         if len(set(self.modules)) != len(self.modules):
             raise ValueError("modules repeat")
+        module = PACK_MODULES.get(self.category)
+        groups = module.GROUPS if module else {}
+        unknown = sorted(set(self.entity_groups) - set(groups))
+        if unknown:
+            raise ValueError(f"entity_groups {unknown} are not groups of category {self.category!r}; "
+                             f"its groups: {', '.join(groups) or 'none'}")
+        for name in self.entity_groups:
+            needs = [m for m in groups[name].needs if m not in self.modules]
+            if needs:
+                raise ValueError(f"entity group {name!r} needs the modules {needs}")
+            unlabelled = [r for r in groups[name].roles if r not in self.labels]
+            if unlabelled:
+                raise ValueError(f"entity group {name!r}: labels for its roles {unlabelled} are missing")
+        foreign = sorted(r for r in set(self.labels) & set(PACK_ROLE_OWNER) if PACK_ROLE_OWNER[r] is not module)
+        if foreign:
+            raise ValueError(f"roles {foreign} belong to another category's entities, not {self.category!r}")
         return self
 
 
@@ -203,6 +223,10 @@ def parse_blocks(text: str) -> dict[str, str]:
 
 _FLAVOUR_LINES = "\n".join(f"  - {name}: statuses {', '.join(f.statuses)}" for name, f in FLAVOURS.items())
 _ROLE_LINES = ", ".join(DEFAULT_LABELS)
+_GROUP_LINES = "\n".join(
+    f"  - {category}: " + "; ".join(f"{name} (roles {', '.join(g.roles)}; needs modules {', '.join(g.needs) or 'none'})"
+                                     for name, g in module.GROUPS.items())
+    for category, module in PACK_MODULES.items())
 _COMMON_RULES = f"""\
 Answer with one JSON object that matches the JSON Schema given in the request, and nothing else: no prose,
 no comments, no trailing commas. If the answer would be too long, make it more concise rather than stopping
@@ -211,7 +235,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v1",
+    version="v2",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one
@@ -226,6 +250,9 @@ Rules:
 - labels gives the singular, lowercase name this business uses for each role; roles are {_ROLE_LINES}.
   The core roles {', '.join(CORE_ROLES)} are required.
 - modules are the optional parts of the business it runs (2 to 6 of: {', '.join(MODULES)}).
+- entity_groups (0 to 2) are what only its kind of business keeps, from its category's groups below; give
+  labels for the roles of each group chosen, and include the modules it needs:
+{_GROUP_LINES}
 - item_categories (3 to 6) and items (6 to 12) are what it offers, named as this business would.
 - price_range is [lowest, highest] item price in US dollars.
 {_COMMON_RULES}

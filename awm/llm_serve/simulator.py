@@ -20,7 +20,7 @@ from awm.llm.prompts import identify, parse_blocks
 from awm.llm.rephrase import stated_values
 
 SCENARIO_DRAFT_FIELDS = ("name", "description", "category", "flavour", "sub_business", "labels", "modules",
-                         "item_categories", "items", "price_range")
+                         "entity_groups", "item_categories", "items", "price_range")
 
 # Faults that rewrite the answer, and the prompts (template stages) each applies to.
 CONTENT_FAULTS: dict[str, tuple[str, ...]] = {

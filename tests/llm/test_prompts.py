@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+from pydantic import ValidationError
+
 from awm.backends.llm import LLMBackend
+from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER
 from awm.llm.client import LLMClient
 from awm.llm.prompts import (
     FEEDBACK_CHARS,
     STAGE_TEMPLATES,
     TASKS,
     TEMPLATES,
+    ScenarioDraft,
     identify,
     json_block,
     parse_blocks,
@@ -65,3 +70,26 @@ def test_the_backend_fingerprint_changes_with_what_shapes_the_answer(tmp_path):
     assert base != fingerprint(temperature=0.9)
     assert base == fingerprint(base_url="http://127.0.0.1:1/v1")  # where it is served is not what it is
     assert set(TEMPLATES) == {"scenarios", "tasks", "schemas", "databases", "tools", "verifier"}
+
+
+def _draft_of(domain: str, slot: int) -> dict:
+    from awm.builder.world import make_scenario
+
+    data = make_scenario(domain, slot).model_dump(mode="json")
+    return {k: data[k] for k in ScenarioDraft.model_fields}
+
+
+def test_a_scenario_draft_carries_the_category_entities_and_refuses_them_where_they_do_not_belong():
+    draft = _draft_of("retail_banking", 0)
+    assert draft["entity_groups"] and ScenarioDraft.model_validate(draft).entity_groups == draft["entity_groups"]
+    with pytest.raises(ValidationError, match=r"entity_groups \['loyalty_cards'\] are not groups of category 'banking'"):
+        ScenarioDraft.model_validate({**draft, "entity_groups": ["loyalty_cards"]})
+    group = draft["entity_groups"][0]
+    role = PACK_MODULES["banking"].GROUPS[group].roles[0]
+    labels = {r: label for r, label in draft["labels"].items() if r != role}
+    with pytest.raises(ValidationError, match=rf"entity group '{group}': labels for its roles \['{role}'\] are missing"):
+        ScenarioDraft.model_validate({**draft, "labels": labels})
+    clinic = _draft_of("primary_care", 0)
+    foreign = next(r for r in clinic["labels"] if PACK_ROLE_OWNER.get(r) is PACK_MODULES["healthcare"])
+    with pytest.raises(ValidationError, match=rf"roles \['{foreign}'\] belong to another category's entities"):
+        ScenarioDraft.model_validate({**draft, "labels": {**draft["labels"], foreign: "thing"}})

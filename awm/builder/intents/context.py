@@ -204,7 +204,7 @@ BY_CATEGORY: dict[str, dict[str, tuple[str, ...]]] = {
                   "The forklift broke down in bay four.",),
         "self": ("I ship with you regularly for my shop.", "My customer is waiting on this delivery.",
                  "My customers expect next-day delivery.",
-                 "The warehouse address changed recently.",),
+                 "I have a trade show coming up.",),
     },
     "manufacturing": {
         "staff": ("The line has been running double shifts.", "A machine went down on the night shift.",

@@ -208,7 +208,8 @@ def bank_dispute_charge(w: World) -> Plan | None:
              "wrong_amount": "the amount is wrong"}[reason]
     say = Say("do", (
         "dispute the {amount} charge of {day} on {ACCOUNT} {number}: " + words + " (reason {reason})",
-        words + " || open {a DISPUTE} for the {amount} charge posted on {day} to {ACCOUNT} {number}, reason {reason}",
+        "there is a charge of {amount} posted on {day} to {ACCOUNT} {number} and " + words
+        + " || open {a DISPUTE} for it, reason {reason}",
     ), {"amount": money(-entry["amount"]), "day": entry["posted_at"][:10], "number": acct["number"],
         "reason": reason}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("account", acct["id"])})

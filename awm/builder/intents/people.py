@@ -294,7 +294,8 @@ def suspend_and_cancel_open(w: World) -> Plan | None:
         "suspend {party} and {verb} every one of {their} {CASE/pl} that can still be {done}",
         "{party} is to be suspended || first {verb} each of {their} {CASE/pl} that the rules still let you "
         "{verb}, then suspend the record",
-        "{verb} all of {their} {CASE/pl} that are not too far along to {verb}, and then suspend {party}",
+        "{verb} all of the {CASE/pl} of {party} that are not too far along to {verb}, and then suspend {their} "
+        "record",
         "[close down|wind down] our dealings with {party}: [{verb} whatever|{verb} every {CASE} that] can still "
         "be {done}, [and then|then] suspend {them}",
         "[compliance|management] asked us to suspend {party} || {verb} any {CASE} of theirs that can still be "
