@@ -128,13 +128,50 @@ def _goal_rows(plan: Plan) -> set[tuple[str, object]]:
     return {(g.table, g.pk) for g in plan.goals if g.table and g.pk is not None}
 
 
+def _is_identifier(name: str) -> bool:
+    return name == "id" or name.endswith("_id") or name in ("limit", "offset", "query")
+
+
+def _argument_values(plan: Plan) -> list[object]:
+    """The values the request's calls pass that are neither identifiers, paging nor search text."""
+    return [v for _, args in plan.calls for k, v in args.items()
+            if not _is_identifier(k) and v is not None and not isinstance(v, (bool, dict, list))]
+
+
+def _goal_values(plan: Plan) -> list[object]:
+    """The values the request's goals demand (the literals the tasks gate's self-contained check compares the
+    reference's arguments with: awm/quality/tasks.py)."""
+    values: list[object] = []
+    for g in plan.goals:
+        rows = [g.expect, *g.children] if g.kind in ("row_equals", "rows_created") else []
+        values += [e.get("approx") if isinstance(e, dict) else e for row in rows for c, e in row.items()
+                   if not _is_identifier(c)]
+        if g.kind == "row_delta" and g.delta is not None:
+            values.append(g.delta)
+    return [v for v in values if v is not None and not isinstance(v, bool)]
+
+
+def _same_value(a: object, b: object) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(abs(a) - abs(b)) < 0.005
+    return a == b
+
+
+def _crossed_values(a: Plan, b: Plan) -> bool:
+    """A value one request passes without stating it (a filter it looks rows up by, such as status 'open')
+    that the other request's goals demand: asked together, the task would seem to expect the agent to guess it."""
+    return any(_same_value(v, e) for x, y in ((a, b), (b, a)) for v in _argument_values(x) for e in _goal_values(y))
+
+
 def _clash(a: Plan, b: Plan) -> bool:
     """Two requests that cannot share a task: one writes a row the other names (they would not be independent:
     done in the other order, the outcome differs), a whole-number answer beside an answer whose text holds digits
     (a name such as '55 Inch TV' would read as a second count), an answer text naming another value of the other's
     answer kind, a stated number next to an expected one (see `hedgeable`), or a row deleted where the other
-    inserts into the same table (SQLite hands the freed id of a last row to the next insert)."""
-    if _touched(a) & _named(b) or _touched(b) & _named(a) or _goal_rows(a) & _goal_rows(b) or hedgeable([a, b]):
+    inserts into the same table (SQLite hands the freed id of a last row to the next insert), or a value one
+    passes unstated that the other's goals demand (`_crossed_values`)."""
+    if (_touched(a) & _named(b) or _touched(b) & _named(a) or _goal_rows(a) & _goal_rows(b) or hedgeable([a, b])
+            or _crossed_values(a, b)):
         return True
     for x, y in ((a, b), (b, a)):
         others = {str(o).lower() for g in x.goals if g.kind == "answer" for o in g.expect.get("others", [])}

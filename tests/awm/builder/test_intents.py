@@ -266,3 +266,15 @@ def test_most_category_seed_domains_get_specific_requests():
         if not any(INTENTS[n].specific for t in tasks for n in t.template.split("+")):
             missing.append((domain, DOMAIN_SEEDS[domain].category))
     assert len(missing) <= len(sampled) // 8, missing
+
+
+@pytest.mark.parametrize("env_id", ["parcel_delivery__03", "commercial_space_leasing__02"])
+def test_two_requests_asked_together_never_make_a_value_one_of_them_looks_up_by_seem_unstated(env_id):
+    """Worlds where one request looked rows up by a value the other's goals demand (active carriers beside a
+    new primary address, open repair requests beside open invoices): such requests are not paired, so the
+    tasks gate's self-contained check finds every value the agent must supply stated."""
+    domain, slot = env_id.rsplit("__", 1)
+    plan = plan_world(make_scenario(domain, int(slot)))
+    taskset = generate_tasks(plan, generate_rows(plan))
+    assert sum(bool(t.segments) for t in taskset.tasks) >= 4
+    assert task_findings(taskset, env_id, 10) == []
