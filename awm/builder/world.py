@@ -9,6 +9,7 @@ stage that needs it recomputes the same plan from scenario.json.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -170,22 +171,35 @@ def _pick_entity_groups(seed: DomainSeed, slot: int) -> list[str]:
     return sorted(pairs[slot % len(pairs)])
 
 
+SIBLING_SLOTS = 10  # the slots of one domain whose module windows spread over its curated modules
+WINDOW_SHARE = 0.6  # at most this share of the curated modules' tables in one scenario (unless 15 tables need more)
+
+
 def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[str] = ()) -> list[str]:
-    """The generic modules the entity groups need, some of the domain's own modules (how many varies by slot),
-    then curated others up to the target size."""
+    """The generic modules the entity groups need, then a window of the domain's curated modules up to the
+    target size.
+
+    The curated modules (the domain's own, then its pack's) are put in one order per domain; each slot starts
+    its window at a different point of that cycle, so every module is in about as many sibling scenarios as any
+    other and siblings share as few as the short curated list allows (a random pick per slot shares more, and
+    preferring the domain's own modules in every slot shares most). A window covers at most WINDOW_SHARE of the
+    curated tables, unless MIN_TABLES needs more: a window spanning the whole cycle would give every sibling
+    every module."""
     target = rng.randint(MIN_TABLES, MAX_TABLES - 2)
     needed = list(dict.fromkeys(m for g in groups for m in groups_for(seed.category, seed.slug)[g].needs))
-    preferred = list(seed.modules)
-    rng.shuffle(preferred)
-    # sibling scenarios differ in schema: each keeps a different part of the domain's own modules
-    keep = max(2, len(preferred) - 1 - slot % 3)
-    preferred = [m for m in needed if m not in preferred] + preferred[:keep]
+    order_rng = random.Random(stable_seed("module order", seed.slug))
+    own = [m for m in seed.modules if m not in needed]
+    order_rng.shuffle(own)
     # beyond its own modules, a scenario only adds what its kind of business has (the pack's curated list)
-    others = [m for m in curated_modules(seed) if m not in preferred]
-    rng.shuffle(others)
+    pack = [m for m in curated_modules(seed) if m not in needed and m not in own]
+    order_rng.shuffle(pack)
+    cycle = own + pack
+    start = round((slot % SIBLING_SLOTS) * len(cycle) / SIBLING_SLOTS) if cycle else 0
     chosen: list[str] = []
     tables = CORE_TABLES + len(group_roles(seed.category, list(groups)))
-    for module in needed + [m for m in preferred + others if m not in needed]:
+    pool = sum(len(MODULE_ROLES[m]) for m in cycle)
+    target = max(MIN_TABLES, min(target, tables + math.ceil(pool * WINDOW_SHARE)))
+    for module in needed + cycle[start:] + cycle[:start]:
         if tables >= target and module not in needed:
             break
         size = len(MODULE_ROLES[module])
