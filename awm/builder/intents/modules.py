@@ -690,7 +690,7 @@ def apply_promotion(w: World) -> Plan | None:
              (w.n.action("promotion", "apply"), {w.fk("case"): case["id"], "code": promo["code"]}),
              (w.n.get("case"), {w.pk("case"): case["id"]})]
     say = Say("do", (
-        "apply the {PROMOTION} code {promo} to {CASE} {code} and tell me its new total",
+        "apply the {PROMOTION} {promo} to {CASE} {code} and tell me its new total",
         "use code {promo} on {CASE} {code}, then let me know what the {CASE} costs after the discount",
         "the {PARTY} has {a PROMOTION} || put {promo} on {CASE} {code} and tell me the discounted total",
     ), {"promo": promo["code"], "code": case["code"]})
