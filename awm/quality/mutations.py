@@ -553,6 +553,8 @@ def answer_mutations(task: Task, rows: InitialRows) -> list[Mutation]:
     if candidates:
         mutations.append(Mutation("dumped_answer", f"the answer with {len(candidates)} other candidates listed",
                                   answer=f"{answer}. Other possibilities: {', '.join(candidates)}", replay=False))
+    mutations.append(Mutation("hedged_answer", "the answer left open with a hedge naming no other value",
+                              answer=f"{answer}, or possibly something else", replay=False))
     mutations.append(Mutation("echoed_instruction", "the instruction repeated as the answer",
                               answer=task.instruction, replay=False))
     mutations += [Mutation("equivalent_answer", description, answer=form, replay=False)

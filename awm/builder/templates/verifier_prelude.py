@@ -109,6 +109,15 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
         failures.append("no answer given; expected " + repr(value))
         return
     text = unechoed(answer, echoes)
+    padded = " " + words(text) + " "
+    # a hedge leaves the value open ("inactive, or possibly something else"): unless the expected values
+    # themselves use the word, it is not an answer
+    said = " " + " ".join(words(a) for a in allowed if isinstance(a, str)) + " " + words(value) + " "
+    for hedge in ("possibly", "perhaps", "maybe", "probably", "might be", "could be", "not sure",
+                  "something else", "or so", "i think", "i guess"):
+        if " " + hedge + " " in padded and " " + hedge + " " not in said:
+            failures.append("the answer hedges (" + repr(hedge) + "), leaving " + repr(value) + " open")
+            return
     if is_number(value):
         found = numbers_in(text)
         if not any(abs(x - value) < 0.005 for x, _ in found):
@@ -120,7 +129,6 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
         if conflicts:
             failures.append("the answer also states " + repr(conflicts[:3]) + ", conflicting with " + repr(value))
         return
-    padded = " " + words(text) + " "
     target = " " + words(value) + " "
     if target not in padded:
         failures.append("the answer does not state " + repr(value))

@@ -38,8 +38,18 @@ def test_check_answer_refuses_a_hedge_and_accepts_the_value():
     failures = []
     prelude.check_answer("It is shipped.", "status", "shipped", ["pending"], [], [], failures)
     assert failures == []
-    prelude.check_answer("shipped or maybe pending", "status", "shipped", ["pending"], [], [], failures)
+    prelude.check_answer("shipped or pending", "status", "shipped", ["pending"], [], [], failures)
     assert failures == ["the answer also names 'pending', conflicting with 'shipped'"]
+    failures.clear()
+    prelude.check_answer("shipped, or possibly something else", "status", "shipped", ["pending"], [], [], failures)
+    assert failures == ["the answer hedges ('possibly'), leaving 'shipped' open"]
+    failures.clear()
+    prelude.check_answer("12, or so", "count", 12, [], [12], [], failures)
+    assert failures == ["the answer hedges ('or so'), leaving 12 open"]
+    failures.clear()
+    prelude.check_answer("It might be closed: the request says 'it might be closed'.", "status", "closed", [],
+                         ["Check whether it might be closed."], [], failures)
+    assert failures == []
 
 
 def test_row_checks_read_initial_and_final_databases():

@@ -89,7 +89,8 @@ QUESTION_VERIFIER = '''\
 def verify(initial, final, answer):
     text = str(answer).lower() if answer is not None else ""
     others = [name for name in ("mary shelley", "emily bronte") if name in text]
-    ok = "ada lovelace" in text and not others
+    hedged = any(word in text for word in ("maybe", "possibly", "perhaps", "something else"))
+    ok = "ada lovelace" in text and not others and not hedged
     return {"complete": ok, "evidence": [] if ok else ["the answer does not name Ada Lovelace alone"]}
 '''
 # Looks for the expected name anywhere in the answer: a hedge or a dump of every author passes it.
