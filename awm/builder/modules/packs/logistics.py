@@ -129,6 +129,15 @@ def fill_shipments(gen: RowGen) -> None:
                                   if resolved else None})
 
 
+    if gen.has("exception") and not gen.rows.get("exception") and gen.rows.get("shipment"):
+        # a world that keeps exceptions has at least one: the first shipment on the road (or the first) had one
+        shipment = next((s for s in gen.rows["shipment"] if s["status"] in ("in_transit", "delivered")),
+                        gen.rows["shipment"][0])
+        gen.add("exception", {gen.fk("shipment"): shipment["id"], "kind": gen.rng.choice(EXCEPTION_KINDS),
+                              "status": "resolved", "reported_at": iso(gen.between(shipment["ship_date"] + "T08:00:00")),
+                              "resolution": gen.rng.choice(("Redelivered", "Claim paid", "Released by customs"))})
+
+
 def fill_quotes(gen: RowGen) -> None:
     prefix = gen.plan.code_prefixes["rate_quote"]
     parties = [p["id"] for p in gen.rows["party"] if p["status"] == "active"]
