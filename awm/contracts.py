@@ -133,6 +133,18 @@ class Goal(Contract):
             raise ValueError("goal children need child_table and child_fk")
         return self
 
+    def literals(self) -> list[tuple[str, Any]]:
+        """(column, value) of every literal the goal demands of the database: the columns its expected rows name
+        (an approximate value as its number) and a delta under its column; no null, no boolean. Which columns
+        count as identifiers is the caller's to judge."""
+        pairs: list[tuple[str, Any]] = []
+        rows = [self.expect, *self.children] if self.kind in ("row_equals", "rows_created") else []
+        for row in rows:
+            pairs += [(c, e.get("approx") if isinstance(e, dict) else e) for c, e in row.items()]
+        if self.kind == "row_delta" and self.delta is not None:
+            pairs.append((self.column or "delta", self.delta))
+        return [(c, v) for c, v in pairs if v is not None and not isinstance(v, bool)]
+
 
 class DerivedArgument(Contract):
     """An argument of a reference call whose value the agent learns from an earlier tool result (the items of the

@@ -55,6 +55,14 @@ def with_article(phrase: str) -> str:
     return f"{indefinite(phrase)} {phrase}"
 
 
+def fix_articles(text: str) -> str:
+    """Every 'a'/'an' before a word made right for its sound ("Cancel a appointment" -> "Cancel an appointment"),
+    for text composed from labels; 'A'/'An' count as articles only where a sentence starts ("Plan A and B")."""
+    text = re.sub(r"\b(?:a|an) (?=([A-Za-z][\w-]*))", lambda m: indefinite(m.group(1)) + " ", text)
+    return re.sub(r"(^|[.!?] +)(?:A|An) (?=([A-Za-z][\w-]*))",
+                  lambda m: m.group(1) + indefinite(m.group(2)).capitalize() + " ", text)
+
+
 def count(n: int | float, noun: str) -> str:
     """'1 unit', '3 units', '1 dental procedure'."""
     number = int(n) if float(n) == int(n) else n

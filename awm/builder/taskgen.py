@@ -139,16 +139,9 @@ def _argument_values(plan: Plan) -> list[object]:
 
 
 def _goal_values(plan: Plan) -> list[object]:
-    """The values the request's goals demand (the literals the tasks gate's self-contained check compares the
-    reference's arguments with: awm/quality/tasks.py)."""
-    values: list[object] = []
-    for g in plan.goals:
-        rows = [g.expect, *g.children] if g.kind in ("row_equals", "rows_created") else []
-        values += [e.get("approx") if isinstance(e, dict) else e for row in rows for c, e in row.items()
-                   if not _is_identifier(c)]
-        if g.kind == "row_delta" and g.delta is not None:
-            values.append(g.delta)
-    return [v for v in values if v is not None and not isinstance(v, bool)]
+    """The values the request's goals demand (`Goal.literals`, the ones the tasks gate's self-contained check
+    compares the reference's arguments with), identifiers aside."""
+    return [v for g in plan.goals for c, v in g.literals() if not _is_identifier(c)]
 
 
 def _same_value(a: object, b: object) -> bool:
@@ -163,15 +156,29 @@ def _crossed_values(a: Plan, b: Plan) -> bool:
     return any(_same_value(v, e) for x, y in ((a, b), (b, a)) for v in _argument_values(x) for e in _goal_values(y))
 
 
+def _says_answer(a: Plan, b: Plan) -> bool:
+    """A word answer of one request that the other's wording or values use ('closed' beside the note 'Cancelled:
+    office closed'): asked together, an echo of the instruction would state the answer."""
+    values = [_padded(g.expect["value"]) for g in a.goals if g.kind == "answer" and isinstance(g.expect["value"], str)]
+    texts = [*b.say.clauses, *(v for v in b.say.slots.values() if isinstance(v, str)),
+             *(v for v in _argument_values(b) if isinstance(v, str))]
+    return any(v in _padded(t) for v in values for t in texts)
+
+
+def _padded(text: str) -> str:
+    return " " + " ".join(re.findall("[a-z0-9]+", text.lower())) + " "
+
+
 def _clash(a: Plan, b: Plan) -> bool:
     """Two requests that cannot share a task: one writes a row the other names (they would not be independent:
     done in the other order, the outcome differs), a whole-number answer beside an answer whose text holds digits
     (a name such as '55 Inch TV' would read as a second count), an answer text naming another value of the other's
     answer kind, a stated number next to an expected one (see `hedgeable`), or a row deleted where the other
-    inserts into the same table (SQLite hands the freed id of a last row to the next insert), or a value one
-    passes unstated that the other's goals demand (`_crossed_values`)."""
+    inserts into the same table (SQLite hands the freed id of a last row to the next insert), a value one
+    passes unstated that the other's goals demand (`_crossed_values`), or a word answer the other's wording uses
+    (`_says_answer`)."""
     if (_touched(a) & _named(b) or _touched(b) & _named(a) or _goal_rows(a) & _goal_rows(b) or hedgeable([a, b])
-            or _crossed_values(a, b)):
+            or _crossed_values(a, b) or _says_answer(a, b) or _says_answer(b, a)):
         return True
     for x, y in ((a, b), (b, a)):
         others = {str(o).lower() for g in x.goals if g.kind == "answer" for o in g.expect.get("others", [])}

@@ -90,8 +90,10 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
     # instruction states are no conflicting candidates of a date answer
     allowed += sorted({v for v in expected if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)}
                       | set(re.findall(r"\d{4}-\d{2}-\d{2}", task.instruction)))
+    # the world's labels that hold a rival's word ("scheduled move") are read past like a copied clause
+    nouns = [_pattern(re.findall("[A-Za-z0-9]+", n)) for n in goal.expect.get("nouns", [])]
     return {"SLOT": slot, "VALUE": value, "OTHERS": sorted(set(others)), "ALLOWED": allowed,
-            "ECHOES": _echoes(task.instruction)}
+            "ECHOES": _echoes(task.instruction) + [p for p in nouns if p[1]]}
 
 
 def _echoes(instruction: str) -> list[str]:
@@ -99,8 +101,12 @@ def _echoes(instruction: str) -> list[str]:
     and spacing between its words (the verifier takes such copies out of an answer)."""
     clauses = re.split(r"[;?!()]|[.,:](?= |$)", " ".join(instruction.split()))
     words = [re.findall("[A-Za-z0-9]+", clause) for clause in clauses]
-    return [[max(parts, key=len).lower(), "[^A-Za-z0-9]+".join(re.escape(w) for w in parts)]
-            for parts in words if len(parts) >= 4]
+    return [_pattern(parts) for parts in words if len(parts) >= 4]
+
+
+def _pattern(parts: list[str]) -> list[str]:
+    """[its longest word, lower-case; a pattern of the words with any punctuation between them]."""
+    return [max(parts, key=len).lower() if parts else "", "[^A-Za-z0-9]+".join(re.escape(w) for w in parts)]
 
 
 def goal_bindings(goal: Goal) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from awm.contracts import Goal, Task, TaskSet
+from awm.contracts import Task, TaskSet
 from awm.quality.findings import Finding
 
 CHECK_COUNT = "task_count"
@@ -56,20 +56,6 @@ def value_stated(value: Any, instruction: str) -> bool:
     return True
 
 
-def _goal_literals(goal: Goal) -> list[tuple[str, Any]]:
-    """(column, value) pairs a goal demands, excluding identifiers."""
-    pairs: list[tuple[str, Any]] = []
-    rows = [goal.expect] + list(goal.children) if goal.kind in ("row_equals", "rows_created") else []
-    for row in rows:
-        for column, expected in row.items():
-            if _is_identifier(column):
-                continue
-            pairs.append((column, expected.get("approx") if isinstance(expected, dict) else expected))
-    if goal.kind == "row_delta" and goal.delta is not None:
-        pairs.append((goal.column or "delta", goal.delta))
-    return [(c, v) for c, v in pairs if v is not None and not isinstance(v, bool)]
-
-
 def _is_identifier(name: str) -> bool:
     return name == "id" or name.endswith("_id") or name in PAGING_ARGUMENTS
 
@@ -104,7 +90,9 @@ def unstated_values(task: Task) -> list[tuple[str, str, Any]]:
         if name in SEARCH_ARGUMENTS and isinstance(value, str) and not value_stated(value, task.instruction):
             missing.append((tool, name, value))
     for goal in task.goals:
-        for _column, expected in _goal_literals(goal):
+        for column, expected in goal.literals():
+            if _is_identifier(column):
+                continue
             for tool, name, value in arguments:
                 if _same(value, expected) and not value_stated(value, task.instruction):
                     missing.append((tool, name, value))

@@ -140,8 +140,10 @@ def check_answer(answer, slot, value, others, allowed, echoes, failures):
             failures.append("the answer also states the date " + "-".join(str(x) for x in date)
                             + ", conflicting with " + repr(value))
             return
+    # a negation that ends its sentence ("... it does not. Active ...") negates nothing after it
+    closed = " " + words(re.sub("(not|no|never|n't)[.;!?]", " ", text.lower())) + " "
     for negation in (" not", " no", " never", " isn t", " non"):
-        if negation + target in padded:
+        if negation + target in closed:
             failures.append("the answer negates " + repr(value))
             return
     rest = padded.replace(target, " | ")

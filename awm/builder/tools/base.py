@@ -3,7 +3,7 @@ placeholders bound for every role of a world, and the generic tools (list, get, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -11,6 +11,7 @@ from awm.builder.codegen import Expr, Ident, Repeat
 from awm.builder.dialect import ApiStyle, ToolNames
 from awm.builder.entities import FULL_NAME, Entity
 from awm.builder.naming import code_prefix, plural
+from awm.builder.phrasing import fix_articles
 from awm.builder.templates.tools import generic
 from awm.builder.world import WorldPlan
 
@@ -127,7 +128,10 @@ class ToolBuilder:
             role: str, kind: str = "read", read_only: bool = False, destructive: bool = False,
             paged: bool = False, **bindings: Any) -> None:
         """Declare a tool rendered from `template.function`, the world's role placeholders and `bindings`."""
-        self.tools.append(ToolDef(name, description, params, template, function, {**self.roles, **bindings},
+        params = [replace(p, schema={**p.schema, "description": fix_articles(p.schema["description"])})
+                  if isinstance(p.schema.get("description"), str) else p for p in params]
+        self.tools.append(ToolDef(name, fix_articles(description), params, template, function,
+                                  {**self.roles, **bindings},
                                   read_only=read_only, destructive=destructive, role=role, kind=kind, paged=paged))
 
     def id_param(self, role: str, desc: str | None = None) -> Param:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -13,12 +14,12 @@ from awm.builder.catalogue import CATEGORIES, DOMAIN_SEEDS
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.dialect import PAGE_ITEMS
-from awm.builder.intents import INTENTS, World
-from awm.builder.phrasing import Realiser
-from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.intents import INTENTS, Plan, World
+from awm.builder.phrasing import Realiser, Say
+from awm.builder.taskgen import _clash, _task, generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
-from awm.contracts import TaskSet, VerificationReport
+from awm.contracts import Goal, TaskSet, VerificationReport
 from awm.quality.tasks import task_findings
 from awm.runtime.environment import Environment
 from awm.stages.verification_reports import build as build_verification
@@ -278,3 +279,18 @@ def test_two_requests_asked_together_never_make_a_value_one_of_them_looks_up_by_
     taskset = generate_tasks(plan, generate_rows(plan))
     assert sum(bool(t.segments) for t in taskset.tasks) >= 4
     assert task_findings(taskset, env_id, 10) == []
+
+
+def test_a_word_answer_is_not_asked_beside_a_request_whose_wording_uses_it():
+    """'closed' (a person's status, the answer of a refusal) beside a cancellation with the note 'Cancelled: office
+    closed': asked together, an agent echoing the instruction would state the answer."""
+    refusal = Plan([("list_customers", {"query": "Tammy Kelly"})],
+                   [Goal(kind="answer", expect={"value": "closed", "others": ["active"]})],
+                   Say("do", ("open a new {CASE} for {name}",), {"name": "Tammy Kelly"}), shape="infeasible")
+    closure = Plan([("cancel_appointment", {"appointment_id": 4, "note": "Cancelled: office closed"})],
+                   [Goal(kind="row_equals", table="appointments", pk=4, expect={"status": "cancelled"})],
+                   Say("do", ("cancel {CASE} 4 with the note '{note}'",), {"note": "Cancelled: office closed"}))
+    quiet = replace(closure, say=Say("do", ("cancel {CASE} 4",)),
+                    calls=[("cancel_appointment", {"appointment_id": 4})])
+    assert _clash(refusal, closure) and _clash(closure, refusal)
+    assert not _clash(refusal, quiet)

@@ -27,6 +27,7 @@ from awm.builder.phrasing import (
     count,
     every_choice,
     first_words,
+    fix_articles,
     frames,
     grammar_faults,
     indefinite,
@@ -272,3 +273,10 @@ def test_every_alternative_of_every_introduction_reads_correctly():
             rendered += 1
             faults += [(text, grammar_faults(text))] if grammar_faults(text) else []
     assert rendered > len(intros) and not faults, faults[:5]
+
+
+def test_articles_follow_the_sound_of_the_next_word():
+    assert fix_articles("Cancel a appointment. An order is open; an unit is a hour.") == \
+        "Cancel an appointment. An order is open; a unit is an hour."
+    assert fix_articles("A engagement for a utility bill") == "An engagement for a utility bill"
+    assert fix_articles("Plan A and B (a: b)") == "Plan A and B (a: b)"

@@ -52,6 +52,25 @@ def test_check_answer_refuses_a_hedge_and_accepts_the_value():
     assert failures == []
 
 
+def test_a_negation_reaches_only_to_the_end_of_its_sentence():
+    failures = []
+    prelude.check_answer("The refund cannot go through; the card does not. Active is its status.", "status", "active",
+                         [], [], [], failures)
+    assert failures == []
+    prelude.check_answer("It is not active.", "status", "active", [], [], [], failures)
+    assert failures == ["the answer negates 'active'"]
+
+
+def test_a_label_holding_a_rivals_word_names_no_rival():
+    goal = Goal(kind="answer", slot="status", expect={"value": "requested", "others": ["scheduled"],
+                                                      "nouns": ["scheduled move"]})
+    task = TASK.model_copy(update={"goals": [goal], "instruction": "Refund the payment on my move SCH-1012."})
+    verify = load_module(verifier_source("movers__00", task))["verify"]
+    assert verify(database(), database(), "No: the scheduled move SCH-1012 has the status requested.")["complete"]
+    verdict = verify(database(), database(), "It is requested, or scheduled.")
+    assert verdict["evidence"] == ["the answer also names 'scheduled', conflicting with 'requested'"]
+
+
 def test_row_checks_read_initial_and_final_databases():
     initial = database()
     final = database("UPDATE orders SET status = 'shipped', total = 12.5 WHERE id = 1;",
