@@ -58,6 +58,7 @@ from awm.builder.tools import insurance as insurance_tools
 from awm.builder.tools import logistics as logistics_tools
 from awm.builder.tools import real_estate as real_estate_tools
 from awm.builder.tools import telecom as telecom_tools
+from awm.builder.tools import transportation as transportation_tools
 from awm.builder.tools import travel as travel_tools
 from awm.builder.tools import utilities as utilities_tools
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
@@ -103,6 +104,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     commerce_tools,
     travel_tools,
     automotive_tools,
+    transportation_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

@@ -35,6 +35,7 @@ from awm.builder.modules.packs import (
     logistics,
     real_estate,
     telecom,
+    transportation,
     travel,
     utilities,
 )
@@ -43,7 +44,7 @@ from awm.builder.modules.packs.group import Group
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom, automotive)
+              hospitality, travel, logistics, telecom, automotive, transportation)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
