@@ -9,19 +9,22 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent, long_date
+from awm.builder.modules.packs.agriculture import MAX_RATES
 from awm.builder.modules.packs.automotive import WARRANTY_LIMIT
 from awm.builder.modules.packs.banking import DISPUTE_WINDOW_DAYS
 from awm.builder.modules.packs.commerce import RETURN_WINDOW_DAYS
+from awm.builder.modules.packs.fitness import MAX_FREEZE_DAYS
+from awm.builder.modules.packs.food_and_beverage import SAFE_RANGES
 from awm.builder.modules.packs.healthcare import FILING_WINDOW_DAYS
 from awm.builder.modules.packs.insurance import RENEWAL_WINDOW_DAYS
 from awm.builder.modules.packs.real_estate import NOTICE_DAYS
 from awm.builder.modules.packs.telecom import DONORS as DONOR_CARRIERS
-from awm.builder.modules.packs.transportation import HOLD_DAYS, SERVICE_INTERVAL_DAYS
 from awm.builder.modules.packs.travel import VALIDITY_DAYS
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
 TODAY = "2025-06-01"
+NOW = "2025-06-01T09:00:00"
 BOTH = ("staff", "self")
 
 
@@ -1615,128 +1618,418 @@ def auto_lend_loaner(w: World) -> Plan | None:
     return Plan(calls, [goal], say, targets={("loaner", loaner["id"])})
 
 
-# --- transportation --------------------------------------------------------------------------------------------
+# --- fitness ---------------------------------------------------------------------------------------------------
 
 
-def _parked(w: World, overdue: bool) -> list[dict]:
-    """Fleet vehicles out of service whose service is (or is not) overdue."""
-    return [v for v in w.rows["fleet_vehicle"] if v["status"] == "out_of_service"
-            and (v["next_service_due"] < TODAY) == overdue]
+def _open_classes(w: World) -> list[dict]:
+    return [c for c in w.rows["class_session"] if c["status"] == "scheduled" and c["starts_at"] > NOW]
 
 
-@intent("infeasible", categories=("transportation",), needs=("fleet_vehicle",))
-def trans_overdue_vehicle_to_service(w: World) -> Plan | None:
-    vehicle = w.pick(_parked(w, overdue=True))
-    if vehicle is None:
+@intent("infeasible", categories=("fitness",), needs=("class_session",))
+def fit_shrink_booked_class(w: World) -> Plan | None:
+    session = w.pick([c for c in _open_classes(w) if c["spots_booked"] >= 8])
+    if session is None:
         return None
-    due = vehicle["next_service_due"]
+    capacity = session["spots_booked"] - w.pick([2, 3, 5])
+    site = w.by_id("site", session[w.fk("site")])
     say = Say("do", (
-        "put {FLEET_VEHICLE} {unit} back in service",
-        "we need {FLEET_VEHICLE} {unit} on the road today || return it to service",
-    ), {"unit": vehicle["unit_number"]})
-    return Plan([(w.n.list("fleet_vehicle"), {"unit_number": vehicle["unit_number"]})],
-                [w.text_answer(due, [v["next_service_due"] for v in w.rows["fleet_vehicle"]])], say,
-                answer=f"It was due for service on {due}; it cannot go back in service until it has been serviced.",
-                targets={("fleet_vehicle", vehicle["id"])})
+        "cut the {item} {CLASS_SESSION} at {site} on {long} at {time} down to {capacity} places",
+        "we are short of equipment for the {time} {item} {CLASS_SESSION} at {site} on {long} || make it "
+        "{capacity} places",
+    ), {"item": session["title"], "site": site["name"],
+        "long": long_date(session["starts_at"]), "time": session["starts_at"][11:16], "capacity": capacity})
+    return Plan([w.find_site(site), (w.n.list("class_session"), {w.fk("site"): site["id"], "status": "scheduled"})],
+                [w.number_answer(session["spots_booked"])], say,
+                answer=f"{session['spots_booked']} spots are already booked, so the class cannot have fewer places.",
+                targets={("class_session", session["id"])})
 
 
-@intent("chained", categories=("transportation",), needs=("fleet_vehicle",))
-def trans_service_then_return(w: World) -> Plan | None:
-    vehicle = w.pick(_parked(w, overdue=True))
-    if vehicle is None:
-        return None
-    pk = {w.pk("fleet_vehicle"): vehicle["id"]}
-    calls = [(w.n.list("fleet_vehicle"), {"unit_number": vehicle["unit_number"]}),
-             (w.n.action("fleet_vehicle", "record_service"), pk),
-             (w.n.action("fleet_vehicle", "return_to_service"), pk)]
-    due = (datetime.fromisoformat(TODAY) + timedelta(days=SERVICE_INTERVAL_DAYS)).date().isoformat()
-    goal = Goal(kind="row_equals", table=w.table("fleet_vehicle"), pk=vehicle["id"],
-                expect={"status": "in_service", "last_serviced_on": TODAY, "next_service_due": due})
-    say = Say("do", (
-        "{FLEET_VEHICLE} {unit} was serviced today || record the service and put it back in service",
-        "log today's service on {FLEET_VEHICLE} {unit}, then return it to service",
-    ), {"unit": vehicle["unit_number"]})
-    return Plan(calls, [goal], say, targets={("fleet_vehicle", vehicle["id"])})
+FREEZE_WHY = {"travel": "{they} will be away travelling", "injury": "{they_are} off with an injury",
+              "medical": "{they_are} on medical leave"}
 
 
-def _assessed(w: World) -> list[tuple[dict, dict]]:
-    """(report, case) for assessed damage reports, the only assessed one on their case."""
+def _freezable(w: World) -> list[tuple[dict, dict]]:
+    """(subscription, party): the only active subscription of an active person, with no freeze pending or running."""
     out = []
-    for report in w.rows["damage_report"]:
-        case = w.by_id("case", report[w.fk("case")])
-        if report["status"] == "assessed" and sum(
-                r["status"] == "assessed" for r in w.children("damage_report", "case", case["id"])) == 1:
-            out.append((report, case))
+    for sub in w.rows["subscription"]:
+        party = _active_party(w, sub)
+        if sub["status"] != "active" or party is None:
+            continue
+        mine = [s for s in w.children("subscription", "party", party["id"]) if s["status"] == "active"]
+        frozen = [f for f in w.children("freeze", "subscription", sub["id"]) if f["status"] in ("scheduled", "active")]
+        if len(mine) == 1 and not frozen:
+            out.append((sub, party))
     return out
 
 
-@intent("action", categories=("transportation",), needs=("damage_report",))
-def trans_settle_damage(w: World) -> Plan | None:
-    pick = w.pick(_assessed(w))
+@intent("action", categories=("fitness",), needs=("freeze",))
+def fit_freeze_membership(w: World) -> Plan | None:
+    pick = w.pick(_freezable(w))
     if pick is None:
         return None
-    report, case = pick
-    amount = w.pick([report["estimated_cost"], round(report["estimated_cost"] * 0.8, 2)])
-    calls = [(w.n.list("case"), {"code": case["code"]}),
-             (w.n.list("damage_report"), {w.fk("case"): case["id"], "status": "assessed"}),
-             (w.n.action("damage_report", "settle"), {w.pk("damage_report"): report["id"], "amount": amount})]
-    goal = Goal(kind="row_equals", table=w.table("damage_report"), pk=report["id"],
-                expect={"status": "settled", "settled_amount": {"approx": amount}})
-    say = Say("do", (
-        "settle the assessed {DAMAGE_REPORT} on {CASE} {code} ({what}) for {amount}",
-        "we agreed {amount} for the {what} after {CASE} {code} || settle its {DAMAGE_REPORT} for that amount",
-    ), {"code": case["code"], "what": report["description"], "amount": money(amount)})
-    return Plan(calls, [goal], say, targets={("case", case["id"])})
-
-
-@intent("infeasible", categories=("transportation",), needs=("damage_report",))
-def trans_settle_above_estimate(w: World) -> Plan | None:
-    pick = w.pick(_assessed(w))
-    if pick is None:
-        return None
-    report, case = pick
-    amount = round(report["estimated_cost"] + w.pick([150.0, 400.0, 900.0]), 2)
-    say = Say("do", (
-        "settle the {DAMAGE_REPORT} on {CASE} {code} ({what}) for {amount}",
-        "pay out {amount} on the assessed {DAMAGE_REPORT} for {CASE} {code}",
-    ), {"code": case["code"], "what": report["description"], "amount": money(amount)})
-    return Plan([(w.n.list("case"), {"code": case["code"]}),
-                 (w.n.list("damage_report"), {w.fk("case"): case["id"], "status": "assessed"})],
-                [w.money_answer(report["estimated_cost"])], say,
-                answer=f"It was assessed at {money(report['estimated_cost'])}; it cannot be settled for more.",
-                targets={("case", case["id"])})
-
-
-@intent("action", categories=("transportation",), needs=("lost_item",))
-def trans_hand_over_lost_item(w: World) -> Plan | None:
-    cutoff = (datetime.fromisoformat(TODAY) - timedelta(days=HOLD_DAYS)).date().isoformat()
-    item = w.pick([x for x in w.rows["lost_item"] if x["status"] == "held" and x["found_on"] >= cutoff])
-    party = w.pick(w.active_parties())
-    if item is None or party is None:
-        return None
-    site = w.by_id("site", item[w.fk("site")])
+    sub, party = pick
+    start = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([3, 7, 10, 14]))).date()
+    days, reason = w.pick([14, 21, 30, 45, 60]), w.pick(["travel", "injury", "medical"])
     ref = w.party_ref(party)
-    calls = [w.find_party(ref), (w.n.list("lost_item"), {"tag": item["tag"]}),
-             (w.n.action("lost_item", "hand_over"), {w.pk("lost_item"): item["id"], w.fk("party"): party["id"]})]
-    goal = Goal(kind="row_equals", table=w.table("lost_item"), pk=item["id"],
-                expect={"status": "claimed", w.fk("party"): party["id"]})
+    calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"], "status": "active"}),
+             (w.n.create("freeze"), {w.fk("subscription"): sub["id"], "starts_on": start.isoformat(), "days": days,
+                                     "reason": reason})]
+    goal = Goal(kind="rows_created", table=w.table("freeze"), count=1, expect={
+        w.fk("subscription"): sub["id"], "starts_on": start.isoformat(),
+        "ends_on": (start + timedelta(days=days)).isoformat(), "reason": reason, "status": "scheduled"})
     say = Say("do", (
-        "{they_have} come to {site} for {their} {thing}, tag {tag} || hand it over to {them}",
-        "hand the {LOST_ITEM} tagged {tag} ({a thing}) over to {party}",
-    ), {"site": site["name"], "thing": item["description"], "tag": item["tag"]}, party=ref, voices=BOTH)
-    return Plan(calls, [goal], say, targets={("lost_item", item["id"])})
+        "freeze {their} {SUBSCRIPTION} for {days} days from {start}, reason {reason}",
+        FREEZE_WHY[reason] + " || freeze {their} {SUBSCRIPTION} for {days} days starting {start}",
+    ), {"days": days, "start": start.isoformat(), "reason": reason}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("subscription", sub["id"])})
 
 
-@intent("question", categories=("transportation",), needs=("disruption",))
-def trans_active_disruptions(w: World) -> Plan | None:
-    site = w.pick([s for s in w.rows["site"] if w.children("disruption", "site", s["id"])])
+@intent("infeasible", categories=("fitness",), needs=("freeze",))
+def fit_freeze_too_long(w: World) -> Plan | None:
+    pick = w.pick(_freezable(w))
+    if pick is None:
+        return None
+    sub, party = pick
+    start = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([5, 7, 14]))).date().isoformat()
+    days = w.pick([120, 150, 180])
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "freeze {their} {SUBSCRIPTION} for {days} days starting {long}",
+        "{they} will be travelling for a while || freeze {their} {SUBSCRIPTION} from {long} for {days} days",
+    ), {"days": days, "long": long_date(start)}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"], "status": "active"})],
+                [w.number_answer(MAX_FREEZE_DAYS)], say,
+                answer=f"A freeze lasts at most {MAX_FREEZE_DAYS} days.",
+                targets={("subscription", sub["id"])})
+
+
+def _live_packages(w: World, party: dict) -> list[dict]:
+    return [t for t in w.children("training_package", "party", party["id"]) if t["status"] == "active"]
+
+
+@intent("action", categories=("fitness",), needs=("training_package",))
+def fit_redeem_session(w: World) -> Plan | None:
+    party = w.pick([p for p in w.active_parties() if len(_live_packages(w, p)) == 1])
+    if party is None:
+        return None
+    package = _live_packages(w, party)[0]
+    used = package["sessions_used"] + 1
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("training_package"), {w.fk("party"): party["id"], "status": "active"}),
+             (w.n.action("training_package", "redeem_session"), {w.pk("training_package"): package["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("training_package"), pk=package["id"], expect={
+        "sessions_used": used, "status": "used_up" if used == package["sessions_total"] else "active"})
+    say = Say("do", (
+        "{they} just finished a session with {staff} || take it off {their} active {TRAINING_PACKAGE}",
+        "redeem one session from {their} active {TRAINING_PACKAGE}",
+    ), {"staff": w.person(w.by_id("staff", package[w.fk("staff")]))}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("training_package", package["id"])})
+
+
+@intent("question", categories=("fitness",), needs=("training_package",))
+def fit_sessions_left(w: World) -> Plan | None:
+    party = w.pick([p for p in w.active_parties() if _live_packages(w, p)])
+    if party is None:
+        return None
+    left = sum(t["sessions_total"] - t["sessions_used"] for t in _live_packages(w, party))
+    ref = w.party_ref(party)
+    say = Say("ask", (
+        "how many sessions {do_they} have left across {their} active {TRAINING_PACKAGE/pl}",
+        "how many prepaid sessions are still unused on {their} active {TRAINING_PACKAGE/pl}",
+    ), {}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("training_package"), {w.fk("party"): party["id"], "status": "active"})],
+                [w.number_answer(left)], say, answer=str(left), targets={("party", party["id"])})
+
+
+@intent("action", categories=("fitness",), needs=("fixture",))
+def fit_record_result(w: World) -> Plan | None:
+    home_fk, away_fk = f"home_{w.fk('team')}", f"away_{w.fk('team')}"
+    fixture = w.pick([f for f in w.rows["fixture"] if f["status"] == "scheduled" and f["starts_at"] < NOW])
+    if fixture is None:
+        return None
+    home, away = w.by_id("team", fixture[home_fk]), w.by_id("team", fixture[away_fk])
+    if sum(f[home_fk] == home["id"] and f[away_fk] == away["id"] for f in w.rows["fixture"]) != 1:
+        return None
+    scores = w.pick([(3, 1), (2, 0), (1, 4), (0, 2), (5, 3)])
+    winner, loser = (home, away) if scores[0] > scores[1] else (away, home)
+    calls = [(w.n.list("team"), {"name": home["name"]}), (w.n.list("fixture"), {home_fk: home["id"], away_fk: away["id"]}),
+             (w.n.action("fixture", "record_result"), {w.pk("fixture"): fixture["id"], "home_score": scores[0],
+                                                       "away_score": scores[1]})]
+    goals = [Goal(kind="row_equals", table=w.table("fixture"), pk=fixture["id"],
+                  expect={"home_score": scores[0], "away_score": scores[1], "status": "played"}),
+             Goal(kind="row_equals", table=w.table("team"), pk=winner["id"], expect={"wins": winner["wins"] + 1}),
+             Goal(kind="row_equals", table=w.table("team"), pk=loser["id"], expect={"losses": loser["losses"] + 1})]
+    say = Say("do", (
+        "the {home} beat the {away} {high} to {low} on {long} || enter that result",
+        "record the result of {home} (home) against {away} on {long}: {hs} to {as_}",
+    ), {"home": home["name"], "away": away["name"], "long": long_date(fixture["starts_at"]), "hs": scores[0],
+        "as_": scores[1], "high": max(scores), "low": min(scores)})
+    if winner is away:
+        say = Say("do", (
+            "the {away} won away at the {home} {high} to {low} on {long} || enter that result",
+            "record the result of {home} (home) against {away} on {long}: {hs} to {as_}",
+        ), say.slots)
+    return Plan(calls, goals, say, targets={("fixture", fixture["id"])})
+
+
+# --- food and beverage -----------------------------------------------------------------------------------------
+
+
+def _lots(w: World, statuses: tuple[str, ...], expired: bool) -> list[dict]:
+    return [x for x in w.rows["product_lot"] if x["status"] in statuses and (x["best_before"] < TODAY) == expired]
+
+
+@intent("action", categories=("food_and_beverage",), needs=("product_lot",))
+def fnb_recall_lot(w: World) -> Plan | None:
+    lot = w.pick(_lots(w, ("released", "on_hold"), expired=False))
+    if lot is None:
+        return None
+    calls = [(w.n.list("product_lot"), {"lot_code": lot["lot_code"]}),
+             (w.n.action("product_lot", "recall"), {w.pk("product_lot"): lot["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("product_lot"), pk=lot["id"], expect={"status": "recalled"})
+    say = Say("do", (
+        "recall {PRODUCT_LOT} {code} of {item}",
+        "the supplier flagged a problem with {item} || recall {PRODUCT_LOT} {code}",
+    ), {"code": lot["lot_code"], "item": quote(w.by_id("item", lot[w.fk("item")])["name"])})
+    return Plan(calls, [goal], say, targets={("product_lot", lot["id"])})
+
+
+@intent("infeasible", categories=("food_and_beverage",), needs=("product_lot",))
+def fnb_release_expired_lot(w: World) -> Plan | None:
+    lot = w.pick(_lots(w, ("on_hold",), expired=True))
+    if lot is None:
+        return None
+    say = Say("do", (
+        "release {PRODUCT_LOT} {code} from hold",
+        "take {PRODUCT_LOT} {code} of {item} off hold and release it",
+    ), {"code": lot["lot_code"], "item": quote(w.by_id("item", lot[w.fk("item")])["name"])})
+    return Plan([(w.n.list("product_lot"), {"lot_code": lot["lot_code"]})],
+                [w.text_answer(lot["best_before"], [x["best_before"] for x in w.rows["product_lot"]])], say,
+                answer=f"It was best before {lot['best_before']}, so it cannot be released.",
+                targets={("product_lot", lot["id"])})
+
+
+CHECK_ACTIONS = {"cold": ("moved the stock to the backup cooler", "called out the refrigeration engineer",
+                          "discarded the affected product"),
+                 "freezer": ("moved the stock to the backup freezer", "called out the refrigeration engineer"),
+                 "hot_holding": ("reheated the food to 75 °C", "discarded the affected product")}
+UNIT_WORDS = {"walk_in_cooler": "walk in cooler", "prep_fridge": "prep fridge", "freezer": "freezer",
+              "hot_holding": "hot holding unit"}
+
+
+@intent("action", categories=("food_and_beverage",), needs=("temperature_check",))
+def fnb_log_failed_check(w: World) -> Plan | None:
+    site = w.pick([s for s in w.rows["site"] if w.staff_pool(s["id"])])
     if site is None:
         return None
-    active = sum(d["status"] == "active" for d in w.children("disruption", "site", site["id"]))
+    member = w.pick(w.staff_pool(site["id"]))
+    unit = w.pick(list(SAFE_RANGES))
+    low, high = SAFE_RANGES[unit]
+    reading = round(low - w.pick([4.0, 6.5, 9.0]) if unit == "hot_holding" else high + w.pick([2.5, 3.5, 6.0]), 1)
+    action = w.pick(CHECK_ACTIONS.get(unit, CHECK_ACTIONS["cold"]))
+    calls = [w.find_site(site), w.find_staff(member),
+             (w.n.create("temperature_check"), {w.fk("site"): site["id"], w.fk("staff"): member["id"], "unit": unit,
+                                                "temperature_c": reading, "corrective_action": action})]
+    goal = Goal(kind="rows_created", table=w.table("temperature_check"), count=1, expect={
+        w.fk("site"): site["id"], w.fk("staff"): member["id"], "unit": unit, "temperature_c": reading,
+        "result": "fail", "corrective_action": {"text": action}})
+    say = Say("do", (
+        "{staff} just read {reading} °C on the {unit} at {site} and {action} || log that {TEMPERATURE_CHECK}",
+        "log {a TEMPERATURE_CHECK} for {site}: {unit} at {reading} °C, taken by {staff}, who {action}",
+    ), {"staff": w.person(member), "reading": reading, "unit": UNIT_WORDS[unit], "site": site["name"],
+        "action": action})
+    return Plan(calls, [goal], say, targets={("site", site["id"])})
+
+
+@intent("question", categories=("food_and_beverage",), needs=("temperature_check",))
+def fnb_failed_checks(w: World) -> Plan | None:
+    since = w.pick(["2025-05-25", "2025-05-28"])
+    site = w.pick(w.rows["site"])
+    failed = [c for c in w.children("temperature_check", "site", site["id"])
+              if c["result"] == "fail" and c["checked_at"][:10] >= since]
     say = Say("ask", (
-        "how many {DISRUPTION/pl} are active at {site} right now",
-        "{PARTY/pl} at {site} are asking || how many active {DISRUPTION/pl} does it have",
-    ), {"site": site["name"]})
-    return Plan([w.find_site(site), (w.n.list("disruption"), {w.fk("site"): site["id"], "status": "active"})],
-                [w.number_answer(active)], say, answer=count(active, "active disruption"),
-                targets={("site", site["id"])})
+        "how many {TEMPERATURE_CHECK/pl} at {site} have failed since {long}",
+        "since {long}, how many failed {TEMPERATURE_CHECK/pl} has {site} logged",
+    ), {"site": site["name"], "long": long_date(since)})
+    return Plan([w.find_site(site), (w.n.list("temperature_check"), {w.fk("site"): site["id"], "result": "fail"})],
+                [w.number_answer(len(failed))], say, answer=str(len(failed)), targets={("site", site["id"])})
+
+
+def _tables(w: World, fits: bool) -> list[tuple[dict, dict, int]]:
+    """(table, restaurant, party size) for available tables the party fits at, or is one too many for."""
+    out = []
+    for t in w.rows["dining_table"]:
+        site = w.by_id("site", t[w.fk("site")])
+        same = [x for x in w.children("dining_table", "site", site["id"]) if x["table_number"] == t["table_number"]]
+        if t["status"] == "available" and len(same) == 1:
+            out.append((t, site, t["seats"] - (t["seats"] > 2) if fits else t["seats"] + w.pick([1, 2])))
+    return out
+
+
+@intent("action", categories=("food_and_beverage",), needs=("dining_table",))
+def fnb_seat_party(w: World) -> Plan | None:
+    pick = w.pick(_tables(w, fits=True))
+    if pick is None:
+        return None
+    table, site, size = pick
+    calls = [w.find_site(site), (w.n.list("dining_table"), {w.fk("site"): site["id"], "table_number": table["table_number"]}),
+             (w.n.action("dining_table", "seat"), {w.pk("dining_table"): table["id"], "party_size": size})]
+    goal = Goal(kind="row_equals", table=w.table("dining_table"), pk=table["id"],
+                expect={"status": "occupied", "party_size": size})
+    say = Say("do", (
+        "seat a party of {size} at table {number} in {site}",
+        "a party of {size} just walked into {site} || put them at table {number}",
+    ), {"size": size, "number": table["table_number"], "site": site["name"]})
+    return Plan(calls, [goal], say, targets={("dining_table", table["id"])})
+
+
+@intent("infeasible", categories=("food_and_beverage",), needs=("dining_table",))
+def fnb_seat_too_many(w: World) -> Plan | None:
+    pick = w.pick(_tables(w, fits=False))
+    if pick is None:
+        return None
+    table, site, size = pick
+    say = Say("do", (
+        "seat a party of {size} at table {number} in {site}",
+        "a party of {size} is waiting at {site} || give them table {number}",
+    ), {"size": size, "number": table["table_number"], "site": site["name"]})
+    return Plan([w.find_site(site), (w.n.list("dining_table"), {w.fk("site"): site["id"],
+                                                                "table_number": table["table_number"]})],
+                [w.number_answer(table["seats"])], say, answer=f"That table seats only {table['seats']}.",
+                targets={("dining_table", table["id"])})
+
+
+# --- agriculture -----------------------------------------------------------------------------------------------
+
+
+def _fields(w: World) -> list[tuple[dict, dict]]:
+    """(field, grower): active fields of active people, each named once among that person's fields."""
+    out = []
+    for f in w.rows["field"]:
+        party = _active_party(w, f)
+        mine = [x for x in w.children("field", "party", f[w.fk("party")]) if x["name"] == f["name"]]
+        if party is not None and f["status"] == "active" and len(mine) == 1:
+            out.append((f, party))
+    return out
+
+
+def _application(w: World, over: bool) -> tuple[dict, dict, dict, str, float] | None:
+    pick, member = w.pick(_fields(w)), w.pick(w.staff_pool())
+    if pick is None or member is None:
+        return None
+    product = w.pick(sorted(MAX_RATES))
+    unit, top = MAX_RATES[product]
+    rate = round(top * (w.pick([1.5, 2.0]) if over else w.pick([0.5, 0.75, 1.0])), 2)
+    return pick[0], pick[1], member, product, rate
+
+
+@intent("action", categories=("agriculture",), needs=("field_application",))
+def agri_record_application(w: World) -> Plan | None:
+    pick = _application(w, over=False)
+    if pick is None:
+        return None
+    field, party, member, product, rate = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("field"), {w.fk("party"): party["id"], "name": field["name"]}),
+             w.find_staff(member),
+             (w.n.create("field_application"), {w.fk("field"): field["id"], w.fk("staff"): member["id"],
+                                                "product": product, "rate_per_acre": rate})]
+    goal = Goal(kind="rows_created", table=w.table("field_application"), count=1, expect={
+        w.fk("field"): field["id"], w.fk("staff"): member["id"], "product": product, "rate_per_acre": rate,
+        "applied_on": TODAY, "status": "applied"})
+    say = Say("do", (
+        "{staff} applied {product} at {rate} {unit} per acre on {their} field {field} today || record that "
+        "{FIELD_APPLICATION}",
+        "record {a FIELD_APPLICATION} on {their} field {field}: {product}, {rate} {unit} per acre, applied today by "
+        "{staff}",
+    ), {"staff": w.person(member), "product": product, "rate": f"{rate:g}", "unit": MAX_RATES[product][0],
+        "field": field["name"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("field", field["id"])})
+
+
+@intent("infeasible", categories=("agriculture",), needs=("field_application",))
+def agri_rate_over_label(w: World) -> Plan | None:
+    pick = _application(w, over=True)
+    if pick is None:
+        return None
+    field, party, member, product, rate = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "record {a FIELD_APPLICATION} of {product} at {rate} {unit} per acre on {their} field {field}, applied today "
+        "by {staff}",
+        "{staff} put {rate} {unit} of {product} per acre on {their} field {field} today || log it",
+    ), {"staff": w.person(member), "product": product, "rate": f"{rate:g}", "unit": MAX_RATES[product][0],
+        "field": field["name"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("field"), {w.fk("party"): party["id"], "name": field["name"]})],
+                [w.number_answer(MAX_RATES[product][1])], say,
+                answer=f"The label of {product} allows at most {MAX_RATES[product][1]:g} {MAX_RATES[product][0]} per acre.",
+                targets={("field", field["id"])})
+
+
+@intent("question", categories=("agriculture",), needs=("soil_sample",))
+def agri_sample_ph(w: World) -> Plan | None:
+    sample = w.pick([s for s in w.rows["soil_sample"] if s["status"] in ("analysed", "reported")])
+    if sample is None:
+        return None
+    say = Say("ask", (
+        "what pH did {SOIL_SAMPLE} {code} come back with",
+        "what is the soil pH measured on {SOIL_SAMPLE} {code}",
+    ), {"code": sample["sample_code"]})
+    return Plan([(w.n.list("soil_sample"), {"sample_code": sample["sample_code"]})],
+                [w.number_answer(sample["ph"])], say, answer=str(sample["ph"]),
+                targets={("soil_sample", sample["id"])})
+
+
+def _treated(w: World, cleared: bool) -> list[dict]:
+    return [a for a in w.rows["animal"] if a["status"] == "treated" and (a["withdrawal_until"] < TODAY) == cleared]
+
+
+@intent("action", categories=("agriculture",), needs=("animal",))
+def agri_return_to_milking(w: World) -> Plan | None:
+    animal = w.pick(_treated(w, cleared=True))
+    if animal is None:
+        return None
+    calls = [(w.n.list("animal"), {"tag": animal["tag"]}),
+             (w.n.action("animal", "return_to_milking"), {w.pk("animal"): animal["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("animal"), pk=animal["id"], expect={"status": "milking"})
+    say = Say("do", (
+        "the {species} tagged {tag} has finished her course of {treatment} || put her back in the milking string",
+        "return {ANIMAL} {tag} to milking",
+    ), {"species": animal["species"], "tag": animal["tag"], "treatment": animal["treatment"]})
+    return Plan(calls, [goal], say, targets={("animal", animal["id"])})
+
+
+@intent("infeasible", categories=("agriculture",), needs=("animal",))
+def agri_milk_during_withdrawal(w: World) -> Plan | None:
+    animal = w.pick(_treated(w, cleared=False))
+    if animal is None:
+        return None
+    say = Say("do", (
+        "put the {species} tagged {tag} back in the milking string",
+        "return {ANIMAL} {tag} to milking today",
+    ), {"species": animal["species"], "tag": animal["tag"]})
+    return Plan([(w.n.list("animal"), {"tag": animal["tag"]})],
+                [w.text_answer(animal["withdrawal_until"], [a["withdrawal_until"] for a in w.rows["animal"]
+                                                            if a["withdrawal_until"]])], say,
+                answer=f"She is under a withdrawal period until {animal['withdrawal_until']}.",
+                targets={("animal", animal["id"])})
+
+
+@intent("action", categories=("agriculture",), needs=("crop_batch",))
+def agri_allocate_plants(w: World) -> Plan | None:
+    batch = w.pick([b for b in w.rows["crop_batch"] if b["status"] == "ready" and b["quantity"] >= 48])
+    if batch is None:
+        return None
+    item = w.by_id("item", batch[w.fk("item")])
+    if sum(b[w.fk("item")] == item["id"] for b in w.rows["crop_batch"]) != 1:
+        return None
+    quantity = w.pick([12, 24, 36])
+    calls = [w.find_item(item), (w.n.list("crop_batch"), {w.fk("item"): item["id"], "status": "ready"}),
+             (w.n.action("crop_batch", "allocate"), {w.pk("crop_batch"): batch["id"], "quantity": quantity})]
+    goal = Goal(kind="row_equals", table=w.table("crop_batch"), pk=batch["id"],
+                expect={"quantity": batch["quantity"] - quantity, "status": "ready"})
+    say = Say("do", (
+        "allocate {quantity} plants from the ready {CROP_BATCH} of {item}",
+        "a trade order needs {quantity} of {item} || take them from its ready {CROP_BATCH}",
+    ), {"quantity": quantity, "item": quote(item["name"])})
+    return Plan(calls, [goal], say, targets={("crop_batch", batch["id"])})

@@ -70,7 +70,9 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("airline_carrier", 0), ("airline_carrier", 1), ("travel_agency", 2), ("vacation_rental", 0),
                 ("parcel_delivery", 0), ("fashion_boutique", 0), ("primary_care", 0),
                 ("auto_dealership", 0), ("auto_dealership", 1), ("auto_repair", 2),
-                ("car_rental_agency", 0), ("car_rental_agency", 1), ("public_transit_agency", 1))
+                ("gym_membership", 2), ("gym_membership", 4), ("sports_league", 0),
+                ("grocery_delivery", 1), ("restaurant_chain", 0),
+                ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -253,48 +255,123 @@ def test_every_table_of_every_scenario_with_category_entities_has_rows():
     assert empty == []
 
 
-def _pk(plan, role: str, row: dict) -> dict:
-    """The argument naming `row` of `role` in its tools."""
-    return {f"{plan[role].name}_id": row["id"]}
-
-
-def test_transport_tools_enforce_their_rules(tmp_path):
-    """Through the real runtime: an overdue vehicle stays off the road, damage is not settled above its assessed
-    cost, lost property past its holding period is not handed over, planned works need a week's notice."""
+def test_the_fitness_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: a class keeps at least its booked places, a freeze lasts at most 90 days, an
+    expired package redeems nothing, no one is assessed without a signed waiver, no result before kick-off."""
     store = ArtifactStore(tmp_path)
-    checked = Counter()
-    for domain, slot in (("car_rental_agency", 1), ("car_rental_agency", 0), ("public_transit_agency", 1)):
+    refused = Counter()
+    for domain, slot in (("gym_membership", 2), ("gym_membership", 5), ("sports_league", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
         plan = plan_world(make_scenario(domain, slot))
-        rows = generate_rows(plan)
-        names = ToolNames(plan)
+        rows, names = generate_rows(plan), ToolNames(plan)
         env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        pk = {role: f"{plan[role].name}_id" for role in plan.entities}
+        calls = []
+        if plan.has("class_session"):
+            full = next(c for c in rows["class_session"] if c["status"] == "scheduled" and c["spots_booked"] > 1)
+            calls.append(("below_booked", (names.action("class_session", "set_capacity"),
+                                           {pk["class_session"]: full["id"], "capacity": full["spots_booked"] - 1})))
+        if plan.has("freeze"):
+            sub = next(s for s in rows["subscription"] if s["status"] == "active")
+            calls.append(("over_limit", (names.create("freeze"), {plan["subscription"].fk: sub["id"],
+                                                                  "starts_on": "2025-06-10", "days": 120,
+                                                                  "reason": "travel"})))
+        if plan.has("training_package"):
+            lapsed = next(t for t in rows["training_package"] if t["status"] == "expired")
+            calls.append(("expired", (names.action("training_package", "redeem_session"),
+                                      {pk["training_package"]: lapsed["id"]})))
+        if plan.has("assessment"):
+            unsigned = next(p for p in rows["party"] if p["waiver_signed"] == "no")
+            calls.append(("waiver_missing", (names.create("assessment"), {
+                plan["party"].fk: unsigned["id"], plan["staff"].fk: rows["staff"][0]["id"], "weight_kg": 70.5,
+                "body_fat_pct": 21.0, "resting_heart_rate": 62})))
+        if plan.has("fixture"):
+            ahead = next(f for f in rows["fixture"] if f["status"] == "scheduled" and f["starts_at"] > "2025-06-01T09")
+            calls.append(("not_started", (names.action("fixture", "record_result"),
+                                          {pk["fixture"]: ahead["id"], "home_score": 2, "away_score": 1})))
         try:
-            if plan.has("fleet_vehicle"):
-                late = next(v for v in rows["fleet_vehicle"] if v["status"] == "out_of_service"
-                            and v["next_service_due"] < "2025-06-01")
-                result = _refused(env, plan, [(names.action("fleet_vehicle", "return_to_service"),
-                                               _pk(plan, "fleet_vehicle", late))])
-                assert "service_overdue" in result, result
-                checked["fleet_vehicle"] += 1
-            if plan.has("damage_report"):
-                report = next(d for d in rows["damage_report"] if d["status"] == "assessed")
-                result = _refused(env, plan, [(names.action("damage_report", "settle"), {
-                    **_pk(plan, "damage_report", report), "amount": report["estimated_cost"] + 1})])
-                assert "over_limit" in result, result
-                checked["damage_report"] += 1
-            if plan.has("lost_item"):
-                old = next(x for x in rows["lost_item"] if x["status"] == "held" and x["found_on"] < "2025-04-02")
-                result = _refused(env, plan, [(names.action("lost_item", "hand_over"), {
-                    **_pk(plan, "lost_item", old), plan["party"].fk: rows["party"][0]["id"]})])
-                assert "expired" in result, result
-                checked["lost_item"] += 1
-            if plan.has("disruption"):
-                result = _refused(env, plan, [(names.create("disruption"), {
-                    plan["site"].fk: 1, "kind": "planned_works", "starts_at": "2025-06-04T22:00:00",
-                    "message": "Track works"})])
-                assert "short_notice" in result, result
-                checked["disruption"] += 1
+            for code, call in calls:
+                result = _refused(env, plan, [call])
+                assert code in result.lower(), (domain, slot, result)
+                refused[code] += 1
         finally:
             env.close()
-    assert set(checked) == {"fleet_vehicle", "damage_report", "lost_item", "disruption"}, checked
+    assert set(refused) == {"below_booked", "over_limit", "expired", "waiver_missing", "not_started"}, refused
+
+
+def test_the_food_and_beverage_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: an expired lot stays on hold, a failing reading needs its corrective action, a
+    delivery window keeps its booked places, a party is not seated at a table too small for it."""
+    store = ArtifactStore(tmp_path)
+    refused = Counter()
+    for domain, slot in (("grocery_delivery", 0), ("grocery_delivery", 1), ("restaurant_chain", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows, names = generate_rows(plan), ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        pk = {role: f"{plan[role].name}_id" for role in plan.entities}
+        calls = []
+        if plan.has("product_lot"):
+            lapsed = next(x for x in rows["product_lot"] if x["status"] == "on_hold" and x["best_before"] < "2025-06-01")
+            calls.append(("expired", (names.action("product_lot", "release"), {pk["product_lot"]: lapsed["id"]})))
+        if plan.has("temperature_check"):
+            calls.append(("action_required", (names.create("temperature_check"), {
+                plan["site"].fk: 1, plan["staff"].fk: next(s["id"] for s in rows["staff"] if s["active"]),
+                "unit": "walk_in_cooler", "temperature_c": 9.5})))
+        if plan.has("delivery_window"):
+            busy = next(d for d in rows["delivery_window"] if d["booked"] > 1)
+            calls.append(("below_booked", (names.action("delivery_window", "set_capacity"),
+                                           {pk["delivery_window"]: busy["id"], "capacity": busy["booked"] - 1})))
+        if plan.has("dining_table"):
+            small = next(t for t in rows["dining_table"] if t["status"] == "available")
+            calls.append(("over_capacity", (names.action("dining_table", "seat"),
+                                            {pk["dining_table"]: small["id"], "party_size": small["seats"] + 1})))
+        try:
+            for code, call in calls:
+                result = _refused(env, plan, [call])
+                assert code in result.lower(), (domain, slot, result)
+                refused[code] += 1
+        finally:
+            env.close()
+    assert set(refused) == {"expired", "action_required", "below_booked", "over_capacity"}, refused
+
+
+def test_the_agriculture_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: no input above its label rate, no results over an analysed sample, no milking
+    during a withdrawal period, no batch ready before its date nor allocated beyond what it holds."""
+    store = ArtifactStore(tmp_path)
+    refused = Counter()
+    for domain, slot in (("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows, names = generate_rows(plan), ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        pk = {role: f"{plan[role].name}_id" for role in plan.entities}
+        calls = []
+        if plan.has("field_application"):
+            field = next(f for f in rows["field"] if f["status"] == "active")
+            calls.append(("over_limit", (names.create("field_application"), {
+                plan["field"].fk: field["id"], plan["staff"].fk: rows["staff"][0]["id"], "product": "dicamba",
+                "rate_per_acre": 2.0})))
+        if plan.has("soil_sample"):
+            done = next(s for s in rows["soil_sample"] if s["status"] == "reported")
+            calls.append(("invalid_state", (names.action("soil_sample", "record_results"), {
+                pk["soil_sample"]: done["id"], "ph": 6.5, "organic_matter_pct": 3.1, "phosphorus_ppm": 22,
+                "potassium_ppm": 160})))
+        if plan.has("animal"):
+            held = next(a for a in rows["animal"] if a["status"] == "treated" and a["withdrawal_until"] >= "2025-06-01")
+            calls.append(("withdrawal_period", (names.action("animal", "return_to_milking"), {pk["animal"]: held["id"]})))
+        if plan.has("crop_batch"):
+            young = next(b for b in rows["crop_batch"] if b["status"] == "growing")
+            ready = next(b for b in rows["crop_batch"] if b["status"] == "ready")
+            calls.append(("too_early", (names.action("crop_batch", "mark_ready"), {pk["crop_batch"]: young["id"]})))
+            calls.append(("over_limit", (names.action("crop_batch", "allocate"),
+                                         {pk["crop_batch"]: ready["id"], "quantity": ready["quantity"] + 1})))
+        try:
+            for code, call in calls:
+                result = _refused(env, plan, [call])
+                assert code in result.lower(), (domain, slot, result)
+                refused[code] += 1
+        finally:
+            env.close()
+    assert set(refused) == {"over_limit", "invalid_state", "withdrawal_period", "too_early"}, refused

@@ -23,11 +23,14 @@ from __future__ import annotations
 from types import ModuleType
 
 from awm.builder.modules.packs import (
+    agriculture,
     automotive,
     banking,
     commerce,
     education,
     fintech,
+    fitness,
+    food_and_beverage,
     healthcare,
     hospitality,
     human_resources,
@@ -35,7 +38,6 @@ from awm.builder.modules.packs import (
     logistics,
     real_estate,
     telecom,
-    transportation,
     travel,
     utilities,
 )
@@ -44,7 +46,8 @@ from awm.builder.modules.packs.group import Group
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom, automotive, transportation)
+              hospitality, travel, logistics, telecom, automotive, fitness,
+              food_and_beverage, agriculture)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
