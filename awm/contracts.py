@@ -304,16 +304,17 @@ class ToolSet(Contract):
     env_id: str
     tools: list[ToolSpec] = Field(min_length=1)
     api_style: dict[str, str] | None = Field(default=None, description="the dialect the tools speak (naming, paging, "
-                                             "filters, errors; see awm/builder/dialect.py); None when not chosen "
-                                             "from one, as for tools an LLM wrote")
+                                             "filters, errors, bodies; see awm/builder/dialect.py); None when not "
+                                             "chosen from one, as for tools an LLM wrote")
 
     @property
     def style_name(self) -> str:
-        """The API style as one string, naming/paging/filters/errors ('by_id/cursor/object/detailed'); empty when
-        none is recorded."""
+        """The API style as one string, naming/paging/filters/errors/bodies ('by_id/cursor/object/detailed/nested');
+        empty when none is recorded (a style recorded before bodies had a choice has flat ones)."""
         if not self.api_style:
             return ""
-        return "/".join(self.api_style.get(axis, "?") for axis in ("naming", "paging", "filters", "errors"))
+        recorded = {"bodies": "flat", **self.api_style}
+        return "/".join(recorded.get(axis, "?") for axis in ("naming", "paging", "filters", "errors", "bodies"))
 
     @model_validator(mode="after")
     def _unique(self) -> ToolSet:
@@ -467,7 +468,7 @@ class CatalogEntry(Contract):
     origin: str = Field(default="unknown", description="where the domain came from: catalogue, seeds_file, "
                         "composed or llm (unknown in a line written before it was recorded)")
     origin_reason: str = ""
-    api_style: str = Field(default="", description="the API style its tools speak, naming/paging/filters/errors "
+    api_style: str = Field(default="", description="the API style its tools speak, naming/paging/filters/errors/bodies "
                            "(awm/builder/dialect.py); empty when the tools have none (an LLM wrote them)")
 
 

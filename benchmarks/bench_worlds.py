@@ -10,7 +10,8 @@ benchmarks/results/worlds.json (one entry per --label, so a run on older code ca
 Measures, with domain nouns masked (each role's label in a table, column or tool name becomes <role>):
 distinct table patterns (masked name and columns), distinct tool-name patterns (names as served, in each
 environment's API style), the mean tool-name Jaccard between environments of different domains, how many
-API styles (and naming dialects) the environments speak, the mean table-name Jaccard between sibling
+API styles (naming dialects, flat and nested bodies, and the tools per nested environment that take an object
+body) the environments speak, the mean table-name Jaccard between sibling
 scenarios of one domain, distinct free-text bodies per category (notes, comments, reasons, subjects,
 memos), environments where two tables share a code prefix, and items whose name names another
 category of their sub-business than the one they are filed under.
@@ -71,7 +72,9 @@ def measure_env(domain: str, slot: int) -> dict:
     tables = {e.table for e in plan.entities.values()}
     table_patterns = {mask(e.table) + "(" + ",".join(sorted(mask(c.name) for c in e.columns)) + ")"
                       for e in plan.entities.values()}
-    tools = {t.name for t in tool_defs(plan)}
+    defs = tool_defs(plan)
+    tools = {t.name for t in defs}
+    bodies = sum(1 for t in defs if getattr(t, "bodies", ()))  # tools taking an object body (bodies: nested)
     try:  # the API style the tools speak (awm/builder/dialect.py); older code has none
         from awm.builder.dialect import style_for
 
@@ -97,7 +100,7 @@ def measure_env(domain: str, slot: int) -> dict:
     return {"env": scenario.env_id, "domain": domain, "category": scenario.category, "tables": tables,
             "table_patterns": table_patterns, "tools": tools, "tool_patterns": {mask(t) for t in tools},
             "texts": texts, "prefix_clash": len(prefixes) != len(set(prefixes)), "items": len(rows["item"]),
-            "misfiled": misfiled, "style": style}
+            "misfiled": misfiled, "style": style, "body_tools": bodies}
 
 
 def jaccard(a: set, b: set) -> float:
@@ -119,6 +122,7 @@ def summarise(envs: list[dict], rng: random.Random, pairs: int = 4000) -> dict:
         for values in env["texts"].values():
             bucket |= values
     per_category = {c: len(v) for c, v in sorted(texts.items())}
+    nested = [e["body_tools"] for e in envs if e["style"].endswith("/nested")]
     return {
         "environments": len(envs),
         "domains": len(by_domain),
@@ -129,6 +133,8 @@ def summarise(envs: list[dict], rng: random.Random, pairs: int = 4000) -> dict:
         "cross_domain_tool_pattern_jaccard": round(statistics.mean(cross), 3) if cross else None,
         "api_styles": len({e["style"] for e in envs}),
         "api_namings": dict(sorted(Counter(e["style"].split("/")[0] for e in envs).items())),
+        "api_bodies": dict(sorted(Counter(e["style"].split("/")[4] for e in envs if e["style"].count("/") == 4).items())),
+        "body_tools_per_nested_environment": round(statistics.mean(nested), 2) if nested else None,
         "sibling_table_jaccard": round(statistics.mean(sibling), 3) if sibling else None,
         "free_text_bodies_per_category_min": min(per_category.values()),
         "free_text_bodies_per_category_median": statistics.median(per_category.values()),

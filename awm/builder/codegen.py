@@ -238,11 +238,12 @@ def signature(params: Iterable[tuple[str, bool, Any]]) -> ast.arguments:
 
 def render_function(module: ModuleType, template: str, bindings: Mapping[str, Any], globals_: Iterable[str],
                     name: str | None = None, args: ast.arguments | None = None,
-                    docstring: str | None = None) -> ast.FunctionDef:
+                    docstring: str | None = None, prologue: str = "") -> ast.FunctionDef:
     """The template function `template` of `module`, rendered with `bindings`.
 
     `name`, `args` and `docstring`, when given, replace the template's own (a tool's name, signature and
-    description are declared with its metadata, not in its template)."""
+    description are declared with its metadata, not in its template); `prologue`, statements run before the
+    template's body (a nested API style's body unpacked into the names the template uses)."""
     function = clone(template_function(module, template))
     function.decorator_list = []
     function.returns = None
@@ -255,6 +256,8 @@ def render_function(module: ModuleType, template: str, bindings: Mapping[str, An
         rendered.name = name
     if args is not None:
         rendered.args = args
+    if prologue:
+        rendered.body = [*ast.parse(prologue).body, *rendered.body]
     if docstring is not None:
         rendered.body = [ast.Expr(ast.Constant(docstring)), *rendered.body]
     if not rendered.body:
@@ -296,16 +299,17 @@ _SOURCE_CACHE_MAX = 8192
 
 
 def render_function_source(module: ModuleType, template: str, bindings: Mapping[str, Any], globals_: frozenset[str],
-                           name: str, args: tuple[tuple[str, bool, Any], ...], docstring: str) -> str:
+                           name: str, args: tuple[tuple[str, bool, Any], ...], docstring: str,
+                           prologue: str = "") -> str:
     """`render_function` unparsed, memoised on the bindings the template can use: worlds of one domain
     share most of their tools, and a corpus renders the same tool many times."""
     words = _placeholder_words(module, template)
     used = tuple(sorted((k, _hashable(bindings[k])) for k in words.intersection(bindings)))
-    key = (module.__name__, template, used, globals_, name, _hashable(args), docstring)
+    key = (module.__name__, template, used, globals_, name, _hashable(args), docstring, prologue)
     source = _SOURCE_CACHE.get(key)
     if source is None:
         function = render_function(module, template, bindings, globals_, name=name, args=signature(args),
-                                   docstring=docstring)
+                                   docstring=docstring, prologue=prologue)
         source = ast.unparse(function)
         if len(_SOURCE_CACHE) >= _SOURCE_CACHE_MAX:
             _SOURCE_CACHE.clear()

@@ -2,7 +2,7 @@
 
 Real APIs differ in how they name things, page through lists, take filters and report errors; an agent
 trained on one dialect only learns that dialect. Every offline environment therefore gets an `ApiStyle`,
-drawn deterministically from its seed (sha256, never Python's hash()), along four independent axes:
+drawn deterministically from its seed (sha256, never Python's hash()), along five independent axes:
 
   naming   verb_noun  get_order, list_orders / search_customers, create_order, cancel_order, update_item_price
            by_id      get_order_by_id, find_orders, add_order, cancel_order_by_id, set_item_price_by_id
@@ -15,29 +15,48 @@ drawn deterministically from its seed (sha256, never Python's hash()), along fou
   errors   plain      {"error": {"code": "not_found", "message": ...}}
            status     {"error": {"code": "NOT_FOUND", "message": ..., "status": 404}}
            detailed   {"error": {"code": "not_found", "message": ..., "retryable": false, "details": {...}}}
+  bodies   flat       one argument per field of a create or update tool
+           nested     the fields that belong together in one object argument (BODY_GROUPS): contact={email, phone},
+                      address={street, city, postal_code}; ids stay top-level, and a tool with no group stays flat
 Every error shape keeps the structured-error contract (one key "error" holding at least code and message).
 
 The intents and the tool generator speak one canonical dialect (the names `ToolNames` gives, flat filters,
-limit/offset); `Dialect` translates, in one place, the canonical tool definitions into the environment's
-names and every reference call (its tool, its arguments, and the names of its derived arguments) into the
+limit/offset, flat bodies); `Dialect` translates, in one place, the canonical tool definitions into the
+environment's names and parameters and every reference call (its tool, its arguments, and the names of its derived arguments) into the
 calls an agent makes against the generated tools.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from awm.builder.world import WorldPlan, stable_seed
 
 if TYPE_CHECKING:
-    from awm.builder.toolgen import ToolDef
+    from awm.builder.toolgen import Param, ToolDef
 
 NAMINGS = ("verb_noun", "by_id", "noun_verb")
 PAGINGS = ("offset", "page", "cursor")
 FILTERS = ("flat", "object")
 ERRORS = ("plain", "status", "detailed")
+BODIES = ("flat", "nested")
+AXES = ("naming", "paging", "filters", "errors", "bodies")
+# bodies: nested. The object arguments a real API groups a create or update tool's descriptive fields into, and
+# the fields each takes (a full match of the parameter name). A group forms where a tool has two or more of its
+# fields; no id is ever wrapped, and no group takes the name of a parameter the tool already has.
+BODY_GROUPS = (
+    ("name", "the person's name", re.compile(r"first_name|middle_name|last_name")),
+    ("contact", "contact details", re.compile(r"email|phone|mobile|fax|website|contact_(email|phone)")),
+    ("address", "the postal address", re.compile(r"street|street_address|address_line\d|city|town|postal_code"
+                                                 r"|zip_code|state|region|province|county|country")),
+    ("schedule", "when it takes place", re.compile(r"(shift|start|end)_(date|time)|(starts|ends)_(at|on)"
+                                                   r"|frequency|first_run_on")),
+    ("message", "the message", re.compile(r"subject|body")),
+)
+BODY_KINDS = ("create", "update")  # the kinds of tool whose fields nest
 # Canonical names with no entity noun in them (their second word is a plain noun of their own).
 NOUNLESS = {"transfer_funds": ("transfer", "funds"), "award_points": ("award", "points"),
             "redeem_points": ("redeem", "points")}
@@ -60,17 +79,19 @@ class ApiStyle:
     paging: str = "offset"
     filters: str = "flat"
     errors: str = "plain"
+    bodies: str = "flat"
 
     def __post_init__(self) -> None:
         for axis, value, allowed in (("naming", self.naming, NAMINGS), ("paging", self.paging, PAGINGS),
-                                     ("filters", self.filters, FILTERS), ("errors", self.errors, ERRORS)):
+                                     ("filters", self.filters, FILTERS), ("errors", self.errors, ERRORS),
+                                     ("bodies", self.bodies, BODIES)):
             if value not in allowed:
                 raise ValueError(f"unknown API style {axis} {value!r}: one of {', '.join(allowed)}")
 
     @property
     def name(self) -> str:
-        """'by_id/page/object/status'."""
-        return "/".join((self.naming, self.paging, self.filters, self.errors))
+        """'by_id/page/object/status/nested'."""
+        return "/".join(getattr(self, axis) for axis in AXES)
 
     def record(self) -> dict[str, str]:
         return asdict(self)
@@ -80,10 +101,49 @@ CANONICAL = ApiStyle()
 
 
 def style_for(seed: int) -> ApiStyle:
-    """The style of the environment with this scenario seed: each axis drawn from an rng seeded by sha256."""
+    """The style of the environment with this scenario seed: each axis drawn from an rng seeded by sha256 (bodies
+    last, so the other axes are what they were before it)."""
     rng = random.Random(stable_seed("api_style", seed))
     return ApiStyle(naming=rng.choice(NAMINGS), paging=rng.choice(PAGINGS), filters=rng.choice(FILTERS),
-                    errors=rng.choice(ERRORS))
+                    errors=rng.choice(ERRORS), bodies=rng.choice(BODIES))
+
+
+def body_groups(tool: ToolDef) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The object arguments `tool` takes in the nested style: (object name, the parameters it holds), in the
+    order of their first parameter."""
+    if tool.kind not in BODY_KINDS:
+        return ()
+    taken = {p.name for p in tool.params}
+    groups = []
+    for group, _, fields in BODY_GROUPS:
+        members = tuple(p.name for p in tool.params if fields.fullmatch(p.name) and not p.name.endswith("_id"))
+        if len(members) >= 2 and group not in taken:
+            groups.append((group, members))
+            taken |= set(members)
+    order = [p.name for p in tool.params]
+    return tuple(sorted(groups, key=lambda g: order.index(g[1][0])))
+
+
+def nested_params(params: list[Param], groups: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Param]:
+    """`params` with each group's members in one object parameter, at the place of its first member: required
+    if any member is, its schema closed and listing the required members."""
+    by_name = {p.name: p for p in params}
+    out = []
+    for param in params:
+        group = next((g for g in groups if param.name in g[1]), None)
+        if group is None:
+            out.append(param)
+        elif param.name == group[1][0]:
+            members = [by_name[m] for m in group[1]]
+            what = next(what for name, what, _ in BODY_GROUPS if name == group[0])
+            schema: dict[str, Any] = {"type": "object", "description": f"{what}: {', '.join(group[1])}",
+                                      "properties": {m.name: m.schema for m in members}}
+            required = [m.name for m in members if m.required]
+            if required:
+                schema["required"] = required
+            schema["additionalProperties"] = False
+            out.append(replace(param, name=group[0], schema=schema, required=bool(required), default=None))
+    return out
 
 
 class ToolNames:
@@ -168,6 +228,8 @@ class Dialect:
         self.style = style if style is not None else style_for(plan.scenario.seed)
         self.tools = {t.name: t for t in canonical_tools}
         self.names: dict[str, str] = {}
+        self.bodies = {t.name: body_groups(t) for t in canonical_tools} if self.style.bodies == "nested" else {}
+        self.bodies = {name: groups for name, groups in self.bodies.items() if groups}
         for tool in canonical_tools:
             ent = plan[tool.role]
             own_id = bool(tool.params) and tool.params[0].name == f"{ent.name}_id"
@@ -184,11 +246,18 @@ class Dialect:
             raise ReferenceCallError(f"{self.plan.scenario.env_id}: no tool {canonical!r} in this environment")
         return self.names[canonical]
 
+    def tool(self, canonical: str) -> ToolDef:
+        """The canonical tool as the environment serves it: its name and parameters in the dialect."""
+        tool = self.tools[canonical]
+        groups = self.bodies.get(canonical, ())
+        return replace(tool, name=self.name(canonical), params=nested_params(tool.params, groups), bodies=groups)
+
     def argument(self, canonical_tool: str, argument: str) -> str:
         """Where a canonical argument of a canonical tool goes in the dialect's call: limit -> page_size, a filter
-        -> filters (the object holding it)."""
+        -> filters, a field of a body -> contact (the object holding it)."""
         if not self.tools[canonical_tool].paged:
-            return argument
+            return next((group for group, members in self.bodies.get(canonical_tool, ()) if argument in members),
+                        argument)
         if argument == "limit":
             return "page_size" if self.style.paging == "page" else "limit"
         if argument == "offset":
@@ -201,7 +270,7 @@ class Dialect:
         """A canonical reference call as the environment's tools take it."""
         name = self.name(canonical_tool)
         if not self.tools[canonical_tool].paged:
-            return name, dict(arguments)
+            return name, self._nest(canonical_tool, arguments)
         out: dict[str, Any] = {}
         filters = {k: v for k, v in arguments.items() if k not in PAGING_ARGUMENTS and k != SEARCH_ARGUMENT}
         if SEARCH_ARGUMENT in arguments:
@@ -212,6 +281,17 @@ class Dialect:
             out.update(filters)
         out.update(self._paging(canonical_tool, arguments.get("limit"), arguments.get("offset")))
         return name, out
+
+    def _nest(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each body's fields moved into its object."""
+        out: dict[str, Any] = {}
+        for name, value in arguments.items():
+            group = self.argument(tool, name)
+            if group == name:
+                out[name] = value
+            else:
+                out.setdefault(group, {})[name] = value
+        return out
 
     def _paging(self, tool: str, limit: int | None, offset: int | None) -> dict[str, int]:
         if self.style.paging == "offset":

@@ -17,7 +17,8 @@ Only its write calls are replayed: a read changes nothing, so the final state is
   hedged_answer / dumped_answer / echoed_instruction  the reference, then an answer that hedges ("x or maybe
                y"), lists every candidate, or repeats the instruction;
   detail_changed / text_negated  the reference with one detail the instruction states (a reason, an author,
-               a kind, an amount, a quoted text) changed, or its quoted text negated ("NOT ...").
+               a kind, an amount, a quoted text) changed, or its quoted text negated ("NOT ..."); a detail inside
+               an object argument (contact.email) is changed in place, by its path.
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
 
 Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
@@ -324,6 +325,30 @@ def touched_rows(footprint: dict) -> set[tuple[str, int | str]]:
     return rows
 
 
+def _leaves(arguments: dict, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], object]]:
+    """Every argument value that is not an object, by its path: (('contact', 'email'), 'a@b.c')."""
+    leaves = []
+    for name, value in arguments.items():
+        if isinstance(value, dict):
+            leaves += _leaves(value, (*path, name))
+        else:
+            leaves.append(((*path, name), value))
+    return leaves
+
+
+def _with_leaf(arguments: dict, path: tuple[str, ...], value: object) -> dict:
+    """`arguments` with the value at `path` replaced (the objects on the way copied, never changed)."""
+    head, *rest = path
+    return {**arguments, head: _with_leaf(arguments[head], tuple(rest), value) if rest else value}
+
+
+def _leaf_schema(schema: dict, path: tuple[str, ...]) -> dict:
+    """The schema of the value at `path` in arguments that `schema` (a tool's inputSchema) describes."""
+    for name in path:
+        schema = schema.get("properties", {}).get(name, {})
+    return schema
+
+
 def _stated(value: object, instruction: str) -> bool:
     """Whether the instruction states this argument value (a text of 3+ characters, or a number as written)."""
     if isinstance(value, bool) or value is None:
@@ -410,8 +435,6 @@ class ShortcutMutator:
         self.schemas = {t.name: t.input_schema for t in toolset.tools}
         self.param_tables = _param_tables(spec)
 
-    def _param_schema(self, tool: str, name: str) -> dict:
-        return self.schemas.get(tool, {}).get("properties", {}).get(name, {})
 
     def _other_row(self, table: str, value: int, touched: set) -> int | None:
         keys = self.rows.keys(table)
@@ -462,10 +485,11 @@ class ShortcutMutator:
         for i, call in enumerate(reference):
             if call.tool not in self.writes:
                 continue
-            for name, value in call.arguments.items():
-                if _is_id(name, value) or not _stated(value, task.instruction):
+            for path, value in _leaves(call.arguments):
+                name = ".".join(path)
+                if _is_id(path[-1], value) or not _stated(value, task.instruction):
                     continue
-                schema = self._param_schema(call.tool, name)
+                schema = _leaf_schema(self.schemas.get(call.tool, {}), path)
                 changes = [("detail_changed", _other_value(value, schema))]
                 if isinstance(value, str) and not schema.get("enum"):
                     changes.append(("text_negated", "NOT " + value))
@@ -474,7 +498,7 @@ class ShortcutMutator:
                                          and sum(m.kind == kind for m in mutations) >= MAX_DETAILS):
                         continue
                     calls = list(reference)
-                    calls[i] = ToolCall(tool=call.tool, arguments={**call.arguments, name: other})
+                    calls[i] = ToolCall(tool=call.tool, arguments=_with_leaf(call.arguments, path, other))
                     mutations.append(Mutation(kind, f"{call.tool} {name}={other!r} where the instruction states "
                                               f"{value!r}", calls, task.reference_answer, must_succeed=[i]))
         return mutations
@@ -506,8 +530,8 @@ class ShortcutMutator:
         return variants
 
     def _corrected_write(self, reference: list[ToolCall], touched: set) -> tuple[ToolCall, ToolCall] | None:
-        """A write that sets columns of one row (its other arguments are that row's columns), made on another
-        row, and the call that writes that row's old values back."""
+        """A write that sets columns of one row (its other arguments are that row's columns, top-level or in an
+        object argument), made on another row, and the call that writes that row's old values back."""
         for call in reference:
             if call.tool not in self.writes:
                 continue
@@ -519,16 +543,19 @@ class ShortcutMutator:
             if table is None or (table, value) not in touched:
                 continue
             columns = {c.name for c in self.spec.table(table).columns}
-            values = {n: v for n, v in call.arguments.items() if n != name}
-            if not values or not set(values) <= columns:
+            values = {path: v for path, v in _leaves(call.arguments) if path != (name,)}
+            if not values or not {path[-1] for path in values} <= columns:
                 continue
             other = self._other_row(table, value, touched)
             old = self.rows.row(table, other) if other is not None else None
-            if old is None or any(old.get(n) is None for n in values) or all(old.get(n) == v for n, v in values.items()):
+            if old is None or any(old.get(p[-1]) is None for p in values) or all(
+                    old.get(p[-1]) == v for p, v in values.items()):
                 continue
-            wrong = ToolCall(tool=call.tool, arguments={name: other, **values})
-            undo = ToolCall(tool=call.tool, arguments={name: other, **{n: old[n] for n in values}})
-            return wrong, undo
+            wrong = ToolCall(tool=call.tool, arguments={**call.arguments, name: other})
+            undo = wrong.arguments
+            for path in values:
+                undo = _with_leaf(undo, path, old[path[-1]])
+            return wrong, ToolCall(tool=call.tool, arguments=undo)
         return None
 
 

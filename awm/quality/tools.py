@@ -9,7 +9,7 @@
   - every table is read or written by some tool: its name appears in the tool's code (SQL text or a
     table argument), directly or through a helper the tool calls;
   - every tool, called through the runtime (reset, call) on a fresh episode with arguments built from
-    its own spec, returns a JSON result or a business error; a crash, a timeout (a tool that loops
+    its own spec (every object argument filled in full), returns a JSON result or a business error; a crash, a timeout (a tool that loops
     forever is stopped at the runtime's deadline) or an SQL error is a finding.
 """
 
@@ -91,9 +91,14 @@ def example_value(schema: dict[str, Any], name: str = "") -> Any:
 
 
 def smoke_arguments(input_schema: dict[str, Any]) -> dict[str, Any]:
-    """Arguments for a smoke call: every required parameter, from its schema."""
+    """Arguments for a smoke call: every required parameter, from its schema, and every object parameter (a body
+    such as contact={email, phone}, a filters object) with each of its fields, so the code reading one runs too."""
     props = input_schema.get("properties", {})
-    return {key: example_value(props.get(key, {}), key) for key in input_schema.get("required", [])}
+    arguments = {key: example_value(props.get(key, {}), key) for key in input_schema.get("required", [])}
+    for key, schema in props.items():
+        if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+            arguments[key] = {name: example_value(sub, name) for name, sub in schema["properties"].items()}
+    return arguments
 
 
 def _shape(schema: Any) -> Any:

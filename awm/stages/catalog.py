@@ -47,7 +47,7 @@ class EnvStatus:
     tasks: int = 0
     tables: int = 0
     tools: int = 0
-    api_style: str = ""  # naming/paging/filters/errors, empty when the tools have none
+    api_style: str = ""  # naming/paging/filters/errors/bodies, empty when the tools have none
 
     def failure_record(self) -> dict:
         """One line of failures.jsonl: where the environment stopped and which partition to open."""
@@ -80,9 +80,9 @@ class CatalogSummary:
 
     def api_styles(self) -> dict:
         """The API styles of the published environments: how many distinct, and how many speak each value of
-        each axis (naming, paging, filters, errors)."""
+        each axis (naming, paging, filters, errors, bodies)."""
         styles = [s.api_style for s in self.statuses if s.status == "published" and s.api_style]
-        axes = ("naming", "paging", "filters", "errors")
+        axes = ("naming", "paging", "filters", "errors", "bodies")
         counts = {axis: dict(sorted(Counter(style.split("/")[i] for style in styles).items()))
                   for i, axis in enumerate(axes)}
         return {"distinct": len(set(styles)), **counts}

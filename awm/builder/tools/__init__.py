@@ -17,14 +17,20 @@ are listed in that order.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from functools import cache
 from types import ModuleType
 
-from awm.builder.codegen import defined_names, function_source, render_function_source, render_module
+from awm.builder.codegen import (
+    TemplateError,
+    defined_names,
+    function_source,
+    render_function_source,
+    render_module,
+    template_function,
+)
 from awm.builder.data import REFERENCE_NOW_ISO
 from awm.builder.dialect import ApiStyle, Dialect, ToolNames, style_for
-from awm.builder.templates import tool_errors, tool_paging, tool_prelude
+from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude
 from awm.builder.tools import (
     accounts,
     cases,
@@ -61,6 +67,7 @@ from awm.builder.tools import insurance as insurance_tools
 from awm.builder.tools import logistics as logistics_tools
 from awm.builder.tools import real_estate as real_estate_tools
 from awm.builder.tools import telecom as telecom_tools
+from awm.builder.tools import transportation as transportation_tools
 from awm.builder.tools import travel as travel_tools
 from awm.builder.tools import utilities as utilities_tools
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
@@ -106,6 +113,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     commerce_tools,
     travel_tools,
     automotive_tools,
+    transportation_tools,
     fitness_tools,
     food_and_beverage_tools,
     agriculture_tools,
@@ -114,7 +122,10 @@ CONCERNS: tuple[ModuleType, ...] = (
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.
 PAGING_HELPERS = {"offset": ("list_rows",), "page": ("list_page",),
                   "cursor": ("make_cursor", "read_cursor", "list_after")}
-PRELUDE_NAMES = frozenset(defined_names(tool_prelude) | {h for helpers in PAGING_HELPERS.values() for h in helpers})
+# The body helpers (awm.builder.templates.tool_bodies) each bodies style renders after the paging helpers.
+BODY_HELPERS = {"flat": (), "nested": ("body_error", "body_fits", "body_value")}
+PRELUDE_NAMES = frozenset(defined_names(tool_prelude) | {h for helpers in PAGING_HELPERS.values() for h in helpers}
+                          | set(BODY_HELPERS["nested"]))
 
 
 def canonical_tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[ToolDef]:
@@ -133,31 +144,54 @@ def dialect_for(plan: WorldPlan) -> Dialect:
 
 
 def tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[ToolDef]:
-    """The world's tools as its environment serves them: named in the dialect of its API style."""
+    """The world's tools as its environment serves them: named, and their bodies nested, in the dialect of its
+    API style."""
     tools = canonical_tool_defs(plan, style)
     dialect = Dialect(plan, tools, style)
-    return [replace(t, name=dialect.name(t.name)) for t in tools]
+    return [dialect.tool(t.name) for t in tools]
+
+
+def body_prologue(tool: ToolDef) -> str:
+    """The statements a tool taking object arguments opens with: each body checked (a structured
+    invalid_argument error naming the field's path), then each field bound to the name its template uses."""
+    schemas = {p.name: p.schema for p in tool.params}
+    used = {node.id for node in ast.walk(template_function(tool.template, tool.function))
+            if isinstance(node, ast.Name)}
+    lines = []
+    for group, members in tool.bodies:
+        schema = schemas[group]
+        fields = tuple((m, schema["properties"][m].get("type", "string"), m in schema.get("required", ()))
+                       for m in members)
+        if f"{group}_error" in used:
+            raise TemplateError(f"template {tool.function}: {group}_error names its {group} body's check")
+        lines += [f"{group}_error = body_error({group}, {group!r}, {fields!r})",
+                  f"if {group}_error is not None:\n    return {group}_error"]
+        lines += [f"{m} = body_value({group}, {m!r}, {schema['properties'][m].get('default')!r})" for m in members]
+    return "\n".join(lines)
 
 
 def render_tool(tool: ToolDef) -> str:
-    """One tool's function: its template rendered, under its declared name, signature and description."""
+    """One tool's function: its template rendered, under its declared name, signature and description, after
+    the prologue unpacking its bodies (in the nested style)."""
     doc = tool.description.replace('"""', "'''").replace("\\", "/")
     return render_function_source(tool.template, tool.function, tool.bindings, PRELUDE_NAMES, tool.name,
-                                  tuple((p.name, p.required, p.default) for p in tool.params), doc)
+                                  tuple((p.name, p.required, p.default) for p in tool.params), doc,
+                                  body_prologue(tool) if tool.bodies else "")
 
 
 @cache
-def prelude_source(errors: str = "plain", paging: str = "offset") -> str:
+def prelude_source(errors: str = "plain", paging: str = "offset", bodies: str = "flat") -> str:
     """The prelude in one API style (the same for every world of that style): its constants rendered, its
     helpers copied as written, with the style's `error` (tool_errors.py) in place of its own and the style's
-    paging helpers (tool_paging.py) after them."""
+    paging helpers (tool_paging.py) and body helpers (tool_bodies.py) after them."""
     rendered = render_module(tool_prelude, {"REFERENCE_NOW_ISO": REFERENCE_NOW_ISO}).body
     constants = [ast.unparse(s) for s in rendered if not isinstance(s, ast.FunctionDef)]
     styled_error = function_source(tool_errors, f"error_{errors}").replace(f"def error_{errors}(", "def error(", 1)
     helpers = [styled_error if s.name == "error" else function_source(tool_prelude, s.name)
                for s in rendered if isinstance(s, ast.FunctionDef)]
     paging_helpers = [function_source(tool_paging, helper) for helper in PAGING_HELPERS[paging]]
-    return "\n\n\n".join(["\n".join(constants), *helpers, *paging_helpers])
+    body_helpers = [function_source(tool_bodies, helper) for helper in BODY_HELPERS[bodies]]
+    return "\n\n\n".join(["\n".join(constants), *helpers, *paging_helpers, *body_helpers])
 
 
 def render_source(plan: WorldPlan, tools: list[ToolDef]) -> str:
@@ -165,7 +199,7 @@ def render_source(plan: WorldPlan, tools: list[ToolDef]) -> str:
     style = style_for(sc.seed)
     header = f"Tools for {sc.env_id}: {sc.name.replace(chr(34), chr(39))}. Generated by the AWM offline world builder."
     parts = [ast.unparse(ast.Module([ast.Expr(ast.Constant(header))], type_ignores=[])),
-             prelude_source(style.errors, style.paging), *(render_tool(tool) for tool in tools)]
+             prelude_source(style.errors, style.paging, style.bodies), *(render_tool(tool) for tool in tools)]
     return "\n\n\n".join(parts) + "\n"
 
 

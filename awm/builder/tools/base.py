@@ -56,6 +56,8 @@ class ToolDef:
     role: str = ""
     kind: str = "read"  # read | create | update | delete | action
     paged: bool = False  # a list tool: its filters and paging arguments follow the API style
+    # bodies: nested (awm.builder.dialect): the object parameters holding fields the template takes by name
+    bodies: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def integer(desc: str, minimum: int | None = 1) -> dict:

@@ -1,12 +1,15 @@
 """API styles: drawn from the seed, every style builds environments that pass every check and proof, lists page
 in their style (also when a strict client sends nulls), errors keep the structured-error contract in every shape,
-and reference calls are translated from the canonical dialect in one place."""
+nested bodies unpack into the tools' code and refuse a malformed body by its path, and reference calls are
+translated from the canonical dialect in one place."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -17,6 +20,8 @@ import pytest
 from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.data import generate_rows
 from awm.builder.dialect import (
+    AXES,
+    BODIES,
     ERRORS,
     FILTERS,
     NAMINGS,
@@ -32,8 +37,11 @@ from awm.builder.taskgen import generate_tasks
 from awm.builder.toolgen import canonical_tool_defs, dialect_for, generate_tools, tool_defs
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
+from awm.quality.mutations import InitialRows, ShortcutMutator
 from awm.quality.tools import tool_findings
+from awm.runtime.db import DBHandle
 from awm.runtime.environment import Environment
+from awm.runtime.sandbox import functions_of, load_module
 from awm.runtime.tools import is_error
 from awm.stages.catalog import build_catalog
 from awm.store import ArtifactStore
@@ -43,15 +51,14 @@ from tests.conftest import build_environment
 ROOT = Path(__file__).resolve().parents[3]
 CANDIDATES = ("retail_banking", "online_bookstore", "dental_clinic", "saas_helpdesk", "hotel_group", "auto_repair",
               "farm_supply_cooperative", "electric_utility")
-# Pairs of axes whose every combination some built environment has.
-PAIRS = (("naming", "paging"), ("filters", "errors"), ("naming", "errors"), ("paging", "filters"),
-         ("naming", "filters"), ("paging", "errors"))
+VALUES = {"naming": NAMINGS, "paging": PAGINGS, "filters": FILTERS, "errors": ERRORS, "bodies": BODIES}
+# Pairs of axes whose every combination some built environment has: every pair.
+PAIRS = tuple(itertools.combinations(AXES, 2))
 
 
 def covering_worlds() -> list[tuple[str, int, ApiStyle]]:
     """Environments of several domains that between them have every combination of any two style axes."""
-    wanted = {(a, b, x, y) for a, b in PAIRS for x, y in itertools.product(
-        *({"naming": NAMINGS, "paging": PAGINGS, "filters": FILTERS, "errors": ERRORS}[k] for k in (a, b)))}
+    wanted = {(a, b, x, y) for a, b in PAIRS for x, y in itertools.product(VALUES[a], VALUES[b])}
     chosen = []
     for slot in range(8):
         for domain in CANDIDATES:
@@ -80,15 +87,30 @@ def built(tmp_path_factory) -> tuple[ArtifactStore, list[tuple[str, ApiStyle]]]:
 
 def test_styles_are_drawn_from_the_seed_spread_over_every_value_and_independent_of_python_hashing():
     styles = [style_for(make_scenario(d, s).seed) for d in list(DOMAIN_SEEDS)[:100] for s in range(10)]
-    for axis, values in (("naming", NAMINGS), ("paging", PAGINGS), ("filters", FILTERS), ("errors", ERRORS)):
+    for axis, values in VALUES.items():
         counts = Counter(getattr(s, axis) for s in styles)
         assert all(counts[v] >= len(styles) / len(values) * 0.75 for v in values), (axis, counts)
-    assert len({s.name for s in styles}) == len(NAMINGS) * len(PAGINGS) * len(FILTERS) * len(ERRORS)
+    assert len({s.name for s in styles}) == len(NAMINGS) * len(PAGINGS) * len(FILTERS) * len(ERRORS) * len(BODIES) \
+        == 108
     seeds = [make_scenario(d, 0).seed for d in CANDIDATES]
     code = f"from awm.builder.dialect import style_for; print([style_for(s).name for s in {seeds}])"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                            env={**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT)}).stdout
     assert other.strip() == str([style_for(s).name for s in seeds])
+
+
+def test_nested_tools_are_the_same_under_another_python_hash_seed():
+    domain, slot, style = next(w for w in WORLDS if w[2].bodies == "nested")
+    code = ("import hashlib; from awm.builder.toolgen import generate_tools; "
+            "from awm.builder.world import make_scenario, plan_world; "
+            f"source, specs = generate_tools(plan_world(make_scenario({domain!r}, {slot}))); "
+            "print(hashlib.sha256((source + specs.model_dump_json()).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                              env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}).stdout.strip()
+               for seed in ("1", "12345")}
+    source, specs = generate_tools(plan_world(make_scenario(domain, slot)))
+    assert digests == {hashlib.sha256((source + specs.model_dump_json()).encode()).hexdigest()}
+    assert "def body_error(" in source and specs.api_style["bodies"] == "nested"
 
 
 def test_the_same_seed_gives_the_same_style_tools_and_tasks_byte_for_byte():
@@ -263,7 +285,7 @@ def test_bad_styles_and_names_are_refused_with_a_clear_error():
     assert split_name("update_order_line_price", "order_line", "order_lines") == ("update", "order_line", "price")
     assert split_name("mark_no_show_appointment", "appointment", "appointments") == ("mark_no_show", "appointment", "")
     assert json.dumps(ApiStyle().record()) == '{"naming": "verb_noun", "paging": "offset", "filters": "flat", ' \
-        '"errors": "plain"}'
+        '"errors": "plain", "bodies": "flat"}'
 
 
 def test_the_catalog_records_each_task_s_api_style_and_counts_the_styles(built):
@@ -274,4 +296,122 @@ def test_the_catalog_records_each_task_s_api_style_and_counts_the_styles(built):
     counted = summary.api_styles()
     assert counted["distinct"] == len(set(styles.values()))
     assert counted["naming"] == dict(sorted(Counter(s.naming for _, s in envs).items()))
-    assert all(sum(counted[axis].values()) == len(envs) for axis in ("naming", "paging", "filters", "errors"))
+    assert all(sum(counted[axis].values()) == len(envs) for axis in AXES)
+    assert counted["bodies"] == dict(sorted(Counter(s.bodies for _, s in envs).items()))
+
+
+def _nested(envs: list[tuple[str, ApiStyle]]) -> list[tuple[str, ApiStyle]]:
+    chosen = [(env_id, style) for env_id, style in envs if style.bodies == "nested"]
+    assert len(chosen) >= 3, envs
+    return chosen
+
+
+def _plan_of(env_id: str):
+    domain, slot = env_id.rsplit("__", 1)
+    return plan_world(make_scenario(domain, int(slot)))
+
+
+def test_nested_bodies_take_grouped_fields_in_closed_objects_and_leave_ids_and_lone_fields_flat():
+    plan = plan_world(make_scenario("online_bookstore", 0))
+    party = plan["party"].name
+    style = ApiStyle(bodies="nested")
+    tools = {t.name: t for t in tool_defs(plan, style)}
+    create = tools[f"create_{party}"]
+    assert [p.name for p in create.params] == ["name", "contact", "city"]
+    contact = create.params[1]
+    assert contact.required and contact.schema["type"] == "object" and contact.schema["additionalProperties"] is False
+    assert sorted(contact.schema["properties"]) == ["email", "phone"] and contact.schema["required"] == ["email", "phone"]
+    update = tools[f"update_{party}_contact"]
+    assert [(p.name, p.required) for p in update.params] == [(f"{party}_id", True), ("contact", False), ("city", False)]
+    assert "required" not in update.params[1].schema
+    address = tools["add_address"]
+    assert address.bodies == (("address", ("street", "city", "postal_code")),) and address.params[0].name == f"{party}_id"
+    assert all(not t.bodies for t in tools.values() if t.kind not in ("create", "update"))
+    flat = {t.name: t for t in tool_defs(plan, ApiStyle())}
+    assert all(not t.bodies for t in flat.values()) and [p.name for p in flat[f"create_{party}"].params] == \
+        ["first_name", "last_name", "email", "phone", "city"]
+    dialect = Dialect(plan, canonical_tool_defs(plan, style), style)
+    assert dialect.reference([(f"update_{party}_contact", {f"{party}_id": 4, "phone": "555-0101", "city": "Leeds"})],
+                             [(0, "phone")]) == \
+        ([(f"update_{party}_contact", {f"{party}_id": 4, "contact": {"phone": "555-0101"}, "city": "Leeds"})],
+         [(0, "contact")])
+
+
+def test_a_nested_create_runs_through_the_runtime_and_a_malformed_body_is_refused_by_its_path(built):
+    store, envs = built
+    fields = {"first_name": "Ada", "last_name": "Quill", "email": "ada.quill@example.com", "phone": "555-010-2020",
+              "city": "Leeds"}
+    for env_id, style in _nested(envs):
+        plan = _plan_of(env_id)
+        dialect, party = dialect_for(plan), plan["party"].name
+        name, arguments = dialect.call(f"create_{party}", fields)
+        assert arguments == {"name": {"first_name": "Ada", "last_name": "Quill"},
+                             "contact": {"email": "ada.quill@example.com", "phone": "555-010-2020"}, "city": "Leeds"}
+        update = dialect.name(f"update_{party}_contact")
+        env = Environment.from_store(store, env_id)
+        try:
+            schema = next(t["inputSchema"] for t in env.tools if t["name"] == update)
+            with env.reset() as episode:
+                made = episode.call(name, arguments)
+                assert not is_error(made), made
+                read = episode.call(dialect.name(f"get_{party}"), {f"{party}_id": made["id"]})
+                assert {k: read[k] for k in fields} == fields
+                # a strict client sends every field, the ones it leaves alone null, inside the body too
+                strict = {**{k: None for k in strict_schema(schema)["properties"]}, f"{party}_id": made["id"],
+                          "contact": {"email": None, "phone": "555-010-3030"}}
+                assert not is_error(episode.call(update, strict))
+                read = episode.call(dialect.name(f"get_{party}"), {f"{party}_id": made["id"]})
+                assert (read["email"], read["phone"], read["city"]) == (fields["email"], "555-010-3030", "Leeds")
+                bad = episode.call(name, {**arguments, "contact": {"email": 5, "phone": "555-010-2020"}})
+                assert bad["error"]["code"] == "invalid_arguments" and "contact/email" in bad["error"]["message"]
+        finally:
+            env.close()
+        # the code itself refuses a malformed body (for a caller without the runtime's schema check), in the
+        # style's error shape, naming the field by its path
+        tool = functions_of(load_module(store.read_text(env_id, "tools.py")))[name]
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        sqlite3.connect(store.path(env_id, "env.db")).backup(conn)
+        db = DBHandle(conn)
+        try:
+            code = "INVALID_ARGUMENT" if style.errors == "status" else "invalid_argument"
+            for body, path, says in (({"phone": "1"}, "contact.email", "is required"),
+                                     ({"email": 5, "phone": "1"}, "contact.email", "must be string"),
+                                     ({"email": "a@b.co", "phone": "1", "fax": "2"}, "contact.fax", "not a field"),
+                                     ("a@b.co", "contact", "must be an object")):
+                refused = tool(db, **{**arguments, "contact": body})
+                assert is_error(refused) and refused["error"]["code"] == code, refused
+                assert refused["error"]["message"].startswith(f"{path} ") and says in refused["error"]["message"]
+                if style.errors == "detailed":
+                    assert refused["error"]["details"] == {"argument": path}
+            assert not is_error(tool(db, **arguments))
+        finally:
+            conn.close()
+
+
+def test_a_mutant_changing_a_detail_inside_a_body_is_rejected(built):
+    store, envs = built
+    changed = 0
+    for env_id, _ in _nested(envs):
+        toolset = store.read_model(env_id, "tools.json", ToolSet)
+        spec = store.read_model(env_id, "schema.json", SchemaSpec)
+        tasks = store.read_model(env_id, "tasks.json", TaskSet).tasks
+        writes = {t.name for t in toolset.tools if not t.annotations.get("readOnlyHint")}
+        mutator = ShortcutMutator(toolset, spec, InitialRows(spec, store.path(env_id, "env.db")), writes, tasks)
+        env = Environment.from_store(store, env_id)
+        try:
+            for task in tasks:
+                nested = [m for m in mutator.details(task) if "." in m.description.split("=")[0]]
+                if not nested:
+                    continue
+                for mutant in nested:
+                    call = next(c for c, r in zip(mutant.calls, task.reference_solution) if c != r)
+                    assert any(isinstance(v, dict) for v in call.arguments.values())
+                calls = [[(c.tool, c.arguments) for c in m.calls] for m in nested]
+                verdicts = env.judge_trajectories(task.task_id, [(c, task.reference_answer) for c in calls])
+                assert not any(v["complete"] for v in verdicts), (env_id, task.task_id, nested)
+                reference = [(c.tool, c.arguments) for c in task.reference_solution]
+                assert env.judge_trajectories(task.task_id, [(reference, task.reference_answer)])[0]["complete"]
+                changed += len(nested)
+        finally:
+            env.close()
+    assert changed, "no task states a detail that a body holds"

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from awm.builder.templates import tool_errors, tool_paging
+from awm.builder.templates import tool_bodies, tool_errors, tool_paging
 from awm.builder.templates import tool_prelude as prelude
 from awm.runtime.db import DBHandle
 from awm.runtime.tools import is_error
@@ -95,3 +95,19 @@ def test_transition_moves_only_from_allowed_statuses(db):
     assert refused == {"error": {"code": "invalid_state", "message": "cannot cancel order ORD-2 because it is "
                                                                      "shipped (allowed from: pending, confirmed)"}}
     assert prelude.transition(db, "orders", "order", 9, "ship", ("pending",), "shipped")["error"]["code"] == "not_found"
+
+
+def test_a_body_is_checked_field_by_field_and_named_by_its_path():
+    fields = (("email", "string", True), ("rooms", "integer", False), ("rate", "number", False))
+    assert tool_bodies.body_error({"email": "a@b.co", "rooms": 2, "rate": 3}, "contact", fields) is None
+    assert tool_bodies.body_error(None, "contact", (("email", "string", False),)) is None
+    for body, message in (({}, "contact.email is required"), ({"email": None}, "contact.email is required"),
+                          ({"email": "a@b.co", "rooms": True}, "contact.rooms must be integer"),
+                          ({"email": "a@b.co", "rate": "3"}, "contact.rate must be number"),
+                          ({"email": "a@b.co", "fax": "1"}, "contact.fax is not a field of contact"),
+                          (["a@b.co"], "contact must be an object")):
+        refused = tool_bodies.body_error(body, "contact", fields)
+        assert is_error(refused) and refused["error"]["code"] == "invalid_argument"
+        assert refused["error"]["message"].startswith(message), refused
+    assert tool_bodies.body_value({"email": None}, "email", "none@x.co") == "none@x.co"
+    assert tool_bodies.body_value(None, "rooms", 1) == 1 and tool_bodies.body_value({"rooms": 3}, "rooms", 1) == 3

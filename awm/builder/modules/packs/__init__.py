@@ -38,6 +38,7 @@ from awm.builder.modules.packs import (
     logistics,
     real_estate,
     telecom,
+    transportation,
     travel,
     utilities,
 )
@@ -46,7 +47,7 @@ from awm.builder.modules.packs.group import Group
 PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom, automotive, fitness,
+              hospitality, travel, logistics, telecom, automotive, transportation, fitness,
               food_and_beverage, agriculture)
 }
 
