@@ -57,6 +57,7 @@ from awm.builder.tools import automotive as automotive_tools
 from awm.builder.tools import banking as banking_tools
 from awm.builder.tools import commerce as commerce_tools
 from awm.builder.tools import education as education_tools
+from awm.builder.tools import energy as energy_tools
 from awm.builder.tools import fintech as fintech_tools
 from awm.builder.tools import fitness as fitness_tools
 from awm.builder.tools import food_and_beverage as food_and_beverage_tools
@@ -117,6 +118,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     fitness_tools,
     food_and_beverage_tools,
     agriculture_tools,
+    energy_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

@@ -73,7 +73,9 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("car_rental_agency", 0), ("car_rental_agency", 1), ("public_transit_agency", 1),
                 ("gym_membership", 2), ("gym_membership", 4), ("sports_league", 0),
                 ("grocery_delivery", 1), ("restaurant_chain", 0),
-                ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0))
+                ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0),
+                ("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 0),
+                ("ev_charging_network", 1))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -423,3 +425,45 @@ def test_the_agriculture_tools_enforce_their_rules(tmp_path):
         finally:
             env.close()
     assert set(refused) == {"over_limit", "invalid_state", "withdrawal_period", "too_early"}, refused
+
+
+def test_energy_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: no free repair out of warranty, no rebate above its programme's cap, no
+    inspection result before its date, no charge point taken offline while a vehicle charges at it."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 1)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            if plan.has("equipment_unit"):
+                old = next(u for u in rows["equipment_unit"] if u["warranty_until"] < "2025-06-01"
+                           and u["status"] == "faulty")
+                result = _refused(env, plan, [(names.action("equipment_unit", "repair_under_warranty"),
+                                               _pk(plan, "equipment_unit", old))])
+                assert "out_of_warranty" in result, result
+                checked["equipment_unit"] += 1
+            if plan.has("rebate_claim"):
+                caps = PACK_MODULES["energy"].PROGRAMS
+                big = next(c for c in rows["rebate_claim"] if c["status"] == "draft" and c["amount"] > caps[c["program"]])
+                result = _refused(env, plan, [(names.action("rebate_claim", "submit"), _pk(plan, "rebate_claim", big))])
+                assert "over_limit" in result, result
+                checked["rebate_claim"] += 1
+            if plan.has("safety_inspection"):
+                later = next(i for i in rows["safety_inspection"] if i["status"] == "scheduled" and i["due_on"] > "2025-06-01")
+                result = _refused(env, plan, [(names.action("safety_inspection", "record_result"), {
+                    **_pk(plan, "safety_inspection", later), "result": "passed", plan["staff"].fk: 1})])
+                assert "too_early" in result, result
+                checked["safety_inspection"] += 1
+            if plan.has("charge_point"):
+                busy = next(p for p in rows["charge_point"] if p["status"] == "in_use")
+                result = _refused(env, plan, [(names.action("charge_point", "take_offline"),
+                                               _pk(plan, "charge_point", busy))])
+                assert "in_use" in result, result
+                checked["charge_point"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"equipment_unit", "rebate_claim", "safety_inspection", "charge_point"}, checked

@@ -28,6 +28,7 @@ from awm.builder.modules.packs import (
     banking,
     commerce,
     education,
+    energy,
     fintech,
     fitness,
     food_and_beverage,
@@ -48,7 +49,7 @@ PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
               hospitality, travel, logistics, telecom, automotive, transportation, fitness,
-              food_and_beverage, agriculture)
+              food_and_beverage, agriculture, energy)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
