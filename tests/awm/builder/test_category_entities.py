@@ -75,7 +75,8 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("grocery_delivery", 1), ("restaurant_chain", 0),
                 ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0),
                 ("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 0),
-                ("ev_charging_network", 1))
+                ("ev_charging_network", 1),
+                ("video_streaming_service", 0), ("book_publishing", 0), ("book_publishing", 1), ("independent_bookstore", 0))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -467,3 +468,50 @@ def test_energy_tools_enforce_their_rules(tmp_path):
         finally:
             env.close()
     assert set(checked) == {"equipment_unit", "rebate_claim", "safety_inspection", "charge_point"}, checked
+
+
+def test_the_media_tools_enforce_their_rules(tmp_path):
+    """An expired licence is not extended, a release is never brought forward, a sold-out event takes no more
+    bookings, a royalty statement below the minimum is not paid."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("video_streaming_service", 0), ("book_publishing", 0), ("independent_bookstore", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            if plan.has("content_licence"):
+                lapsed = next(c for c in rows["content_licence"] if c["status"] == "expired")
+                result = _refused(env, plan, [(names.action("content_licence", "extend"), {
+                    f"{plan['content_licence'].name}_id": lapsed["id"], "ends_on": "2027-01-01"})])
+                assert '"expired"' in result.lower(), result
+                checked["content_licence"] += 1
+            if plan.has("title_release"):
+                release = next(r for r in rows["title_release"] if r["status"] == "scheduled")
+                result = _refused(env, plan, [(names.action("title_release", "postpone"), {
+                    f"{plan['title_release'].name}_id": release["id"], "release_on": "2025-06-02"})])
+                assert '"invalid_argument"' in result.lower(), result
+                checked["title_release"] += 1
+            if plan.has("royalty_statement"):
+                small = next(s for s in rows["royalty_statement"] if s["amount"] < 25 and s["status"] == "draft")
+                pk = f"{plan['royalty_statement'].name}_id"
+                result = _refused(env, plan, [(names.action("royalty_statement", "approve"), {pk: small["id"]}),
+                                              (names.action("royalty_statement", "pay"), {pk: small["id"]})])
+                assert '"below_minimum"' in result.lower(), result
+                checked["royalty_statement"] += 1
+            if plan.has("event_ticket"):
+                booked = Counter()
+                for t in rows["event_ticket"]:
+                    booked[t[plan["live_event"].fk]] += t["seats"] if t["status"] == "booked" else 0
+                full = next(e for e in rows["live_event"] if e["status"] == "on_sale"
+                            and booked[e["id"]] == e["capacity"])
+                party = next(p for p in rows["party"] if p["status"] == "active")
+                result = _refused(env, plan, [(names.create("event_ticket"), {
+                    plan["live_event"].fk: full["id"], plan["party"].fk: party["id"], "seats": 1})])
+                assert '"sold_out"' in result.lower(), result
+                checked["event_ticket"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"content_licence", "title_release", "royalty_statement", "event_ticket"}, checked
