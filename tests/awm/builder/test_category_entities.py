@@ -76,7 +76,8 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0),
                 ("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 0),
                 ("ev_charging_network", 1),
-                ("video_streaming_service", 0), ("book_publishing", 0), ("book_publishing", 1), ("independent_bookstore", 0))
+                ("video_streaming_service", 0), ("book_publishing", 0), ("book_publishing", 1), ("independent_bookstore", 0),
+                ("advertising_agency", 0), ("advertising_agency", 1), ("market_research_firm", 0))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -515,3 +516,50 @@ def test_the_media_tools_enforce_their_rules(tmp_path):
         finally:
             env.close()
     assert set(checked) == {"content_licence", "title_release", "royalty_statement", "event_ticket"}, checked
+
+
+def test_the_marketing_tools_enforce_their_rules(tmp_path):
+    """A fourth approval round is refused, a budget is never cut below its spend, a lapsed list is not released,
+    fieldwork short of its quota is not closed."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("advertising_agency", 1), ("market_research_firm", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            if plan.has("approval_round"):
+                counts = Counter(r[plan["case"].fk] for r in rows["approval_round"])
+                pending = {r[plan["case"].fk] for r in rows["approval_round"] if r["status"] == "pending"}
+                case = next(c for c in rows["case"] if counts[c["id"]] == 3 and c["id"] not in pending
+                            and c["status"] in plan.flavour.open)
+                result = _refused(env, plan, [(names.create("approval_round"), {
+                    plan["case"].fk: case["id"], "deliverable": "Revised layout"})])
+                assert '"over_limit"' in result.lower(), result
+                checked["approval_round"] += 1
+            if plan.has("ad_campaign"):
+                campaign = next(c for c in rows["ad_campaign"] if c["status"] == "live")
+                result = _refused(env, plan, [(names.action("ad_campaign", "set_budget"), {
+                    f"{plan['ad_campaign'].name}_id": campaign["id"], "budget": round(campaign["spent"] / 2, 2)})])
+                assert '"below_spend"' in result.lower(), result
+                checked["ad_campaign"] += 1
+            if plan.has("contact_list"):
+                for status, code in (("lapsed", "expired"), ("unverified", "not_verified")):
+                    lst = next((c for c in rows["contact_list"] if c["status"] == status), None)
+                    if lst is not None:
+                        result = _refused(env, plan, [(names.action("contact_list", "release"), {
+                            f"{plan['contact_list'].name}_id": lst["id"]})])
+                        assert f'"{code}"' in result.lower(), result
+                        checked["contact_list"] += 1
+            if plan.has("survey_wave"):
+                short = next(s for s in rows["survey_wave"] if s["status"] == "fielding"
+                             and s["completes"] < s["target_completes"])
+                result = _refused(env, plan, [(names.action("survey_wave", "close"), {
+                    f"{plan['survey_wave'].name}_id": short["id"]})])
+                assert '"quota_not_met"' in result.lower(), result
+                checked["survey_wave"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"approval_round", "ad_campaign", "contact_list", "survey_wave"}, checked
