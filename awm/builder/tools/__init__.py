@@ -69,6 +69,7 @@ from awm.builder.tools import logistics as logistics_tools
 from awm.builder.tools import marketing as marketing_tools
 from awm.builder.tools import media as media_tools
 from awm.builder.tools import real_estate as real_estate_tools
+from awm.builder.tools import technology as technology_tools
 from awm.builder.tools import telecom as telecom_tools
 from awm.builder.tools import transportation as transportation_tools
 from awm.builder.tools import travel as travel_tools
@@ -123,6 +124,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     energy_tools,
     media_tools,
     marketing_tools,
+    technology_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

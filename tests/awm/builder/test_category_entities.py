@@ -77,7 +77,8 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 0),
                 ("ev_charging_network", 1),
                 ("video_streaming_service", 0), ("book_publishing", 0), ("book_publishing", 1), ("independent_bookstore", 0),
-                ("advertising_agency", 0), ("advertising_agency", 1), ("market_research_firm", 0))
+                ("advertising_agency", 0), ("advertising_agency", 1), ("market_research_firm", 0),
+                ("saas_helpdesk", 0), ("saas_helpdesk", 1), ("cloud_hosting", 1))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -563,3 +564,44 @@ def test_the_marketing_tools_enforce_their_rules(tmp_path):
         finally:
             env.close()
     assert set(checked) == {"approval_round", "ad_campaign", "contact_list", "survey_wave"}, checked
+
+
+def test_the_technology_tools_enforce_their_rules(tmp_path):
+    """Seats never drop below those in use, an incident under investigation is not resolved, a running server is
+    not resized, a key expiring more than a year ahead is not issued."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("saas_helpdesk", 1), ("cloud_hosting", 1), ("cloud_hosting", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            if plan.has("seat_licence"):
+                licence = next(s for s in rows["seat_licence"] if s["status"] == "active" and s["seats_in_use"] > 1)
+                result = _refused(env, plan, [(names.action("seat_licence", "set_seats"), {
+                    f"{plan['seat_licence'].name}_id": licence["id"], "seats": licence["seats_in_use"] - 1})])
+                assert '"seats_in_use"' in result.lower(), result
+                checked["seat_licence"] += 1
+            if plan.has("service_incident"):
+                incident = next(i for i in rows["service_incident"] if i["status"] != "mitigated")
+                result = _refused(env, plan, [(names.action("service_incident", "resolve"), {
+                    f"{plan['service_incident'].name}_id": incident["id"], "root_cause": "bad deploy"})])
+                assert '"not_mitigated"' in result.lower(), result
+                checked["service_incident"] += 1
+            if plan.has("server_instance"):
+                running = next(s for s in rows["server_instance"] if s["status"] == "running" and s["size"] != "xlarge")
+                result = _refused(env, plan, [(names.action("server_instance", "resize"), {
+                    f"{plan['server_instance'].name}_id": running["id"], "size": "xlarge"})])
+                assert '"invalid_state"' in result.lower(), result
+                checked["server_instance"] += 1
+            if plan.has("api_key"):
+                party = next(p for p in rows["party"] if p["status"] == "active")
+                result = _refused(env, plan, [(names.create("api_key"), {
+                    plan["party"].fk: party["id"], "name": "Nightly sync", "scope": "read", "expires_on": "2027-01-01"})])
+                assert '"over_limit"' in result.lower(), result
+                checked["api_key"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"seat_licence", "service_incident", "server_instance", "api_key"}, checked

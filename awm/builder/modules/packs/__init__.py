@@ -40,6 +40,7 @@ from awm.builder.modules.packs import (
     marketing,
     media,
     real_estate,
+    technology,
     telecom,
     transportation,
     travel,
@@ -51,7 +52,7 @@ PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
               hospitality, travel, logistics, telecom, automotive, transportation, fitness, food_and_beverage,
-              agriculture, energy, media, marketing)
+              agriculture, energy, media, marketing, technology)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
