@@ -55,6 +55,9 @@ BODY_GROUPS = (
     ("schedule", "when it takes place", re.compile(r"(shift|start|end)_(date|time)|(starts|ends)_(at|on)"
                                                    r"|frequency|first_run_on")),
     ("message", "the message", re.compile(r"subject|body")),
+    ("measurements", "the measured values", re.compile(r"[a-z_]+_(kg|g|cm|mm|pct|ppm|bpm|c)|ph|(resting_)?heart_rate"
+                                                        r"|blood_pressure")),
+    ("score", "the score", re.compile(r"(home|away)_score")),
 )
 BODY_KINDS = ("create", "update")  # the kinds of tool whose fields nest
 # Canonical names with no entity noun in them (their second word is a plain noun of their own).

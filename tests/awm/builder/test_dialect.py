@@ -30,11 +30,14 @@ from awm.builder.dialect import (
     ApiStyle,
     Dialect,
     ReferenceCallError,
+    body_groups,
     split_name,
     style_for,
 )
 from awm.builder.taskgen import generate_tasks
+from awm.builder.templates.tools import generic
 from awm.builder.toolgen import canonical_tool_defs, dialect_for, generate_tools, tool_defs
+from awm.builder.tools.base import Param, ToolDef
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, TaskSet, ToolSet, VerificationReport
 from awm.quality.mutations import InitialRows, ShortcutMutator
@@ -335,6 +338,19 @@ def test_nested_bodies_take_grouped_fields_in_closed_objects_and_leave_ids_and_l
                              [(0, "phone")]) == \
         ([(f"update_{party}_contact", {f"{party}_id": 4, "contact": {"phone": "555-0101"}, "city": "Leeds"})],
          [(0, "contact")])
+
+
+def test_body_groups_come_from_parameter_names_so_a_new_module_s_tools_nest_unnamed():
+    def groups(kind: str, *names: str):
+        params = [Param(n, {"type": "string", "description": n}, n != "memo") for n in names]
+        return body_groups(ToolDef("record_anything", "", params, generic, "get_ENTITY", kind=kind))
+
+    assert groups("update", "kennel_id", "weight_kg", "body_fat_pct", "memo") == \
+        (("measurements", ("weight_kg", "body_fat_pct")),)
+    assert groups("create", "match_id", "home_score", "away_score", "street", "town") == \
+        (("score", ("home_score", "away_score")), ("address", ("street", "town")))
+    assert groups("create", "starts_at", "ends_at", "schedule") == ()  # the name is taken: left flat
+    assert groups("action", "email", "phone") == groups("create", "email", "memo") == ()
 
 
 def test_a_nested_create_runs_through_the_runtime_and_a_malformed_body_is_refused_by_its_path(built):
