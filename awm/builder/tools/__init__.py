@@ -66,6 +66,7 @@ from awm.builder.tools import hospitality as hospitality_tools
 from awm.builder.tools import human_resources as human_resources_tools
 from awm.builder.tools import insurance as insurance_tools
 from awm.builder.tools import logistics as logistics_tools
+from awm.builder.tools import manufacturing as manufacturing_tools
 from awm.builder.tools import marketing as marketing_tools
 from awm.builder.tools import media as media_tools
 from awm.builder.tools import real_estate as real_estate_tools
@@ -125,6 +126,7 @@ CONCERNS: tuple[ModuleType, ...] = (
     media_tools,
     marketing_tools,
     technology_tools,
+    manufacturing_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

@@ -78,7 +78,9 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("ev_charging_network", 1),
                 ("video_streaming_service", 0), ("book_publishing", 0), ("book_publishing", 1), ("independent_bookstore", 0),
                 ("advertising_agency", 0), ("advertising_agency", 1), ("market_research_firm", 0),
-                ("saas_helpdesk", 0), ("saas_helpdesk", 1), ("cloud_hosting", 1))
+                ("saas_helpdesk", 0), ("saas_helpdesk", 1), ("cloud_hosting", 1),
+                ("contract_manufacturing", 0), ("contract_manufacturing", 1), ("electronics_assembly", 0),
+                ("industrial_equipment_service", 0))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -283,25 +285,25 @@ def test_transport_tools_enforce_their_rules(tmp_path):
                             and v["next_service_due"] < "2025-06-01")
                 result = _refused(env, plan, [(names.action("fleet_vehicle", "return_to_service"),
                                                _pk(plan, "fleet_vehicle", late))])
-                assert "service_overdue" in result, result
+                assert "service_overdue" in result.lower(), result
                 checked["fleet_vehicle"] += 1
             if plan.has("damage_report"):
                 report = next(d for d in rows["damage_report"] if d["status"] == "assessed")
                 result = _refused(env, plan, [(names.action("damage_report", "settle"), {
                     **_pk(plan, "damage_report", report), "amount": report["estimated_cost"] + 1})])
-                assert "over_limit" in result, result
+                assert "over_limit" in result.lower(), result
                 checked["damage_report"] += 1
             if plan.has("lost_item"):
                 old = next(x for x in rows["lost_item"] if x["status"] == "held" and x["found_on"] < "2025-04-02")
                 result = _refused(env, plan, [(names.action("lost_item", "hand_over"), {
                     **_pk(plan, "lost_item", old), plan["party"].fk: rows["party"][0]["id"]})])
-                assert "expired" in result, result
+                assert "expired" in result.lower(), result
                 checked["lost_item"] += 1
             if plan.has("disruption"):
                 result = _refused(env, plan, [(names.create("disruption"), {
                     plan["site"].fk: 1, "kind": "planned_works", "starts_at": "2025-06-04T22:00:00",
                     "message": "Track works"})])
-                assert "short_notice" in result, result
+                assert "short_notice" in result.lower(), result
                 checked["disruption"] += 1
         finally:
             env.close()
@@ -447,25 +449,25 @@ def test_energy_tools_enforce_their_rules(tmp_path):
                            and u["status"] == "faulty")
                 result = _refused(env, plan, [(names.action("equipment_unit", "repair_under_warranty"),
                                                _pk(plan, "equipment_unit", old))])
-                assert "out_of_warranty" in result, result
+                assert "out_of_warranty" in result.lower(), result
                 checked["equipment_unit"] += 1
             if plan.has("rebate_claim"):
                 caps = PACK_MODULES["energy"].PROGRAMS
                 big = next(c for c in rows["rebate_claim"] if c["status"] == "draft" and c["amount"] > caps[c["program"]])
                 result = _refused(env, plan, [(names.action("rebate_claim", "submit"), _pk(plan, "rebate_claim", big))])
-                assert "over_limit" in result, result
+                assert "over_limit" in result.lower(), result
                 checked["rebate_claim"] += 1
             if plan.has("safety_inspection"):
                 later = next(i for i in rows["safety_inspection"] if i["status"] == "scheduled" and i["due_on"] > "2025-06-01")
                 result = _refused(env, plan, [(names.action("safety_inspection", "record_result"), {
                     **_pk(plan, "safety_inspection", later), "result": "passed", plan["staff"].fk: 1})])
-                assert "too_early" in result, result
+                assert "too_early" in result.lower(), result
                 checked["safety_inspection"] += 1
             if plan.has("charge_point"):
                 busy = next(p for p in rows["charge_point"] if p["status"] == "in_use")
                 result = _refused(env, plan, [(names.action("charge_point", "take_offline"),
                                                _pk(plan, "charge_point", busy))])
-                assert "in_use" in result, result
+                assert "in_use" in result.lower(), result
                 checked["charge_point"] += 1
         finally:
             env.close()
@@ -605,3 +607,47 @@ def test_the_technology_tools_enforce_their_rules(tmp_path):
         finally:
             env.close()
     assert set(checked) == {"seat_licence", "service_incident", "server_instance", "api_key"}, checked
+
+
+def test_manufacturing_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: a run short of its plan is not completed, a nonconformance is not closed without a
+    disposition, an instrument past its calibration date is not checked out, a customer asset in use is not handed
+    back."""
+    store = ArtifactStore(tmp_path)
+    checked = Counter()
+    for domain, slot in (("contract_manufacturing", 0), ("contract_manufacturing", 1),
+                         ("industrial_equipment_service", 0)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            if plan.has("production_run"):
+                short = next(r for r in rows["production_run"] if r["status"] == "running")
+                result = _refused(env, plan, [(names.action("production_run", "complete"),
+                                               _pk(plan, "production_run", short))])
+                assert "short_quantity" in result.lower(), result
+                checked["production_run"] += 1
+            if plan.has("nonconformance"):
+                bare = next(n for n in rows["nonconformance"] if n["status"] == "open" and n["disposition"] is None)
+                result = _refused(env, plan, [(names.action("nonconformance", "close"),
+                                               _pk(plan, "nonconformance", bare))])
+                assert "no_disposition" in result.lower(), result
+                checked["nonconformance"] += 1
+            if plan.has("instrument"):
+                late = next(i for i in rows["instrument"] if i["status"] == "available"
+                            and i["calibration_due"] < "2025-06-01")
+                result = _refused(env, plan, [(names.action("instrument", "check_out"), {
+                    **_pk(plan, "instrument", late), plan["staff"].fk: 1})])
+                assert "calibration_due" in result.lower(), result
+                checked["instrument"] += 1
+            if plan.has("customer_asset"):
+                busy = next(a for a in rows["customer_asset"] if a["status"] in ("in_use", "under_repair"))
+                result = _refused(env, plan, [(names.action("customer_asset", "return_to_owner"),
+                                               _pk(plan, "customer_asset", busy))])
+                assert "invalid_state" in result.lower() and "in storage" in result, result
+                checked["customer_asset"] += 1
+        finally:
+            env.close()
+    assert set(checked) == {"production_run", "nonconformance", "instrument", "customer_asset"}, checked

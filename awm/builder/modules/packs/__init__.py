@@ -37,6 +37,7 @@ from awm.builder.modules.packs import (
     human_resources,
     insurance,
     logistics,
+    manufacturing,
     marketing,
     media,
     real_estate,
@@ -52,7 +53,8 @@ PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
               hospitality, travel, logistics, telecom, automotive, transportation, fitness, food_and_beverage,
-              agriculture, energy, media, marketing, technology)
+              agriculture, energy, media, marketing, technology,
+              manufacturing)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
