@@ -16,6 +16,8 @@ from awm.builder.modules.packs.commerce import RETURN_WINDOW_DAYS
 from awm.builder.modules.packs.energy import PROGRAMS
 from awm.builder.modules.packs.fitness import MAX_FREEZE_DAYS
 from awm.builder.modules.packs.food_and_beverage import SAFE_RANGES
+from awm.builder.modules.packs.government import APPEAL_DAYS
+from awm.builder.modules.packs.government import RENEWAL_DAYS as LICENCE_RENEWAL_DAYS
 from awm.builder.modules.packs.healthcare import FILING_WINDOW_DAYS
 from awm.builder.modules.packs.insurance import RENEWAL_WINDOW_DAYS
 from awm.builder.modules.packs.marketing import MAX_ROUNDS
@@ -2797,3 +2799,418 @@ def mfg_return_asset(w: World) -> Plan | None:
         "hand {their} {thing}, tag {tag}, back to {them}",
     ), {"thing": asset["description"], "tag": asset["asset_tag"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("customer_asset", asset["id"])})
+
+
+
+
+
+# --- government ------------------------------------------------------------------------------------------------
+
+
+def _licences(w: World, renewable: bool) -> list[tuple[dict, dict]]:
+    opens = (datetime.fromisoformat(TODAY) + timedelta(days=LICENCE_RENEWAL_DAYS)).date().isoformat()
+    return [(li, p) for li in w.rows["issued_licence"] if li["status"] == "active" and li["expires_on"] != opens
+            and (li["expires_on"] < opens) == renewable and (p := _active_party(w, li)) is not None]
+
+
+@intent("action", categories=("government",), needs=("issued_licence",))
+def gov_renew_licence(w: World) -> Plan | None:
+    pick = w.pick(_licences(w, renewable=True))
+    if pick is None:
+        return None
+    licence, party = pick
+    until = (datetime.fromisoformat(licence["expires_on"]) + timedelta(days=365 * w.pick([1, 2, 5]))).date().isoformat()
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("issued_licence"), {"number": licence["number"]}),
+             (w.n.action("issued_licence", "renew"), {w.pk("issued_licence"): licence["id"], "expires_on": until})]
+    goal = Goal(kind="row_equals", table=w.table("issued_licence"), pk=licence["id"],
+                expect={"status": "active", "expires_on": until})
+    say = Say("do", (
+        "renew {their} {ISSUED_LICENCE} {number} so it runs until {until}",
+        "{their} {ISSUED_LICENCE} {number} runs out on {ends} || renew it until {until}",
+    ), {"number": licence["number"], "until": until, "ends": licence["expires_on"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("issued_licence", licence["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("issued_licence",))
+def gov_renew_licence_too_early(w: World) -> Plan | None:
+    pick = w.pick(_licences(w, renewable=False))
+    if pick is None:
+        return None
+    licence, party = pick
+    until = (datetime.fromisoformat(licence["expires_on"]) + timedelta(days=365)).date().isoformat()
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "renew {their} {ISSUED_LICENCE} {number} until {until}",
+        "renew {their} {ISSUED_LICENCE} {number} today so it runs until {until}",
+    ), {"number": licence["number"], "until": until}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("issued_licence"), {"number": licence["number"]})],
+                [w.text_answer(licence["expires_on"], [])], say,
+                answer=f"It expires on {licence['expires_on']}; renewal opens only {LICENCE_RENEWAL_DAYS} days before "
+                       "that.", targets={("issued_licence", licence["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("inspection_visit",))
+def gov_inspection_result_too_early(w: World) -> Plan | None:
+    cases = {}
+    for visit in w.rows["inspection_visit"]:
+        if visit["status"] == "scheduled":
+            cases.setdefault(visit[w.fk("case")], []).append(visit)
+    visit = w.pick([v[0] for v in cases.values() if len(v) == 1 and v[0]["scheduled_on"] > TODAY])
+    if visit is None:
+        return None
+    case = w.by_id("case", visit[w.fk("case")])
+    say = Say("do", (
+        "record the {INSPECTION_VISIT} on {CASE} {code} as passed",
+        "the {INSPECTION_VISIT} for {CASE} {code} went fine || mark it passed",
+    ), {"code": case["code"]})
+    return Plan([(w.n.list("case"), {"code": case["code"]}),
+                 (w.n.list("inspection_visit"), {w.fk("case"): case["id"], "status": "scheduled"})],
+                [w.text_answer(visit["scheduled_on"], [])], say,
+                answer=f"That inspection is scheduled for {visit['scheduled_on']}; no result can be recorded before then.",
+                targets={("case", case["id"])})
+
+
+def _fines(w: World, open_: bool) -> list[tuple[dict, dict]]:
+    cutoff = (datetime.fromisoformat(TODAY) - timedelta(days=APPEAL_DAYS)).date().isoformat()
+    return [(f, p) for f in w.rows["fine_notice"] if f["status"] == "unpaid" and f["issued_on"] != cutoff
+            and (f["issued_on"] > cutoff) == open_ and (p := _active_party(w, f)) is not None]
+
+
+@intent("action", categories=("government",), needs=("fine_notice",))
+def gov_appeal_fine(w: World) -> Plan | None:
+    pick = w.pick(_fines(w, open_=True))
+    if pick is None:
+        return None
+    fine, party = pick
+    grounds = w.pick(["The notice went to an old address", "The fee was already paid at the counter",
+                      "The office was closed on the due date"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("fine_notice"), {"number": fine["number"]}),
+             (w.n.action("fine_notice", "appeal"), {w.pk("fine_notice"): fine["id"], "grounds": grounds})]
+    goal = Goal(kind="row_equals", table=w.table("fine_notice"), pk=fine["id"],
+                expect={"status": "appealed", "appeal_grounds": {"text": grounds}})
+    say = Say("do", (
+        "file an appeal against {their} {FINE_NOTICE} {number}, giving the grounds as {grounds}",
+        "{they} dispute {FINE_NOTICE} {number} || file an appeal with the grounds {grounds}",
+    ), {"number": fine["number"], "grounds": quote(grounds)}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("fine_notice", fine["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("fine_notice",))
+def gov_appeal_fine_too_late(w: World) -> Plan | None:
+    pick = w.pick(_fines(w, open_=False))
+    if pick is None:
+        return None
+    fine, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "file an appeal against {their} {FINE_NOTICE} {number}, giving the grounds as {grounds}",
+        "{they} think {FINE_NOTICE} {number} is wrong || file an appeal against it ({grounds})",
+    ), {"number": fine["number"], "grounds": quote("The notice went to an old address")}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("fine_notice"), {"number": fine["number"]})],
+                [w.text_answer(fine["issued_on"], [])], say,
+                answer=f"That fine was issued on {fine['issued_on']}; appeals close {APPEAL_DAYS} days after issue.",
+                targets={("fine_notice", fine["id"])})
+
+
+@intent("aggregate", categories=("government",), needs=("fine_notice",))
+def gov_unpaid_fines_total(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        unpaid = [f for f in w.children("fine_notice", "party", party["id"]) if f["status"] == "unpaid"]
+        if unpaid:
+            options.append((party, unpaid))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    party, unpaid = pick
+    total = round(sum(f["amount"] for f in unpaid), 2)
+    ref = w.party_ref(party)
+    say = Say("ask", (
+        "how much do {they} owe in unpaid {FINE_NOTICE/pl} altogether",
+        "what is the total of {their} unpaid {FINE_NOTICE/pl}",
+    ), {}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("fine_notice"), {w.fk("party"): party["id"], "status": "unpaid"})],
+                [w.money_answer(total)], say, answer=money(total), targets={("party", party["id"])})
+
+
+@intent("action", categories=("government",), needs=("records_request",))
+def gov_extend_records_request(w: World) -> Plan | None:
+    request = w.pick([r for r in w.rows["records_request"] if r["status"] in ("received", "in_review")
+                      and not r["extended"] and r["due_on"] >= TODAY])
+    if request is None:
+        return None
+    due = (datetime.fromisoformat(request["due_on"]) + timedelta(days=w.pick([10, 14]))).date().isoformat()
+    calls = [(w.n.list("records_request"), {"number": request["number"]}),
+             (w.n.action("records_request", "extend"), {w.pk("records_request"): request["id"], "due_on": due})]
+    goal = Goal(kind="row_equals", table=w.table("records_request"), pk=request["id"],
+                expect={"due_on": due, "extended": 1})
+    say = Say("do", (
+        "extend {RECORDS_REQUEST} {number} so it is due on {due}",
+        "the records for {RECORDS_REQUEST} {number} need more searching || extend its due date to {due}",
+    ), {"number": request["number"], "due": due})
+    return Plan(calls, [goal], say, targets={("records_request", request["id"])})
+
+
+# --- professional services -------------------------------------------------------------------------------------
+
+
+@intent("action", categories=("professional_services",), needs=("time_entry",))
+def pro_log_time(w: World) -> Plan | None:
+    pool = {s["id"]: s for s in w.staff_pool()}
+    case = w.pick([c for c in w.rows["case"] if c["status"] in w.fl.open and c.get(w.fk("staff")) in pool])
+    if case is None:
+        return None
+    member = pool[case[w.fk("staff")]]
+    hours, worked_on = w.pick([1.5, 2.0, 3.5]), w.pick(["2025-05-29", "2025-05-30"])
+    what = w.pick(["Reviewed the documents received", "Call with the client", "Drafted the first version"])
+    calls = [(w.n.list("case"), {"code": case["code"]}), w.find_staff(member),
+             (w.n.create("time_entry"), {w.fk("case"): case["id"], w.fk("staff"): member["id"], "worked_on": worked_on,
+                                         "hours": hours, "description": what})]
+    goal = Goal(kind="rows_created", table=w.table("time_entry"), count=1,
+                expect={w.fk("case"): case["id"], w.fk("staff"): member["id"], "worked_on": worked_on,
+                        "hours": {"approx": hours}, "description": {"text": what}})
+    say = Say("do", (
+        "log {hours} hours by {staff} on {CASE} {code} for {date}, described as {what}",
+        "{staff} worked {hours} hours on {CASE} {code} on {date} || log that time with the description {what}",
+    ), {"hours": f"{hours:g}", "staff": w.person(member), "code": case["code"], "date": worked_on,
+        "what": quote(what)})
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+@intent("aggregate", categories=("professional_services",), needs=("time_entry",))
+def pro_unbilled_hours(w: World) -> Plan | None:
+    options = []
+    for case in w.rows["case"]:
+        entries = [t for t in w.children("time_entry", "case", case["id"]) if t["status"] == "unbilled"]
+        if len(entries) >= 2 and any(t["billable"] for t in entries):
+            options.append((case, entries))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    case, entries = pick
+    hours = round(sum(t["hours"] for t in entries if t["billable"]), 2)
+    say = Say("ask", (
+        "how many billable hours on {CASE} {code} have not been billed yet",
+        "what is the total of billable hours still unbilled on {CASE} {code}",
+    ), {"code": case["code"]})
+    return Plan([(w.n.list("case"), {"code": case["code"]}),
+                 (w.n.list("time_entry"), {w.fk("case"): case["id"], "status": "unbilled"})],
+                [w.number_answer(hours)], say, answer=f"{hours:g} hours", targets={("case", case["id"])})
+
+
+def _retainers(w: World) -> list[tuple[dict, dict]]:
+    return [(r, p) for r in w.rows["client_retainer"] if r["status"] == "active" and r["balance"] >= 250
+            and (p := _active_party(w, r)) is not None]
+
+
+@intent("action", categories=("professional_services",), needs=("client_retainer",))
+def pro_draw_retainer(w: World) -> Plan | None:
+    pick = w.pick(_retainers(w))
+    if pick is None:
+        return None
+    retainer, party = pick
+    amount = float(w.pick([a for a in (120, 180, 240) if a < retainer["balance"]]))
+    left = round(retainer["balance"] - amount, 2)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("client_retainer"), {"number": retainer["number"]}),
+             (w.n.action("client_retainer", "draw"), {w.pk("client_retainer"): retainer["id"], "amount": amount})]
+    goal = Goal(kind="row_equals", table=w.table("client_retainer"), pk=retainer["id"], expect={"balance": {"approx": left}})
+    say = Say("do", (
+        "draw {amount} from {their} {CLIENT_RETAINER} {number} for this month's work",
+        "this month's bill for {them} comes to {amount} || take it from {their} {CLIENT_RETAINER} {number}",
+    ), {"amount": money(amount), "number": retainer["number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("client_retainer", retainer["id"])})
+
+
+@intent("infeasible", categories=("professional_services",), needs=("client_retainer",))
+def pro_overdraw_retainer(w: World) -> Plan | None:
+    pick = w.pick(_retainers(w))
+    if pick is None:
+        return None
+    retainer, party = pick
+    amount = round(retainer["balance"] + w.pick([150.0, 400.0, 975.0]), 2)
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "draw {amount} from {their} {CLIENT_RETAINER} {number} for this month's work",
+        "take {amount} from {their} {CLIENT_RETAINER} {number} to settle this month's bill",
+    ), {"amount": money(amount), "number": retainer["number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("client_retainer"), {"number": retainer["number"]})],
+                [w.money_answer(retainer["balance"])], say,
+                answer=f"The retainer holds only {money(retainer['balance'])}; a draw cannot exceed its balance.",
+                targets={("client_retainer", retainer["id"])})
+
+
+@intent("infeasible", categories=("professional_services",), needs=("filing_deadline",))
+def pro_extend_passed_deadline(w: World) -> Plan | None:
+    options = []
+    for d in w.rows["filing_deadline"]:
+        same = [x for x in w.children("filing_deadline", "case", d[w.fk("case")]) if x["description"] == d["description"]]
+        if d["status"] == "open" and d["due_on"] < TODAY and len(same) == 1:
+            options.append(d)
+    deadline = w.pick(options)
+    if deadline is None:
+        return None
+    case = w.by_id("case", deadline[w.fk("case")])
+    until = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([14, 30]))).date().isoformat()
+    say = Say("do", (
+        "extend the {FILING_DEADLINE} for the {what} on {CASE} {code} to {until}",
+        "we need more time for the {what} on {CASE} {code} || move its {FILING_DEADLINE} to {until}",
+    ), {"what": deadline["description"].lower(), "code": case["code"], "until": until})
+    return Plan([(w.n.list("case"), {"code": case["code"]}),
+                 (w.n.list("filing_deadline"), {w.fk("case"): case["id"]})],
+                [w.text_answer(deadline["due_on"], [])], say,
+                answer=f"That deadline passed on {deadline['due_on']}; an extension must be asked for before it passes.",
+                targets={("case", case["id"])})
+
+
+@intent("action", categories=("professional_services",), needs=("engagement_letter",))
+def pro_sign_letter(w: World) -> Plan | None:
+    options = []
+    for letter in w.rows["engagement_letter"]:
+        sent = [x for x in w.children("engagement_letter", "case", letter[w.fk("case")]) if x["status"] == "sent"]
+        if letter["status"] == "sent" and letter["expires_on"] >= TODAY and len(sent) == 1:
+            options.append(letter)
+    letter = w.pick(options)
+    if letter is None:
+        return None
+    case = w.by_id("case", letter[w.fk("case")])
+    calls = [(w.n.list("case"), {"code": case["code"]}),
+             (w.n.list("engagement_letter"), {w.fk("case"): case["id"], "status": "sent"}),
+             (w.n.action("engagement_letter", "sign"), {w.pk("engagement_letter"): letter["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("engagement_letter"), pk=letter["id"], expect={"status": "signed"})
+    say = Say("do", (
+        "the client has signed the {ENGAGEMENT_LETTER} for {CASE} {code} || record it as signed",
+        "record the {ENGAGEMENT_LETTER} sent for {CASE} {code} as signed",
+    ), {"code": case["code"]})
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+# --- nonprofit -------------------------------------------------------------------------------------------------
+
+
+@intent("action", categories=("nonprofit",), needs=("grant_application",))
+def np_record_grant_award(w: World) -> Plan | None:
+    grant = w.pick([g for g in w.rows["grant_application"] if g["status"] == "submitted"])
+    if grant is None:
+        return None
+    amount = round(grant["amount_requested"] * w.pick([0.6, 0.75, 1.0]), 2)
+    calls = [(w.n.list("grant_application"), {"number": grant["number"]}),
+             (w.n.action("grant_application", "record_award"),
+              {w.pk("grant_application"): grant["id"], "amount_awarded": amount})]
+    goal = Goal(kind="row_equals", table=w.table("grant_application"), pk=grant["id"],
+                expect={"status": "awarded", "amount_awarded": {"approx": amount}})
+    say = Say("do", (
+        "{funder} has awarded {amount} on {GRANT_APPLICATION} {number} || record the award",
+        "record an award of {amount} from {funder} on {GRANT_APPLICATION} {number}",
+    ), {"funder": grant["funder"], "amount": money(amount), "number": grant["number"]})
+    return Plan(calls, [goal], say, targets={("grant_application", grant["id"])})
+
+
+@intent("infeasible", categories=("nonprofit",), needs=("grant_application",))
+def np_submit_late_grant(w: World) -> Plan | None:
+    grant = w.pick([g for g in w.rows["grant_application"] if g["status"] == "drafting" and g["deadline"] < TODAY])
+    if grant is None:
+        return None
+    say = Say("do", (
+        "submit {GRANT_APPLICATION} {number} to {funder}",
+        "the draft of {GRANT_APPLICATION} {number} is finished || submit it to {funder}",
+    ), {"funder": grant["funder"], "number": grant["number"]})
+    return Plan([(w.n.list("grant_application"), {"number": grant["number"]})],
+                [w.text_answer(grant["deadline"], [])], say,
+                answer=f"The funder's deadline was {grant['deadline']}; the application can no longer be submitted.",
+                targets={("grant_application", grant["id"])})
+
+
+@intent("action", categories=("nonprofit",), needs=("pledge",))
+def np_pay_off_pledge(w: World) -> Plan | None:
+    pick = w.pick([(p, party) for p in w.rows["pledge"] if p["status"] == "open"
+                   and (party := _active_party(w, p)) is not None])
+    if pick is None:
+        return None
+    pledge, party = pick
+    owed = round(pledge["amount_pledged"] - pledge["amount_paid"], 2)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("pledge"), {"number": pledge["number"]}),
+             (w.n.action("pledge", "record_payment"), {w.pk("pledge"): pledge["id"], "amount": owed})]
+    goal = Goal(kind="row_equals", table=w.table("pledge"), pk=pledge["id"],
+                expect={"amount_paid": {"approx": pledge["amount_pledged"]}, "status": "fulfilled"})
+    say = Say("do", (
+        "{they_have} paid the {owed} left on {their} {PLEDGE} {number} || record that payment",
+        "record a payment of {owed} on {their} {PLEDGE} {number}, which settles it",
+    ), {"owed": money(owed), "number": pledge["number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("pledge", pledge["id"])})
+
+
+def _open_events(w: World, full: bool) -> list[tuple[dict, dict]]:
+    out = []
+    for event in w.rows["charity_event"]:
+        taken = sum(s["status"] == "registered" for s in w.children("event_signup", "charity_event", event["id"]))
+        if event["status"] == "scheduled" and event["starts_on"] > TODAY and (taken >= event["capacity"]) == full:
+            out.append((event, w.by_id("site", event[w.fk("site")])))
+    return out
+
+
+@intent("action", categories=("nonprofit",), needs=("event_signup",))
+def np_register_for_event(w: World) -> Plan | None:
+    pick = w.pick(_open_events(w, full=False))
+    if pick is None:
+        return None
+    event, site = pick
+    booked = {s[w.fk("party")] for s in w.children("event_signup", "charity_event", event["id"])}
+    party = w.pick([p for p in w.active_parties() if p["id"] not in booked])
+    if party is None:
+        return None
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("charity_event"), {w.fk("site"): site["id"], "name": event["name"]}),
+             (w.n.create("event_signup"), {w.fk("charity_event"): event["id"], w.fk("party"): party["id"]})]
+    goal = Goal(kind="rows_created", table=w.table("event_signup"), count=1,
+                expect={w.fk("charity_event"): event["id"], w.fk("party"): party["id"], "status": "registered"})
+    say = Say("do", (
+        "add {their} name to the list for the {event} at {site} on {long}",
+        "{they} would like to come to the {event} at {site} on {long} || put {their} name down for it",
+    ), {"event": event["name"], "site": site["name"], "long": long_date(event["starts_on"])}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("charity_event", event["id"])})
+
+
+@intent("infeasible", categories=("nonprofit",), needs=("event_signup",))
+def np_register_for_full_event(w: World) -> Plan | None:
+    pick = w.pick(_open_events(w, full=True))
+    if pick is None:
+        return None
+    event, site = pick
+    booked = {s[w.fk("party")] for s in w.children("event_signup", "charity_event", event["id"])}
+    party = w.pick([p for p in w.active_parties() if p["id"] not in booked])
+    if party is None:
+        return None
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "add {their} name to the list for the {event} at {site} on {long}",
+        "put {their} name down for the {event} at {site} on {long}",
+    ), {"event": event["name"], "site": site["name"], "long": long_date(event["starts_on"])}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("charity_event"), {w.fk("site"): site["id"], "name": event["name"]}),
+                 (w.n.list("event_signup"), {w.fk("charity_event"): event["id"], "status": "registered"})],
+                [w.number_answer(event["capacity"])], say,
+                answer=f"All {event['capacity']} places at that event are taken.", targets={("charity_event", event["id"])})
+
+
+@intent("aggregate", categories=("nonprofit",), needs=("service_log",))
+def np_approved_hours(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        logs = [x for x in w.children("service_log", "party", party["id"]) if x["status"] == "approved"]
+        if len(logs) >= 2:
+            options.append((party, logs))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    party, logs = pick
+    hours = round(sum(x["hours"] for x in logs), 2)
+    ref = w.party_ref(party)
+    say = Say("ask", (
+        "how many approved hours of service do {they} have on record",
+        "what do {their} approved {SERVICE_LOG/pl} add up to, in hours",
+    ), {}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("service_log"), {w.fk("party"): party["id"], "status": "approved"})],
+                [w.number_answer(hours)], say, answer=f"{hours:g} hours", targets={("party", party["id"])})

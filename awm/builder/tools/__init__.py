@@ -61,6 +61,7 @@ from awm.builder.tools import energy as energy_tools
 from awm.builder.tools import fintech as fintech_tools
 from awm.builder.tools import fitness as fitness_tools
 from awm.builder.tools import food_and_beverage as food_and_beverage_tools
+from awm.builder.tools import government as government_tools
 from awm.builder.tools import healthcare as healthcare_tools
 from awm.builder.tools import hospitality as hospitality_tools
 from awm.builder.tools import human_resources as human_resources_tools
@@ -69,6 +70,8 @@ from awm.builder.tools import logistics as logistics_tools
 from awm.builder.tools import manufacturing as manufacturing_tools
 from awm.builder.tools import marketing as marketing_tools
 from awm.builder.tools import media as media_tools
+from awm.builder.tools import nonprofit as nonprofit_tools
+from awm.builder.tools import professional_services as professional_services_tools
 from awm.builder.tools import real_estate as real_estate_tools
 from awm.builder.tools import technology as technology_tools
 from awm.builder.tools import telecom as telecom_tools
@@ -127,6 +130,9 @@ CONCERNS: tuple[ModuleType, ...] = (
     marketing_tools,
     technology_tools,
     manufacturing_tools,
+    government_tools,
+    professional_services_tools,
+    nonprofit_tools,
 )
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.

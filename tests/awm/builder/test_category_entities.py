@@ -80,7 +80,10 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("advertising_agency", 0), ("advertising_agency", 1), ("market_research_firm", 0),
                 ("saas_helpdesk", 0), ("saas_helpdesk", 1), ("cloud_hosting", 1),
                 ("contract_manufacturing", 0), ("contract_manufacturing", 1), ("electronics_assembly", 0),
-                ("industrial_equipment_service", 0))
+                ("industrial_equipment_service", 0),
+                ("dmv_services", 0), ("dmv_services", 3), ("building_permits", 2), ("public_library", 0),
+                ("law_firm", 0), ("law_firm", 1), ("charity_fundraising", 0), ("charity_fundraising", 1),
+                ("volunteer_network", 1))
 
 
 def test_every_request_about_category_entities_passes_every_proof(tmp_path):
@@ -247,6 +250,85 @@ def test_the_tools_enforce_each_entitys_rules(tmp_path):
         finally:
             env.close()
     assert set(checked) == {"card", "dispute", "hold", "insurance_claim", "rate_quote"}, checked
+
+
+# Per role: the canonical calls that run into its rule and the code that names it (the first row matching wins).
+RULE_CALLS = {
+    "issued_licence": (lambda r: r["status"] == "active" and r["expires_on"] > "2025-09-15",
+                       lambda p, n, r: [(n.action("issued_licence", "renew"),
+                                         {**_pk(p, "issued_licence", r), "expires_on": "2030-01-01"})],
+                       "window_closed"),
+    "inspection_visit": (lambda r: r["status"] == "scheduled" and r["scheduled_on"] > "2025-06-01",
+                         lambda p, n, r: [(n.action("inspection_visit", "record_result"),
+                                           {**_pk(p, "inspection_visit", r), "result": "passed"})], "too_early"),
+    "fine_notice": (lambda r: r["status"] == "unpaid" and r["issued_on"] < "2025-05-01",
+                    lambda p, n, r: [(n.action("fine_notice", "appeal"),
+                                      {**_pk(p, "fine_notice", r), "grounds": "Too late"})], "window_closed"),
+    "records_request": (lambda r: r["status"] in ("received", "in_review") and not r["extended"],
+                        lambda p, n, r: [(n.action("records_request", "extend"),
+                                          {**_pk(p, "records_request", r), "due_on": "2025-08-01"})] * 2,
+                        "not_allowed"),
+    "time_entry": (lambda r: r["status"] == "unbilled",  # an unbilled entry is on an open case
+                   lambda p, n, r: [(n.create("time_entry"), {p["case"].fk: r[p["case"].fk], p["staff"].fk: r[p["staff"].fk],
+                                                              "worked_on": "2025-05-20", "hours": 12,
+                                                              "description": "Long day"})] * 3, "over_limit"),
+    "client_retainer": (lambda r: r["status"] == "active",
+                        lambda p, n, r: [(n.action("client_retainer", "draw"),
+                                          {**_pk(p, "client_retainer", r), "amount": r["balance"] + 1})],
+                        "insufficient_funds"),
+    "filing_deadline": (lambda r: r["status"] == "open" and r["due_on"] < "2025-06-01",
+                        lambda p, n, r: [(n.action("filing_deadline", "extend"),
+                                          {**_pk(p, "filing_deadline", r), "due_on": "2025-09-01"})],
+                        "window_closed"),
+    "engagement_letter": (lambda r: r["status"] == "sent" and r["expires_on"] < "2025-06-01",
+                          lambda p, n, r: [(n.action("engagement_letter", "sign"),
+                                            {**_pk(p, "engagement_letter", r)})], "expired"),
+    "grant_application": (lambda r: r["status"] == "drafting" and r["deadline"] < "2025-06-01",
+                          lambda p, n, r: [(n.action("grant_application", "submit"),
+                                            {**_pk(p, "grant_application", r)})], "window_closed"),
+    "pledge": (lambda r: r["status"] == "open",
+               lambda p, n, r: [(n.action("pledge", "record_payment"),
+                                 {**_pk(p, "pledge", r), "amount": r["amount_pledged"] + 1})], "over_limit"),
+    "service_log": (lambda r: True,
+                    lambda p, n, r: [(n.create("service_log"), {p["party"].fk: r[p["party"].fk], p["site"].fk: r[p["site"].fk],
+                                                                "served_on": "2025-05-20", "hours": 12,
+                                                                "activity": "Long day"})] * 2, "over_limit"),
+}
+
+
+def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(tmp_path):
+    """Through the real runtime: a licence renewed too early, an inspection result before its day, a late appeal, a
+    second extension, a day of more than 24 hours, an overdrawn retainer, a passed deadline, a lapsed letter, a late
+    grant, an overpaid pledge, a full event, more than 12 hours of service a day: each refused with its code."""
+    store = ArtifactStore(tmp_path)
+    checked = set()
+    for domain, slot in (("dmv_services", 0), ("dmv_services", 3), ("law_firm", 0), ("law_firm", 1),
+                         ("charity_fundraising", 0), ("charity_fundraising", 1), ("volunteer_network", 1)):
+        assert all(o.ok for o in build_environment(store, domain, slot))
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        names = ToolNames(plan)
+        env = Environment.from_store(store, f"{domain}__{slot:02d}")
+        try:
+            for role, (fits, calls, code) in RULE_CALLS.items():
+                if plan.has(role):
+                    row = next(r for r in rows[role] if fits(r))
+                    result = _refused(env, plan, calls(plan, names, row))
+                    assert code in result.lower(), (role, result)
+                    checked.add(role)
+            if plan.has("event_signup"):
+                full = next(e for e in rows["charity_event"] if e["status"] == "scheduled" and e["starts_on"] > "2025-06-01"
+                            and sum(s[plan["charity_event"].fk] == e["id"] and s["status"] == "registered"
+                                    for s in rows["event_signup"]) >= e["capacity"])
+                party = next(p for p in rows["party"] if p["status"] == "active" and not any(
+                    s[plan["charity_event"].fk] == full["id"] and s[plan["party"].fk] == p["id"] for s in rows["event_signup"]))
+                result = _refused(env, plan, [(names.create("event_signup"), {plan["charity_event"].fk: full["id"],
+                                                                              plan["party"].fk: party["id"]})])
+                assert "event_full" in result.lower(), result
+                checked.add("event_signup")
+        finally:
+            env.close()
+    assert checked == set(RULE_CALLS) | {"event_signup"}, checked
 
 
 def test_every_table_of_every_scenario_with_category_entities_has_rows():

@@ -32,6 +32,7 @@ from awm.builder.modules.packs import (
     fintech,
     fitness,
     food_and_beverage,
+    government,
     healthcare,
     hospitality,
     human_resources,
@@ -40,6 +41,8 @@ from awm.builder.modules.packs import (
     manufacturing,
     marketing,
     media,
+    nonprofit,
+    professional_services,
     real_estate,
     technology,
     telecom,
@@ -53,8 +56,8 @@ PACK_MODULES: dict[str, ModuleType] = {
     m.CATEGORY: m
     for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
               hospitality, travel, logistics, telecom, automotive, transportation, fitness, food_and_beverage,
-              agriculture, energy, media, marketing, technology,
-              manufacturing)
+              agriculture, energy, media, marketing, technology, manufacturing, government,
+              professional_services, nonprofit)
 }
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
