@@ -1,7 +1,7 @@
 """Entity archetypes: the tables an environment can have, named in the domain's words.
 
 Every environment has the core roles (party, staff, site, category, item, case,
-line, payment, note, address); each optional module adds one to three tables.
+line, payment, note); each optional module (postal addresses are one) adds one to three tables.
 Column names are derived from the domain's labels, so a clinic's case table is
 `appointments` with a `patient_id`, and a freight broker's is `shipments` with a
 `shipper_id`. This module holds the vocabulary (labels, roles, columns); the
@@ -48,7 +48,7 @@ DEFAULT_LABELS: dict[str, str] = {
 # A search "column" that matches "First Last" as well as either part.
 FULL_NAME = "first_name || ' ' || last_name"
 
-CORE_ROLES = ("site", "category", "item", "party", "address", "staff", "case", "line", "payment", "note")
+CORE_ROLES = ("site", "category", "item", "party", "staff", "case", "line", "payment", "note")
 
 # Tables are created (and filled) in this order, so foreign keys always point backwards.
 ROLE_ORDER = (

@@ -26,7 +26,7 @@ from awm.builder.phrasing import with_article
 from awm.contracts import Scenario
 from awm.domains import env_id_for, seeds_file_path, validate_domain_slug
 
-CORE_TABLES = 10
+CORE_TABLES = 9
 MIN_TABLES = 15
 MAX_TABLES = 21
 
@@ -221,6 +221,7 @@ def _describe(seed: DomainSeed, sub: SubBusiness, labels: dict[str, str], module
         f"It offers {plural(L['item'])} in {', '.join(sub.category_names)}.",
     ]
     extras = {
+        "addresses": f"keeps {plural(L['address'])} of its {plural(L['party'])} on file",
         "invoices": f"issues {plural(L['invoice'])}",
         "accounts": f"keeps {plural(L['account'])} with balances",
         "documents": f"collects {plural(L['document'])}",

@@ -23,6 +23,7 @@ FLAVOURS = ("fulfillment", "appointment", "application", "service", "reservation
 
 # Optional modules a scenario can add to the core tables (see awm.builder.entities.MODULE_ROLES).
 MODULES = (
+    "addresses",
     "invoices",
     "accounts",
     "documents",

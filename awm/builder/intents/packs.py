@@ -720,7 +720,7 @@ define("logistics_lost_shipment", "action", ("logistics", "transportation"), lam
         "file {a TICKET} titled {subject} at urgent priority and add the note {note} to {case}",
     ), statuses=("shipped", "delivered")), flavours=("fulfillment",), needs=("ticket",))
 define("logistics_redirect_delivery", "action", ("logistics", "commerce"), lambda w: redirect_delivery(w),
-       flavours=("fulfillment",))
+       flavours=("fulfillment",), needs=("address",))
 
 define("mfg_rush_order", "action", ("manufacturing", "marketing"), lambda w: rush(
     w, ("confirm", "ship"), ("Rush approved by the plant manager", "Expedited at the client's request"), (

@@ -30,7 +30,7 @@ def _postal(w: World) -> str:
 # --- contact details and addresses ----------------------------------------------------------------------
 
 
-@intent("action")
+@intent("action", needs=("address",))
 def update_contact_details(w: World) -> Plan | None:
     party = w.pick(w.active_parties("case"))
     if party is None:
@@ -95,7 +95,7 @@ def change_email(w: World) -> Plan | None:
     return Plan(calls, goals, say, targets={("party", party["id"])})
 
 
-@intent("action")
+@intent("action", needs=("address",))
 def add_billing_address(w: World) -> Plan | None:
     parties = [p for p in w.active_parties() if not any(a["kind"] == "billing" for a in
                                                         w.children("address", "party", p["id"]))]
@@ -121,7 +121,7 @@ def add_billing_address(w: World) -> Plan | None:
     return Plan(calls, [goal], say, targets={("party", party["id"])})
 
 
-@intent("action")
+@intent("action", needs=("address",))
 def new_primary_address(w: World) -> Plan | None:
     party = w.pick([p for p in w.active_parties() if w.children("address", "party", p["id"])])
     if party is None:
@@ -156,7 +156,7 @@ def _sole_addresses(w: World, primary: bool) -> list[tuple[dict, dict]]:
     return options
 
 
-@intent("action")
+@intent("action", needs=("address",))
 def remove_old_address(w: World) -> Plan | None:
     options = _sole_addresses(w, primary=False)
     if not options:
@@ -174,7 +174,7 @@ def remove_old_address(w: World) -> Plan | None:
                 targets={("party", party["id"])})
 
 
-@intent("infeasible")
+@intent("infeasible", needs=("address",))
 def delete_primary_address(w: World) -> Plan | None:
     options = _sole_addresses(w, primary=True)
     if not options:
@@ -244,7 +244,7 @@ def register_and_open(w: World) -> Plan | None:
     return Plan(calls, goals, say)
 
 
-@intent("action")
+@intent("action", needs=("address",))
 def register_with_address(w: World) -> Plan | None:
     first, last, email, phone, city = _new_person(w)
     street, postal = _street(w), _postal(w)

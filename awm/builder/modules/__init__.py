@@ -1,7 +1,7 @@
 """The concerns an environment is built from, one module each.
 
 Four core concerns are in every environment (`sites`, `offering`, `parties`,
-`cases`); each optional module of the catalogue (`MODULES` in
+`cases`); each optional module (postal addresses are one) of the catalogue (`MODULES` in
 awm.builder.catalogue.model) adds its own tables. Every concern module declares
 its tables (`entities(labels, has, flavour)`) and fills them (`FILL`: role ->
 function of the row generator), so one concern is read and changed in one place.
@@ -14,6 +14,7 @@ from awm.builder.entities import ROLE_ORDER, Entity
 from awm.builder.flavours import Flavour
 from awm.builder.modules import (
     accounts,
+    addresses,
     cases,
     departments,
     documents,
@@ -37,6 +38,7 @@ CORE_CONCERNS = (sites, offering, parties, cases)
 OPTIONAL_CONCERNS = {
     m.MODULE: m
     for m in (
+        addresses,
         departments,
         promotions,
         invoices,

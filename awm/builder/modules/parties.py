@@ -1,4 +1,4 @@
-"""Who the business serves: parties and their postal addresses."""
+"""Who the business serves: its parties (their postal addresses are the addresses module's)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from awm.builder.clock import iso
-from awm.builder.entities import FULL_NAME, Col, Entity, fk_col, pk_col
-from awm.builder.naming import plural, snake
+from awm.builder.entities import FULL_NAME, Col, Entity, pk_col
+from awm.builder.naming import plural
 
 if TYPE_CHECKING:
     from awm.builder.data import RowGen
     from awm.builder.flavours import Flavour
 
-ROLES = ("party", "address")
+ROLES = ("party",)
 
 
 def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) -> dict[str, Entity]:
-    """The party, address tables, named in the domain's words."""
+    """The party table, named in the domain's words."""
     ents: dict[str, Entity] = {}
     ents["party"] = Entity(
         "party",
@@ -36,21 +36,6 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
         f"The {plural(L['party'])} the business serves.",
         search=(FULL_NAME, "email", "phone"),
         filters=("status", "tier", "city"),
-    )
-    ents["address"] = Entity(
-        "address",
-        L["address"],
-        [
-            pk_col(),
-            fk_col(L, "party"),
-            Col("kind", "TEXT", enum=("home", "work", "billing")),
-            Col("street", "TEXT"),
-            Col("city", "TEXT"),
-            Col("postal_code", "TEXT"),
-            Col("is_primary", "INTEGER", minimum=0, maximum=1),
-        ],
-        f"Postal addresses of {plural(L['party'])}.",
-        filters=(f"{snake(L['party'])}_id",),
     )
     return ents
 
@@ -73,20 +58,4 @@ def fill_parties(gen: RowGen) -> None:
         )
 
 
-def fill_addresses(gen: RowGen) -> None:
-    for party in gen.rows["party"]:
-        for n in range(gen.rng.choice((1, 1, 2))):
-            gen.add(
-                "address",
-                {
-                    gen.fk("party"): party["id"],
-                    "kind": ("home", "billing", "work")[n] if n else "home",
-                    "street": gen.fake.street_address(),
-                    "city": party["city"],
-                    "postal_code": gen.fake.zipcode(),
-                    "is_primary": 1 if n == 0 else 0,
-                },
-            )
-
-
-FILL = {"party": fill_parties, "address": fill_addresses}
+FILL = {"party": fill_parties}

@@ -33,6 +33,7 @@ from awm.builder.dialect import ApiStyle, Dialect, ToolNames, style_for
 from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude
 from awm.builder.tools import (
     accounts,
+    addresses,
     cases,
     departments,
     documents,
@@ -88,6 +89,7 @@ __all__ = ["CONCERNS", "PAGING", "Param", "ToolDef", "ToolNames", "canonical_too
 # Every world has the core concerns; an optional one (it has ROLE) only where the world has that role.
 CONCERNS: tuple[ModuleType, ...] = (
     parties,
+    addresses,
     offering,
     staff,
     cases,

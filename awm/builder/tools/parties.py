@@ -1,4 +1,4 @@
-"""The party and address tools: registering, contact changes, suspension, tiers, addresses."""
+"""The party tools: registering, contact changes, suspension, tiers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ EMAIL = "^[^@ ]+@[^@ ]+$"
 
 def declare(b: ToolBuilder) -> None:
     party_tools(b)
-    address_tools(b)
 
 
 def party_tools(b: ToolBuilder) -> None:
@@ -35,20 +34,3 @@ def party_tools(b: ToolBuilder) -> None:
           [Param(f"{p.name}_id", integer(f"id of the {p.label}"), True),
            Param("tier", string("the new tier", ("standard", "silver", "gold")), True)],
           templates, "set_PARTY_tier", role="party", kind="update")
-
-
-def address_tools(b: ToolBuilder) -> None:
-    a, p = b.ent("address"), b.ent("party")
-    b.list_tool("address")
-    b.add(b.names.create("address"),
-          f"Add an {a.label} for a {p.label}; if primary, it replaces the current primary one.",
-          [b.id_param("party"),
-           Param("kind", string("kind of address", ("home", "work", "billing")), True),
-           Param("street", string("street and number"), True), Param("city", string("city"), True),
-           Param("postal_code", string("postal code"), True),
-           Param("is_primary", {"type": "boolean", "description": "make it the primary address",
-                                "default": False}, default=False)],
-          templates, "add_ADDRESS", role="address", kind="create")
-    b.add(b.names.delete("address"), f"Delete an {a.label}. A primary address cannot be deleted.",
-          [Param(f"{a.name}_id", integer(f"id of the {a.label}"), True)],
-          templates, "delete_ADDRESS", role="address", kind="delete", destructive=True)

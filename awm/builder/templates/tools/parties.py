@@ -1,6 +1,6 @@
-"""Templates of the party and address tools (registering, contact changes, tiers, addresses)."""
+"""Templates of the party tools (registering, contact changes, tiers)."""
 
-from awm.builder.templates.placeholders import ADDRESS_LABEL, ADDRESS_TABLE, PARTY_FK, PARTY_LABEL, PARTY_TABLE
+from awm.builder.templates.placeholders import PARTY_LABEL, PARTY_TABLE
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, error, get_row, insert_row, missing, update_row
 
 
@@ -36,22 +36,3 @@ def set_PARTY_tier(db, PARTY_id, tier):
     if PARTY["tier"] == tier:
         return error("invalid_argument", "the " + PARTY_LABEL + " is already " + tier)
     return update_row(db, PARTY_TABLE, PARTY_id, {"tier": tier})
-
-
-def add_ADDRESS(db, PARTY_id, kind, street, city, postal_code, is_primary=False):
-    PARTY = get_row(db, PARTY_TABLE, PARTY_id)
-    if PARTY is None:
-        return missing(PARTY_LABEL, PARTY_id)
-    if is_primary:
-        db.execute("UPDATE " + ADDRESS_TABLE + " SET is_primary = 0 WHERE " + PARTY_FK + " = ?", [PARTY_id])
-    return insert_row(db, ADDRESS_TABLE, {PARTY_FK: PARTY_id, "kind": kind, "street": street, "city": city, "postal_code": postal_code, "is_primary": 1 if is_primary else 0})
-
-
-def delete_ADDRESS(db, ADDRESS_id):
-    ADDRESS = get_row(db, ADDRESS_TABLE, ADDRESS_id)
-    if ADDRESS is None:
-        return missing(ADDRESS_LABEL, ADDRESS_id)
-    if ADDRESS["is_primary"]:
-        return error("invalid_state", "cannot delete the primary " + ADDRESS_LABEL + "; add another primary first")
-    db.execute("DELETE FROM " + ADDRESS_TABLE + " WHERE id = ?", [ADDRESS_id])
-    return {"deleted": ADDRESS_id}
