@@ -70,7 +70,7 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("airline_carrier", 0), ("airline_carrier", 1), ("travel_agency", 2), ("vacation_rental", 0),
                 ("parcel_delivery", 0), ("fashion_boutique", 0), ("primary_care", 0),
                 ("auto_dealership", 0), ("auto_dealership", 1), ("auto_repair", 2),
-                ("car_rental_agency", 0), ("car_rental_agency", 1), ("public_transit_agency", 1),
+                ("car_rental_agency", 0), ("car_rental_agency", 1), ("car_rental_agency", 2), ("public_transit_agency", 1),
                 ("gym_membership", 2), ("gym_membership", 4), ("sports_league", 0),
                 ("grocery_delivery", 1), ("restaurant_chain", 0),
                 ("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0),
@@ -355,28 +355,30 @@ def test_transport_tools_enforce_their_rules(tmp_path):
     cost, lost property past its holding period is not handed over, planned works need a week's notice."""
     store = ArtifactStore(tmp_path)
     checked = Counter()
-    for domain, slot in (("car_rental_agency", 1), ("car_rental_agency", 0), ("public_transit_agency", 1)):
+    for domain, slot in (("car_rental_agency", 1), ("car_rental_agency", 0), ("car_rental_agency", 2),
+                         ("public_transit_agency", 1)):
         assert all(o.ok for o in build_environment(store, domain, slot))
         plan = plan_world(make_scenario(domain, slot))
         rows = generate_rows(plan)
         names = ToolNames(plan)
         env = Environment.from_store(store, f"{domain}__{slot:02d}")
         try:
-            if plan.has("fleet_vehicle"):
-                late = next(v for v in rows["fleet_vehicle"] if v["status"] == "out_of_service"
-                            and v["next_service_due"] < "2025-06-01")
+            late = next((v for v in rows.get("fleet_vehicle", []) if v["status"] == "out_of_service"
+                         and v["next_service_due"] < "2025-06-01"), None)
+            if late is not None:
                 result = _refused(env, plan, [(names.action("fleet_vehicle", "return_to_service"),
                                                _pk(plan, "fleet_vehicle", late))])
                 assert "service_overdue" in result.lower(), result
                 checked["fleet_vehicle"] += 1
-            if plan.has("damage_report"):
-                report = next(d for d in rows["damage_report"] if d["status"] == "assessed")
+            report = next((d for d in rows.get("damage_report", []) if d["status"] == "assessed"), None)
+            if report is not None:
                 result = _refused(env, plan, [(names.action("damage_report", "settle"), {
                     **_pk(plan, "damage_report", report), "amount": report["estimated_cost"] + 1})])
                 assert "over_limit" in result.lower(), result
                 checked["damage_report"] += 1
-            if plan.has("lost_item"):
-                old = next(x for x in rows["lost_item"] if x["status"] == "held" and x["found_on"] < "2025-04-02")
+            old = next((x for x in rows.get("lost_item", []) if x["status"] == "held"
+                        and x["found_on"] < "2025-04-02"), None)
+            if old is not None:
                 result = _refused(env, plan, [(names.action("lost_item", "hand_over"), {
                     **_pk(plan, "lost_item", old), plan["party"].fk: rows["party"][0]["id"]})])
                 assert "expired" in result.lower(), result

@@ -315,7 +315,8 @@ def _plan_of(env_id: str):
 
 
 def test_nested_bodies_take_grouped_fields_in_closed_objects_and_leave_ids_and_lone_fields_flat():
-    plan = plan_world(make_scenario("online_bookstore", 0))
+    """A world with postal addresses (the addresses module): contact and address fields in closed objects."""
+    plan = plan_world(make_scenario("online_bookstore", 2))
     party = plan["party"].name
     style = ApiStyle(bodies="nested")
     tools = {t.name: t for t in tool_defs(plan, style)}
