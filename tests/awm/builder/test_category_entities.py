@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from importlib import import_module
 
 import pytest
 from pydantic import ValidationError
 
-import awm.builder.intents.entities as entity_intents
 from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
 from awm.builder.catalogue.model import Pack
 from awm.builder.data import generate_rows
@@ -27,7 +27,8 @@ from awm.store import ArtifactStore
 from tests.awm.builder.test_intents import _tasks_for, prove
 from tests.conftest import build_environment
 
-ENTITY_INTENTS = [name for name in INTENTS if getattr(entity_intents, name, None) is not None]
+ENTITY_INTENTS = [name for name in INTENTS for category in PACK_MODULES
+                  if getattr(import_module(f"awm.builder.intents.entities.{category}"), name, None) is not None]
 
 
 def _domains(category: str) -> list[str]:

@@ -15,7 +15,7 @@ claims; a carrier's shipments, legs, rate quotes and exceptions. Each module dec
 
 Its tools (get, list, create and the actions with their business rules) are declared in
 awm/builder/tools/<category>.py and written as templates in awm/builder/templates/tools/<category>.py, like every
-concern's; its requests are in awm/builder/intents/entities.py.
+concern's; its requests are in awm/builder/intents/entities/<category>.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,145 @@
+"""Requests about the media category's own entities (awm/builder/modules/packs/media.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from awm.builder.intents.base import Plan, World, intent, long_date
+from awm.builder.intents.entities.common import BOTH, TODAY
+from awm.builder.phrasing import Say, count, quote
+from awm.contracts import Goal
+
+_REGION_WORDS = {"north_america": "North American", "europe": "European", "asia_pacific": "Asia-Pacific",
+                 "latin_america": "Latin American", "worldwide": "worldwide"}
+
+
+def _licence_say(licence: dict, clauses: tuple[str, ...], **slots: object) -> Say:
+    return Say("do", clauses, {"title": quote(licence["title"]), "region": _REGION_WORDS[licence["territory"]],
+                               **slots})
+
+
+@intent("action", categories=("media",), needs=("content_licence",))
+def media_extend_licence(w: World) -> Plan | None:
+    licence = w.pick([c for c in w.rows["content_licence"] if c["status"] == "active"])
+    if licence is None:
+        return None
+    ends = (datetime.fromisoformat(licence["ends_on"]) + timedelta(days=w.pick([180, 365, 730]))).date().isoformat()
+    calls = [(w.n.list("content_licence"), {"title": licence["title"], "territory": licence["territory"]}),
+             (w.n.action("content_licence", "extend"), {w.pk("content_licence"): licence["id"], "ends_on": ends})]
+    goal = Goal(kind="row_equals", table=w.table("content_licence"), pk=licence["id"], expect={"ends_on": ends})
+    say = _licence_say(licence, (
+        "extend our {region} {CONTENT_LICENCE} for {title} so it runs until {ends}",
+        "{counterparty} agreed to more time on {title} || move the end of our {region} {CONTENT_LICENCE} to {ends}",
+    ), ends=ends, counterparty=licence["counterparty"])
+    return Plan(calls, [goal], say, targets={("content_licence", licence["id"])})
+
+
+@intent("infeasible", categories=("media",), needs=("content_licence",))
+def media_extend_expired_licence(w: World) -> Plan | None:
+    licence = w.pick([c for c in w.rows["content_licence"] if c["status"] == "expired"])
+    if licence is None:
+        return None
+    ends = (datetime.fromisoformat(TODAY) + timedelta(days=w.pick([180, 365]))).date().isoformat()
+    say = _licence_say(licence, (
+        "extend the {region} {CONTENT_LICENCE} for {title} to {ends}",
+        "keep {title} licensed for the {region} market until {ends} by extending its {CONTENT_LICENCE}",
+    ), ends=ends)
+    return Plan([(w.n.list("content_licence"), {"title": licence["title"], "territory": licence["territory"]})],
+                [w.status_answer("expired")], say,
+                answer="That licence has expired; it has to be negotiated anew, not extended.",
+                targets={("content_licence", licence["id"])})
+
+
+@intent("aggregate", categories=("media",), needs=("royalty_statement",))
+def media_approve_statements(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        drafts = [s for s in w.children("royalty_statement", "party", party["id"]) if s["status"] == "draft"]
+        if drafts:
+            options.append((party, drafts))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    party, drafts = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("royalty_statement"), {w.fk("party"): party["id"], "status": "draft"}),
+             *[(w.n.action("royalty_statement", "approve"), {w.pk("royalty_statement"): s["id"]}) for s in drafts]]
+    goals = [Goal(kind="row_equals", table=w.table("royalty_statement"), pk=s["id"], expect={"status": "approved"})
+             for s in drafts]
+    say = Say("do", (
+        "the sales figures are checked || approve every {ROYALTY_STATEMENT} of {party} still in draft",
+        "approve all the draft {ROYALTY_STATEMENT/pl} for {party}",
+    ), {}, party=ref, voices=("staff",))
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+@intent("action", categories=("media",), needs=("title_release",))
+def media_postpone_release(w: World) -> Plan | None:
+    release = w.pick([r for r in w.rows["title_release"] if r["status"] == "scheduled"])
+    if release is None:
+        return None
+    new = (datetime.fromisoformat(release["release_on"]) + timedelta(days=w.pick([14, 21, 30, 45]))).date().isoformat()
+    calls = [(w.n.list("title_release"), {"title": release["title"]}),
+             (w.n.action("title_release", "postpone"), {w.pk("title_release"): release["id"], "release_on": new})]
+    goal = Goal(kind="row_equals", table=w.table("title_release"), pk=release["id"],
+                expect={"release_on": new, "status": "scheduled"})
+    say = Say("do", (
+        "push the release of {title} ({format}) back to {new}",
+        "{title} has been delayed || postpone its {TITLE_RELEASE} to {new}",
+    ), {"title": quote(release["title"]), "format": release["format"], "new": new})
+    return Plan(calls, [goal], say, targets={("title_release", release["id"])})
+
+
+def _events(w: World, full: bool) -> list[tuple[dict, int]]:
+    """(event, seats left) for events on sale whose name no other event has, sold out or not."""
+    out = []
+    for event in w.rows["live_event"]:
+        if event["status"] != "on_sale" or sum(e["name"] == event["name"] for e in w.rows["live_event"]) > 1:
+            continue
+        left = event["capacity"] - sum(t["seats"] for t in w.children("event_ticket", "live_event", event["id"])
+                                       if t["status"] == "booked")
+        if (left == 0) == full:
+            out.append((event, left))
+    return out
+
+
+@intent("action", categories=("media",), needs=("event_ticket",))
+def media_book_event_seats(w: World) -> Plan | None:
+    pick = w.pick([(e, left) for e, left in _events(w, full=False) if left >= 2])
+    party = w.pick(w.active_parties())
+    if pick is None or party is None:
+        return None
+    event, left = pick
+    seats = w.pick([1, 2, 2]) if left < 4 else w.pick([2, 3, 4])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("live_event"), {"query": event["name"]}),
+             (w.n.create("event_ticket"), {w.fk("live_event"): event["id"], w.fk("party"): party["id"], "seats": seats})]
+    goal = Goal(kind="rows_created", table=w.table("event_ticket"), count=1, expect={
+        w.fk("live_event"): event["id"], w.fk("party"): party["id"], "seats": seats, "status": "booked"})
+    say = Say("do", (
+        "book {seats} for {them} at {event} on {when}",
+        "{they} would like to come to {event} on {when} || book {seats} for {them}",
+    ), {"seats": count(seats, "seat"), "event": quote(event["name"]), "when": long_date(event["starts_at"])},
+        party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("live_event", event["id"])})
+
+
+@intent("infeasible", categories=("media",), needs=("event_ticket",))
+def media_event_sold_out(w: World) -> Plan | None:
+    pick = w.pick(_events(w, full=True))
+    party = w.pick(w.active_parties())
+    if pick is None or party is None:
+        return None
+    event, _ = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "book {seats} for {them} at {event} on {when}",
+        "{they} would like a place at {event} on {when} || book {seats} for {them}",
+    ), {"seats": count(2, "seat"), "event": quote(event["name"]), "when": long_date(event["starts_at"])},
+        party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("live_event"), {"query": event["name"]}),
+                 (w.n.list("event_ticket"), {w.fk("live_event"): event["id"], "status": "booked"})],
+                [w.text_answer("sold out", [])], say,
+                answer=f"{event['name']} is sold out; no seats are left.",
+                targets={("live_event", event["id"])})

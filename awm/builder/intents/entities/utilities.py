@@ -1,0 +1,67 @@
+"""Requests about the utilities category's own entities (awm/builder/modules/packs/utilities.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.entities.common import TODAY
+from awm.builder.phrasing import Say
+from awm.contracts import Goal
+
+
+@intent("action", categories=("utilities",), needs=("meter", "meter_reading"))
+def util_record_reading(w: World) -> Plan | None:
+    meter = w.pick([m for m in w.rows["meter"] if m["status"] == "active"])
+    if meter is None:
+        return None
+    reading = round(meter["last_reading"] + w.pick([112.0, 240.5, 388.0, 615.5]), 1)
+    source = w.pick(["actual", "customer"])
+    calls = [(w.n.list("meter"), {"serial": meter["serial"]}),
+             (w.n.action("meter", "record_reading"), {w.pk("meter"): meter["id"], "reading": reading, "source": source})]
+    goals = [Goal(kind="row_equals", table=w.table("meter"), pk=meter["id"],
+                  expect={"last_reading": {"approx": reading}, "last_read_on": TODAY}),
+             Goal(kind="rows_created", table=w.table("meter_reading"), count=1, expect={
+                 w.fk("meter"): meter["id"], "reading": {"approx": reading}, "source": source})]
+    say = Say("do", (
+        "{METER} {serial} reads {reading} today ({source} reading) || record it",
+        "record a reading of {reading} for {METER} {serial}, source {source}",
+    ), {"serial": meter["serial"], "reading": reading, "source": source})
+    return Plan(calls, goals, say, targets={("meter", meter["id"])})
+
+
+@intent("infeasible", categories=("utilities",), needs=("meter",))
+def util_backwards_reading(w: World) -> Plan | None:
+    meter = w.pick([m for m in w.rows["meter"] if m["status"] == "active" and m["last_reading"] > 500])
+    if meter is None:
+        return None
+    reading = round(meter["last_reading"] - w.pick([50.0, 120.0, 300.0]), 1)
+    say = Say("do", (
+        "record a reading of {reading} for {METER} {serial}",
+        "{METER} {serial} shows {reading} || log that reading",
+    ), {"serial": meter["serial"], "reading": reading})
+    return Plan([(w.n.list("meter"), {"serial": meter["serial"]})], [w.number_answer(meter["last_reading"])], say,
+                answer=f"The meter last read {meter['last_reading']}; a reading cannot go backwards.",
+                targets={("meter", meter["id"])})
+
+
+@intent("action", categories=("utilities",), needs=("outage",))
+def util_dispatch_crew(w: World) -> Plan | None:
+    outage = w.pick([o for o in w.rows["outage"] if o["status"] == "reported"])
+    member = w.pick(w.staff_pool())
+    if outage is None or member is None:
+        return None
+    site = w.by_id("site", outage[w.fk("site")])
+    same = [o for o in w.rows["outage"] if o["status"] == "reported" and o["area"] == outage["area"]
+            and o[w.fk("site")] == site["id"]]
+    if len(same) != 1:
+        return None
+    calls = [w.find_site(site), (w.n.list("outage"), {w.fk("site"): site["id"], "status": "reported"}),
+             w.find_staff(member),
+             (w.n.action("outage", "dispatch_crew"), {w.pk("outage"): outage["id"], w.fk("staff"): member["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("outage"), pk=outage["id"],
+                expect={"status": "crew_dispatched", w.fk("staff"): member["id"]})
+    say = Say("do", (
+        "send {staff} to the reported {OUTAGE} in {area} (handled by {site})",
+        "dispatch {staff} to the {area} {OUTAGE} that {site} has on record",
+    ), {"staff": w.person(member), "area": outage["area"], "site": site["name"]})
+    return Plan(calls, [goal], say, targets={("outage", outage["id"])})
