@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+from awm.builder.dialect import style_for
+from awm.builder.world import make_scenario
 from awm.cli import main
 
 
@@ -9,7 +11,8 @@ def test_inspect_prints_scenario_tables_tools_tasks(corpus, capsys):
     out = capsys.readouterr().out
     assert out.startswith("dental_clinic__00: ")
     assert "Tables (" in out and "rows" in out
-    assert "Tools (" in out and "; API style verb_noun/cursor/flat/plain)" in out  # dental_clinic__00's style
+    style = style_for(make_scenario("dental_clinic", 0).seed).name  # naming/paging/filters/errors/bodies
+    assert style.count("/") == 4 and "Tools (" in out and f"; API style {style})" in out
     assert "Tasks (10;" in out and "verified" in out
 
 

@@ -31,13 +31,22 @@ ENTITY_INTENTS = [name for name in INTENTS for category in PACK_MODULES
                   if getattr(import_module(f"awm.builder.intents.entities.{category}"), name, None) is not None]
 
 
+
+@pytest.fixture(scope="module")
+def built_store(tmp_path_factory) -> ArtifactStore:
+    """One store for this module's tests: an environment one test built (every stage, every proof) is read, not
+    rebuilt, by the next (a build skips the stages whose artifacts exist); the tests only read it and replay
+    episodes on copies of its database."""
+    return ArtifactStore(tmp_path_factory.mktemp("category-entities"))
+
+
 def _domains(category: str) -> list[str]:
     return [slug for slug, seed in DOMAIN_SEEDS.items() if seed.category == category]
 
 
 @pytest.mark.parametrize("category", sorted(PACK_MODULES))
-def test_every_domain_of_the_category_builds_valid_proven_environments(category, tmp_path):
-    store = ArtifactStore(tmp_path)
+def test_every_domain_of_the_category_builds_valid_proven_environments(category, built_store):
+    store = built_store
     seen = set()
     for domain in _domains(category):
         for slot in (0, 1):
@@ -87,8 +96,8 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("volunteer_network", 1))
 
 
-def test_every_request_about_category_entities_passes_every_proof(tmp_path):
-    store = ArtifactStore(tmp_path)
+def test_every_request_about_category_entities_passes_every_proof(built_store):
+    store = built_store
     proven: Counter = Counter()
     failed = []
     for domain, slot in PROOF_WORLDS:
@@ -202,10 +211,10 @@ def _refused(env: Environment, plan, calls: list[tuple[str, dict]]) -> str:
     return json.dumps(env.replay([dialect.call(tool, args) for tool, args in calls])[-1])
 
 
-def test_the_tools_enforce_each_entitys_rules(tmp_path):
+def test_the_tools_enforce_each_entitys_rules(built_store):
     """Through the real runtime: a card blocked as lost stays blocked, a charge past its window or a claim past
     its filing window is refused, a lapsed quote cannot be accepted, a hold cannot exceed the balance."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("retail_banking", 0), ("retail_banking", 2), ("primary_care", 0), ("freight_brokerage", 2)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -297,11 +306,11 @@ RULE_CALLS = {
 }
 
 
-def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(tmp_path):
+def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(built_store):
     """Through the real runtime: a licence renewed too early, an inspection result before its day, a late appeal, a
     second extension, a day of more than 24 hours, an overdrawn retainer, a passed deadline, a lapsed letter, a late
     grant, an overpaid pledge, a full event, more than 12 hours of service a day: each refused with its code."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = set()
     for domain, slot in (("dmv_services", 0), ("dmv_services", 3), ("law_firm", 0), ("law_firm", 1),
                          ("charity_fundraising", 0), ("charity_fundraising", 1), ("volunteer_network", 1)):
@@ -351,10 +360,10 @@ def _pk(plan, role: str, row: dict) -> dict:
     return {f"{plan[role].name}_id": row["id"]}
 
 
-def test_transport_tools_enforce_their_rules(tmp_path):
+def test_transport_tools_enforce_their_rules(built_store):
     """Through the real runtime: an overdue vehicle stays off the road, damage is not settled above its assessed
     cost, lost property past its holding period is not handed over, planned works need a week's notice."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("car_rental_agency", 1), ("car_rental_agency", 0), ("car_rental_agency", 2),
                          ("public_transit_agency", 1)):
@@ -395,10 +404,10 @@ def test_transport_tools_enforce_their_rules(tmp_path):
     assert set(checked) == {"fleet_vehicle", "damage_report", "lost_item", "disruption"}, checked
 
 
-def test_the_fitness_tools_enforce_their_rules(tmp_path):
+def test_the_fitness_tools_enforce_their_rules(built_store):
     """Through the real runtime: a class keeps at least its booked places, a freeze lasts at most 90 days, an
     expired package redeems nothing, no one is assessed without a signed waiver, no result before kick-off."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     refused = Counter()
     for domain, slot in (("gym_membership", 2), ("gym_membership", 5), ("sports_league", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -439,10 +448,10 @@ def test_the_fitness_tools_enforce_their_rules(tmp_path):
     assert set(refused) == {"below_booked", "over_limit", "expired", "waiver_missing", "not_started"}, refused
 
 
-def test_the_food_and_beverage_tools_enforce_their_rules(tmp_path):
+def test_the_food_and_beverage_tools_enforce_their_rules(built_store):
     """Through the real runtime: an expired lot stays on hold, a failing reading needs its corrective action, a
     delivery window keeps its booked places, a party is not seated at a table too small for it."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     refused = Counter()
     for domain, slot in (("grocery_delivery", 0), ("grocery_delivery", 1), ("restaurant_chain", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -476,10 +485,10 @@ def test_the_food_and_beverage_tools_enforce_their_rules(tmp_path):
     assert set(refused) == {"expired", "action_required", "below_booked", "over_capacity"}, refused
 
 
-def test_the_agriculture_tools_enforce_their_rules(tmp_path):
+def test_the_agriculture_tools_enforce_their_rules(built_store):
     """Through the real runtime: no input above its label rate, no results over an analysed sample, no milking
     during a withdrawal period, no batch ready before its date nor allocated beyond what it holds."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     refused = Counter()
     for domain, slot in (("farm_supply_cooperative", 1), ("dairy_farm_creamery", 0), ("wholesale_plant_nursery", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -517,10 +526,10 @@ def test_the_agriculture_tools_enforce_their_rules(tmp_path):
     assert set(refused) == {"over_limit", "invalid_state", "withdrawal_period", "too_early"}, refused
 
 
-def test_energy_tools_enforce_their_rules(tmp_path):
+def test_energy_tools_enforce_their_rules(built_store):
     """Through the real runtime: no free repair out of warranty, no rebate above its programme's cap, no
     inspection result before its date, no charge point taken offline while a vehicle charges at it."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("solar_installation", 0), ("solar_installation", 1), ("ev_charging_network", 1)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -559,10 +568,10 @@ def test_energy_tools_enforce_their_rules(tmp_path):
     assert set(checked) == {"equipment_unit", "rebate_claim", "safety_inspection", "charge_point"}, checked
 
 
-def test_the_media_tools_enforce_their_rules(tmp_path):
+def test_the_media_tools_enforce_their_rules(built_store):
     """An expired licence is not extended, a release is never brought forward, a sold-out event takes no more
     bookings, a royalty statement below the minimum is not paid."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("video_streaming_service", 0), ("book_publishing", 0), ("independent_bookstore", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -606,10 +615,10 @@ def test_the_media_tools_enforce_their_rules(tmp_path):
     assert set(checked) == {"content_licence", "title_release", "royalty_statement", "event_ticket"}, checked
 
 
-def test_the_marketing_tools_enforce_their_rules(tmp_path):
+def test_the_marketing_tools_enforce_their_rules(built_store):
     """A fourth approval round is refused, a budget is never cut below its spend, a lapsed list is not released,
     fieldwork short of its quota is not closed."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("advertising_agency", 1), ("market_research_firm", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -653,10 +662,10 @@ def test_the_marketing_tools_enforce_their_rules(tmp_path):
     assert set(checked) == {"approval_round", "ad_campaign", "contact_list", "survey_wave"}, checked
 
 
-def test_the_technology_tools_enforce_their_rules(tmp_path):
+def test_the_technology_tools_enforce_their_rules(built_store):
     """Seats never drop below those in use, an incident under investigation is not resolved, a running server is
     not resized, a key expiring more than a year ahead is not issued."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("saas_helpdesk", 1), ("cloud_hosting", 1), ("cloud_hosting", 0)):
         assert all(o.ok for o in build_environment(store, domain, slot))
@@ -694,11 +703,11 @@ def test_the_technology_tools_enforce_their_rules(tmp_path):
     assert set(checked) == {"seat_licence", "service_incident", "server_instance", "api_key"}, checked
 
 
-def test_manufacturing_tools_enforce_their_rules(tmp_path):
+def test_manufacturing_tools_enforce_their_rules(built_store):
     """Through the real runtime: a run short of its plan is not completed, a nonconformance is not closed without a
     disposition, an instrument past its calibration date is not checked out, a customer asset in use is not handed
     back."""
-    store = ArtifactStore(tmp_path)
+    store = built_store
     checked = Counter()
     for domain, slot in (("contract_manufacturing", 0), ("contract_manufacturing", 1),
                          ("industrial_equipment_service", 0)):
