@@ -211,6 +211,17 @@ def _refused(env: Environment, plan, calls: list[tuple[str, dict]]) -> str:
     return json.dumps(env.replay([dialect.call(tool, args) for tool, args in calls])[-1])
 
 
+def _tally_refusals(env: Environment, plan, calls: list[tuple[str, tuple[str, dict]]], refused: Counter) -> None:
+    """Replay each (code, call) on its own and count its code, which the refusal must name; then close `env`."""
+    try:
+        for code, call in calls:
+            result = _refused(env, plan, [call])
+            assert code in result.lower(), (plan.scenario.env_id, result)
+            refused[code] += 1
+    finally:
+        env.close()
+
+
 def test_the_tools_enforce_each_entitys_rules(built_store):
     """Through the real runtime: a card blocked as lost stays blocked, a charge past its window or a claim past
     its filing window is refused, a lapsed quote cannot be accepted, a hold cannot exceed the balance."""
@@ -438,13 +449,7 @@ def test_the_fitness_tools_enforce_their_rules(built_store):
             ahead = next(f for f in rows["fixture"] if f["status"] == "scheduled" and f["starts_at"] > "2025-06-01T09")
             calls.append(("not_started", (names.action("fixture", "record_result"),
                                           {pk["fixture"]: ahead["id"], "home_score": 2, "away_score": 1})))
-        try:
-            for code, call in calls:
-                result = _refused(env, plan, [call])
-                assert code in result.lower(), (domain, slot, result)
-                refused[code] += 1
-        finally:
-            env.close()
+        _tally_refusals(env, plan, calls, refused)
     assert set(refused) == {"below_booked", "over_limit", "expired", "waiver_missing", "not_started"}, refused
 
 
@@ -475,13 +480,7 @@ def test_the_food_and_beverage_tools_enforce_their_rules(built_store):
             small = next(t for t in rows["dining_table"] if t["status"] == "available")
             calls.append(("over_capacity", (names.action("dining_table", "seat"),
                                             {pk["dining_table"]: small["id"], "party_size": small["seats"] + 1})))
-        try:
-            for code, call in calls:
-                result = _refused(env, plan, [call])
-                assert code in result.lower(), (domain, slot, result)
-                refused[code] += 1
-        finally:
-            env.close()
+        _tally_refusals(env, plan, calls, refused)
     assert set(refused) == {"expired", "action_required", "below_booked", "over_capacity"}, refused
 
 
@@ -516,13 +515,7 @@ def test_the_agriculture_tools_enforce_their_rules(built_store):
             calls.append(("too_early", (names.action("crop_batch", "mark_ready"), {pk["crop_batch"]: young["id"]})))
             calls.append(("over_limit", (names.action("crop_batch", "allocate"),
                                          {pk["crop_batch"]: ready["id"], "quantity": ready["quantity"] + 1})))
-        try:
-            for code, call in calls:
-                result = _refused(env, plan, [call])
-                assert code in result.lower(), (domain, slot, result)
-                refused[code] += 1
-        finally:
-            env.close()
+        _tally_refusals(env, plan, calls, refused)
     assert set(refused) == {"over_limit", "invalid_state", "withdrawal_period", "too_early"}, refused
 
 

@@ -71,16 +71,23 @@ def _open_events(w: World, full: bool) -> list[tuple[dict, dict]]:
     return out
 
 
-@intent("action", categories=("nonprofit",), needs=("event_signup",))
-def np_register_for_event(w: World) -> Plan | None:
-    pick = w.pick(_open_events(w, full=False))
+def _event_and_newcomer(w: World, full: bool) -> tuple[dict, dict, dict] | None:
+    """An upcoming event (full or not), its site, and an active person not yet registered for it."""
+    pick = w.pick(_open_events(w, full))
     if pick is None:
         return None
     event, site = pick
     booked = {s[w.fk("party")] for s in w.children("event_signup", "charity_event", event["id"])}
     party = w.pick([p for p in w.active_parties() if p["id"] not in booked])
-    if party is None:
+    return None if party is None else (event, site, party)
+
+
+@intent("action", categories=("nonprofit",), needs=("event_signup",))
+def np_register_for_event(w: World) -> Plan | None:
+    pick = _event_and_newcomer(w, full=False)
+    if pick is None:
         return None
+    event, site, party = pick
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("charity_event"), {w.fk("site"): site["id"], "name": event["name"]}),
              (w.n.create("event_signup"), {w.fk("charity_event"): event["id"], w.fk("party"): party["id"]})]
@@ -95,14 +102,10 @@ def np_register_for_event(w: World) -> Plan | None:
 
 @intent("infeasible", categories=("nonprofit",), needs=("event_signup",))
 def np_register_for_full_event(w: World) -> Plan | None:
-    pick = w.pick(_open_events(w, full=True))
+    pick = _event_and_newcomer(w, full=True)
     if pick is None:
         return None
-    event, site = pick
-    booked = {s[w.fk("party")] for s in w.children("event_signup", "charity_event", event["id"])}
-    party = w.pick([p for p in w.active_parties() if p["id"] not in booked])
-    if party is None:
-        return None
+    event, site, party = pick
     ref = w.party_ref(party)
     say = Say("do", (
         "add {their} name to the list for the {event} at {site} on {long}",
