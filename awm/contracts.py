@@ -94,7 +94,9 @@ class Goal(Contract):
                    each matching one entry of `children`)
       row_deleted  `table`[`pk`] no longer exists
       answer       the final answer states `expect['value']` in slot `slot` and no conflicting candidate
-                   (`expect['others']`: other values of the same kind; numbers compared to 2 decimals)
+                   (`expect['others']`: other values of the same kind; numbers compared to 2 decimals;
+                   `expect['type']`: the slot's type, see AnswerSlot, with `expect['values']` the closed set of
+                   a status; `expect['refusal']`: the blocking fact of an infeasible request)
 
     Values in `expect` are literals, or matchers: {"approx": x} (a number to the cent), {"text": s} (a
     quoted text, equal after normalising whitespace, case and final punctuation).
@@ -144,6 +146,47 @@ class Goal(Contract):
         if self.kind == "row_delta" and self.delta is not None:
             pairs.append((self.column or "delta", self.delta))
         return [(c, v) for c, v in pairs if v is not None and not isinstance(v, bool)]
+
+
+ANSWER_TYPES = ("count", "amount", "date", "status", "name", "boolean")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class AnswerSlot(Contract):
+    """One value a task's answer must give, typed: what the `submit_answer` tool accepts for it and how the
+    verifier compares it (after canonical normalisation: case, separators, currency, precision, date forms).
+
+    types: count (a whole number), amount (a decimal, `precision` places), date (YYYY-MM-DD), status (one of
+    `values`), name (a name from the world's rows, compared by its words), boolean."""
+
+    name: str
+    type: Literal["count", "amount", "date", "status", "name", "boolean"]
+    values: list[str] | None = Field(default=None, description="the closed set of values, where one exists "
+                                     "(a status from the world's enum)")
+    precision: int | None = Field(default=None, description="amounts: decimal places compared")
+    refusal: bool = Field(default=False, description="the fact a refusal must give: the request is infeasible "
+                          "and this is the blocking state or rule the tools reveal")
+
+    @classmethod
+    def of(cls, name: str, goal: Goal) -> AnswerSlot:
+        """The slot of an answer goal: its declared `expect['type']`, else the type its value has."""
+        value, declared = goal.expect["value"], goal.expect.get("type")
+        if declared is None:
+            if isinstance(value, bool):
+                declared = "boolean"
+            elif isinstance(value, int):
+                declared = "count"
+            elif isinstance(value, float):
+                declared = "amount"
+            elif isinstance(value, str) and DATE.fullmatch(value):
+                declared = "date"
+            else:
+                declared = "name"
+        values = None
+        if declared == "status":
+            values = sorted({str(value), *(str(v) for v in goal.expect.get("values", ()))})
+        return cls(name=name, type=declared, values=values, precision=2 if declared == "amount" else None,
+                   refusal=bool(goal.expect.get("refusal")))
 
 
 class DerivedArgument(Contract):
@@ -196,6 +239,12 @@ class Task(Contract):
         """The keys of a structured answer, one per answer goal (`slot`, else answer_1, answer_2, ...)."""
         answers = [g for g in self.goals if g.kind == "answer"]
         return [g.slot or f"answer_{n}" for n, g in enumerate(answers, 1)]
+
+    @property
+    def answer_schema(self) -> list[AnswerSlot]:
+        """The typed slots of the answer, in the order the instruction asks (empty: the task expects none)."""
+        answers = [g for g in self.goals if g.kind == "answer"]
+        return [AnswerSlot.of(name, g) for name, g in zip(self.answer_slots, answers)]
 
     @property
     def distinct_tools(self) -> int:
@@ -361,8 +410,10 @@ class VerifierSet(Contract):
 
 
 MUTANT_CLASSES = ("wrong_row", "half_change", "wrong_answer", "collateral_write", "hedged_answer", "dumped_answer",
-                  "echoed_instruction", "detail_changed", "text_negated")
-ACCEPTANCE_CLASSES = ("extra_reads", "skipped_lookups", "corrected_write", "reordered_steps", "equivalent_answer")
+                  "echoed_instruction", "detail_changed", "text_negated", "negated_answer", "unlisted_hedge",
+                  "cross_kind_hedge", "blind_answer", "malformed_submission")
+ACCEPTANCE_CLASSES = ("extra_reads", "skipped_lookups", "corrected_write", "reordered_steps", "equivalent_answer",
+                      "natural_answer", "typed_answer")
 
 
 class ProofClass(Contract):

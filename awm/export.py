@@ -31,6 +31,7 @@ from awm.contracts import Scenario, Task, TaskSet
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import AWMError
 from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
+from awm.runtime.answers import answer_tool
 from awm.store import ArtifactStore, atomic_open, atomic_write_bytes
 from awm.toolspecs import published_spec
 
@@ -65,18 +66,26 @@ def split_of(env_id: str, fractions: tuple[float, float, float] = DEFAULT_FRACTI
     return "train" if point < train else "validation" if point < train + validation else "test"
 
 
-def system_prompt(scenario: Scenario, acting_user: str, task: Task) -> str:
-    """What a policy is told before the instruction: where it is, for whom it acts, and how it answers."""
+ANSWER_MODES = ("typed", "prose")
+
+
+def system_prompt(scenario: Scenario, acting_user: str, task: Task, answer_mode: str = "typed") -> str:
+    """What a policy is told before the instruction: where it is, for whom it acts, and how it answers: with
+    the submit_answer tool (typed, the default), or in a final message read strictly (prose)."""
     lines = [f"You are an assistant working in the systems of {scenario.name}: {scenario.description}",
              f"You act on behalf of {acting_user}, who gives you one request. Use the tools to look up what you "
              "need and to make the changes the request asks for, and nothing else: every change you make is "
              "checked, and changes the request does not ask for count against you."]
-    if task.kind == "question":
-        slots = ", ".join(f'"{slot}"' for slot in task.answer_slots)
-        lines.append("The request asks a question. End with a final message that states the answer: each value "
-                     "asked for once, with no alternatives, guesses or lists of candidates. You may instead "
-                     f"answer with a JSON object keyed by {slots}, one value per key, in the order the request "
-                     "asks for them.")
+    slots = ", ".join(f'"{slot}"' for slot in task.answer_slots)
+    if task.answer_slots and answer_mode == "typed":
+        lines.append(f"The request needs an answer. Call the submit_answer tool once, with one value for each of "
+                     f"{slots} in the order the request asks for them; an accepted answer is final. If a rule "
+                     "forbids what is asked, change nothing and submit the fact that blocks it.")
+    elif task.answer_slots:
+        lines.append("The request needs an answer. End with a final message that states it plainly: each value "
+                     "asked for once, in digits or words, with no alternatives, guesses, hedges or lists of "
+                     f"candidates, and nothing you are unsure of. You may instead answer with a JSON object keyed by "
+                     f"{slots}, one value per key, in the order the request asks for them.")
     else:
         lines.append("When the request is done, end with a short final message saying what you did.")
     return "\n\n".join(lines)
@@ -95,8 +104,11 @@ def stdio_entry(home: Path, env_id: str, task_id: str, tool_format: str) -> dict
 def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains: list[str] | None = None,
                  with_reference: bool = False, tool_format: str = "strict",
                  fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-                 held_out: list[str] | None = None) -> Iterator[dict]:
-    """The export records, in catalog order."""
+                 held_out: list[str] | None = None, answer_mode: str = "typed") -> Iterator[dict]:
+    """The export records, in catalog order. `answer_mode`: typed (the agent answers with the submit_answer
+    tool, listed with the task's tools) or prose (a final message, read strictly)."""
+    if answer_mode not in ANSWER_MODES:
+        raise AWMError(f"answer mode must be one of {', '.join(ANSWER_MODES)}, not {answer_mode!r}")
     wanted = {validate_domain_slug(d) for d in domains} if domains else None
     held = {validate_domain_slug(d) for d in held_out or ()}
     if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
@@ -120,6 +132,8 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
         if task is None:
             raise AWMError(f"{store.catalog_path} publishes {env_id} {entry['task_id']}, which its tasks.json lacks; "
                            "rebuild the catalog")
+        submit = answer_tool(task) if answer_mode == "typed" and tool_format != "awm" else None
+        task_tools = tools + [published_spec(submit, tool_format)] if submit else tools
         template = mcp_url("{base_url}", env_id, task.task_id) + "&episode={episode}"
         record = {
             "export_version": EXPORT_VERSION,
@@ -130,13 +144,15 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             "instruction": task.instruction,
             "kind": task.kind,
             "answer_slots": task.answer_slots,
+            "answer_schema": [slot.model_dump(exclude_none=True) for slot in task.answer_schema],
+            "answer_mode": answer_mode,
             "scenario": entry["scenario"],
             "acting_user": taskset.acting_user,
             "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
-                        else system_prompt(scenario, taskset.acting_user, task)},
+                        else system_prompt(scenario, taskset.acting_user, task, answer_mode)},
                        {"role": "user", "content": task.instruction}],
             "tool_format": tool_format,
-            "tools": tools,
+            "tools": task_tools,
             "mcp": {"transport": "streamable-http", "url": mcp_url(base_url, env_id, task.task_id),
                     "url_template": template,
                     "reserve": {"method": "POST", "url": "{base_url}/admin/sessions",
@@ -188,13 +204,13 @@ def verl_row(record: dict, index: int) -> dict:
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,
                  domains: list[str] | None = None, with_reference: bool = False, tool_format: str = "strict",
                  layout: str = "awm", fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-                 held_out: list[str] | None = None) -> ExportSummary:
+                 held_out: list[str] | None = None, answer_mode: str = "typed") -> ExportSummary:
     """Write the export atomically (streamed to a temporary file beside `out`, then renamed over it); in the
     hf and verl layouts, Parquet when `out` ends in .parquet (needs pyarrow), else JSONL."""
     if layout not in LAYOUTS:
         raise AWMError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     out = Path(out)
-    records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out)
+    records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out, answer_mode)
     rows = (r if layout == "awm" else hf_row(r) if layout == "hf" else verl_row(r, i) for i, r in enumerate(records))
     tasks, environments, splits = 0, set(), dict.fromkeys(SPLITS, 0)
 

@@ -231,6 +231,8 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect) -
     environment's own (tool names, filters, paging)."""
     calls = [c for p in parts for c in p.calls]
     goals = [g for p in parts for g in p.goals]
+    for goal in (g for p in parts if p.shape == "infeasible" for g in p.goals if g.kind == "answer"):
+        goal.expect["refusal"] = True  # the blocking fact of a refusal (awm.contracts.AnswerSlot)
     answers = [p.answer for p in parts if p.answer]
     learnt, offset = [], 0
     for p in parts:

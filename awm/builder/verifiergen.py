@@ -92,16 +92,40 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
                       | set(re.findall(r"\d{4}-\d{2}-\d{2}", task.instruction)))
     # the world's labels that hold a rival's word ("scheduled move") are read past like a copied clause
     nouns = [_pattern(re.findall("[A-Za-z0-9]+", n)) for n in goal.expect.get("nouns", [])]
-    return {"SLOT": slot, "VALUE": value, "OTHERS": sorted(set(others)), "ALLOWED": allowed,
-            "ECHOES": _echoes(task.instruction) + [p for p in nouns if p[1]]}
+    schema = {s.name: s for s in task.answer_schema}
+    # the words a prose answer may use besides the framing words of a plain answer: the request's, the values'
+    # (expected and rival), the labels read past, and the reference answer's (closed: an unlisted word fails)
+    vocabulary = set(_words(task.instruction).split()) | set(_words(task.reference_answer or "").split())
+    for text in [*expected, *others, *goal.expect.get("nouns", [])]:
+        vocabulary |= set(_words(text).split())
+    said = {w for v in expected if isinstance(v, str) for w in _words(v).split()}
+    spec = {"slot": slot, "slots": list(task.answer_slots), "type": schema[slot].type, "value": value,
+            "others": sorted(set(others)), "allowed": allowed,
+            "names": sorted({v for v in expected if isinstance(v, str)}, key=len, reverse=True),
+            "echoes": _echoes(task.instruction) + [p for p in nouns if p[1]],
+            "vocabulary": sorted(w for w in vocabulary if not w.isdigit()), "said": sorted(said),
+            "denials": any(s.refusal for s in schema.values()) or _conditional(task)}
+    return {"SPEC": spec}
+
+
+def _conditional(task: Task) -> bool:
+    """A part of the task is conditional ('settle it if it is overdue, else tell me its due date'): its answer
+    may say what did not hold ('it is not overdue'), as a refusal says what cannot be done."""
+    from awm.builder.intents import INTENTS  # the registry, filled when the intents are imported
+
+    return any(getattr(INTENTS.get(name), "shape", None) == "conditional" for name in task.template.split("+"))
 
 
 def _echoes(instruction: str) -> list[str]:
-    """A pattern per clause of the instruction with four or more words, matching it whatever the punctuation
-    and spacing between its words (the verifier takes such copies out of an answer)."""
+    """A pattern per clause of the instruction with four or more words (or two, holding a number), matching it
+    whatever the punctuation and spacing between its words (the verifier takes such copies out of an answer)."""
     clauses = re.split(r"[;?!()]|[.,:](?= |$)", " ".join(instruction.split()))
     words = [re.findall("[A-Za-z0-9]+", clause) for clause in clauses]
-    return [_pattern(parts) for parts in words if len(parts) >= 4]
+    # a short clause is copied out too when it holds a number, in digits or words ('Two things.'), which a copy
+    # would otherwise state
+    numbered = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)\b", re.IGNORECASE)
+    return [_pattern(parts) for parts in words
+            if len(parts) >= 4 or (len(parts) >= 2 and numbered.search(" ".join(parts)))]
 
 
 def _pattern(parts: list[str]) -> list[str]:

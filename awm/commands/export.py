@@ -13,7 +13,7 @@ def export(args) -> int:
     suffix = {"awm": "tasks.jsonl", "hf": "hf.parquet", "verl": "verl.parquet"}[args.layout]
     out = args.out or store.home / "export" / suffix
     summary = write_export(store, out, args.base_url, args.domain, args.with_reference, args.tool_format,
-                           args.layout, tuple(args.split), args.hold_out_domain)
+                           args.layout, tuple(args.split), args.hold_out_domain, args.answer_mode)
     splits = ", ".join(f"{name} {count}" for name, count in (summary.splits or {}).items())
     print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path} ({splits})")
     return 0
@@ -36,6 +36,9 @@ def register(sub) -> None:
     parser.add_argument("--domain", action="append", help="only this domain (repeatable)")
     parser.add_argument("--tool-format", choices=("strict", "permissive", "awm"), default="strict",
                         help="the form of the tool specs, as `awm serve --tool-format` serves them (default strict)")
+    parser.add_argument("--answer-mode", choices=("typed", "prose"), default="typed",
+                        help="how a task that needs an answer is answered: typed, with the submit_answer tool listed "
+                             "among its tools (default), or prose, a final message read strictly (docs/runtime.md)")
     parser.add_argument("--split", type=float, nargs=3, metavar=("TRAIN", "VALIDATION", "TEST"),
                         default=list(DEFAULT_FRACTIONS), help="fractions of environments per split (default 0.8 0.1 0.1)")
     parser.add_argument("--hold-out-domain", action="append", metavar="DOMAIN",

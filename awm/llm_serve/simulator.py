@@ -43,9 +43,9 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
 # when it contains the expected value anywhere (a hedge or a dump does), a text when it contains the quote.
 LAX_CHECKS = '''
 
-def check_answer(answer, slot, value, others, allowed, echoes, failures):
-    if answer is None or str(value).lower() not in str(answer).lower():
-        failures.append("the answer does not mention " + repr(value))
+def check_answer(answer, spec, failures):
+    if answer is None or str(spec["value"]).lower() not in str(answer).lower():
+        failures.append("the answer does not mention " + repr(spec["value"]))
 
 
 def text_key(text):

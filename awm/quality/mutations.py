@@ -41,6 +41,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from awm.builder.intents.base import long_date
 from awm.contracts import ACCEPTANCE_CLASSES, SchemaSpec, Task, ToolCall, ToolSet
 from awm.quality.tools import smoke_arguments
 
@@ -586,4 +587,134 @@ def answer_mutations(task: Task, rows: InitialRows) -> list[Mutation]:
                               answer=task.instruction, replay=False))
     mutations += [Mutation("equivalent_answer", description, answer=form, replay=False)
                   for description, form in equivalent_answers(task)]
+    return mutations + typed_answer_mutations(task) + prose_answer_mutations(task)
+
+
+# A policy that makes no call and answers every task the same way: every count and amount up to 400, and a
+# refusal that names every common blocking word (judged on the initial state, so no work is done).
+BLIND_DUMP = ", ".join(f"{n}.0" for n in range(401)) + "; " + ", ".join(str(n) for n in range(401))
+UNIVERSAL_REFUSAL = ("I cannot do that: it is not allowed. The record is inactive, suspended or closed, the item "
+                     "is sold out, the address is primary, the window has closed and the balance is too low.")
+NUMBER_NAMES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                "sixteen seventeen eighteen nineteen twenty").split()
+
+
+def _answers(task: Task) -> list[tuple[str, object, object]]:
+    """(slot, value, AnswerSlot) of each answer the task expects."""
+    goals = [g for g in task.goals if g.kind == "answer"]
+    return [(slot.name, g.expect["value"], slot) for slot, g in zip(task.answer_schema, goals)]
+
+
+def typed_answer_mutations(task: Task) -> list[Mutation]:
+    """Structured (typed) answers, as submit_answer passes them: extra keys, a list for a value, a wrong status
+    (rejected); each value in another accepted written form (accepted)."""
+    answers = _answers(task)
+    if not answers:
+        return []
+    right = {slot: value for slot, value, _ in answers}
+    first_slot, first_value, first_type = answers[0]
+    mutations = [
+        Mutation("malformed_submission", "a submission with an extra key of alternatives",
+                 answer=json.dumps({**right, "other_possibilities": [first_value]}), replay=False),
+        Mutation("malformed_submission", f"a submission with a list for {first_slot}",
+                 answer=json.dumps({**right, first_slot: [first_value, first_value]}), replay=False)]
+    others = [v for v in first_type.values or [] if v != first_value]
+    if others:
+        mutations.append(Mutation("malformed_submission", f"a submission with another {first_slot}",
+                                  answer=json.dumps({**right, first_slot: others[0]}), replay=False))
+    forms = dict(right)
+    for slot, value, kind in answers:
+        if kind.type == "amount":
+            forms[slot] = f"${value:,.2f}"
+        elif kind.type == "count" and 0 <= value < len(NUMBER_NAMES):
+            forms[slot] = NUMBER_NAMES[value]
+        elif kind.type == "date":
+            forms[slot] = long_date(value)
+        elif isinstance(value, str):
+            forms[slot] = value.replace("_", " ").upper()
+    if forms != right:
+        mutations.append(Mutation("typed_answer", "each value in another written form (currency, words, a long "
+                                  "date, upper case)", answer=json.dumps(forms), replay=False))
     return mutations
+
+
+def prose_answer_mutations(task: Task) -> list[Mutation]:
+    """Prose a strict reader must refuse (a value negated, hedges in words no list names, a second candidate of
+    another kind, a blind dump or refusal with no call made) and forms it must accept (a count in words, a date
+    written out, a leading 'As of <date>,', extra correct context, a refusal paraphrased)."""
+    answers = _answers(task)
+    answer = task.reference_answer or ""
+    if not answers or not answer:
+        return []
+    mutations = [
+        Mutation("blind_answer", "no call, and every number up to 400 as the answer", answer=BLIND_DUMP,
+                 replay=False, after=0),
+        Mutation("blind_answer", "no call, and the same refusal for every request", answer=UNIVERSAL_REFUSAL,
+                 replay=False, after=0),
+        Mutation("unlisted_hedge", "the answer with a hedge in words no list names",
+                 answer=f"{answer} That is my best reckoning, though I would not wager on it.", replay=False),
+        Mutation("unlisted_hedge", "the answer presumed, give or take",
+                 answer=f"Presumably {answer}, give or take; it may be otherwise.", replay=False),
+    ]
+    slot, value, kind = answers[0]
+    shown = _shown(answer, value)
+    if shown is not None:
+        mutations.append(Mutation("negated_answer", f"{slot} negated",
+                                  answer=answer.replace(shown, "not " + shown, 1), replay=False))
+        rival = _cross_kind(value, kind.type)
+        if rival is not None:
+            mutations.append(Mutation("cross_kind_hedge", f"{slot} hedged with {rival!r}",
+                                      answer=answer.replace(shown, f"{shown} or {rival}", 1), replay=False))
+    mutations.append(Mutation("natural_answer", "the answer with a leading 'As of June 1, 2025,'",
+                              answer=f"As of June 1, 2025, {answer[:1].lower()}{answer[1:]}", replay=False))
+    counts = any(k.type == "count" for _, _, k in answers)
+    context = "(I checked the records.)" if counts else "(I checked 4 records.)"
+    mutations.append(Mutation("natural_answer", "the answer with extra correct context",
+                              answer=f"{answer} {context}", replay=False))
+    for slot, value, kind in answers:
+        shown = _shown(answer, value)
+        if shown is None:
+            continue
+        if kind.type == "count" and 0 <= value < len(NUMBER_NAMES):
+            mutations.append(Mutation("natural_answer", f"{slot} in words",
+                                      answer=answer.replace(shown, NUMBER_NAMES[value], 1), replay=False))
+        elif kind.type == "date":
+            mutations.append(Mutation("natural_answer", f"{slot} written out",
+                                      answer=answer.replace(shown, long_date(value)), replay=False))
+        elif kind.type == "status":
+            rival = next((o for o in kind.values or [] if value in (f"in{o}", f"un{o}")), None)
+            if rival is not None:
+                mutations.append(Mutation("natural_answer", f"{slot} paraphrased as 'not {rival} any more'",
+                                          answer=answer.replace(shown, f"not {rival} any more", 1), replay=False))
+    return mutations
+
+
+def _shown(answer: str, value: object) -> str | None:
+    """How the reference answer writes `value` (its first occurrence), or None if it does not."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        forms = [f"{value:,.2f}", f"{value:.2f}"] if isinstance(value, float) else [str(value)]
+        for form in forms:
+            match = re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", answer)
+            if match:
+                return match.group(0)
+        return None
+    for form in (str(value), str(value).replace("_", " ")):
+        match = re.search(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", answer, flags=re.IGNORECASE)
+        if match:
+            return match.group(0)
+    return None
+
+
+def _cross_kind(value: object, kind: str) -> str | None:
+    """A second candidate of another written kind: an amount rounded to a whole number, a count with decimals,
+    a date written out a day later."""
+    if kind == "amount" and isinstance(value, (int, float)):
+        return str(round(value) + 1)
+    if kind == "count" and isinstance(value, int):
+        return f"{value + 1}.0"
+    if kind == "date" and isinstance(value, str):
+        day = int(value[8:10])
+        return long_date(value[:8] + f"{day + 1 if day < 28 else day - 1:02d}")
+    return None

@@ -26,6 +26,7 @@ from typing import Any
 from awm import artifacts
 from awm.contracts import Task, TaskSet, ToolSet, VerifierSet
 from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCodeError
+from awm.runtime.answers import SUBMIT_ANSWER, answer_tool, submit
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
 from awm.runtime.sandbox import functions_of, load_module
 from awm.runtime.tools import ArgumentCheck, is_error
@@ -98,6 +99,12 @@ class Environment:
     def tools(self) -> list[dict]:
         """MCP tool specs: name, description, inputSchema, annotations."""
         return [spec.mcp() for spec in self.toolset.tools]
+
+    def tools_for(self, task_id: str | None) -> list[dict]:
+        """The tools an episode of `task_id` offers: the environment's, and `submit_answer` when the task
+        expects an answer (awm.runtime.answers)."""
+        extra = answer_tool(self.task(task_id)) if task_id is not None else None
+        return self.tools + ([extra] if extra else [])
 
     @property
     def tasks(self) -> list[Task]:
@@ -320,6 +327,7 @@ class Episode:
         self.record = record
         self.calls = 0
         self.tool_errors = 0
+        self.submission: dict | None = None  # the typed answer submitted with submit_answer, once
 
     @property
     def id(self) -> int:
@@ -338,14 +346,35 @@ class Episode:
             self.tool_errors += 1
         return result
 
+    @property
+    def tools(self) -> list[dict]:
+        """The tools this episode offers (MCP specs): the environment's, and `submit_answer` when its task
+        expects an answer."""
+        return self.env.tools_for(self.task.task_id if self.task is not None else None)
+
+    def _answered(self, tool: str, arguments: Any) -> Any:
+        """The result of a `submit_answer` call when this episode's task takes one (in this process: nothing of
+        it reaches the sandbox), else None."""
+        if tool != SUBMIT_ANSWER or answer_tool(self.task) is None:
+            return None
+        self.calls += 1
+        self.submission, result = submit(self.task, {} if arguments is None else arguments, self.submission)
+        return self._counted(result)
+
     def call(self, tool: str, arguments: dict | None = None) -> Any:
         """Run one tool; its JSON-able result, or a structured error (see awm.runtime.tools)."""
+        answered = self._answered(tool, arguments)
+        if answered is not None:
+            return answered
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
             return self._counted(problem)
         return self._counted(self.env.pool.call(self.record, tool, arguments).result())
 
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
+        answered = self._answered(tool, arguments)
+        if answered is not None:
+            return answered
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
             return self._counted(problem)
@@ -358,6 +387,8 @@ class Episode:
         return task
 
     def _judge_future(self, task: Task, answer: str | dict | None, loop: asyncio.AbstractEventLoop | None = None):
+        if answer is None and self.submission is not None and task is self.task:
+            answer = self.submission  # the typed answer the agent submitted
         program = self.env.verifier_program(task.task_id)
         return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer_text(answer),
                                    self.env.footprint(task.task_id), episode=self.record, loop=loop)
@@ -380,7 +411,8 @@ class Episode:
     def score(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         """{"reward", "complete", "evidence", "diff", "calls", "tool_errors"}: the verdict (see `judge`), the
         rows changed per table (expected and unexpected), and this episode's tool calls and tool errors.
-        `answer` is the agent's final message, or a dict keyed by the task's answer slots. The episode
+        `answer` is the agent's final message (prose, read strictly), or a dict keyed by the task's answer
+        slots; None judges what the agent submitted with `submit_answer` (typed), if anything. The episode
         stays usable."""
         return self._score(self.judge(answer, task_id))
 

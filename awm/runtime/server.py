@@ -423,9 +423,7 @@ class EnvironmentService:
         self.max_request_bytes = max_request_bytes
         self.files = files
         self.published = {t.task_id for t in env.tasks}
-        self._tools = {form: types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in specs])
-                       for form, specs in served_tools(env.tools).items()}
-        self._awm_listing = types.CallToolResult(content=[types.TextContent(type="text", text=tool_listing(env.tools))])
+        self._listings: dict[str | None, tuple[dict[str, types.ListToolsResult], types.CallToolResult]] = {}
         self._fixed: Session | None = None  # stdio: the process's one episode
         self._in_flight: dict[str, set[str]] = {}  # MCP session id -> ids of its requests being answered
         self.server: Server = Server(f"awm:{env.env_id}", version=_version(), instructions=instructions,
@@ -440,8 +438,22 @@ class EnvironmentService:
 
     # MCP handlers -----------------------------------------------------------------
 
+    def _listing(self, task_id: str | None) -> tuple[dict[str, types.ListToolsResult], types.CallToolResult]:
+        """The tools an episode of `task_id` lists, per tool format, and its AWM-format listing: the environment's
+        tools, and submit_answer when the task expects an answer (built once per task)."""
+        key = task_id if task_id in self.published else None
+        listing = self._listings.get(key)
+        if listing is None:
+            specs = self.env.tools_for(key)
+            listing = self._listings[key] = (
+                {form: types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in served])
+                 for form, served in served_tools(specs).items()},
+                types.CallToolResult(content=[types.TextContent(type="text", text=tool_listing(specs))]))
+        return listing
+
     async def _list_tools(self, ctx: ServerRequestContext, params: Any) -> types.ListToolsResult:
-        return self._tools[(await self._session(ctx)).tool_format]
+        session = await self._session(ctx)
+        return self._listing(session.task_id)[0][session.tool_format]
 
     async def _call_tool(self, ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         session = await self._session(ctx)
@@ -452,7 +464,7 @@ class EnvironmentService:
         name, arguments = params.name, params.arguments or {}
         if session.tool_format == "awm":
             if name == LIST_TOOLS:
-                return self._awm_listing
+                return self._listing(session.task_id)[1]
             unwrapped = unwrap_call(name, arguments)
             if isinstance(unwrapped, dict):
                 session.episode.calls += 1  # a call the agent got wrong: a format error, counted as one

@@ -29,6 +29,8 @@ from awm.contracts import Goal
 
 SHAPES = ("action", "question", "aggregate", "chained", "conditional", "infeasible")
 MAX_ANSWER_CANDIDATES = 200
+MAX_STATUS_VALUES = 12  # a status slot's closed set: the world's statuses of one kind
+_STATUS_WORD = re.compile(r"[a-z][a-z_ ]{0,30}")
 TODAY = "2025-06-01"
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -334,11 +336,20 @@ class World:
 
     def text_answer(self, value: str, alternatives: list[str], slot: str | None = None) -> Goal:
         """An answer goal for a name, a status or a date: the other values of its kind, and of every column that
-        holds it, are conflicting candidates (an answer that names one of them as well hedges or dumps)."""
+        holds it, are conflicting candidates (an answer that names one of them as well hedges or dumps).
+
+        Its typed slot (awm.contracts.AnswerSlot): a date, a status when `alternatives` is a short list of
+        words (its closed set, the value among them, so the set never gives the answer away), else a name."""
         others = sorted(({a for a in alternatives} | self.kind_values(value)) - {value})[:MAX_ANSWER_CANDIDATES]
         expect: dict[str, Any] = {"value": value}
         if others:
             expect["others"] = others
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            words = sorted({*alternatives, value})
+            if 2 <= len(words) <= MAX_STATUS_VALUES and all(_STATUS_WORD.fullmatch(w) for w in words):
+                expect["type"], expect["values"] = "status", words
+            else:
+                expect["type"] = "name"
         # the world's labels that use a rival's word ("scheduled move" beside the status 'scheduled'): an answer
         # naming the thing by its label names no rival, so the verifier reads past them
         nouns = sorted({e.label for e in self.plan.entities.values()
@@ -355,9 +366,15 @@ class World:
         return Goal(kind="answer", expect={"value": round(float(value), 2)})
 
     def status_answer(self, status: str) -> Goal:
-        """Any status of the world is a conflicting candidate ("cancelled, or maybe active")."""
-        return self.text_answer(status, sorted({r["status"] for rows in self.rows.values() for r in rows
+        """Any status of the world is a conflicting candidate ("cancelled, or maybe active"); the slot's closed
+        set is the statuses of the lifecycle it belongs to."""
+        goal = self.text_answer(status, sorted({r["status"] for rows in self.rows.values() for r in rows
                                                 if isinstance(r.get("status"), str)} | set(self.fl.statuses)))
+        own = set(self.fl.statuses) if status in self.fl.statuses else set(goal.expect.get("others", ()))
+        goal.expect["type"], goal.expect["values"] = "status", sorted(own | {status})
+        return goal
 
     def staff_answer(self, member: dict) -> Goal:
-        return self.text_answer(self.person(member), [self.person(s) for s in self.rows["staff"]])
+        goal = self.text_answer(self.person(member), [self.person(s) for s in self.rows["staff"]])
+        goal.expect["type"] = "name"
+        return goal

@@ -1074,7 +1074,7 @@ def assign_inactive_staff(w: World) -> Plan | None:
         "put {staff} in charge of {CASE} {code}",
     ), {"code": case["code"], "staff": w.person(member)})
     return Plan([(w.n.list("case"), {"code": case["code"]}), w.find_staff(member)],
-                [w.text_answer("inactive", [])], say,
+                [w.text_answer("inactive", ["active"])], say,
                 answer=f"{w.person(member)} is inactive, so nothing can be assigned to them.",
                 targets={("case", case["id"])})
 

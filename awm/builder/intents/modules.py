@@ -1416,7 +1416,7 @@ def shift_for_inactive_staff(w: World) -> Plan | None:
         "schedule {staff} for {a SHIFT} at {site} on {date} from 09:00 to 17:00",
         "book {staff} in at {site} on {date}, 09:00 to 17:00",
     ), {"staff": w.person(member), "site": site["name"], "date": date})
-    return Plan([w.find_staff(member)], [w.text_answer("inactive", [])], say,
+    return Plan([w.find_staff(member)], [w.text_answer("inactive", ["active"])], say,
                 answer=f"{w.person(member)} is inactive, so no {w.L['shift']} can be scheduled.",
                 targets={("staff_shift", member["id"])})
 

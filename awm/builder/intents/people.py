@@ -187,7 +187,7 @@ def delete_primary_address(w: World) -> Plan | None:
         "{they} asked us to forget {street} || delete that {ADDRESS}",
     ), {"street": address["street"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]})],
-                [w.text_answer("primary", [])], say,
+                [w.text_answer("primary", ["secondary"])], say,
                 answer="It is the primary address, and a primary address cannot be deleted until another one is "
                        "made primary.", targets={("party", party["id"])})
 

@@ -576,8 +576,8 @@ COLUMN = "total_amount"
 DELTA = 0.0
 COUNT = 1
 CHILD_FK = "order_id"
-SLOT = "status"  # an answer goal: its slot, value, conflicting candidates, allowed numbers and dates, echoes
-VALUE = "shipped"
-OTHERS: list = []
-ALLOWED: list = []
-ECHOES: list = []
+# an answer goal: its slot and the task's slots, type, value, conflicting candidates, allowed numbers and dates,
+# echoes, the words a prose answer may use, the words its expected values use, whether the answer may deny things
+# (a refusal, a condition not met) other than its values
+SPEC: dict = {"slot": "status", "slots": ["status"], "type": "status", "value": "shipped", "others": [],
+              "allowed": [], "names": [], "echoes": [], "vocabulary": [], "said": [], "denials": False}

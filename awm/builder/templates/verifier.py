@@ -6,20 +6,16 @@ awm.builder.templates.verifier_prelude.
 """
 
 from awm.builder.templates.placeholders import (
-    ALLOWED,
     CHILD_FK,
     CHILD_TABLE,
     CHILDREN,
     COLUMN,
     COUNT,
     DELTA,
-    ECHOES,
     EXPECT,
-    OTHERS,
     PK,
-    SLOT,
+    SPEC,
     TABLE,
-    VALUE,
 )
 from awm.builder.templates.verifier_prelude import (
     check_answer,
@@ -55,4 +51,4 @@ def row_deleted(initial, final, answer, failures):
 
 
 def answer(initial, final, answer, failures):
-    check_answer(answer, SLOT, VALUE, OTHERS, ALLOWED, ECHOES, failures)
+    check_answer(answer, SPEC, failures)

@@ -34,40 +34,117 @@ def test_values_are_read_from_answers_the_way_the_answer_contract_says():
     assert prelude.structured('{"status": "shipped"}') == {"status": "shipped"} and prelude.structured("{oops") is None
 
 
-def test_check_answer_refuses_a_hedge_and_accepts_the_value():
+def spec(value, kind, others=(), allowed=(), vocabulary=(), denials=False, slots=("answer_1",), echoes=()):
+    """The bindings of one answer check, as awm.builder.verifiergen renders them."""
+    return {"slot": slots[0], "slots": list(slots), "type": kind, "value": value, "others": list(others),
+            "allowed": list(allowed), "names": [], "echoes": list(echoes), "vocabulary": list(vocabulary),
+            "said": prelude.words(value).split() if isinstance(value, str) else [], "denials": denials}
+
+
+def judged(answer, bindings):
     failures = []
-    prelude.check_answer("It is shipped.", "status", "shipped", ["pending"], [], [], failures)
-    assert failures == []
-    prelude.check_answer("shipped or pending", "status", "shipped", ["pending"], [], [], failures)
-    assert failures == ["the answer also names 'pending', conflicting with 'shipped'"]
-    failures.clear()
-    prelude.check_answer("shipped, or possibly something else", "status", "shipped", ["pending"], [], [], failures)
-    assert failures == ["the answer hedges ('possibly'), leaving 'shipped' open"]
-    failures.clear()
-    prelude.check_answer("12, or so", "count", 12, [], [12], [], failures)
-    assert failures == ["the answer hedges ('or so'), leaving 12 open"]
-    failures.clear()
-    prelude.check_answer("It might be closed: the request says 'it might be closed'.", "status", "closed", [],
-                         ["Check whether it might be closed."], [], failures)
-    assert failures == []
+    prelude.check_answer(answer, bindings, failures)
+    return failures
+
+
+def test_check_answer_refuses_a_hedge_and_accepts_the_value():
+    status = spec("shipped", "status", ["pending"])
+    assert judged("It is shipped.", status) == []
+    assert judged("shipped and pending", status) == ["the answer also names 'pending', conflicting with 'shipped'"]
+    assert judged("shipped, or possibly something else", status) == [
+        "the answer hedges ('or'), leaving 'shipped' open"]
+    assert judged("12, or so", spec(12, "count")) == ["the answer hedges ('or'), leaving 12 open"]
+    echo = [verifiergen_echo("Check whether it might be closed today")]
+    assert judged("It is closed: check whether it might be closed today.", spec("closed", "status", echoes=echo)) == []
+
+
+def verifiergen_echo(instruction):
+    from awm.builder.verifiergen import _echoes
+
+    return _echoes(instruction)[0]
+
+
+@pytest.mark.parametrize("answer, kind, value, reason", [
+    ("It is not 591.55.", "amount", 591.55, "negates ('not')"),
+    ("It wasn't closed.", "status", "closed", "negates ('wasn')"),
+    ("Presumably 591.55, give or take; it may be otherwise", "amount", 591.55, "hedges ('presumably')"),
+    ("591.55, I reckon", "amount", 591.55, "says 'reckon', which the answer check cannot vouch for"),
+    ("441.84 or 442", "amount", 441.84, "hedges ('or')"),
+    ("441.84 (442 rounded)", "amount", 441.84, "says 'rounded', which the answer check cannot vouch for"),
+])
+def test_a_prose_answer_that_denies_or_hedges_its_value_in_any_wording_fails(answer, kind, value, reason):
+    assert judged(answer, spec(value, kind)) == [f"the answer {reason}, leaving {value!r} open"]
+
+
+@pytest.mark.parametrize("answer, kind, value, conflict", [
+    ("441.84, 442", "amount", 441.84, "the answer also states [442.0], conflicting with 441.84"),
+    ("3; 3.5", "count", 3, "the answer also states [3.5], conflicting with 3"),
+    ("three, four", "count", 3, "the answer also states [4.0], conflicting with 3"),
+    ("0.0, 1.0, 2.0, 3.0", "count", 3, "the answer also states [0.0, 1.0, 2.0], conflicting with 3"),
+    ("It is due June 4, 2025, June 5, 2025", "date", "2025-06-04",
+     "the answer also states the date 2025-6-5, conflicting with '2025-06-04'"),
+])
+def test_a_second_candidate_of_the_slots_type_in_any_written_form_fails(answer, kind, value, conflict):
+    assert judged(answer, spec(value, kind, vocabulary=["due"])) == [conflict]
+
+
+@pytest.mark.parametrize("answer, kind, value", [
+    ("There are three open orders.", "count", 3),
+    ("twenty-one", "count", 21),
+    ("It is due June 4, 2025.", "date", "2025-06-04"),
+    ("It is due on the 4th of June 2025.", "date", "2025-06-04"),
+    ("As of June 1, 2025, the balance is $1,591.55.", "amount", 1591.55),
+    ("The balance is 591.55 (I checked 4 records).", "amount", 591.55),
+    ("There are 3 open orders (I checked the records).", "count", 3),
+])
+def test_plain_answers_in_other_written_forms_pass(answer, kind, value):
+    assert judged(answer, spec(value, kind, vocabulary=["open", "orders", "due"])) == []
+
+
+def test_a_refusal_may_deny_other_things_and_paraphrase_its_value_but_never_deny_the_value():
+    refusal = spec("inactive", "status", ["active"], vocabulary=["mary", "smith", "assigned"], denials=True)
+    assert judged("Mary Smith is inactive, so nothing can be assigned to them.", refusal) == []
+    assert judged("She is not active any more.", refusal) == []
+    assert judged("It is not inactive.", refusal) == ["the answer negates 'inactive'"]
+    assert judged("She is active.", refusal) == ["the answer does not state 'inactive'"]
+    window = spec(30, "count", vocabulary=["window", "days"], denials=True)
+    assert judged("No: the window is 30 days.", window) == []
+    assert judged("The window is not 30 days.", window) == ["the answer negates 30"]
+
+
+def test_a_structured_answer_is_compared_slot_by_slot_with_no_extra_keys():
+    two = spec("inactive", "status", ["active"], slots=("answer_1", "answer_2"))
+    assert judged('{"answer_1": "Inactive", "answer_2": 3}', two) == []
+    assert judged('{"answer_1": "inactive", "answer_2": 3, "other_possibilities": ["active"]}', two) == [
+        "the structured answer has keys the task does not ask for: other_possibilities"]
+    assert judged('{"answer_1": ["inactive", "active"], "answer_2": 3}', two) == [
+        "the answer gives answer_1 = ['inactive', 'active'], not 'inactive'"]
+    date = spec("2025-06-04", "date")
+    assert judged('{"answer_1": "June 4, 2025"}', date) == []
+    assert judged('{"answer_1": "three"}', spec(3, "count")) == []
+
+
+def test_answer_values_are_read_in_any_written_form():
+    assert prelude.iso_dates("June 4, 2025; 4th of June 2025; Jun 4 2025; 2025/06/04; 06/04/2025") == \
+        "2025-06-04; 2025-06-04; 2025-06-04; 2025-06-04; 2025-06-04"
+    assert prelude.number_words("three orders, twenty-one items; this one is older") == \
+        "3 orders, 21 items; this one is older"
+    assert prelude.amounts_in("$1,200.50 or 442 (I checked 4 records), 5 dollars") == [1200.5, 442.0, 5.0]
 
 
 def test_a_negation_reaches_only_to_the_end_of_its_sentence():
-    failures = []
-    prelude.check_answer("The refund cannot go through; the card does not. Active is its status.", "status", "active",
-                         [], [], [], failures)
-    assert failures == []
-    prelude.check_answer("It is not active.", "status", "active", [], [], [], failures)
-    assert failures == ["the answer negates 'active'"]
+    refusal = spec("active", "status", denials=True, vocabulary=["refund", "go", "through", "card"])
+    assert judged("The refund cannot go through; the card does not. Active is its status.", refusal) == []
+    assert judged("It is not active.", refusal) == ["the answer negates 'active'"]
 
 
 def test_a_label_holding_a_rivals_word_names_no_rival():
     goal = Goal(kind="answer", slot="status", expect={"value": "requested", "others": ["scheduled"],
-                                                      "nouns": ["scheduled move"]})
+                                                      "nouns": ["scheduled move"], "refusal": True})
     task = TASK.model_copy(update={"goals": [goal], "instruction": "Refund the payment on my move SCH-1012."})
     verify = load_module(verifier_source("movers__00", task))["verify"]
     assert verify(database(), database(), "No: the scheduled move SCH-1012 has the status requested.")["complete"]
-    verdict = verify(database(), database(), "It is requested, or scheduled.")
+    verdict = verify(database(), database(), "It is requested and scheduled.")
     assert verdict["evidence"] == ["the answer also names 'scheduled', conflicting with 'requested'"]
 
 

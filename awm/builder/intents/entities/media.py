@@ -140,6 +140,6 @@ def media_event_sold_out(w: World) -> Plan | None:
         party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("live_event"), {"query": event["name"]}),
                  (w.n.list("event_ticket"), {w.fk("live_event"): event["id"], "status": "booked"})],
-                [w.text_answer("sold out", [])], say,
+                [w.text_answer("sold out", ["available"])], say,
                 answer=f"{event['name']} is sold out; no seats are left.",
                 targets={("live_event", event["id"])})
