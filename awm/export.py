@@ -104,7 +104,8 @@ def stdio_entry(home: Path, env_id: str, task_id: str, tool_format: str) -> dict
 def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains: list[str] | None = None,
                  with_reference: bool = False, tool_format: str = "strict",
                  fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-                 held_out: list[str] | None = None, answer_mode: str = "typed") -> Iterator[dict]:
+                 held_out: list[str] | None = None, answer_mode: str = "typed",
+                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0)) -> Iterator[dict]:
     """The export records, in catalog order. `answer_mode`: typed (the agent answers with the submit_answer
     tool, listed with the task's tools) or prose (a final message, read strictly)."""
     if answer_mode not in ANSWER_MODES:
@@ -146,6 +147,7 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             "answer_slots": task.answer_slots,
             "answer_schema": [slot.model_dump(exclude_none=True) for slot in task.answer_schema],
             "answer_mode": answer_mode,
+            "reward_mapping": dict(zip(("complete", "partial", "incomplete"), reward)),
             "scenario": entry["scenario"],
             "acting_user": taskset.acting_user,
             "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
@@ -204,13 +206,15 @@ def verl_row(record: dict, index: int) -> dict:
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,
                  domains: list[str] | None = None, with_reference: bool = False, tool_format: str = "strict",
                  layout: str = "awm", fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-                 held_out: list[str] | None = None, answer_mode: str = "typed") -> ExportSummary:
+                 held_out: list[str] | None = None, answer_mode: str = "typed",
+                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0)) -> ExportSummary:
     """Write the export atomically (streamed to a temporary file beside `out`, then renamed over it); in the
     hf and verl layouts, Parquet when `out` ends in .parquet (needs pyarrow), else JSONL."""
     if layout not in LAYOUTS:
         raise AWMError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     out = Path(out)
-    records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out, answer_mode)
+    records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out, answer_mode,
+                           reward)
     rows = (r if layout == "awm" else hf_row(r) if layout == "hf" else verl_row(r, i) for i, r in enumerate(records))
     tasks, environments, splits = 0, set(), dict.fromkeys(SPLITS, 0)
 

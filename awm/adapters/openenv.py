@@ -133,7 +133,8 @@ class AWMOpenEnv(OpenEnvEnvironment):
         return AWMObservation(env_id=env_id, task_id=task_id, prompt=prompt, tools=self._tools(env))
 
     def _tools(self, env: Environment) -> list[dict[str, Any]]:
-        return [published_spec(spec, self.tool_format) for spec in env.tools]
+        """The episode's tools: the environment's, and submit_answer when its task expects an answer."""
+        return [published_spec(spec, self.tool_format) for spec in env.tools_for(self._state.task_id)]
 
     def step(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> AWMObservation:
         if self.episode is None or self._state.done:

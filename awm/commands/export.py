@@ -13,7 +13,8 @@ def export(args) -> int:
     suffix = {"awm": "tasks.jsonl", "hf": "hf.parquet", "verl": "verl.parquet"}[args.layout]
     out = args.out or store.home / "export" / suffix
     summary = write_export(store, out, args.base_url, args.domain, args.with_reference, args.tool_format,
-                           args.layout, tuple(args.split), args.hold_out_domain, args.answer_mode)
+                           args.layout, tuple(args.split), args.hold_out_domain, args.answer_mode,
+                           tuple(args.reward))
     splits = ", ".join(f"{name} {count}" for name, count in (summary.splits or {}).items())
     print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path} ({splits})")
     return 0
@@ -39,6 +40,10 @@ def register(sub) -> None:
     parser.add_argument("--answer-mode", choices=("typed", "prose"), default="typed",
                         help="how a task that needs an answer is answered: typed, with the submit_answer tool listed "
                              "among its tools (default), or prose, a final message read strictly (docs/runtime.md)")
+    parser.add_argument("--reward", type=float, nargs=3, metavar=("COMPLETE", "PARTIAL", "INCOMPLETE"),
+                        default=[1.0, 0.1, 0.0], help="the reward mapping the trainer scores with, as `awm serve "
+                        "--reward` serves it; recorded in every row (default 1.0 0.1 0.0; GRPO users often set "
+                        "PARTIAL to 0)")
     parser.add_argument("--split", type=float, nargs=3, metavar=("TRAIN", "VALIDATION", "TEST"),
                         default=list(DEFAULT_FRACTIONS), help="fractions of environments per split (default 0.8 0.1 0.1)")
     parser.add_argument("--hold-out-domain", action="append", metavar="DOMAIN",

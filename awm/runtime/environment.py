@@ -387,8 +387,8 @@ class Episode:
         return task
 
     def _judge_future(self, task: Task, answer: str | dict | None, loop: asyncio.AbstractEventLoop | None = None):
-        if answer is None and self.submission is not None and task is self.task:
-            answer = self.submission  # the typed answer the agent submitted
+        if self.submission is not None and task is self.task:
+            answer = self.submission  # the typed answer the agent submitted is judged, not prose
         program = self.env.verifier_program(task.task_id)
         return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer_text(answer),
                                    self.env.footprint(task.task_id), episode=self.record, loop=loop)
@@ -412,8 +412,8 @@ class Episode:
         """{"reward", "complete", "evidence", "diff", "calls", "tool_errors"}: the verdict (see `judge`), the
         rows changed per table (expected and unexpected), and this episode's tool calls and tool errors.
         `answer` is the agent's final message (prose, read strictly), or a dict keyed by the task's answer
-        slots; None judges what the agent submitted with `submit_answer` (typed), if anything. The episode
-        stays usable."""
+        slots; once the agent has submitted an answer with `submit_answer` (typed), that submission is judged
+        instead, whatever `answer` says. The episode stays usable."""
         return self._score(self.judge(answer, task_id))
 
     async def ascore(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:

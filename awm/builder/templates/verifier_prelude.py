@@ -173,6 +173,15 @@ def unechoed(answer, echoes):
     return text
 
 
+def stem(word):
+    # a crude stem, so that an inflection of a vouched word is vouched too ('cancellations', 'cancelled')
+    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ies", "es", "ed", "s", "ly", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[:len(word) - len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
 def unvouched(text, spec):
     # the first word of a prose answer that may leave its value open or deny it: a hedge or a negation in any
     # wording, read against a closed vocabulary (the framing words of a plain answer, and the words of the
@@ -190,6 +199,7 @@ def unvouched(text, spec):
         "during over under across usd dollars dollar cents eur euros gbp pounds in total overall altogether "
         "exactly precisely confirmed confirm according system database data shows showing currently "
         "latest newest most recent last first next earliest highest lowest top best largest smallest "
+        "made placed booked created opened issued filed logged paid owes owe costs gives give gets get has "
         "any more anymore longer can because while which no one's is on zero one two three four five six seven "
         "eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty "
         "forty fifty sixty seventy eighty ninety").split())
@@ -201,6 +211,7 @@ def unvouched(text, spec):
     denials = set(("not no never none nothing neither nor cannot without nobody t isn wasn aren weren don doesn "
                    "didn couldn won hasn haven hadn").split())
     vouched = framing | set(spec["vocabulary"]) | set(spec["said"]) | set(words(" ".join(spec["others"])).split())
+    stems = set(stem(w) for w in vouched)
     for word in re.findall("[a-z0-9]+", re.sub("[0-9]{4}-[0-9]{2}-[0-9]{2}", " ", text.lower())):
         if re.fullmatch("[0-9]+(st|nd|rd|th)?", word):
             continue
@@ -208,7 +219,7 @@ def unvouched(text, spec):
             return "hedges (" + repr(word) + ")"
         if word in denials and not spec["denials"] and word not in spec["said"]:
             return "negates (" + repr(word) + ")"
-        if word not in vouched and word not in denials and word not in hedges:
+        if word not in vouched and stem(word) not in stems and word not in denials and word not in hedges:
             return "says " + repr(word) + ", which the answer check cannot vouch for"
     return None
 

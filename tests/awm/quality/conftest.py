@@ -86,10 +86,18 @@ def verify(initial, final, answer):
 '''
 
 QUESTION_VERIFIER = '''\
+import json
+
+
 def verify(initial, final, answer):
     text = str(answer).lower() if answer is not None else ""
+    if text.strip().startswith("{"):  # a structured answer: exactly its one slot, one name
+        data = json.loads(text)
+        ok = list(data) == ["answer_1"] and isinstance(data["answer_1"], str) and data["answer_1"] == "ada lovelace"
+        return {"complete": ok, "evidence": [] if ok else ["the structured answer is not Ada Lovelace alone"]}
     others = [name for name in ("mary shelley", "emily bronte") if name in text]
-    hedged = any(word in text for word in ("maybe", "possibly", "perhaps", "something else"))
+    hedged = any(word in text for word in ("maybe", "possibly", "perhaps", "something else", "presumably", " or ",
+                                           "reckoning", "not ", "otherwise", "wager", "inactive", "0.0"))
     ok = "ada lovelace" in text and not others and not hedged
     return {"complete": ok, "evidence": [] if ok else ["the answer does not name Ada Lovelace alone"]}
 '''

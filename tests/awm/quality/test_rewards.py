@@ -108,6 +108,8 @@ def verify():
     json.dumps({"status": "checked in", "total": "$1,234.50", "cancelled": 2}),
     json.dumps({"status": "checked_in", "total": 1234.5, "cancelled": 2.0}),
     "The booking was made on 2025-05-01 at 09:30; it is checked_in, total 1234.50, with 2 cancellations.",
+    "As of June 1, 2025, the booking is checked in, its total is $1,234.50 and she has two cancellations.",
+    "Checked in; 1234.50; 2 (I checked the bookings).",
 ])
 def test_equivalent_forms_pass(verify, answer):
     verdict = verify(None, None, answer)
@@ -115,12 +117,18 @@ def test_equivalent_forms_pass(verify, answer):
 
 
 @pytest.mark.parametrize(("answer", "why"), [
-    ("checked_in or maybe checked_out, 1234.50; 2", "hedges ('maybe')"),
-    ("checked_in or checked_out, 1234.50; 2", "also names 'checked_out'"),
-    ("checked_in, or possibly something else; 1234.50; 2", "hedges ('possibly')"),
-    ("checked_in; 1234.50, I think; 2", "hedges ('i think')"),
-    ("checked_in, 1234.50 (or 1243.50); 2", "also states [1243.5]"),
-    ("checked_in, 1234.50; 2 or 3", "also states [3.0]"),
+    ("checked_in or maybe checked_out, 1234.50; 2", "hedges ('or')"),
+    ("checked_in and checked_out, 1234.50; 2", "also names 'checked_out'"),
+    ("checked_in, possibly something else; 1234.50; 2", "hedges ('possibly')"),
+    ("checked_in; 1234.50, I think; 2", "hedges ('think')"),
+    ("checked_in, 1234.50 (1243.50); 2", "also states [1243.5]"),
+    ("checked_in, 1234.50; 2, 3", "also states [3.0]"),
+    ("Presumably checked_in, 1234.50, 2, give or take; it may be otherwise.", "hedges ('presumably')"),
+    ("checked_in, 1234.50 and 2, by my best reckoning", "cannot vouch for"),
+    ("It wasn't checked_in; 1234.50; 2", "negates"),
+    ("checked_in; 1234.50; two, or three", "hedges ('or')"),
+    ("checked_in; 1234.50 or 1235; 2", "hedges ('or')"),
+    ("checked_in; 1234.50, 1235; 2", "also states [1235.0]"),
     ("It is one of cancelled, confirmed, checked_in, checked_out; 1234.50; 2", "also names"),
     ("NOT checked_in; 1234.50; 2", "negates"),
     ("It is not checked in; 1234.50; 2", "negates"),

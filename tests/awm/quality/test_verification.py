@@ -86,7 +86,8 @@ def test_a_reference_solution_that_does_not_reach_its_goal_is_caught(store):
 @pytest.mark.parametrize(("task", "verifier", "survivors"), [
     # the stock changed to 8 is caught by the outcome check (the column must end as the reference leaves it)
     ("t01", TITLE_ONLY, {"half_change"}),
-    ("t02", LAX_QUESTION_VERIFIER, {"hedged_answer", "dumped_answer"}),
+    ("t02", LAX_QUESTION_VERIFIER, {"hedged_answer", "dumped_answer", "negated_answer", "unlisted_hedge",
+                                    "malformed_submission"}),
 ])
 def test_weak_verifiers_let_mutations_survive(store, task, verifier, survivors):
     report = prove(store, **{task: verifier})[task]
@@ -119,7 +120,8 @@ def test_a_wrong_answer_must_be_rejected(store):
     assert report.reference_passed and not report.null_passed
     assert report.mutations_killed < report.mutations_tried
     assert {s.split(":")[0] for s in report.survivors} == {"wrong_answer", "hedged_answer", "dumped_answer",
-                                                          "echoed_instruction"}
+                                                          "echoed_instruction", "negated_answer", "unlisted_hedge",
+                                                          "blind_answer", "malformed_submission"}
     assert any(other in s for s in report.survivors for other in ("Mary Shelley", "Emily Bronte"))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from awm.cli import main as awm
+from awm.errors import AWMError
 from awm.export import write_export
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.toolspecs import strict_problems
@@ -135,3 +136,19 @@ def test_the_exported_stdio_entry_runs_as_given_under_the_official_client_with_a
     import asyncio
 
     asyncio.run(go())
+
+
+def test_typed_exports_list_submit_answer_with_the_answer_schema_and_record_the_reward_mapping(published, tmp_path):
+    typed = read_lines(write_export(published, tmp_path / "typed.jsonl", reward=(1.0, 0.0, 0.0)).path)
+    prose = read_lines(write_export(published, tmp_path / "prose.jsonl", answer_mode="prose").path)
+    asking = [r for r in typed if r["answer_schema"]]
+    assert asking and all(r["answer_mode"] == "typed" for r in typed)
+    for record in asking:
+        submit = next(t for t in record["tools"] if t["name"] == "submit_answer")
+        assert set(submit["inputSchema"]["properties"]) == {s["name"] for s in record["answer_schema"]}
+        assert "submit_answer" in record["prompt"][0]["content"]
+    assert all("submit_answer" not in {t["name"] for t in r["tools"]} for r in typed if not r["answer_schema"])
+    assert all("submit_answer" not in {t["name"] for t in r["tools"]} for r in prose)
+    assert typed[0]["reward_mapping"] == {"complete": 1.0, "partial": 0.0, "incomplete": 0.0}
+    with pytest.raises(AWMError, match="answer mode must be one of typed, prose"):
+        write_export(published, tmp_path / "bad.jsonl", answer_mode="free")
