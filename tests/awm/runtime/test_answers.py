@@ -195,6 +195,13 @@ def test_submit_answer_over_mcp_is_listed_for_its_task_and_scored_without_an_ans
             assert second.is_error and second.structured_content["error"]["code"] == "already_submitted"
         score = await admin(running.url, "POST", "/admin/sessions/typed-1/score", json={})
         assert score.status_code == 200 and score.json()["reward"] == 1.0, score.text
+        refused, accepted = prose_forms(task)  # prose, scored by the trainer through the admin endpoint
+        for n, (answer, reward) in enumerate([(a, 0.0) for a in refused[:2]] + [(accepted[-1], 1.0)]):
+            async with Client(mcp_url(running.url, task=task.task_id, episode=f"prose-{n}")) as agent:
+                for step in task.reference_solution:
+                    assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+            score = await admin(running.url, "POST", f"/admin/sessions/prose-{n}/score", json={"answer": answer})
+            assert score.json()["complete"] == (reward == 1.0), (answer, score.json()["evidence"])
         async with Client(mcp_url(running.url)) as agent:  # no task: no answer to submit
             assert SUBMIT_ANSWER not in {t.name for t in (await agent.list_tools()).tools}
 
