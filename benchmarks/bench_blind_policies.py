@@ -107,7 +107,7 @@ def main() -> int:
                 tried[policy] += 1
                 complete[policy] += verdict["complete"]
                 partial[policy] += bool(verdict.get("partial"))
-                if verdict["complete"] and policy not in ("work_no_answer",) and len(examples[policy]) < 5:
+                if verdict["complete"] and task.answer_schema and len(examples[policy]) < 5:
                     examples[policy].append(f"{env_id}/{task.task_id}: {task.instruction[:120]}")
             env.close()
             if n % 50 == 0 or n == len(env_ids):
