@@ -21,6 +21,7 @@ class AttemptRecord:
     error: str
     details: dict[str, str] = field(default_factory=dict)  # e.g. task id -> what was wrong with its verifier
     feedback: bool = True  # False for failures that are not the output's fault (an endpoint that was down)
+    answer: str | None = None  # the rejected answer (trimmed), shown to the model beside the error
 
 
 @dataclass
@@ -45,6 +46,14 @@ class AttemptContext:
             else:
                 errors.append(record.error)
         return errors
+
+    def last_answer(self, subject: str | None = None) -> str | None:
+        """The newest rejected answer worth showing the model again (stage-wide answers only: a per-subject
+        error, such as one verifier's proof, is about an answer the model gives again anyway)."""
+        for record in reversed(self.previous):
+            if record.feedback and record.answer and (subject is None or not record.details):
+                return record.answer
+        return None
 
 
 _CURRENT_ATTEMPT: contextvars.ContextVar[AttemptContext | None] = contextvars.ContextVar("awm_attempt", default=None)

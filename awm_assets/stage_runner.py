@@ -5,6 +5,9 @@ Self-correction: with a non-deterministic backend, environments whose output a s
 rejected are tried again by a Dagster retry (dg.RetryRequested, exponential backoff from the
 generator resource's retry_delay_s), up to MAX_ATTEMPTS; valid environments are reused, and each
 new attempt's prompt carries the environment's earlier errors (the attempt log, awm.stages.base).
+Only failures of the output ask for a retry: an endpoint failure (refused request, 5xx, timeout, no
+connection) was already retried by the LLM client, so a step whose failures are all of that kind is not
+retried by Dagster (the requests would multiply) and its message says what to change.
 After the last attempt the failed environments stay failed with their reason; if no environment of
 the step succeeded, the step fails with the reasons. Model-backed steps build environments
 concurrently (the generator's llm.concurrency) and report calls, cache hits, tokens and cost.
@@ -106,7 +109,11 @@ def run_stage(
     failed = [o for o in outcomes if o.status == "failed"]
     if failed and not generator.deterministic:
         listing = "; ".join(f"{o.env_id}: {o.error}" for o in failed[:10])
-        if attempt < MAX_ATTEMPTS:
+        correctable = [o for o in failed if output_failure(store, stage, o)]
+        if not correctable:
+            context.log.warning(f"{stage} attempt {attempt}: {len(failed)} environment(s) failed at the endpoint, "
+                                f"not in their output; no retry: {listing}")
+        elif attempt < MAX_ATTEMPTS:
             wait = generator.retry_delay(attempt)
             message = (f"{stage} attempt {attempt}/{MAX_ATTEMPTS}: {len(failed)} environment(s) failed; retrying "
                        f"them in {wait:g} s with these errors in their prompts: {listing}")
@@ -171,6 +178,7 @@ def llm_metadata(stage: str, backend, domain: str) -> dict:
     metadata: dict = dict(usage(stage, domains=[domain]))
     metadata["llm_model"] = backend.model
     metadata["llm_structured_output"] = backend.client.structured_output
+    metadata["llm_endpoint"] = dg.MetadataValue.json(backend.client.describe())
     rows = ["| domain | calls | cache hits | prompt tokens | completion tokens | cost USD | unpriced calls |",
             "|---|---|---|---|---|---|---|"]
     for name, total in backend.cost_by_domain([domain]).items():
@@ -188,6 +196,14 @@ def _status_table(outcomes: list[StageOutcome]) -> str:
         attempt = o.attempt if o.status in ("built", "failed") else ""
         lines.append(f"| {o.env_id} | {o.status} | {attempt} | {o.duration_ms:.0f} | {detail.replace('|', '/')[:160]} |")
     return "\n".join(lines)
+
+
+def output_failure(store: ArtifactStore, stage: str, outcome: StageOutcome) -> bool:
+    """Whether an environment failed because of its output (a retry with the error in the prompt may fix it),
+    not because the endpoint failed (the attempt log's `feedback`)."""
+    records = read_attempts(store, outcome.env_id, stage)
+    mine = [r for r in records if r.attempt == outcome.attempt]
+    return mine[-1].feedback if mine else True
 
 
 def attempt_errors(store: ArtifactStore, stage: str, failed: list[StageOutcome]) -> str:

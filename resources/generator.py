@@ -57,7 +57,7 @@ class GeneratorResource(dg.ConfigurableResource):
             home = store.home if store is not None else None
             return get_backend("openai", client=self.llm.client(home), store=store, tasks_per_env=self.tasks_per_env,
                                run_id=run_id)
-        return get_backend("offline", base_seed=self.base_seed, tasks_per_env=self.tasks_per_env)
+        return get_backend("offline", base_seed=self.base_seed, tasks_per_env=self.tasks_per_env, run_id=run_id)
 
     @property
     def deterministic(self) -> bool:
@@ -67,7 +67,7 @@ class GeneratorResource(dg.ConfigurableResource):
     @property
     def concurrency(self) -> int:
         """Environments built at once within a step (1 for the offline builder, which is CPU-bound)."""
-        return 1 if self.deterministic else self.llm.concurrency
+        return 1 if self.deterministic else self.llm.effective_concurrency
 
     def retry_delay(self, attempt: int) -> float:
         """Seconds to wait after failed attempt `attempt` (1-based): exponential backoff."""

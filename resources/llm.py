@@ -16,9 +16,10 @@ import dagster as dg
 from pydantic import Field, field_validator
 
 from awm.llm.client import LLMClient
+from awm.llm.profiles import MODES, PROFILES
 from awm.llm.settings import DEFAULT_BASE_URL, DEFAULT_MODEL, LLMSettings, parse_prices
 
-STRUCTURED_OUTPUT_MODES = ("auto", "json_schema", "json_object", "none")
+STRUCTURED_OUTPUT_MODES = ("auto", *MODES)
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -28,15 +29,30 @@ class LLMResource(dg.ConfigurableResource):
     api_key_env_var: str = Field(default="OPENAI_API_KEY", description="environment variable holding the key")
     model: str = Field(default=DEFAULT_MODEL, description="model name (AWM_LLM_MODEL)")
     temperature: float = Field(default=0.2, ge=0, le=2, description="AWM_LLM_TEMPERATURE")
-    max_tokens: int = Field(default=32768, ge=16, description="completion limit per call; hitting it is an error")
-    timeout_s: float = Field(default=120.0, gt=0, description="seconds per HTTP request (AWM_LLM_TIMEOUT)")
+    profile: str = Field(default="auto", description="auto | openai | vllm | llama.cpp | ollama (AWM_LLM_PROFILE): "
+                                                    "structured-output modes and the defaults of the fields below")
+    max_tokens: int | None = Field(default=None, ge=16, description="completion limit per call, clamped to what "
+                                   "the context leaves; hitting it is an error (default: the profile's)")
+    context_tokens: int | None = Field(default=None, ge=256, description="context window (AWM_LLM_CONTEXT; default: "
+                                       "the server's or the profile's)")
+    timeout_s: float | None = Field(default=None, gt=0, description="seconds per HTTP request (AWM_LLM_TIMEOUT; "
+                                    "default: the profile's)")
     transport_retries: int = Field(default=4, ge=0, le=20, description="retries of 429/5xx/timeouts in the client")
     backoff_s: float = Field(default=1.0, ge=0, description="first transport backoff, doubling (AWM_LLM_BACKOFF)")
-    concurrency: int = Field(default=8, ge=1, le=512, description="calls in flight at once in one run")
+    concurrency: int | None = Field(default=None, ge=1, le=512, description="calls in flight at once in one run "
+                                    "(default: the profile's)")
     cache: bool = Field(default=True, description="reuse cached responses (AWM_LLM_CACHE=0 bypasses the cache)")
-    structured_output: str = Field(default="auto", description="auto | json_schema | json_object | none")
+    structured_output: str = Field(default="auto", description="auto (the profile's modes, stepping down on a "
+                                   "refusal) | " + " | ".join(MODES))
     prices_json: str | None = Field(default=None, description="price table: JSON object or path (AWM_LLM_PRICES)")
     seed: int | None = Field(default=None, description="sampling seed, where the server supports one")
+
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, value: str) -> str:
+        if value not in PROFILES:
+            raise ValueError(f"profile {value!r} is not one of {', '.join(PROFILES)}")
+        return value
 
     @field_validator("structured_output")
     @classmethod
@@ -52,8 +68,8 @@ class LLMResource(dg.ConfigurableResource):
 
         settings = LLMSettings.from_env()
         values = {name: getattr(settings, name) for name in (
-            "base_url", "model", "temperature", "max_tokens", "timeout_s", "transport_retries", "backoff_s",
-            "concurrency", "cache", "structured_output", "seed")}
+            "base_url", "model", "profile", "temperature", "max_tokens", "context_tokens", "timeout_s",
+            "transport_retries", "backoff_s", "concurrency", "cache", "structured_output", "seed")}
         prices = os.environ.get("AWM_LLM_PRICES")
         if prices:
             values["prices_json"] = prices
@@ -73,11 +89,17 @@ class LLMResource(dg.ConfigurableResource):
 
         prices = parse_prices(self.prices_json, "prices_json") if self.prices_json else {}
         key = os.environ.get(self.api_key_env_var) or None
-        return LLMSettings(base_url=self.base_url, api_key=key, model=self.model, temperature=self.temperature,
-                           max_tokens=self.max_tokens, timeout_s=self.timeout_s,
+        return LLMSettings(base_url=self.base_url, api_key=key, model=self.model, profile=self.profile,
+                           temperature=self.temperature, max_tokens=self.max_tokens,
+                           context_tokens=self.context_tokens, timeout_s=self.timeout_s,
                            transport_retries=self.transport_retries, backoff_s=self.backoff_s,
                            concurrency=self.concurrency, cache=self.cache,
                            structured_output=self.structured_output, prices=prices, seed=self.seed)
+
+    @property
+    def effective_concurrency(self) -> int:
+        """Calls in flight at once: as set, else the configured profile's."""
+        return self.settings().limits().concurrency
 
     def client(self, home: str | Path | None) -> LLMClient:
         return LLMClient(self.settings(), Path(home) if home is not None else None)

@@ -43,6 +43,7 @@ def get_backend(name: str = "offline", **options) -> Backend:
 
         from awm.backends.offline import OfflineBackend
 
+        run_id = options.pop("run_id", None)  # the ledger's run of the phrasing calls
         if "rephraser" not in options and os.environ.get(PHRASING_ENV) == "model":
             from awm.llm.client import LLMClient
             from awm.llm.rephrase import Rephraser
@@ -50,7 +51,9 @@ def get_backend(name: str = "offline", **options) -> Backend:
             from awm.store import ArtifactStore
 
             cache_home = options.pop("cache_home", None) or ArtifactStore().home  # cached like every model call
-            options["rephraser"] = Rephraser(LLMClient(LLMSettings.from_env(), cache_home))
+            rephraser = Rephraser(LLMClient(LLMSettings.from_env(), cache_home), run_id=run_id)
+            rephraser.preflight()  # an unreachable endpoint or refused key fails here, with the reason
+            options["rephraser"] = rephraser
         return OfflineBackend(**options)
     if name == "openai":
         from awm.backends.llm import LLMBackend

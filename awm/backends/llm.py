@@ -107,8 +107,9 @@ class LLMBackend:
     @property
     def params(self) -> dict:
         s = self.client.settings
-        return {"builder": BUILDER, "model": s.model, "base_url": s.base_url, "temperature": s.temperature,
-                "max_tokens": s.max_tokens, "seed": s.seed, "tasks_per_env": self.tasks_per_env}
+        return {"builder": BUILDER, "model": s.model, "base_url": s.base_url, "profile": s.profile,
+                "temperature": s.temperature, "max_tokens": s.max_tokens, "seed": s.seed,
+                "tasks_per_env": self.tasks_per_env}
 
     def prompt_hash(self, stage: str) -> str:
         return stage_prompt_hash(stage)
@@ -150,7 +151,8 @@ class LLMBackend:
              attempt: AttemptContext | None = None, **values: str):
         attempt = attempt or current_attempt()
         feedback = attempt.errors_for(subject) if attempt else []
-        messages = template.render(feedback=feedback, **values)
+        answer = attempt.last_answer(subject) if attempt else None
+        messages = template.render(feedback=feedback, answer=answer, **values)
         domain, _ = split_env_id(env_id)
         tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
                         attempt=attempt.attempt if attempt else None)
@@ -160,7 +162,8 @@ class LLMBackend:
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.client.settings.concurrency,
+                self.client.resolve()
+                self._pool = ThreadPoolExecutor(max_workers=self.client.concurrency,
                                                 thread_name_prefix="awm-llm")
             return self._pool
 

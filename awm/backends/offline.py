@@ -58,6 +58,12 @@ class OfflineBackend:
         tasks = generate_tasks(plan, generate_rows(plan), self.tasks_per_env)
         return self.rephraser.rephrase(tasks) if self.rephraser is not None else tasks
 
+    def stage_notes(self, stage: str, env_id: str) -> dict:
+        """Metrics of a stage's output that only this backend knows (what phrasing kept, and why)."""
+        if stage == "tasks" and self.rephraser is not None:
+            return self.rephraser.report(env_id)
+        return {}
+
     def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
         plan = self.plan(scenario)
         tables = []

@@ -3,14 +3,23 @@
 One call = cache lookup, then (on a miss) a chat completion under a concurrency
 semaphore with transport retries, then strict output handling:
 
-- structured output: `response_format` json_schema where the server supports it; in
-  `auto` mode a server that refuses it (HTTP 400 naming the response format) is asked
-  for json_object, then for plain text, and the client remembers what works;
+- the endpoint is recognised once (GET /models, awm/llm/profiles.py) unless a profile is
+  configured; the profile gives the structured-output modes to try and the defaults of
+  timeout, concurrency, max_tokens and context;
+- structured output: the profile's first mode; a server that refuses a mode in words
+  (HTTP 400, 422 or 500 whose body names the response format, as llama-cpp-python's
+  500 `literal_error ... Input should be 'text' or 'json_object'`) makes the client step
+  down to the next mode once, and the mode that works is remembered for the endpoint
+  (awm/llm/capabilities.py); the mode each response used is in its CallRecord;
+- max_tokens is clamped to what the context leaves after the prompt, and the clamp is
+  recorded; a prompt that leaves no room is an LLMConfigError naming both sizes;
 - finish_reason `length` is a TruncatedOutputError, never repaired;
-- the content must be one JSON document (optionally inside a single ``` fence, the
-  only wrapping removed), then it must validate against the stage's output model;
-- 429, 5xx, timeouts and connection errors are retried here with exponential backoff
-  (Retry-After honoured); anything still failing is an LLMTransportError.
+- the content must be one JSON document; the only repairs are the safe ones of
+  awm/llm/repair.py (recorded); then it must validate against the stage's output model;
+- 429, 5xx, timeouts (on servers that answer many requests at once) and connection
+  errors are retried here with exponential backoff (Retry-After honoured); anything still
+  failing is an LLMTransportError that counts the requests made and says what to change.
+  Endpoint errors are never shown to the model (their `feedback` is False).
 
 Every call, hit or miss, valid or not, is a CallRecord in the ledger.
 """
@@ -19,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +40,9 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from awm.concurrency import STAGE_WORK
+from awm.llm import profiles
 from awm.llm.cache import CachedResponse, ResponseCache, cache_key
+from awm.llm.capabilities import Endpoint, EndpointMemory
 from awm.llm.errors import (
     LLMConfigError,
     LLMError,
@@ -43,13 +54,16 @@ from awm.llm.errors import (
 )
 from awm.llm.ledger import CallRecord, Ledger
 from awm.llm.prompts import output_schema
+from awm.llm.repair import strip_wrapping
 from awm.llm.settings import LLMSettings
 
 M = TypeVar("M", bound=BaseModel)
 
-MODES = ("json_schema", "json_object", "none")
+MODES = profiles.MODES
 MAX_RETRY_AFTER_S = 60.0
-_FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n(?P<body>.*)\n```$", re.DOTALL)
+MIN_ANSWER_TOKENS = 512  # a prompt that leaves less than this of the context for the answer is not sent
+CHARS_PER_TOKEN = 3.5  # prompt size estimate for clamping (English and JSON run 3.5 to 4.5 characters a token)
+FORMAT_WORDS = ("response_format", "json_schema", "guided_json", "json_object", "grammar")
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,12 @@ def _reject_constant(name: str) -> Any:
 
 def parse_output(content: str | None, finish_reason: str | None, output: type[M], max_tokens: int) -> M:
     """Strictly turn a completion into the stage's output model, or raise an LLMOutputError saying why."""
+    return parse_answer(content, finish_reason, output, max_tokens)[0]
+
+
+def parse_answer(content: str | None, finish_reason: str | None, output: type[M],
+                 max_tokens: int) -> tuple[M, str | None]:
+    """(the output model, the safe repair made or None); an LLMOutputError carrying the answer otherwise."""
     size = len(content or "")
     if finish_reason == "length":
         raise TruncatedOutputError(
@@ -78,10 +98,7 @@ def parse_output(content: str | None, finish_reason: str | None, output: type[M]
         raise LLMOutputError("the response was withheld by the server's content filter (finish_reason content_filter)")
     if content is None or not content.strip():
         raise MalformedOutputError(f"the response is empty (finish_reason {finish_reason!r}); a JSON object is required")
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group("body").strip()
+    text, repair = strip_wrapping(content)
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
@@ -90,11 +107,12 @@ def parse_output(content: str | None, finish_reason: str | None, output: type[M]
                  if isinstance(exc, json.JSONDecodeError) else "")
         snippet = text[max(0, pos - 60):pos + 20].replace("\n", "\\n")
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise MalformedOutputError(f"the response is not valid JSON: {reason}{where}, near: ...{snippet}...") from exc
+        raise MalformedOutputError(f"the response is not valid JSON: {reason}{where}, near: ...{snippet}...",
+                                   answer=content) from exc
     if not isinstance(data, dict):
-        raise SchemaViolationError(f"the response must be a JSON object, got {type(data).__name__}")
+        raise SchemaViolationError(f"the response must be a JSON object, got {type(data).__name__}", answer=content)
     try:
-        return output.model_validate(data)
+        return output.model_validate(data), repair
     except ValidationError as exc:
         problems = []
         for err in exc.errors()[:8]:
@@ -102,41 +120,68 @@ def parse_output(content: str | None, finish_reason: str | None, output: type[M]
             problems.append(f"{loc}: {err['msg']}")
         raise SchemaViolationError(
             f"the response does not match the {output.__name__} schema ({exc.error_count()} error(s)): "
-            + "; ".join(problems)) from exc
+            + "; ".join(problems), answer=content) from exc
 
 
-def _about_format(exc: openai.BadRequestError) -> bool:
+def refuses_format(exc: openai.APIStatusError, mode: str) -> bool:
+    """Whether an error response is the server refusing the structured-output mode (in words, 400/422/500)."""
+    if mode == "none" or exc.status_code not in (400, 422, 500):
+        return False
     text = f"{exc.message} {exc.body}".lower()
-    return any(word in text for word in ("response_format", "json_schema", "json_object", "format"))
+    return any(word in text for word in FORMAT_WORDS)
 
 
 def schema_hash(schema: dict) -> str:
     return hashlib.sha256(json.dumps(schema, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def estimate_tokens(messages: list[dict[str, str]]) -> int:
+    """A generous estimate of a prompt's tokens (characters / 3.5, plus a few per message)."""
+    return math.ceil(sum(len(str(m.get("content") or "")) for m in messages) / CHARS_PER_TOKEN) + 8 * len(messages)
+
+
 class LLMClient:
     def __init__(self, settings: LLMSettings, home: Path | None = None, *, sleep: Callable[[float], None] = time.sleep):
         self.settings = settings
         self._key = settings.require_key()
-        self._openai = openai.OpenAI(base_url=settings.base_url, api_key=self._key, timeout=settings.timeout_s,
+        self.limits = settings.limits()
+        self._openai = openai.OpenAI(base_url=settings.base_url, api_key=self._key, timeout=self.limits.timeout_s,
                                      max_retries=0)
-        self._semaphore = threading.BoundedSemaphore(settings.concurrency)
+        self._semaphore = threading.BoundedSemaphore(self.limits.concurrency)
         self._mode_lock = threading.Lock()
-        self._mode = "json_schema" if settings.structured_output == "auto" else settings.structured_output
+        self._resolve_lock = threading.Lock()
+        self._resolved = False
+        self.profile = settings.profile  # the profile in use (auto until the endpoint is recognised)
+        self._chain = self._modes(self.profile)
+        self._mode = self._chain[0]
+        self.refusals: list[str] = []  # the refusals that made this client step down
         self._sleep = sleep
+        self.memory = EndpointMemory(home / "llm" / "endpoints.sqlite" if home is not None else None)
         self.cache = ResponseCache(home / "llm" / "cache.sqlite") if home is not None else None
         self.ledger = Ledger(home / "llm" / "ledger.sqlite") if home is not None else None
 
+    def _modes(self, profile_name: str) -> tuple[str, ...]:
+        if self.settings.structured_output != "auto":
+            return (self.settings.structured_output,)
+        return profiles.profile(profile_name).modes
+
     @property
     def structured_output(self) -> str:
-        """The response format the client currently uses (auto mode may have stepped down)."""
+        """The response format the client currently uses (it may have stepped down after a refusal)."""
         return self._mode
+
+    @property
+    def concurrency(self) -> int:
+        return self.limits.concurrency
 
     # --- preflight ------------------------------------------------------------------
     def ping(self, timeout_s: float = 10.0) -> list[str]:
         """List the endpoint's models: proves the endpoint is reachable and the key accepted."""
+        return [m["id"] for m in self._models(timeout_s)]
+
+    def _models(self, timeout_s: float = 10.0) -> list[dict]:
         try:
-            page = self._openai.with_options(timeout=min(timeout_s, self.settings.timeout_s)).models.list()
+            page = self._openai.with_options(timeout=min(timeout_s, self.limits.timeout_s)).models.list()
         except openai.AuthenticationError as exc:
             raise LLMConfigError(f"{self.settings.base_url} rejected the API key (401): {exc.message}; "
                                  "check OPENAI_API_KEY") from exc
@@ -148,7 +193,44 @@ class LLMClient:
         except openai.APIStatusError as exc:
             raise LLMConfigError(f"{self.settings.base_url} answered {exc.status_code} to GET /models: "
                                  f"{exc.message}") from exc
-        return [m.id for m in page.data]
+        return [m.model_dump() for m in page.data]
+
+    def resolve(self) -> None:
+        """Once per client: what the endpoint is (remembered, or recognised from GET /models), hence the modes to
+        try, the mode to start at, and the limits. Safe to call again; cheap after the first time."""
+        if self._resolved:
+            return
+        with self._resolve_lock:
+            if self._resolved:
+                return
+            s = self.settings
+            endpoint = self.memory.get(s.base_url, s.model)
+            if endpoint is None:
+                endpoint = Endpoint()
+                try:
+                    entries = self._models()
+                    named = [e for e in entries if e.get("id") == s.model] or entries
+                    endpoint.profile, endpoint.context_tokens = profiles.recognise(named)
+                    endpoint.probed = True
+                    self.memory.put(s.base_url, s.model, endpoint)
+                except LLMConfigError:
+                    pass  # the call itself will fail and say why
+            self.profile = s.profile if s.profile != "auto" else (endpoint.profile or "auto")
+            self.limits = s.limits(detected=endpoint.profile, server_context=endpoint.context_tokens)
+            self._semaphore = threading.BoundedSemaphore(self.limits.concurrency)
+            self._chain = self._modes(self.profile)
+            self._mode = endpoint.mode if endpoint.mode in self._chain else self._chain[0]
+            if endpoint.refusal and endpoint.mode == self._mode:
+                self.refusals.append(endpoint.refusal)
+            self._resolved = True
+
+    def describe(self) -> dict[str, Any]:
+        """What the client negotiated, for metadata and provenance."""
+        self.resolve()
+        return {"profile": self.profile, "structured_output": self._mode, "modes": list(self._chain),
+                "refusals": list(self.refusals), "timeout_s": self.limits.timeout_s,
+                "concurrency": self.limits.concurrency, "max_tokens": self.limits.max_tokens,
+                "context_tokens": self.limits.context_tokens, "limits_from": dict(self.limits.source)}
 
     # --- one call -------------------------------------------------------------------
     def params(self, schema: dict) -> dict[str, Any]:
@@ -169,7 +251,12 @@ class LLMClient:
             if parsed is not None:
                 record.cache_hit = True
                 return parsed
+            self.resolve()
             return self._call(record, messages, output, schema_name, schema)
+        except BaseException as exc:
+            if record.outcome == "ok" and not record.cache_hit:  # e.g. interrupted: not a success
+                record.outcome, record.error = "interrupted", f"{type(exc).__name__}: {exc}"[:500]
+            raise
         finally:
             record.latency_ms = round((time.perf_counter() - started) * 1000, 2)
             if self.ledger is not None:
@@ -182,15 +269,37 @@ class LLMClient:
         if hit is None:
             return None
         try:
-            return parse_output(hit.content, hit.finish_reason, output, self.settings.max_tokens)
+            return parse_output(hit.content, hit.finish_reason, output, self.limits.max_tokens)
         except LLMOutputError:
             self.cache.evict([key])  # written by an older output model; ask again
             return None
 
+    def _max_tokens(self, record: CallRecord, messages: list[dict[str, str]]) -> int:
+        """The completion limit of this call: the setting, clamped to what the context leaves (recorded)."""
+        wanted = self.limits.max_tokens
+        context = self.limits.context_tokens
+        if context is None:
+            return wanted
+        prompt = estimate_tokens(messages)
+        room = context - prompt
+        if room < MIN_ANSWER_TOKENS:
+            record.outcome = "too_long"
+            record.error = f"prompt of about {prompt} tokens in a context of {context}"
+            raise LLMConfigError(
+                f"the {record.stage} prompt is about {prompt} tokens and the context window is {context} "
+                f"({self.limits.source['context_tokens']}), which leaves {room} for the answer; use a model or "
+                "server with a longer context and set AWM_LLM_CONTEXT to it")
+        if wanted > room:
+            record.clamped = f"max_tokens {wanted} clamped to {room}: the prompt takes about {prompt} of {context}"
+            return room
+        return wanted
+
     def _call(self, record: CallRecord, messages: list[dict[str, str]], output: type[M], schema_name: str,
               schema: dict) -> M:
+        max_tokens = self._max_tokens(record, messages)
+        record.max_tokens = max_tokens
         with STAGE_WORK.released(), self._semaphore:  # other environments' stage work runs meanwhile
-            response = self._create(record, messages, schema_name, schema)
+            response = self._create(record, messages, schema_name, schema, max_tokens)
         usage = getattr(response, "usage", None)
         if usage is not None and usage.prompt_tokens is not None:
             record.prompt_tokens = int(usage.prompt_tokens)
@@ -203,55 +312,78 @@ class LLMClient:
             raise MalformedOutputError("the response has no choices")
         choice = response.choices[0]
         content = choice.message.content if choice.message else None
+        record.response = content
         try:
-            parsed = parse_output(content, choice.finish_reason, output, self.settings.max_tokens)
+            parsed, repair = parse_answer(content, choice.finish_reason, output, max_tokens)
         except LLMOutputError as exc:
             record.outcome = "truncated" if isinstance(exc, TruncatedOutputError) else "invalid"
             record.error = str(exc)[:500]
+            if isinstance(exc, TruncatedOutputError) and record.clamped:
+                raise TruncatedOutputError(f"{exc} ({record.clamped})") from exc
             raise
+        record.repair = repair
         if self.settings.cache and self.cache is not None:
             self.cache.put(record.cache_key, self.settings.model, record.stage, CachedResponse(
                 content, choice.finish_reason, record.prompt_tokens, record.completion_tokens))
         return parsed
 
-    def _response_format(self, mode: str, schema_name: str, schema: dict) -> dict | None:
+    def _request(self, mode: str, schema_name: str, schema: dict) -> dict[str, Any]:
+        """The structured-output part of a request in `mode` (see awm/llm/profiles.py)."""
         if mode == "json_schema":
-            return {"type": "json_schema", "json_schema": {"name": schema_name, "schema": schema, "strict": False}}
+            return {"response_format": {"type": "json_schema",
+                                        "json_schema": {"name": schema_name, "schema": schema, "strict": False}}}
+        if mode == "guided_json":
+            return {"extra_body": {"guided_json": schema}}
+        if mode == "json_object_schema":
+            return {"response_format": {"type": "json_object", "schema": schema}}
         if mode == "json_object":
-            return {"type": "json_object"}
-        return None
+            return {"response_format": {"type": "json_object"}}
+        return {}
 
-    def _step_down(self, mode: str, exc: openai.BadRequestError) -> bool:
-        """In auto mode, a 400 about the response format moves to the next simpler format."""
-        if self.settings.structured_output != "auto" or mode == "none" or not _about_format(exc):
+    def _step_down(self, mode: str, exc: openai.APIStatusError) -> bool:
+        """After a refusal of `mode`, use the next mode of the chain (once per mode) and remember it."""
+        following = profiles.next_mode(self._chain, mode)
+        if following is None:
             return False
+        refusal = f"{mode} refused ({exc.status_code}): {' '.join(str(exc.message).split())[:300]}"
         with self._mode_lock:
             if self._mode == mode:
-                self._mode = MODES[MODES.index(mode) + 1]
+                self._mode = following
+                self.refusals.append(refusal)
+                s = self.settings
+                known = self.memory.get(s.base_url, s.model) or Endpoint()
+                known.mode, known.refusal = following, refusal
+                self.memory.put(s.base_url, s.model, known)
         return True
 
-    def _create(self, record: CallRecord, messages: list[dict[str, str]], schema_name: str, schema: dict):
+    def _refusal_error(self, mode: str, exc: openai.APIStatusError) -> LLMConfigError:
+        text = f"{exc.message} {exc.body}".lower()
+        auto_next = profiles.next_mode(profiles.profile("auto").modes, mode)
+        if self.settings.structured_output != "auto":
+            fix = f"set AWM_LLM_STRUCTURED_OUTPUT=auto (or {auto_next})" if auto_next else \
+                "set AWM_LLM_STRUCTURED_OUTPUT=auto"
+        else:
+            fix = "set AWM_LLM_STRUCTURED_OUTPUT to a mode the server accepts"
+        if "json_object" in text and mode != "json_object":
+            fix += ("; this server accepts json_object: AWM_LLM_STRUCTURED_OUTPUT=json_object_schema (the schema as "
+                    "a grammar, as llama.cpp and llama-cpp-python do) or json_object, or AWM_LLM_PROFILE=llama.cpp")
+        return LLMConfigError(f"{self.settings.base_url} refused structured output {mode} ({exc.status_code}): "
+                              f"{' '.join(str(exc.message).split())[:400]}; {fix}")
+
+    def _create(self, record: CallRecord, messages: list[dict[str, str]], schema_name: str, schema: dict,
+                max_tokens: int):
         settings = self.settings
         while True:
             mode = self._mode
             kwargs: dict[str, Any] = {"model": settings.model, "messages": messages,
-                                      "temperature": settings.temperature, "max_tokens": settings.max_tokens}
+                                      "temperature": settings.temperature, "max_tokens": max_tokens,
+                                      "timeout": self.limits.timeout_s, **self._request(mode, schema_name, schema)}
             if settings.seed is not None:
                 kwargs["seed"] = settings.seed
-            response_format = self._response_format(mode, schema_name, schema)
-            if response_format is not None:
-                kwargs["response_format"] = response_format
             record.structured_output = mode
+            record.requests += 1
             try:
                 return self._openai.chat.completions.create(**kwargs)
-            except openai.BadRequestError as exc:
-                if self._step_down(mode, exc):
-                    continue
-                record.outcome, record.error = "transport_error", f"400: {exc.message}"[:500]
-                if mode != "none" and _about_format(exc):
-                    raise LLMConfigError(f"{settings.base_url} refused response_format {mode} (400): {exc.message}; "
-                                         "set structured_output (AWM_LLM_STRUCTURED_OUTPUT) to auto") from exc
-                raise LLMTransportError(f"{settings.base_url} refused the request (400): {exc.message}") from exc
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 record.outcome, record.error = "transport_error", f"{exc.status_code}: {exc.message}"[:500]
                 raise LLMConfigError(f"{settings.base_url} rejected the API key ({exc.status_code}): {exc.message}; "
@@ -260,21 +392,50 @@ class LLMClient:
                 record.outcome, record.error = "transport_error", f"404: {exc.message}"[:500]
                 raise LLMConfigError(f"{settings.base_url} has no model {settings.model!r} or no chat completions "
                                      f"endpoint (404): {exc.message}; check AWM_LLM_MODEL and OPENAI_BASE_URL") from exc
-            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError,
-                    openai.APIStatusError) as exc:
-                status = getattr(exc, "status_code", None)
-                retryable = status is None or status == 429 or status >= 500
-                what = f"{status}: {getattr(exc, 'message', exc)}" if status else f"{type(exc).__name__}: {exc}"
-                if not retryable or record.transport_retries >= settings.transport_retries:
-                    record.outcome, record.error = "transport_error", what[:500]
-                    tries = record.transport_retries + 1
-                    raise LLMTransportError(f"{settings.base_url} failed {tries} time(s); last error {what}") from exc
-                self._sleep(self._backoff(record.transport_retries, exc))
-                record.transport_retries += 1
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if refuses_format(exc, mode):
+                    if self._step_down(mode, exc):
+                        continue
+                    record.outcome, record.error = "refused", f"{status}: {exc.message}"[:500]
+                    raise self._refusal_error(mode, exc) from exc
+                what = f"{status}: {' '.join(str(exc.message).split())}"
+                if status == 429 or status >= 500:
+                    if record.transport_retries < settings.transport_retries:
+                        self._sleep(self._backoff(record.transport_retries, exc))
+                        record.transport_retries += 1
+                        continue
+                    hint = "the server kept failing; see its log"
+                else:
+                    hint = "the server refused the request as sent"
+                record.outcome, record.error = "transport_error", what[:500]
+                raise self._transport_error(record, what, hint) from exc
+            except openai.APIConnectionError as exc:
+                timeout = isinstance(exc, openai.APITimeoutError)
+                what = (f"no answer within {self.limits.timeout_s:g} s" if timeout
+                        else f"{type(exc).__name__}: {exc.__cause__ or exc}")
+                # A server that answers one request at a time goes on with an abandoned request: a retry would
+                # queue behind it, so a timeout there is not retried.
+                retry = not timeout or self.limits.concurrency > 1
+                if retry and record.transport_retries < settings.transport_retries:
+                    self._sleep(self._backoff(record.transport_retries, exc))
+                    record.transport_retries += 1
+                    continue
+                record.outcome, record.error = "transport_error", what[:500]
+                hint = (f"raise AWM_LLM_TIMEOUT (now {self.limits.timeout_s:g} s, {self.limits.source['timeout_s']}) "
+                        "or set the profile of a slow local server (AWM_LLM_PROFILE=llama.cpp or ollama: 1800 s, "
+                        "one request at a time)" if timeout else "start the server or fix OPENAI_BASE_URL")
+                raise self._transport_error(record, what, hint) from exc
             except openai.APIError as exc:  # e.g. a body that is not a chat completion
                 record.outcome, record.error = "transport_error", f"{type(exc).__name__}: {exc}"[:500]
                 raise LLMTransportError(f"{settings.base_url} answered with something the openai client cannot "
-                                        f"read: {type(exc).__name__}: {exc}") from exc
+                                        f"read: {type(exc).__name__}: {exc}", requests=record.requests) from exc
+
+    def _transport_error(self, record: CallRecord, what: str, hint: str) -> LLMTransportError:
+        return LLMTransportError(
+            f"{self.settings.base_url} failed: {record.requests} request(s) for this {record.stage} call, last "
+            f"error {what[:400]}; {hint}. An endpoint failure, not the model's answer: it is not shown to the "
+            "model and the stage is not retried for it", requests=record.requests)
 
     def _backoff(self, retry: int, exc: Exception) -> float:
         wait = self.settings.backoff_s * (2 ** retry)

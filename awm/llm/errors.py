@@ -20,9 +20,17 @@ class LLMTransportError(LLMError):
 
     feedback = False
 
+    def __init__(self, message: str, requests: int | None = None):
+        super().__init__(message)
+        self.requests = requests  # HTTP requests the failed call made
+
 
 class LLMOutputError(LLMError):
     """The model answered, but the answer is not usable output for the stage."""
+
+    def __init__(self, message: str, answer: str | None = None):
+        super().__init__(message)
+        self.answer = answer  # what the model wrote, shown to it (trimmed) beside the errors on the next attempt
 
 
 class MalformedOutputError(LLMOutputError):

@@ -36,6 +36,7 @@ BLOCK = re.compile(r"<(?P<tag>[a-z_]+)>\n(?P<body>.*?)\n</(?P=tag)>", re.DOTALL)
 
 FEEDBACK_CHARS = 2400  # the previous attempts' errors in one prompt, at most
 FEEDBACK_ERROR_CHARS = 800  # one error, at most
+FEEDBACK_ANSWER_CHARS = 12000  # the rejected answer shown again, at most (about 3K tokens)
 
 
 # --- what each stage must get back -------------------------------------------------
@@ -176,11 +177,13 @@ class PromptTemplate:
                               "schema": self.schema}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
-    def render(self, feedback: list[str] | None = None, **values: str) -> list[dict[str, str]]:
+    def render(self, feedback: list[str] | None = None, answer: str | None = None,
+               **values: str) -> list[dict[str, str]]:
+        """The messages; `feedback` the earlier attempts' errors, `answer` the newest rejected answer."""
         system = f"AWM stage prompt: {self.stage} {self.version}\n{self.system.strip()}"
         user = Template(self.user.strip()).substitute(
             **values, schema=json.dumps(self.schema, separators=(",", ":")))
-        note = render_feedback(feedback or [])
+        note = render_feedback(feedback or [], answer if feedback else None)
         if note:
             user = f"{user}\n\n{note}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -195,10 +198,18 @@ def json_block(tag: str, value: Any) -> str:
     return block(tag, json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
-def render_feedback(errors: list[str]) -> str:
-    """The previous attempts' errors, newest first, each and all bounded, so a prompt never balloons."""
+def render_feedback(errors: list[str], answer: str | None = None) -> str:
+    """The previous attempts' errors, newest first, each and all bounded, so a prompt never balloons; before them
+    the newest rejected answer (bounded too), so the model corrects it rather than starting again."""
     if not errors:
         return ""
+    shown = ""
+    if answer:
+        text = answer.strip()
+        if len(text) > FEEDBACK_ANSWER_CHARS:
+            text = (text[:FEEDBACK_ANSWER_CHARS] + f"\n...[the rest of your answer, {len(text) - FEEDBACK_ANSWER_CHARS}"
+                    " characters, is not shown]")
+        shown = block("previous_answer", "Your previous answer, which was rejected:\n" + text) + "\n\n"
     lines: list[str] = []
     used = 0
     for n, error in reversed(list(enumerate(errors, 1))):
@@ -212,9 +223,11 @@ def render_feedback(errors: list[str]) -> str:
         used += len(line)
     omitted = len(errors) - len(lines)
     tail = f"\n({omitted} older error(s) omitted)" if omitted else ""
-    return block("previous_attempt_errors",
-                 "Earlier answers to this request were rejected:\n" + "\n".join(lines) + tail
-                 + "\nFix every problem listed and answer again with the complete JSON object.")
+    fix = ("Correct your previous answer: fix every problem listed, keep what was right, and answer again with the "
+           "complete JSON object." if shown else
+           "Fix every problem listed and answer again with the complete JSON object.")
+    return shown + block("previous_attempt_errors",
+                         "Earlier answers to this request were rejected:\n" + "\n".join(lines) + tail + "\n" + fix)
 
 
 def parse_blocks(text: str) -> dict[str, str]:

@@ -7,6 +7,11 @@ A rewrite is rejected, and asked for again with the reason, when it drops or cha
 states (a name, an email, a code, a quoted text, a number, a date) or states a value the original does not; after
 `attempts` rejected rewrites the builder's own wording stands. Calls go through the LLM client, so they are cached
 (re-running an unchanged environment makes no call) and recorded in the ledger like every model call.
+
+A model error never costs a task: an answer that is not a usable rewrite (not JSON, wrong shape, cut off) is asked
+for again with the reason like a rejected rewrite, and an endpoint error (refused request, 5xx, timeout, no
+connection) keeps the builder's wording of that task and of every later one of this Rephraser (the endpoint is
+not asked again in the run). Each kept wording is recorded with why (`kept`, and the tasks stage's metrics).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pydantic import Field
 
 from awm.contracts import Contract, Task, TaskSet
 from awm.llm.client import CallTags
+from awm.llm.errors import LLMError, LLMOutputError
 from awm.llm.prompts import PromptTemplate, json_block
 from awm.quality.diversity import CODE, EMAIL, QUOTED
 
@@ -99,22 +105,44 @@ def rewrite_problems(original: str, rewrite: str) -> list[str]:
 class Rephraser:
     """Rewrites the instructions of a task set through a model, keeping every stated value (see module doc)."""
 
-    def __init__(self, client, attempts: int = DEFAULT_ATTEMPTS):
+    def __init__(self, client, attempts: int = DEFAULT_ATTEMPTS, run_id: str | None = None):
         self.client = client
         self.attempts = attempts
+        self.run_id = run_id
         self.rejected: list[tuple[str, str, str]] = []  # (env_id/task_id, rewrite, why)
+        self.kept: list[tuple[str, str]] = []  # (env_id/task_id, why the builder's wording stands)
+        self.unavailable: str | None = None  # the endpoint error that stopped the asking
 
     @property
     def model(self) -> str:
         return self.client.settings.model
+
+    def preflight(self) -> list[str]:
+        """Fail now, with the reason, if the endpoint is unreachable or the key refused (awm.llm.client.ping)."""
+        return self.client.ping()
 
     def rephrase(self, taskset: TaskSet) -> TaskSet:
         tasks = [task.model_copy(update={"instruction": self.instruction(taskset.env_id, task)})
                  for task in taskset.tasks]
         return taskset.model_copy(update={"tasks": tasks})
 
+    def report(self, env_id: str) -> dict[str, object]:
+        """What phrasing did to one environment's tasks: how many kept the builder's wording and why."""
+        kept = [(key, why) for key, why in self.kept if key.startswith(f"{env_id}/")]
+        report: dict[str, object] = {"phrasing_kept_original": len(kept)}
+        if kept:
+            report["phrasing_kept_why"] = "; ".join(f"{key.split('/', 1)[1]}: {why}" for key, why in kept)[:1000]
+        return report
+
+    def _keep(self, env_id: str, task: Task, why: str) -> str:
+        self.kept.append((f"{env_id}/{task.task_id}", why))
+        return task.instruction
+
     def instruction(self, env_id: str, task: Task) -> str:
-        """The model's rewrite of one instruction, or the original after `attempts` rejected rewrites."""
+        """The model's rewrite of one instruction, or the original after `attempts` rejected rewrites or an
+        endpoint error."""
+        if self.unavailable is not None:
+            return self._keep(env_id, task, f"the endpoint failed earlier in this run: {self.unavailable}")
         feedback: list[str] = []
         domain = env_id.rsplit("__", 1)[0]
         for attempt in range(1, self.attempts + 1):
@@ -122,9 +150,17 @@ class Rephraser:
                 feedback=feedback,
                 request=json_block("request", {"stage": "phrasing", "env_id": env_id, "task_id": task.task_id}),
                 task=json_block("task", {"instruction": task.instruction, "kind": task.kind}))
-            draft = self.client.complete(PHRASING.stage, messages, PhrasingDraft, PHRASING.schema_name,
-                                         CallTags(domain=domain, env_id=env_id, subject=task.task_id,
-                                                  attempt=attempt))
+            try:
+                draft = self.client.complete(PHRASING.stage, messages, PhrasingDraft, PHRASING.schema_name,
+                                             CallTags(run_id=self.run_id, domain=domain, env_id=env_id,
+                                                      subject=task.task_id, attempt=attempt))
+            except LLMOutputError as exc:  # the model's answer: ask again with the reason
+                self.rejected.append((f"{env_id}/{task.task_id}", "", str(exc)))
+                feedback.append(f"Your answer could not be used: {exc}")
+                continue
+            except LLMError as exc:  # the endpoint's failure: keep the builder's wording, stop asking
+                self.unavailable = " ".join(str(exc).split())[:300]
+                return self._keep(env_id, task, f"{type(exc).__name__}: {self.unavailable}")
             rewrite = " ".join(draft.instruction.split())
             problems = rewrite_problems(task.instruction, rewrite)
             if not problems:
@@ -132,4 +168,5 @@ class Rephraser:
             why = "; ".join(problems)
             self.rejected.append((f"{env_id}/{task.task_id}", rewrite, why))
             feedback.append(f"Your rewrite {rewrite!r} was rejected: {why}. Keep every value exactly as written.")
-        return task.instruction
+        return self._keep(env_id, task, f"{self.attempts} rewrites rejected, the last: "
+                                        f"{self.rejected[-1][2][:200] if self.rejected else '?'}")

@@ -4,13 +4,17 @@
     OPENAI_API_KEY             key (any non-empty value for a local server that ignores it)
     AWM_LLM_MODEL              model name
     AWM_LLM_TEMPERATURE        sampling temperature
+    AWM_LLM_PROFILE            auto | openai | vllm | llama.cpp | ollama: what the server accepts and the
+                               defaults of the next four (awm/llm/profiles.py)
     AWM_LLM_MAX_TOKENS         completion token limit per call (a response that hits it is an error)
+    AWM_LLM_CONTEXT            the server's context window in tokens (prompt + completion)
     AWM_LLM_TIMEOUT            seconds per HTTP request
     AWM_LLM_TRANSPORT_RETRIES  retries of 429, 5xx, timeouts and connection errors inside the client
     AWM_LLM_BACKOFF            first transport backoff in seconds (doubles each retry)
     AWM_LLM_CONCURRENCY        calls in flight at once within one process
     AWM_LLM_CACHE              1 (default) to reuse cached responses, 0 to bypass the cache
-    AWM_LLM_STRUCTURED_OUTPUT  auto | json_schema | json_object | none
+    AWM_LLM_STRUCTURED_OUTPUT  auto (the profile's modes, stepping down on a refusal) or one mode:
+                               json_schema | guided_json | json_object_schema | json_object | none
     AWM_LLM_PRICES             JSON object, or a path to a JSON file: {"model": {"input_per_mtok": 0.15,
                                "output_per_mtok": 0.6}} in USD per million tokens
 """
@@ -20,15 +24,28 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from awm.llm.errors import LLMConfigError
+from awm.llm.profiles import profile
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
-StructuredOutput = Literal["auto", "json_schema", "json_object", "none"]
+StructuredOutput = Literal["auto", "json_schema", "guided_json", "json_object_schema", "json_object", "none"]
+ProfileName = Literal["auto", "openai", "vllm", "llama.cpp", "ollama"]
+LIMIT_FIELDS = ("timeout_s", "concurrency", "max_tokens", "context_tokens")
+
+
+class Limits(NamedTuple):
+    """The settings a profile gives defaults for, resolved; `source` says where each came from."""
+
+    timeout_s: float
+    concurrency: int
+    max_tokens: int
+    context_tokens: int | None
+    source: dict[str, str]
 
 
 class Price(BaseModel):
@@ -50,11 +67,13 @@ class LLMSettings(BaseModel):
     api_key: SecretStr | None = None
     model: str = DEFAULT_MODEL
     temperature: float = Field(default=0.2, ge=0, le=2)
-    max_tokens: int = Field(default=32768, ge=16)
-    timeout_s: float = Field(default=120.0, gt=0)
+    profile: ProfileName = "auto"
+    max_tokens: int | None = Field(default=None, ge=16)  # None: the profile's
+    context_tokens: int | None = Field(default=None, ge=256)  # None: the server's or the profile's
+    timeout_s: float | None = Field(default=None, gt=0)  # None: the profile's
     transport_retries: int = Field(default=4, ge=0, le=20)
     backoff_s: float = Field(default=1.0, ge=0)
-    concurrency: int = Field(default=8, ge=1, le=512)
+    concurrency: int | None = Field(default=None, ge=1, le=512)  # None: the profile's
     cache: bool = True
     structured_output: StructuredOutput = "auto"
     prices: dict[str, Price] = Field(default_factory=dict)
@@ -77,6 +96,23 @@ class LLMSettings(BaseModel):
             field = ".".join(str(p) for p in first["loc"])
             var = next((v for f, v, _ in _ENV_FIELDS if f == field.split(".")[0]), field)
             raise LLMConfigError(f"LLM setting {field} ({var}) is invalid: {first['msg']}") from exc
+
+    def limits(self, detected: str | None = None, server_context: int | None = None) -> Limits:
+        """Timeout, concurrency, max_tokens and context: as set, else the configured profile's (or, with profile
+        auto, the profile recognised from the server, `detected`), the context preferring what the server said."""
+        name = self.profile if self.profile != "auto" or detected is None else detected
+        chosen = profile(name)
+        values: dict = {}
+        source: dict[str, str] = {}
+        for field in LIMIT_FIELDS:
+            value = getattr(self, field)
+            if value is not None:
+                values[field], source[field] = value, "set"
+            elif field == "context_tokens" and server_context is not None:
+                values[field], source[field] = server_context, "server"
+            else:
+                values[field], source[field] = getattr(chosen, field), f"profile {name}"
+        return Limits(**values, source=source)
 
     def price(self) -> Price | None:
         return self.prices.get(self.model)
@@ -143,7 +179,9 @@ _ENV_FIELDS = (
     ("api_key", "OPENAI_API_KEY", "secret"),
     ("model", "AWM_LLM_MODEL", "str"),
     ("temperature", "AWM_LLM_TEMPERATURE", "float"),
+    ("profile", "AWM_LLM_PROFILE", "str"),
     ("max_tokens", "AWM_LLM_MAX_TOKENS", "int"),
+    ("context_tokens", "AWM_LLM_CONTEXT", "int"),
     ("timeout_s", "AWM_LLM_TIMEOUT", "float"),
     ("transport_retries", "AWM_LLM_TRANSPORT_RETRIES", "int"),
     ("backoff_s", "AWM_LLM_BACKOFF", "float"),

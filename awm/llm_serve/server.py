@@ -19,10 +19,17 @@ endpoints, loopback only like everything else here):
 
 Faults: the content faults of simulator.CONTENT_FAULTS, and http_429, http_500 (error
 responses), slow (answers after `slow_s`), missing_usage (no usage field), no_json_schema
-(400 to a json_schema response_format), no_response_format (400 to any response_format), and in agent
+(400 to a json_schema response_format), json_schema_500 (500 to a json_schema response_format with the body
+llama-cpp-python sends: a pydantic literal_error, "Input should be 'text' or 'json_object'"),
+no_response_format (400 to any response_format), and in agent
 mode (stage `agent`) malformed_tool_call (a tool call whose arguments are not JSON).
 A rule fires for matching requests until it has fired `times` times (null: always).
 Token counts are estimated as characters / 4.
+
+Structured output: response_format json_schema, json_object (with or without a "schema", as llama.cpp takes
+it), or vLLM's guided_json body field; the request log's `mode` says which one a request used.
+`--emulate llama-cpp-python` answers as that server does: GET /models says owned_by "me", json_schema is
+refused with its HTTP 500, and requests are answered one at a time.
 """
 
 from __future__ import annotations
@@ -44,7 +51,12 @@ from awm.eval.policies import AgentRequestError, Policy, SimulatedAgent
 from awm.llm_serve.simulator import CONTENT_FAULTS, PromptNotUnderstood, SimulatedModel
 
 DEFAULT_MODEL = "awm-offline"
-ERROR_FAULTS = ("http_429", "http_500", "no_json_schema", "no_response_format")  # answered with an HTTP error
+ERROR_FAULTS = ("http_429", "http_500", "no_json_schema", "json_schema_500",
+                "no_response_format")  # answered with an HTTP error
+EMULATIONS = ("llama-cpp-python",)
+LLAMA_CPP_PYTHON_REFUSAL = (  # llama-cpp-python 0.3's answer to response_format json_schema (HTTP 500)
+    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or "
+    "'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]")
 HTTP_FAULTS = ERROR_FAULTS + ("slow", "missing_usage")
 FAULTS = tuple(CONTENT_FAULTS) + HTTP_FAULTS
 PROMPT_STAGES = ("scenarios", "tasks", "schemas", "databases", "tools", "verifier", "agent", "phrasing")
@@ -115,7 +127,10 @@ class ServerState:
     served: int = 0
     in_flight: int = 0
     peak_in_flight: int = 0
+    owned_by: str = "awm"
+    serial: bool = False  # answer one request at a time, as a single-slot local server does
     lock: threading.Lock = field(default_factory=threading.Lock)
+    answer_lock: threading.Lock = field(default_factory=threading.Lock)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def set_rules(self, rules: list[FaultRule]) -> None:
@@ -131,7 +146,7 @@ class ServerState:
                 if rule.fault in ERROR_FAULTS:
                     applicable = not fired and (
                         rule.fault in ("http_429", "http_500")
-                        or (rule.fault == "no_json_schema" and response_format == "json_schema")
+                        or (rule.fault in ("no_json_schema", "json_schema_500") and response_format == "json_schema")
                         or (rule.fault == "no_response_format" and response_format is not None))
                 elif rule.fault in CONTENT_FAULTS:
                     applicable = (stage in CONTENT_FAULTS[rule.fault]
@@ -205,7 +220,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self._authorized():
                 names = [self.state.model] + ([p.model for p in AGENT_POLICIES] if self.agent else [])
                 self._send(200, {"object": "list", "data": [
-                    {"id": name, "object": "model", "created": 0, "owned_by": "awm"} for name in names]})
+                    {"id": name, "object": "model", "created": 0, "owned_by": self.state.owned_by} for name in names]})
         elif path == "/_awm/faults":
             with self.state.lock:
                 self._send(200, [asdict(r) for r in self.state.rules])
@@ -264,7 +279,11 @@ class _Handler(BaseHTTPRequestHandler):
             state.in_flight += 1
             state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
         try:
-            status, body, headers = self._complete()
+            if state.serial:
+                with state.answer_lock:
+                    status, body, headers = self._complete()
+            else:
+                status, body, headers = self._complete()
         finally:
             with state.lock:  # before the answer leaves: the client may send its next request at once
                 state.in_flight -= 1
@@ -290,10 +309,14 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, PromptNotUnderstood, AWMError) as exc:
             return 400, self._error_body(str(exc), "invalid_request_error"), None
         response_format = (body.get("response_format") or {}).get("type")
+        mode = ("guided_json" if body.get("guided_json") is not None else
+                "json_object_schema" if response_format == "json_object" and body["response_format"].get("schema")
+                else response_format or "none")
         env_id = request.get("env_id")
         faults = state.take_faults(stage, env_id, response_format)
         entry = {"n": next(state.counter), "stage": stage, "env_id": env_id, "task_id": request.get("task_id"),
-                 "response_format": response_format, "faults": faults, "status": 200, "finish_reason": None,
+                 "response_format": response_format, "mode": mode, "max_tokens": body.get("max_tokens"),
+                 "faults": faults, "status": 200, "finish_reason": None,
                  "messages": body["messages"]}
         with state.lock:
             state.requests.append(entry)
@@ -306,6 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
         for fault, status, kind, message in (
                 ("no_json_schema", 400, "invalid_request_error",
                  "response_format json_schema is not supported by this server"),
+                ("json_schema_500", 500, "internal_server_error", LLAMA_CPP_PYTHON_REFUSAL),
                 ("no_response_format", 400, "invalid_request_error", "response_format is not supported by this server"),
                 ("http_429", 429, "rate_limit_exceeded", "Rate limit reached; retry after 0 s"),
                 ("http_500", 500, "server_error", "The server had an error while processing your request")):
@@ -408,9 +432,15 @@ class LLMServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, model: str = DEFAULT_MODEL,
                  latency_ms: float = 0.0, slow_s: float = 5.0, faults: list[FaultRule] | None = None,
                  base_seed: int = 0, api_key: str | None = None, agent_home: str | Path | None = None,
-                 agent_policy: str = "reference"):
-        self.state = ServerState(model=model, latency_ms=latency_ms, slow_s=slow_s, api_key=api_key,
-                                 rules=list(faults or []))
+                 agent_policy: str = "reference", emulate: str | None = None):
+        rules = list(faults or [])
+        if emulate is not None and emulate not in EMULATIONS:
+            raise FaultSpecError(f"cannot emulate {emulate!r}; servers: {', '.join(EMULATIONS)}")
+        if emulate == "llama-cpp-python":
+            rules.append(FaultRule("json_schema_500", "*", None))
+        self.state = ServerState(model=model, latency_ms=latency_ms, slow_s=slow_s, api_key=api_key, rules=rules,
+                                 owned_by="me" if emulate == "llama-cpp-python" else "awm",
+                                 serial=emulate == "llama-cpp-python")
         agent = SimulatedAgent(Path(agent_home), agent_policy) if agent_home is not None else None
         handler = type("AWMLLMHandler", (_Handler,), {"state": self.state, "simulator": SimulatedModel(base_seed),
                                                       "agent": agent})

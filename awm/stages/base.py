@@ -40,6 +40,7 @@ Output = str | bytes | Path  # text, bytes, or a finished temp file to move into
 ATTEMPT_LOG = artifacts.ATTEMPTS.name
 MAX_LOGGED_ATTEMPTS = 10  # per stage; older failures are dropped
 LOGGED_ERROR_CHARS = 4000
+LOGGED_ANSWER_CHARS = 16000  # a rejected answer kept for the next prompt (about 4K tokens)
 
 
 @dataclass
@@ -83,6 +84,24 @@ def _write_attempts(store: ArtifactStore, env_id: str, stage: str, records: list
         atomic_write_text(path, dump_json(data))
     else:
         path.unlink(missing_ok=True)
+
+
+def _rejected_answer(exc: Exception, context: AttemptContext) -> str | None:
+    """What the model wrote that this attempt rejected, trimmed for the next prompt: the answer the client
+    could not accept, or the stage's one answer that the stage then rejected (None for endpoint failures and
+    stages of many calls)."""
+    if not getattr(exc, "feedback", True):
+        return None
+    answer = getattr(exc, "answer", None)
+    if answer is None:
+        answered = [c for c in context.calls if getattr(c, "response", None) and not getattr(c, "subject", None)]
+        answer = answered[-1].response if len(answered) == 1 else None
+    if not answer:
+        return None
+    if len(answer) > LOGGED_ANSWER_CHARS:
+        cut = len(answer) - LOGGED_ANSWER_CHARS
+        answer = f"{answer[:LOGGED_ANSWER_CHARS]}...[{cut} more characters not shown]"
+    return answer
 
 
 def _usage(calls: list[Any]) -> dict[str, Any]:
@@ -175,7 +194,7 @@ def run_env_stage(
             _write_attempts(store, env_id, stage, previous_attempts + [AttemptRecord(
                 attempt=context.attempt, error=reason[:LOGGED_ERROR_CHARS],
                 details={k: str(v)[:LOGGED_ERROR_CHARS] for k, v in dict(getattr(exc, "details", {}) or {}).items()},
-                feedback=bool(getattr(exc, "feedback", True)))])
+                feedback=bool(getattr(exc, "feedback", True)), answer=_rejected_answer(exc, context))])
             reject = getattr(backend, "reject", None)
             if callable(reject):
                 reject(context)  # the backend forgets the responses that led to this output

@@ -21,7 +21,9 @@ def build(store: ArtifactStore, env_id: str, backend, force: bool = False) -> St
             raise ValueError(f"tasks are for {taskset.env_id!r}, not {env_id!r}")
         gate_tasks(env_id, taskset, backend)
         steps = [t.steps for t in taskset.tasks]
+        notes = getattr(backend, "stage_notes", None)
         return {artifacts.TASKS.name: dump_json(taskset)}, {
+            **(notes(STAGE.name, env_id) if callable(notes) else {}),
             "tasks": len(taskset.tasks),
             "questions": sum(t.kind == "question" for t in taskset.tasks),
             "mean_steps": round(sum(steps) / len(steps), 2),

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from awm.llm.client import CallTags, LLMClient, parse_output
+from awm.llm.client import CallTags, LLMClient, parse_answer, parse_output
 from awm.llm.errors import (
     LLMConfigError,
     LLMTransportError,
@@ -17,6 +17,7 @@ from awm.llm.errors import (
 )
 from awm.llm.ledger import summarize
 from awm.llm.prompts import SCENARIOS, ScenarioDraft, json_block
+from awm.llm.rephrase import PhrasingDraft
 from awm.llm.settings import LLMSettings, Price
 
 
@@ -47,8 +48,24 @@ def test_malformed_json_names_the_position():
         parse_output('{"price": NaN}', "stop", ScenarioDraft, 100)
     with pytest.raises(MalformedOutputError, match="empty"):
         parse_output("  ", "stop", ScenarioDraft, 100)
-    with pytest.raises(MalformedOutputError):  # prose around JSON is not extracted
-        parse_output('Here it is: {"name": "x"}', "stop", ScenarioDraft, 100)
+    with pytest.raises(MalformedOutputError):  # an unfinished object is never completed
+        parse_output('Here it is: {"name": "x", "items": ["a"', "stop", ScenarioDraft, 100)
+    with pytest.raises(MalformedOutputError):  # two objects: which one was meant is not guessed
+        parse_output('{"name": "x"} or {"name": "y"}', "stop", ScenarioDraft, 100)
+
+
+def test_only_repairs_that_cannot_change_the_answer_are_made_and_each_is_named():
+    good = '{"instruction": "Please cancel order ORD-1042."}'
+    assert parse_answer(good, "stop", PhrasingDraft, 100)[1] is None
+    assert parse_answer(f"```json\n{good}\n```", "stop", PhrasingDraft, 100)[1] is None  # a whole-answer fence
+    draft, repair = parse_answer(f"Sure! Here is the JSON:\n```json\n{good}\n```\nHope it helps.", "stop",
+                                 PhrasingDraft, 100)
+    assert draft.instruction == "Please cancel order ORD-1042." and "``` fence" in repair
+    draft, repair = parse_answer(f"Here it is: {good} Done.", "stop", PhrasingDraft, 100)
+    assert draft.instruction.startswith("Please") and repair == ("removed 12 characters of text before and 5 after "
+                                                                "the JSON object")
+    with pytest.raises(TruncatedOutputError):  # cut at the limit: never completed, even when it would parse
+        parse_answer(good, "length", PhrasingDraft, 100)
 
 
 def test_schema_violations_are_listed_by_field():
@@ -117,9 +134,11 @@ def test_a_server_that_keeps_failing_is_a_transport_error_after_the_retries(serv
     serve.faults({"fault": "http_500", "stage": "*", "times": None})
     client = LLMClient(serve.settings(cache=False, transport_retries=2), None, sleep=lambda s: None)
     records: list = []
-    with pytest.raises(LLMTransportError, match=r"failed 3 time\(s\); last error 500"):
+    with pytest.raises(LLMTransportError, match=r"3 request\(s\) for this scenarios call, last error 500.*not shown "
+                                                r"to the model") as caught:
         ask(client, records=records)
     assert records[0].outcome == "transport_error" and len(serve.requests()) == 3
+    assert records[0].requests == 3 and caught.value.requests == 3 and caught.value.feedback is False
 
 
 def test_a_slow_response_times_out_and_is_retried(serve, llm_serve):
@@ -162,8 +181,10 @@ def test_structured_output_falls_back_to_json_object_then_plain_json(serve):
 def test_an_explicit_json_schema_mode_does_not_fall_back(serve):
     serve.faults({"fault": "no_json_schema", "stage": "*", "times": None})
     client = LLMClient(serve.settings(cache=False, structured_output="json_schema"), None)
-    with pytest.raises(LLMConfigError, match=r"refused response_format json_schema \(400\).*set structured_output"):
+    with pytest.raises(LLMConfigError, match=r"refused structured output json_schema \(400\).*"
+                                             r"AWM_LLM_STRUCTURED_OUTPUT=auto"):
         ask(client)
+    assert len(serve.requests()) == 1
 
 
 def test_in_flight_calls_never_exceed_the_concurrency_limit(serve):
