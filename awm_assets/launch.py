@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     workers = max(1, int(os.environ.get("AWM_WORKERS", str(min(2, os.cpu_count() or 1)))))
     total = len(domains) * slots
     print(f"AWM: building {total} environments ({len(domains)} domains x {slots} scenarios) "
-          f"with the offline world builder into {home}")
+          f"with {builder_description(os.environ)} into {home}")
     reaped = reap_dead_runs()
     if reaped:
         print(f"marked {len(reaped)} run(s) of a killed earlier launch as failed and freed their pool slots")
@@ -295,14 +295,34 @@ def main(argv: list[str] | None = None) -> int:
     if tty:
         print()
     catalog = publish_catalog()
-    print_summary(home, domains, slots, catalog, time.monotonic() - started)
-    if failures:
-        print(f"{failures} Dagster run(s) failed; open the UI (make ui) to see why.", file=sys.stderr)
-        return 1
-    return 0
+    built = print_summary(home, domains, slots, catalog, time.monotonic() - started)
+    status, message = exit_status(built, total, failures)
+    if message:
+        print(message, file=sys.stderr)
+    return status
 
 
-def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> None:
+def builder_description(env) -> str:
+    """What writes the environments, as the banner names it."""
+    if env.get("AWM_LLM_BACKEND", "offline") == "openai":
+        return f"the model {env.get('AWM_LLM_MODEL') or 'gpt-4o-mini'} at {env.get('OPENAI_BASE_URL') or 'OpenAI'}"
+    if env.get("AWM_TASK_PHRASING") == "model":
+        return "the offline world builder, tasks phrased by the configured model"
+    return "the offline world builder"
+
+
+def exit_status(built: int, total: int, failed_runs: int) -> tuple[int, str | None]:
+    """The launcher's exit status and what it says: non-zero when a Dagster run failed or nothing was built."""
+    if failed_runs:
+        return 1, f"{failed_runs} Dagster run(s) failed; open the UI (make ui) to see why."
+    if built == 0 and total > 0:
+        return 1, (f"none of the {total} environments was built (every one failed or was quarantined); open the UI "
+                   "(make ui) or .venv/bin/awm inspect to see why.")
+    return 0, None
+
+
+def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, seconds: float) -> int:
+    """Print what the launch built; returns the number of environments built."""
     from awm import artifacts
     from awm.domains import env_id_for
     from awm.quality.verification_reports import VerificationTotals
@@ -349,6 +369,7 @@ Done in {seconds:.0f}s.
   catalog                {store.catalog_path}
   inspect one            .venv/bin/awm inspect {env_id_for(domains[0], 0)}
   browse in Dagster      make ui   (DAGSTER_HOME={os.environ.get('DAGSTER_HOME')})""")
+    return envs
 
 
 if __name__ == "__main__":

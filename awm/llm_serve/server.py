@@ -129,6 +129,7 @@ class ServerState:
     peak_in_flight: int = 0
     owned_by: str = "awm"
     serial: bool = False  # answer one request at a time, as a single-slot local server does
+    emulate: str | None = None  # a server whose refusals are answered as it answers them (not a fault: stays on)
     lock: threading.Lock = field(default_factory=threading.Lock)
     answer_lock: threading.Lock = field(default_factory=threading.Lock)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -314,6 +315,8 @@ class _Handler(BaseHTTPRequestHandler):
                 else response_format or "none")
         env_id = request.get("env_id")
         faults = state.take_faults(stage, env_id, response_format)
+        if state.emulate == "llama-cpp-python" and response_format == "json_schema" and not faults:
+            faults = ["json_schema_500"]
         entry = {"n": next(state.counter), "stage": stage, "env_id": env_id, "task_id": request.get("task_id"),
                  "response_format": response_format, "mode": mode, "max_tokens": body.get("max_tokens"),
                  "faults": faults, "status": 200, "finish_reason": None,
@@ -436,11 +439,9 @@ class LLMServer:
         rules = list(faults or [])
         if emulate is not None and emulate not in EMULATIONS:
             raise FaultSpecError(f"cannot emulate {emulate!r}; servers: {', '.join(EMULATIONS)}")
-        if emulate == "llama-cpp-python":
-            rules.append(FaultRule("json_schema_500", "*", None))
         self.state = ServerState(model=model, latency_ms=latency_ms, slow_s=slow_s, api_key=api_key, rules=rules,
                                  owned_by="me" if emulate == "llama-cpp-python" else "awm",
-                                 serial=emulate == "llama-cpp-python")
+                                 serial=emulate == "llama-cpp-python", emulate=emulate)
         agent = SimulatedAgent(Path(agent_home), agent_policy) if agent_home is not None else None
         handler = type("AWMLLMHandler", (_Handler,), {"state": self.state, "simulator": SimulatedModel(base_seed),
                                                       "agent": agent})

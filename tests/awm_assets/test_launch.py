@@ -53,3 +53,21 @@ def test_time_left_follows_the_pace_of_the_stage_that_is_running():
     left = int(line.rsplit("~", 1)[1].split("s")[0])
     assert 500 <= left <= 560, line
     assert "100/1000 environments done" in line and f"stage {STAGE_ORDER[-1]} 100/1000" in line
+
+
+def test_a_launch_that_built_nothing_does_not_exit_0():
+    from awm_assets.launch import exit_status
+
+    assert exit_status(4, 4, 0) == (0, None)
+    status, message = exit_status(0, 2, 0)  # every environment failed inside runs that themselves succeeded
+    assert status == 1 and "none of the 2 environments was built" in message
+    assert exit_status(3, 4, 1)[0] == 1
+
+
+def test_the_banner_names_what_writes_the_environments():
+    from awm_assets.launch import builder_description
+
+    assert builder_description({}) == "the offline world builder"
+    assert builder_description({"AWM_TASK_PHRASING": "model"}).endswith("tasks phrased by the configured model")
+    assert builder_description({"AWM_LLM_BACKEND": "openai", "AWM_LLM_MODEL": "qwen", "OPENAI_BASE_URL": "http://h/v1"}
+                               ) == "the model qwen at http://h/v1"

@@ -91,6 +91,14 @@ def llm_serve():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def llama_serve():
+    """`awm llm-serve --emulate llama-cpp-python`: owned_by "me", json_schema refused with its HTTP 500."""
+    server = start_llm_serve("--emulate", "llama-cpp-python")
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def serve(llm_serve: LLMServe, monkeypatch) -> LLMServe:
     """The session's server with no faults, no latency and an empty request log; OPENAI_API_KEY set."""

@@ -203,3 +203,35 @@ def test_llm_settings_are_run_config_of_the_llm_resource(serve, home):
             run_config={"resources": {"llm": {"config": {"base_url": serve.url, "model": "awm-offline"}}}})
     assert result.success and metadata(result, "scenarios")["llm_model"] == "awm-offline"
     assert [r["env_id"] for r in serve.requests()] == ["airline__00"]
+
+
+def test_an_endpoint_that_keeps_failing_is_not_retried_by_dagster_and_the_failure_says_so(serve, home):
+    """A 5xx on every request: the client's 5 requests, not 5 x 5 through Dagster retries, and no prompt ever
+    carries the transport error."""
+    serve.faults({"fault": "http_500", "stage": "tasks", "times": None})
+    result = materialize([scenarios, tasks], "bakery", home, serve, raise_on_error=False)
+    assert not result.success
+    calls = [r for r in serve.requests(messages=True) if r["stage"] == "tasks"]
+    assert len(calls) == 5 and all("<previous_attempt_errors>" not in prompt(c) for c in calls)
+    assert not [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
+    failure = next(e for e in result.all_events if e.event_type_value == "STEP_FAILURE")
+    description = failure.step_failure_data.user_failure_data.description
+    assert "5 request(s) for this tasks call, last error 500" in description
+    assert "not shown to the model" in description
+
+
+def test_a_server_refusing_json_schema_with_500_builds_with_the_mode_it_accepts(llama_serve, home, monkeypatch):
+    """llama-cpp-python's answer to json_schema (HTTP 500, literal_error) under a profile that starts at json_schema:
+    one refused request in the whole run, every other request in json_object, the mode in the metadata."""
+    serve = llama_serve.ready(monkeypatch)
+    result = materialize([scenarios, tasks], "bakery", home, serve, profile="openai")
+    assert result.success
+    sent = [(r["stage"], r["mode"], r["status"]) for r in serve.requests()]
+    assert sent == [("scenarios", "json_schema", 500), ("scenarios", "json_object", 200),
+                    ("tasks", "json_object", 200)]
+    meta = metadata(result, "tasks")
+    assert meta["llm_structured_output"] == "json_object" and meta["llm_structured_output_modes"] == "json_object 1"
+    assert "literal_error" in meta["llm_endpoint"]["refusals"][0]
+    provenance = ArtifactStore(home).provenance("bakery__00")
+    assert provenance["scenarios"].metrics["llm_usage"]["llm_requests"] == 2
+    assert provenance["tasks"].metrics["llm_usage"]["llm_structured_output_modes"] == "json_object 1"

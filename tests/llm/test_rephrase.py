@@ -129,3 +129,73 @@ def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_va
     assert [t.instruction for t in again.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks] == \
         [t.instruction for t in phrased]
     assert len([r for r in serve.requests() if r["stage"] == "phrasing"]) == len(calls)  # all from the cache
+
+
+class FailingModel(ScriptedModel):
+    """Raises the given errors, one per call, then rewrites as its script says."""
+
+    def __init__(self, errors, *rewrites):
+        super().__init__(*rewrites)
+        self.errors = list(errors)
+
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None):
+        if self.errors:
+            self.calls.append({"stage": stage, "prompt": messages[1]["content"], "tags": tags})
+            raise self.errors.pop(0)
+        return super().complete(stage, messages, output, schema_name, tags, on_record)
+
+
+def test_an_endpoint_error_keeps_the_builders_wording_of_every_task_and_says_why():
+    from awm.llm.errors import LLMTransportError
+
+    model = FailingModel([LLMTransportError("http://h/v1 failed: 5 request(s), last error 500")], lambda t: t)
+    rephraser = Rephraser(model)
+    tasks = [SimpleNamespace(task_id=f"t0{n}", instruction=ORIGINAL, kind="action") for n in (1, 2)]
+    assert [rephraser.instruction("shop__00", t) for t in tasks] == [ORIGINAL, ORIGINAL]
+    assert len(model.calls) == 1  # the endpoint is not asked again in this run
+    report = rephraser.report("shop__00")
+    assert report["phrasing_kept_original"] == 2 and "t01: LLMTransportError" in report["phrasing_kept_why"]
+    assert "t02: the endpoint failed earlier in this run" in report["phrasing_kept_why"]
+
+
+def test_an_unusable_answer_is_asked_for_again_with_the_reason():
+    from awm.llm.errors import MalformedOutputError
+
+    model = FailingModel([MalformedOutputError("the response is not valid JSON: Expecting ':' delimiter")],
+                         lambda text: "So: " + text)
+    rephraser = Rephraser(model)
+    task = SimpleNamespace(task_id="t01", instruction=ORIGINAL, kind="action")
+    assert rephraser.instruction("shop__00", task) == "So: " + ORIGINAL
+    assert "Expecting ':' delimiter" in model.calls[1]["prompt"] and rephraser.report("shop__00") == {
+        "phrasing_kept_original": 0}
+
+
+def test_with_the_endpoint_failing_every_task_is_built_in_the_builders_wording(serve, tmp_path, monkeypatch):
+    """AWM_TASK_PHRASING=model and an endpoint answering 500: the corpus is built, not lost; the tasks stage's
+    metrics say how many instructions kept the builder's wording and why."""
+    from awm.backends.offline import OfflineBackend
+    from awm.builder.world import make_scenario
+
+    for var, value in (("AWM_TASK_PHRASING", "model"), ("OPENAI_BASE_URL", serve.url), ("AWM_LLM_MODEL", "awm-offline"),
+                       ("AWM_LLM_TRANSPORT_RETRIES", "0"), ("AWM_HOME", str(tmp_path / "home"))):
+        monkeypatch.setenv(var, value)
+    serve.faults({"fault": "http_500", "stage": "phrasing", "times": None})
+    store = ArtifactStore(tmp_path / "home")
+    outcomes = build_environment(store, "dental_clinic", 0, backend=get_backend("offline"))
+    assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+    plain = OfflineBackend().tasks(make_scenario("dental_clinic", 0)).tasks
+    built = store.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks
+    assert [t.instruction for t in built] == [t.instruction for t in plain]
+    metrics = store.provenance("dental_clinic__00")["tasks"].metrics
+    assert metrics["phrasing_kept_original"] == len(plain) and "500" in metrics["phrasing_kept_why"]
+    assert len([r for r in serve.requests() if r["stage"] == "phrasing"]) == 1
+
+
+def test_phrasing_with_an_unreachable_endpoint_fails_before_building(monkeypatch, tmp_path):
+    from awm.llm.errors import LLMConfigError
+
+    for var, value in (("AWM_TASK_PHRASING", "model"), ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+                       ("OPENAI_API_KEY", "k"), ("AWM_HOME", str(tmp_path))):
+        monkeypatch.setenv(var, value)
+    with pytest.raises(LLMConfigError, match="cannot reach the LLM endpoint http://127.0.0.1:9/v1"):
+        get_backend("offline")
