@@ -34,6 +34,11 @@ from awm.contracts import Contract, Table, Task, ToolSpec
 HEADER = re.compile(r"^AWM stage prompt: (?P<stage>[a-z_]+) (?P<version>v\d+)$", re.MULTILINE)
 BLOCK = re.compile(r"<(?P<tag>[a-z_]+)>\n(?P<body>.*?)\n</(?P=tag)>", re.DOTALL)
 
+# What the scenario prompt asks for, enforced by the output schema (and so by a server's schema grammar).
+MODULES_RANGE = (1, 8)
+ITEM_CATEGORIES_RANGE = (3, 6)
+ITEMS_RANGE = (6, 12)
+
 FEEDBACK_CHARS = 2400  # the previous attempts' errors in one prompt, at most
 FEEDBACK_ERROR_CHARS = 800  # one error, at most
 FEEDBACK_ANSWER_CHARS = 12000  # the rejected answer shown again, at most (about 3K tokens)
@@ -54,11 +59,11 @@ class ScenarioDraft(Contract):
     flavour: FlavourName
     sub_business: str = Field(min_length=3)
     labels: dict[str, str]
-    modules: list[ModuleName] = Field(max_length=len(MODULES))
+    modules: list[ModuleName] = Field(min_length=MODULES_RANGE[0], max_length=MODULES_RANGE[1])
     entity_groups: list[str] = Field(default_factory=list, max_length=2,
                                      description="the category's own entity groups this business keeps")
-    item_categories: list[str] = Field(min_length=2)
-    items: list[str] = Field(min_length=4)
+    item_categories: list[str] = Field(min_length=ITEM_CATEGORIES_RANGE[0], max_length=ITEM_CATEGORIES_RANGE[1])
+    items: list[str] = Field(min_length=ITEMS_RANGE[0], max_length=ITEMS_RANGE[1])
     price_range: tuple[float, float]
 
     @field_validator("labels")
@@ -74,6 +79,13 @@ class ScenarioDraft(Contract):
         empty = [r for r, label in labels.items() if not label.strip()]
         if empty:
             raise ValueError(f"empty labels for {empty}")
+        by_label: dict[str, list[str]] = {}
+        for role, label in labels.items():
+            by_label.setdefault(" ".join(label.lower().split()), []).append(role)
+        shared = {label: roles for label, roles in by_label.items() if len(roles) > 1}
+        if shared:
+            raise ValueError("each role needs its own label; " + "; ".join(
+                f"{', '.join(roles)} are all called {label!r}" for label, roles in sorted(shared.items())))
         return labels
 
     @model_validator(mode="after")
@@ -248,7 +260,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v2",
+    version="v3",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one
@@ -262,11 +274,14 @@ Rules:
 {_FLAVOUR_LINES}
 - labels gives the singular, lowercase name this business uses for each role; roles are {_ROLE_LINES}.
   The core roles {', '.join(CORE_ROLES)} are required.
-- modules are the optional parts of the business it runs (2 to 6 of: {', '.join(MODULES)}).
+- labels are distinct: two roles never share a label.
+- modules are the optional parts of the business it runs ({MODULES_RANGE[0]} to {MODULES_RANGE[1]} of:
+  {', '.join(MODULES)}).
 - entity_groups (0 to 2) are what only its kind of business keeps, from its category's groups below; give
   labels for the roles of each group chosen, and include the modules it needs:
 {_GROUP_LINES}
-- item_categories (3 to 6) and items (6 to 12) are what it offers, named as this business would.
+- item_categories ({ITEM_CATEGORIES_RANGE[0]} to {ITEM_CATEGORIES_RANGE[1]}) and items ({ITEMS_RANGE[0]} to \
+{ITEMS_RANGE[1]}) are what it offers, named as this business would.
 - price_range is [lowest, highest] item price in US dollars.
 {_COMMON_RULES}
 """,

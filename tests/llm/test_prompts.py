@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from pydantic import ValidationError
@@ -93,3 +94,25 @@ def test_a_scenario_draft_carries_the_category_entities_and_refuses_them_where_t
     foreign = next(r for r in clinic["labels"] if PACK_ROLE_OWNER.get(r) is PACK_MODULES["healthcare"])
     with pytest.raises(ValidationError, match=rf"roles \['{foreign}'\] belong to another category's entities"):
         ScenarioDraft.model_validate({**draft, "labels": {**draft["labels"], foreign: "thing"}})
+
+
+def test_the_scenario_draft_enforces_what_the_prompt_asks():
+    """14 modules (the prompt asks 1 to 8), 4 items (6 to 12), a vendor labelled like the staff: each rejected by
+    name, and the schema a server turns into a grammar carries the same bounds."""
+    from awm.builder.catalogue.model import MODULES
+    from awm.builder.world import make_scenario
+    from awm.llm.prompts import ITEMS_RANGE, MODULES_RANGE, SCENARIOS, ScenarioDraft
+
+    offline = make_scenario("dental_clinic", 0, 0).model_dump()
+    draft = {name: offline[name] for name in ScenarioDraft.model_fields}
+    ScenarioDraft.model_validate(draft)
+    for bad, problem in (({"modules": list(MODULES)}, "modules\n  List should have at most 8 items"),
+                         ({"items": draft["items"][:4]}, "items\n  List should have at least 6 items"),
+                         ({"labels": {**draft["labels"], "vendor": draft["labels"]["staff"]}},
+                          f"staff, vendor are all called {draft['labels']['staff']!r}")):
+        with pytest.raises(ValidationError, match=re.escape(problem)):
+            ScenarioDraft.model_validate({**draft, **bad})
+    schema = SCENARIOS.schema["properties"]
+    assert (schema["modules"]["minItems"], schema["modules"]["maxItems"]) == MODULES_RANGE
+    assert (schema["items"]["minItems"], schema["items"]["maxItems"]) == ITEMS_RANGE
+    assert f"({MODULES_RANGE[0]} to {MODULES_RANGE[1]} of:" in SCENARIOS.system
