@@ -12,7 +12,7 @@ import pytest
 
 from awm.llm.capabilities import EndpointMemory
 from awm.llm.client import LLMClient
-from awm.llm.errors import LLMConfigError
+from awm.llm.errors import LLMConfigError, LLMTransportError
 from awm.llm.ledger import CallRecord, Ledger, summarize
 from awm.stages import scenarios, tasks
 from awm.stages.base import ATTEMPT_LOG
@@ -130,3 +130,16 @@ def test_an_endpoint_error_is_counted_and_never_becomes_the_models_feedback(serv
     assert scenarios.build(store, "florist__00", backend).status == "built"
     retry = user_prompt(serve.requests(messages=True)[-1])
     assert "<previous_attempt_errors>" not in retry and "<previous_answer>" not in retry
+
+
+def test_a_timeout_on_a_one_request_server_is_not_retried_behind_the_abandoned_answer(llama):
+    """llama-cpp-python goes on generating after its client gave up, and answers one request at a time: a retry
+    would wait behind the abandoned answer. One request, and the error says which setting to raise."""
+    llama.faults({"fault": "slow", "stage": "scenarios", "times": 1})
+    client = LLMClient(llama.settings(cache=False, timeout_s=0.5, transport_retries=4), None, sleep=lambda s: None)
+    records: list = []
+    with pytest.raises(LLMTransportError, match=r"1 request\(s\) for this scenarios call, last error no answer within "
+                                                r"0.5 s; raise AWM_LLM_TIMEOUT \(now 0.5 s, set\)"):
+        ask(client, records=records)
+    assert client.describe()["concurrency"] == 1 and records[0].requests == 1
+    assert [r["faults"] for r in llama.requests()] == [["slow"]]
