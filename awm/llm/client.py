@@ -247,7 +247,7 @@ class LLMClient:
                             attempt=tags.attempt)
         started = time.perf_counter()
         try:
-            parsed = self._cached(key, output) if self.settings.cache and self.cache else None
+            parsed = self._cached(key, output, record) if self.settings.cache and self.cache else None
             if parsed is not None:
                 record.cache_hit = True
                 return parsed
@@ -264,12 +264,14 @@ class LLMClient:
             if on_record is not None:
                 on_record(record)
 
-    def _cached(self, key: str, output: type[M]) -> M | None:
+    def _cached(self, key: str, output: type[M], record: CallRecord) -> M | None:
         hit = self.cache.get(key)
         if hit is None:
             return None
         try:
-            return parse_output(hit.content, hit.finish_reason, output, self.limits.max_tokens)
+            parsed = parse_output(hit.content, hit.finish_reason, output, self.limits.max_tokens)
+            record.response = hit.content  # a stage that rejects it shows it to the model like a fresh answer
+            return parsed
         except LLMOutputError:
             self.cache.evict([key])  # written by an older output model; ask again
             return None
