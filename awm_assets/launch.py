@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -262,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ranges = contiguous_ranges(ordered, domains, workers)
 
     progress = home / f".progress-{os.getpid()}"
+    signal.signal(signal.SIGTERM, _stopped)  # a terminated launcher stops its workers and removes its progress file
     progress.write_text("")
     env = {**os.environ, "AWM_PROGRESS_FILE": str(progress), "AWM_SLOTS": str(slots)}
     started = time.monotonic()
@@ -300,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     if message:
         print(message, file=sys.stderr)
     return status
+
+
+def _stopped(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def builder_description(env) -> str:

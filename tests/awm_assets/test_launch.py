@@ -71,3 +71,21 @@ def test_the_banner_names_what_writes_the_environments():
     assert builder_description({"AWM_TASK_PHRASING": "model"}).endswith("tasks phrased by the configured model")
     assert builder_description({"AWM_LLM_BACKEND": "openai", "AWM_LLM_MODEL": "qwen", "OPENAI_BASE_URL": "http://h/v1"}
                                ) == "the model qwen at http://h/v1"
+
+
+def test_a_terminated_launcher_stops_its_workers_and_leaves_no_progress_file(tmp_path):
+    import signal
+    import time
+
+    home = tmp_path / "home"
+    env = {**os.environ, "AWM_HOME": str(home), "AWM_DOMAINS": "bakery", "AWM_SLOTS": "1"}
+    env.pop("DAGSTER_HOME", None)
+    proc = subprocess.Popen([sys.executable, "-m", "awm_assets.launch"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(home.glob(".progress-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(home.glob(".progress-*")), "the launcher never started its workers"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    assert not list(home.glob(".progress-*"))

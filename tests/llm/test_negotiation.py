@@ -143,3 +143,18 @@ def test_a_timeout_on_a_one_request_server_is_not_retried_behind_the_abandoned_a
         ask(client, records=records)
     assert client.describe()["concurrency"] == 1 and records[0].requests == 1
     assert [r["faults"] for r in llama.requests()] == [["slow"]]
+
+
+def test_a_call_stopped_midway_is_recorded_as_interrupted_not_ok(serve, home):
+    """A run stopped during a call (SIGTERM arrives as an exception while the client waits to retry)."""
+    serve.faults({"fault": "http_500", "stage": "scenarios", "times": 1})
+
+    def stopped(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    client = LLMClient(serve.settings(cache=False), home, sleep=stopped)
+    records: list = []
+    with pytest.raises(KeyboardInterrupt):
+        ask(client, records=records)
+    assert records[0].outcome == "interrupted" and client.ledger.records()[0].outcome == "interrupted"
+    assert summarize(records)["llm_endpoint_errors"] == 1
