@@ -10,7 +10,7 @@ def resources_from_env() -> dict:
     """The code location's resources, with defaults from the environment. The LLM settings are one
     resource (`llm`) that the generator uses, so every knob can be changed per run in the launchpad."""
     llm = LLMResource.configurable_from_env()
-    return {"store": ArtifactStoreResource.from_env(), "llm": llm, "generator": GeneratorResource.from_env(llm=llm),
+    return {"store": ArtifactStoreResource.from_env(), "llm": llm, "generator": GeneratorResource.configurable_from_env(llm),
             "agent": AgentResource.configurable_from_env()}
 
 

@@ -19,7 +19,7 @@ class GeneratorResource(dg.ConfigurableResource):
 
     backend: str = Field(default="offline", description="offline (default) or openai (AWM_LLM_BACKEND)")
     slots: int = Field(default=10, ge=1, le=999, description="scenarios per domain (AWM_SLOTS)")
-    tasks_per_env: int = Field(default=10, ge=1, le=50, description="tasks per environment")
+    tasks_per_env: int = Field(default=10, ge=1, le=50, description="tasks per environment (AWM_TASKS_PER_ENV)")
     base_seed: int = Field(default=0, description="changes every generated value when changed")
     retry_delay_s: float = Field(default=1.0, ge=0, le=600, description="wait before a stage's retry, doubling "
                                  "each attempt (AWM_RETRY_DELAY)")
@@ -38,15 +38,25 @@ class GeneratorResource(dg.ConfigurableResource):
             raise ValueError(f"backend {value!r} is not one of {', '.join(BACKENDS)} (AWM_LLM_BACKEND)")
         return value
 
+    @staticmethod
+    def env_values() -> dict:
+        """The fields set by the environment (AWM_LLM_BACKEND, AWM_SLOTS, AWM_SEED, AWM_RETRY_DELAY,
+        AWM_TASKS_PER_ENV)."""
+        return {"backend": os.environ.get("AWM_LLM_BACKEND", "offline"),
+                "slots": int(os.environ.get("AWM_SLOTS", "10")),
+                "base_seed": int(os.environ.get("AWM_SEED", "0")),
+                "retry_delay_s": float(os.environ.get("AWM_RETRY_DELAY", "1.0")),
+                "tasks_per_env": int(os.environ.get("AWM_TASKS_PER_ENV", "10"))}
+
     @classmethod
     def from_env(cls, llm: Any = None) -> "GeneratorResource":
-        return cls(
-            backend=os.environ.get("AWM_LLM_BACKEND", "offline"),
-            slots=int(os.environ.get("AWM_SLOTS", "10")),
-            base_seed=int(os.environ.get("AWM_SEED", "0")),
-            retry_delay_s=float(os.environ.get("AWM_RETRY_DELAY", "1.0")),
-            llm=llm if llm is not None else LLMResource.from_env(),
-        )
+        return cls(**cls.env_values(), llm=llm if llm is not None else LLMResource.from_env())
+
+    @classmethod
+    def configurable_from_env(cls, llm: Any):
+        """Defaults from the environment, every field editable per run in the launchpad: a run that sets one
+        field keeps the environment's values of the others (a bound instance would reset them to the class's)."""
+        return cls.configure_at_launch(**cls.env_values(), llm=llm)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.backend == "openai":

@@ -58,3 +58,24 @@ def test_the_offline_builder_stays_the_default(monkeypatch):
     generator = GeneratorResource.from_env()
     assert generator.backend == "openai" and not generator.deterministic
     assert [generator.retry_delay(n) for n in (1, 2, 3)] == [0.25, 0.5, 1.0]
+
+
+def test_a_run_that_sets_one_generator_field_keeps_the_environments_values_of_the_others(monkeypatch):
+    import dagster as dg
+
+    for var, value in (("AWM_SLOTS", "1"), ("AWM_SEED", "7"), ("AWM_TASKS_PER_ENV", "6"), ("AWM_LLM_MODEL", "m1")):
+        monkeypatch.setenv(var, value)
+    monkeypatch.delenv("AWM_LLM_BACKEND", raising=False)
+    seen: dict = {}
+
+    @dg.asset
+    def probe(generator: GeneratorResource):
+        seen.update(slots=generator.slots, seed=generator.base_seed, tasks=generator.tasks_per_env,
+                    model=generator.llm.model)
+
+    resources = resources_from_env()
+    dg.materialize([probe], resources=resources)
+    assert seen == {"slots": 1, "seed": 7, "tasks": 6, "model": "m1"}
+    dg.materialize([probe], resources=resources,
+                   run_config={"resources": {"generator": {"config": {"tasks_per_env": 2}}}})
+    assert seen == {"slots": 1, "seed": 7, "tasks": 2, "model": "m1"}
