@@ -108,7 +108,7 @@ class LLMBackend:
     def params(self) -> dict:
         s = self.client.settings
         return {"builder": BUILDER, "model": s.model, "base_url": s.base_url, "profile": s.profile,
-                "temperature": s.temperature, "max_tokens": s.max_tokens, "seed": s.seed,
+                "temperature": s.temperature, "max_tokens": s.limits().max_tokens, "seed": s.seed,
                 "tasks_per_env": self.tasks_per_env}
 
     def prompt_hash(self, stage: str) -> str:
@@ -117,7 +117,7 @@ class LLMBackend:
     def fingerprint(self, stage: str) -> str:
         """Changes when anything that shapes the stage's answer changes (so the stage re-runs)."""
         s = self.client.settings
-        payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.max_tokens, s.seed,
+        payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.limits().max_tokens, s.seed,
                               self.tasks_per_env])
         return hashlib.sha256(payload.encode()).hexdigest()[:12]
 

@@ -235,7 +235,9 @@ class LLMClient:
     # --- one call -------------------------------------------------------------------
     def params(self, schema: dict) -> dict[str, Any]:
         """What, besides model and messages, determines a response (the cache key's parameters)."""
-        return {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens,
+        # the configured max_tokens (the profile's when unset), not a call's clamped one: a key stays the same
+        # whatever the endpoint turns out to be
+        return {"temperature": self.settings.temperature, "max_tokens": self.settings.limits().max_tokens,
                 "seed": self.settings.seed, "schema": schema_hash(schema)}
 
     def complete(self, stage: str, messages: list[dict[str, str]], output: type[M], schema_name: str,
