@@ -410,6 +410,9 @@ class LLMClient:
                         record.transport_retries += 1
                         continue
                     hint = "the server kept failing; see its log"
+                elif "context" in what.lower():
+                    hint = ("the prompt and max_tokens exceed the server's context: set AWM_LLM_CONTEXT to its context "
+                            "window so that max_tokens is clamped to fit")
                 else:
                     hint = "the server refused the request as sent"
                 record.outcome, record.error = "transport_error", what[:500]
