@@ -10,7 +10,8 @@ def serve(args) -> int:
     agent_home = ArtifactStore(args.home).home if args.agent else None
     server = LLMServer(args.host, args.port, model=args.model, latency_ms=args.latency_ms, slow_s=args.slow_s,
                        faults=args.fault, base_seed=args.seed, api_key=args.api_key, agent_home=agent_home,
-                       agent_policy=args.agent_policy, emulate=args.emulate)
+                       agent_policy=args.agent_policy, emulate=args.emulate,
+                       context_tokens=args.context)
     faults = ", ".join(f"{r.fault}@{r.stage}x{'always' if r.times is None else r.times}" for r in args.fault)
     print(f"awm llm-serve: OpenAI-compatible API on {server.url} (model {args.model}, latency {args.latency_ms:g} ms"
           f"{', faults ' + faults if faults else ''}{', emulating ' + args.emulate if args.emulate else ''}"
@@ -74,6 +75,9 @@ def register(sub) -> None:
                         help="answer as that server does: llama-cpp-python refuses response_format json_schema with "
                              "HTTP 500 (accepting json_object with a schema), names itself owned_by 'me' and answers "
                              "one request at a time")
+    parser.add_argument("--context", type=int, default=None, metavar="TOKENS",
+                        help="a context window: reported as max_model_len in GET /models, and a request whose prompt "
+                             "and max_tokens exceed it refused with HTTP 400 as vLLM does")
     parser.add_argument("--agent", action="store_true",
                         help="agent mode: answer requests with tools from the corpus under --home ($AWM_HOME)")
     parser.add_argument("--agent-policy", default="reference", type=_policy, metavar="POLICY",

@@ -28,6 +28,8 @@ Token counts are estimated as characters / 4.
 
 Structured output: response_format json_schema, json_object (with or without a "schema", as llama.cpp takes
 it), or vLLM's guided_json body field; the request log's `mode` says which one a request used.
+`--context N` gives it a context window of N tokens: reported as max_model_len in GET /models (as vLLM does), and
+a request whose prompt and max_tokens exceed it refused with vLLM's HTTP 400.
 `--emulate llama-cpp-python` answers as that server does: GET /models says owned_by "me", json_schema is
 refused with its HTTP 500, and requests are answered one at a time.
 """
@@ -130,6 +132,7 @@ class ServerState:
     owned_by: str = "awm"
     serial: bool = False  # answer one request at a time, as a single-slot local server does
     emulate: str | None = None  # a server whose refusals are answered as it answers them (not a fault: stays on)
+    context_tokens: int | None = None  # a context window: reported in GET /models, requests beyond it refused
     lock: threading.Lock = field(default_factory=threading.Lock)
     answer_lock: threading.Lock = field(default_factory=threading.Lock)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -220,8 +223,10 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/models":
             if self._authorized():
                 names = [self.state.model] + ([p.model for p in AGENT_POLICIES] if self.agent else [])
+                extra = {"max_model_len": self.state.context_tokens} if self.state.context_tokens else {}
                 self._send(200, {"object": "list", "data": [
-                    {"id": name, "object": "model", "created": 0, "owned_by": self.state.owned_by} for name in names]})
+                    {"id": name, "object": "model", "created": 0, "owned_by": self.state.owned_by, **extra}
+                    for name in names]})
         elif path == "/_awm/faults":
             with self.state.lock:
                 self._send(200, [asdict(r) for r in self.state.rules])
@@ -329,6 +334,15 @@ class _Handler(BaseHTTPRequestHandler):
         remaining = delay - (time.monotonic() - started)
         if remaining > 0:
             time.sleep(remaining)
+        if state.context_tokens:
+            prompt_tokens = _tokens("".join(str(m.get("content") or "") for m in body["messages"]))
+            wanted = int(body.get("max_completion_tokens") or body.get("max_tokens") or 0)
+            if prompt_tokens + wanted > state.context_tokens:  # vLLM's answer, word for word
+                entry["status"] = 400
+                return 400, self._error_body(
+                    f"This model's maximum context length is {state.context_tokens} tokens. However, you requested "
+                    f"{prompt_tokens + wanted} tokens ({prompt_tokens} in the messages, {wanted} in the completion). "
+                    "Please reduce the length of the messages or completion.", "BadRequestError"), None
         for fault, status, kind, message in (
                 ("no_json_schema", 400, "invalid_request_error",
                  "response_format json_schema is not supported by this server"),
@@ -435,13 +449,13 @@ class LLMServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, model: str = DEFAULT_MODEL,
                  latency_ms: float = 0.0, slow_s: float = 5.0, faults: list[FaultRule] | None = None,
                  base_seed: int = 0, api_key: str | None = None, agent_home: str | Path | None = None,
-                 agent_policy: str = "reference", emulate: str | None = None):
+                 agent_policy: str = "reference", emulate: str | None = None, context_tokens: int | None = None):
         rules = list(faults or [])
         if emulate is not None and emulate not in EMULATIONS:
             raise FaultSpecError(f"cannot emulate {emulate!r}; servers: {', '.join(EMULATIONS)}")
         self.state = ServerState(model=model, latency_ms=latency_ms, slow_s=slow_s, api_key=api_key, rules=rules,
                                  owned_by="me" if emulate == "llama-cpp-python" else "awm",
-                                 serial=emulate == "llama-cpp-python", emulate=emulate)
+                                 serial=emulate == "llama-cpp-python", emulate=emulate, context_tokens=context_tokens)
         agent = SimulatedAgent(Path(agent_home), agent_policy) if agent_home is not None else None
         handler = type("AWMLLMHandler", (_Handler,), {"state": self.state, "simulator": SimulatedModel(base_seed),
                                                       "agent": agent})

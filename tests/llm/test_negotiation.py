@@ -158,3 +158,31 @@ def test_a_call_stopped_midway_is_recorded_as_interrupted_not_ok(serve, home):
         ask(client, records=records)
     assert records[0].outcome == "interrupted" and client.ledger.records()[0].outcome == "interrupted"
     assert summarize(records)["llm_endpoint_errors"] == 1
+
+
+@pytest.fixture(scope="module")
+def small_context():
+    from tests.llm.conftest import start_llm_serve
+
+    server = start_llm_serve("--context", "8000")
+    yield server
+    server.stop()
+
+
+def test_a_context_the_server_reports_clamps_max_tokens_and_a_server_refusal_names_the_setting(small_context,
+                                                                                               monkeypatch):
+    """A server with an 8,000-token context that says so in GET /models (vLLM's max_model_len) and refuses
+    longer requests with vLLM's 400: the client clamps to fit; told a larger context, it is refused and says
+    which setting to fix, in one request."""
+    serve = small_context.ready(monkeypatch)
+    client = LLMClient(serve.settings(cache=False), None)
+    records: list = []
+    ask(client, records=records)
+    assert client.describe()["context_tokens"] == 8000 and client.limits.source["context_tokens"] == "server"
+    assert [r["status"] for r in serve.requests()] == [200] and records[0].max_tokens < 8000
+    assert records[0].clamped.startswith("max_tokens 32768 clamped to")
+    serve.reset()
+    wrong = LLMClient(serve.settings(cache=False, context_tokens=64000), None)
+    with pytest.raises(LLMTransportError, match=r"maximum context length is 8000 tokens.*set AWM_LLM_CONTEXT"):
+        ask(wrong)
+    assert [r["status"] for r in serve.requests()] == [400]
