@@ -49,6 +49,7 @@ from awm.llm.errors import (
     LLMOutputError,
     LLMTransportError,
     MalformedOutputError,
+    RejectedOutputError,
     SchemaViolationError,
     TruncatedOutputError,
 )
@@ -241,7 +242,11 @@ class LLMClient:
                 "seed": self.settings.seed, "schema": schema_hash(schema)}
 
     def complete(self, stage: str, messages: list[dict[str, str]], output: type[M], schema_name: str,
-                 tags: CallTags = CallTags(), on_record: Callable[[CallRecord], None] | None = None) -> M:
+                 tags: CallTags = CallTags(), on_record: Callable[[CallRecord], None] | None = None,
+                 check: Callable[[M], str | None] | None = None) -> M:
+        """The stage's output for `messages`. `check`, when given, is the caller's own rule on a parsed answer (the
+        reason it is rejected, or None): a rejected answer is recorded as such and raised as a RejectedOutputError
+        (it stays cached, so a re-run replays the same exchange for free)."""
         schema = output_schema(output)
         key = cache_key(self.settings.model, messages, self.params(schema))
         record = CallRecord(stage=stage, model=self.settings.model, cache_key=key, cache_hit=False, latency_ms=0.0,
@@ -252,9 +257,14 @@ class LLMClient:
             parsed = self._cached(key, output, record) if self.settings.cache and self.cache else None
             if parsed is not None:
                 record.cache_hit = True
-                return parsed
-            self.resolve()
-            return self._call(record, messages, output, schema_name, schema)
+            else:
+                self.resolve()
+                parsed = self._call(record, messages, output, schema_name, schema)
+            why = check(parsed) if check is not None else None
+            if why:  # cached all the same: a re-run replays the same answers, rejection included, for free
+                record.outcome, record.error = "rejected", why[:500]
+                raise RejectedOutputError(why, answer=record.response, output=parsed)
+            return parsed
         except BaseException as exc:
             if record.outcome == "ok" and not record.cache_hit:  # e.g. interrupted: not a success
                 record.outcome, record.error = "interrupted", f"{type(exc).__name__}: {exc}"[:500]

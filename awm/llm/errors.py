@@ -43,3 +43,12 @@ class TruncatedOutputError(LLMOutputError):
 
 class SchemaViolationError(LLMOutputError):
     """The response is valid JSON but does not match the stage's output schema."""
+
+
+class RejectedOutputError(LLMOutputError):
+    """The answer parsed and matched the schema, but the caller's own check rejected it (e.g. a rewrite that
+    lost a value); `output` is the parsed answer."""
+
+    def __init__(self, message: str, answer: str | None = None, output=None):
+        super().__init__(message, answer)
+        self.output = output

@@ -57,7 +57,7 @@ class CallRecord:
     cache_key: str
     cache_hit: bool
     latency_ms: float
-    outcome: str = "ok"  # ok | invalid | truncated | refused | too_long | transport_error | interrupted
+    outcome: str = "ok"  # ok | invalid | truncated | rejected | refused | too_long | transport_error | interrupted
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None
@@ -78,7 +78,8 @@ class CallRecord:
 
     @property
     def usage_missing(self) -> bool:
-        return not self.cache_hit and self.outcome in ("ok", "invalid", "truncated") and self.prompt_tokens is None
+        return not self.cache_hit and self.outcome in ("ok", "invalid", "truncated", "rejected") and \
+            self.prompt_tokens is None
 
 
 USAGE_KEYS = ("llm_calls", "llm_api_calls", "llm_cache_hits", "llm_prompt_tokens", "llm_completion_tokens",
@@ -107,7 +108,7 @@ def summarize(records: Iterable[CallRecord]) -> dict[str, Any]:
         total["llm_clamped_calls"] += r.clamped is not None
         if r.structured_output and r.outcome not in NOT_ANSWERED:
             modes[r.structured_output] = modes.get(r.structured_output, 0) + 1
-        total["llm_invalid_responses"] += r.outcome in ("invalid", "truncated")
+        total["llm_invalid_responses"] += r.outcome in ("invalid", "truncated", "rejected")
         if r.usage_missing:
             total["llm_calls_without_usage"] += 1
         total["llm_prompt_tokens"] += r.prompt_tokens or 0

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from awm.contracts import Contract, Task, TaskSet
 from awm.llm.client import CallTags
-from awm.llm.errors import LLMError, LLMOutputError
+from awm.llm.errors import LLMError, LLMOutputError, RejectedOutputError
 from awm.llm.prompts import PromptTemplate, json_block
 from awm.quality.diversity import CODE, EMAIL, QUOTED
 
@@ -153,7 +153,14 @@ class Rephraser:
             try:
                 draft = self.client.complete(PHRASING.stage, messages, PhrasingDraft, PHRASING.schema_name,
                                              CallTags(run_id=self.run_id, domain=domain, env_id=env_id,
-                                                      subject=task.task_id, attempt=attempt))
+                                                      subject=task.task_id, attempt=attempt),
+                                             check=lambda d: "; ".join(rewrite_problems(
+                                                 task.instruction, " ".join(d.instruction.split()))) or None)
+            except RejectedOutputError as exc:  # a rewrite that lost or added a value (recorded as rejected)
+                rewrite = " ".join(exc.output.instruction.split())
+                self.rejected.append((f"{env_id}/{task.task_id}", rewrite, str(exc)))
+                feedback.append(f"Your rewrite {rewrite!r} was rejected: {exc}. Keep every value exactly as written.")
+                continue
             except LLMOutputError as exc:  # the model's answer: ask again with the reason
                 self.rejected.append((f"{env_id}/{task.task_id}", "", str(exc)))
                 feedback.append(f"Your answer could not be used: {exc}")

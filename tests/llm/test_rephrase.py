@@ -27,7 +27,7 @@ class ScriptedModel:
         self.settings = SimpleNamespace(model="scripted-1")
         self.calls: list[dict] = []
 
-    def complete(self, stage, messages, output, schema_name, tags, on_record=None):
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None):
         instruction = json.loads(re.search(r"<task>\n(.*?)\n</task>", messages[1]["content"], re.S).group(1))[
             "instruction"]
         self.calls.append({"stage": stage, "schema": schema_name, "prompt": messages[1]["content"], "tags": tags})
@@ -122,6 +122,11 @@ def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_va
     spoiled = [r for r in calls if r["faults"] == ["dropped_value"]]
     assert len(spoiled) == 1 and len(calls) == len(phrased) + 1  # the spoiled rewrite, asked for once more
     assert sum(r["task_id"] == spoiled[0]["task_id"] for r in calls) == 2
+    from awm.llm.ledger import Ledger
+
+    outcomes = [r.outcome for r in Ledger(tmp_path / "home" / "llm" / "ledger.sqlite").records(stage="phrasing")]
+    assert outcomes.count("rejected") == 1 and outcomes.count("ok") == len(phrased)  # the lost value, recorded
+    ledger = Ledger(tmp_path / "home" / "llm" / "ledger.sqlite")
 
     again = ArtifactStore(tmp_path / "again")  # another corpus, the same model-call cache (AWM_HOME)
     outcomes = build_environment(again, "dental_clinic", 0, backend=get_backend("offline"))
@@ -129,6 +134,8 @@ def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_va
     assert [t.instruction for t in again.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks] == \
         [t.instruction for t in phrased]
     assert len([r for r in serve.requests() if r["stage"] == "phrasing"]) == len(calls)  # all from the cache
+    replayed = [r for r in ledger.records(stage="phrasing") if r.cache_hit]
+    assert [r.outcome for r in replayed].count("rejected") == 1 and len(replayed) == len(calls)
 
 
 class FailingModel(ScriptedModel):
@@ -138,11 +145,11 @@ class FailingModel(ScriptedModel):
         super().__init__(*rewrites)
         self.errors = list(errors)
 
-    def complete(self, stage, messages, output, schema_name, tags, on_record=None):
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None):
         if self.errors:
             self.calls.append({"stage": stage, "prompt": messages[1]["content"], "tags": tags})
             raise self.errors.pop(0)
-        return super().complete(stage, messages, output, schema_name, tags, on_record)
+        return super().complete(stage, messages, output, schema_name, tags, on_record, check)
 
 
 def test_an_endpoint_error_keeps_the_builders_wording_of_every_task_and_says_why():
