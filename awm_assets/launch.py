@@ -194,19 +194,19 @@ def _progress_line(lines: list[str], total: int, started: float, first_seen: dic
     all steps so far: stages differ tenfold in cost (the proofs of the last one dominate), so one average pace
     over every step would promise seconds while the slowest stage still has minutes to run. `first_seen`
     (kept by the caller between lines) records when each stage's first step was seen."""
-    per_stage = {stage: 0 for stage in STAGE_ORDER}
-    failed = set()
+    seen: dict[str, dict[str, str]] = {stage: {} for stage in STAGE_ORDER}  # stage -> env -> its latest status
+    current = STAGE_ORDER[0]
     for line in lines:
         stage, env_id, status = (line.split() + ["", "", ""])[:3]
-        if stage in per_stage:
-            per_stage[stage] += 1
-        if status == "failed":
-            failed.add(env_id)
+        if stage in seen:
+            seen[stage][env_id] = status
+            current = stage  # the stage reported last is the one running (a retry reports its stage again)
+    per_stage = {stage: len(envs) for stage, envs in seen.items()}  # environments, not reports: retries count once
+    failed = {env_id for envs in seen.values() for env_id, status in envs.items() if status == "failed"}
     steps = sum(per_stage.values())
     done = per_stage[LAST_STAGE]
     width = 30
     filled = int(width * steps / (total * len(STAGE_ORDER))) if total else width
-    current = next((s for s in STAGE_ORDER if per_stage[s] < total), LAST_STAGE)
     now = time.monotonic() if now is None else now
     elapsed = now - started
     first_seen = {} if first_seen is None else first_seen

@@ -89,3 +89,15 @@ def test_a_terminated_launcher_stops_its_workers_and_leaves_no_progress_file(tmp
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not list(home.glob(".progress-*"))
+
+
+def test_progress_during_a_retry_names_the_stage_being_retried_and_counts_each_environment_once():
+    from awm_assets.launch import STAGE_ORDER, _progress_line
+
+    first, second = STAGE_ORDER[0], STAGE_ORDER[1]
+    lines = [f"{first} a__00 built", f"{first} a__01 built", f"{second} a__00 failed", f"{second} a__01 built",
+             f"{second} a__00 failed"]  # the retry of a__00 reports the same stage again
+    line = _progress_line(lines, 2, started=0.0, now=10.0)
+    assert f"stage {second} 2/2" in line and "1 failed" in line and "0/2 environments done" in line
+    line = _progress_line(lines + [f"{second} a__00 built"], 2, started=0.0, now=11.0)
+    assert "failed" not in line  # its retry succeeded
