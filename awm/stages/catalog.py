@@ -1,7 +1,8 @@
 """The catalog: publish the tasks that passed verification, list what did not, chart the corpus.
 
 An environment ends in one of three states:
-  published    every stage succeeded and at least `min_tasks` of its tasks passed every proof
+  published    every stage succeeded and at least `min_tasks` of its tasks passed every proof (all of them when
+               it was built with fewer tasks, AWM_TASKS_PER_ENV below min_tasks)
                (awm/stages/verification_reports.py); its passing tasks go into catalog.jsonl
   quarantined  every stage succeeded but some tasks failed a proof (those tasks are left out), or fewer
                than `min_tasks` passed (the whole environment is left out)
@@ -126,10 +127,11 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
     status = EnvStatus(env_id, domain, "published", tasks=len(tasks.tasks), published_tasks=len(passed),
                        tables=tables, tools=len(toolset.tools), api_style=style)
     failing_checks = Counter(t.failure_check() for t in report.tasks if not t.publishable)
-    if len(passed) < min_tasks:
+    needed = min(min_tasks, len(tasks.tasks))  # an environment built with fewer tasks must pass them all
+    if len(passed) < needed:
         status.status, status.stage = "quarantined", "verification_reports"
         status.check = failing_checks.most_common(1)[0][0] if failing_checks else "min_passing_tasks"
-        status.reason = (f"only {len(passed)} of {len(tasks.tasks)} tasks passed verification (minimum {min_tasks})"
+        status.reason = (f"only {len(passed)} of {len(tasks.tasks)} tasks passed verification (minimum {needed})"
                          + (f": {_quarantine_reason(report)}" if failing_checks else ""))[:1000]
         status.published_tasks = 0
         return status, []

@@ -101,3 +101,4 @@ def test_progress_during_a_retry_names_the_stage_being_retried_and_counts_each_e
     assert f"stage {second} 2/2" in line and "1 failed" in line and "0/2 environments done" in line
     line = _progress_line(lines + [f"{second} a__00 built"], 2, started=0.0, now=11.0)
     assert "failed" not in line  # its retry succeeded
+
