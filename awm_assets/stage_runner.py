@@ -8,9 +8,11 @@ new attempt's prompt carries the environment's earlier errors (the attempt log, 
 Only failures of the output ask for a retry: an endpoint failure (refused request, 5xx, timeout, no
 connection) was already retried by the LLM client, so a step whose failures are all of that kind is not
 retried by Dagster (the requests would multiply) and its message says what to change.
-After the last attempt the failed environments stay failed with their reason; if no environment of
-the step succeeded, the step fails with the reasons. Model-backed steps build environments
-concurrently (the generator's llm.concurrency) and report calls, cache hits, tokens and cost.
+After the last attempt the failed environments stay failed with their reason; a partition where every
+environment failed is still materialized (its metadata says why, its yield check is an ERROR), so a failed
+domain never stops a run's others and its checks run; only a platform fault fails the step. Model-backed
+steps build environments concurrently (the generator's llm.concurrency) and report calls, cache hits,
+tokens and cost.
 """
 
 from __future__ import annotations
@@ -120,13 +122,11 @@ def run_stage(
             context.log.warning(message)
             raise dg.RetryRequested(max_retries=MAX_ATTEMPTS - 1, seconds_to_wait=wait) from StageRetry(message)
     seconds = time.perf_counter() - started
-    if failed and not generator.deterministic and not any(o.ok for o in outcomes):
-        raise dg.Failure(
-            description=f"{stage}: every environment failed after {attempt} attempt(s), nothing was published: "
-                        f"{listing}",
-            metadata={"environments_table": dg.MetadataValue.md(_status_table(outcomes)),
-                      "attempt_errors": dg.MetadataValue.md(attempt_errors(store, stage, failed))},
-            allow_retries=False)
+    if failed and not any(o.ok for o in outcomes):
+        # Still materialized, as any partition with failures: its metadata says why and its yield check is an
+        # ERROR; failing the step would hide both (and a run of many domains must go on for the others).
+        context.log.error(f"{stage}: every environment failed (attempt {attempt}), nothing was built: "
+                          f"{'; '.join(f'{o.env_id}: {o.error}' for o in failed[:10])}")
     # Each domain partition's materialization describes that domain alone; the step's totals go to the run.
     by_domain: dict[str, list[StageOutcome]] = {domain: [] for domain in domains}
     for outcome in outcomes:
