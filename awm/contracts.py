@@ -382,16 +382,36 @@ class Footprint(Contract):
     own tool calls alike, row by row (never a blanket allowance). Keys are primary-key values as text.
 
     An episode's changes are accounted for when every updated row and column (ending with the reference's
-    value), every deleted row, and every inserted row (matched on its columns that point at other rows) is
-    one of these."""
+    value), every deleted row, and every inserted row is one of these. An inserted row is compared whole with
+    one row the reference inserted, both in their final state (a row created and then cancelled is not the
+    row asked for): on every column `inserted` lists but the primary key (the key the reference got, kept
+    only to tie the rows that point at it; a column pointing at a row the episode inserted is compared
+    through the reference row that row matched); texts after normalising whitespace, case and final
+    punctuation, numbers to the cent. The open columns of a row (`open`) are left out of it and need any
+    non-empty text. A footprint written before whole rows were recorded lists only an inserted row's
+    columns that point at other rows, and is compared on those alone."""
 
     updated: dict[str, dict[str, list[str]]] = Field(default_factory=dict, description="table -> key -> columns")
     values: dict[str, dict[str, dict[str, Any]]] = Field(
         default_factory=dict, description="table -> key -> column -> the value the reference leaves there: an "
         "updated column must end with it (numbers to the cent), so a side effect cannot be set to anything else")
     deleted: dict[str, list[str]] = Field(default_factory=dict, description="table -> keys")
-    inserted: dict[str, list[dict[str, Any]]] = Field(default_factory=dict,
-                                                      description="table -> anchor values of each new row")
+    inserted: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="table -> each row the reference inserts, in its final state: column -> "
+        "value, every column but the open ones")
+    open: dict[str, list[list[str]]] = Field(
+        default_factory=dict, description="table -> per inserted row (in the order of `inserted`), the free-text "
+        "columns the request leaves open: TEXT without an enum, not pointing at a row, prose (not a date, time or "
+        "number), neither stated by the instruction nor a value of the initial database (awm.runtime.outcome."
+        "open_columns); an episode's row must hold a non-empty text there")
+
+    @model_validator(mode="after")
+    def _open_rows_are_inserted(self) -> Footprint:
+        for table, rows in self.open.items():
+            if len(rows) > len(self.inserted.get(table, [])):
+                raise ValueError(f"footprint: {len(rows)} rows of open columns for table {table}, which has "
+                                 f"{len(self.inserted.get(table, []))} inserted rows")
+        return self
 
 
 class Verifier(Contract):
@@ -411,7 +431,8 @@ class VerifierSet(Contract):
 
 MUTANT_CLASSES = ("wrong_row", "half_change", "wrong_answer", "collateral_write", "hedged_answer", "dumped_answer",
                   "echoed_instruction", "detail_changed", "text_negated", "negated_answer", "unlisted_hedge",
-                  "cross_kind_hedge", "blind_answer", "malformed_submission")
+                  "cross_kind_hedge", "blind_answer", "malformed_submission", "created_then_broken", "extra_transition",
+                  "unrequested_field")
 ACCEPTANCE_CLASSES = ("extra_reads", "skipped_lookups", "corrected_write", "reordered_steps", "equivalent_answer",
                       "natural_answer", "typed_answer")
 

@@ -19,6 +19,15 @@ Only its write calls are replayed: a read changes nothing, so the final state is
   detail_changed / text_negated  the reference with one detail the instruction states (a reason, an author,
                a kind, an amount, a quoted text) changed, or its quoted text negated ("NOT ..."); a detail inside
                an object argument (contact.email) is changed in place, by its path.
+  created_then_broken  the reference, then one more successful write that ends, voids or undoes a row the
+               task created: a tool named for it (cancel, void, suspend, revoke, deactivate, ...) taking the
+               new row's id (the key the reference's own replay gave it);
+  extra_transition   the reference, then any other successful write through a tool taking a created row's
+               id: a status moved on (confirm, approve, complete), a field updated, a child row added;
+  unrequested_field  a create call of the reference with an optional argument the instruction does not state
+               set to another value the tool accepts: a date or time moved (a year back, then a week on),
+               another enum member, a number one more, a flag flipped, a text that is not open amended (the
+               columns the request leaves open, awm.runtime.outcome.open_columns, take any text).
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
 
 Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
@@ -39,6 +48,7 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 
 from awm.builder.intents.base import long_date
@@ -47,6 +57,14 @@ from awm.quality.tools import smoke_arguments
 
 MAX_WRONG_ROW = 1  # one wrong row per task: each more costs a full replay
 MAX_DETAILS = 3  # stated details changed per task
+MAX_UNREQUESTED = 4  # optional arguments set without being asked, per task
+MAX_CREATED_WRITES = 8  # write tools tried on a created row, per task and class
+# A tool whose name says it ends, voids or undoes a row: on a row the task created, the row is broken.
+_BREAKING = re.compile(r"(^|_)(cancel|void|suspend|revoke|terminate|deactivate|disable|close|reject|decline|withdraw|"
+                       r"delete|remove|archive|expire|dismiss|block|freeze|discontinue|abandon|retire|lapse|"
+                       r"end|stop|pause|hold|refund|reverse|write_off|unenroll|unregister|unpublish|deny|"
+                       r"mark_lost|default|fail|no_show|unsubscribe|release|drop)s?($|_)")
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(.*)")
 COLLATERAL_ROWS = 8  # rows tried per write tool for a collateral write (the first one its rules accept counts)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])-?\d+(?:[.,]\d+)*")
 
@@ -292,7 +310,8 @@ class Mutator:
         """Collateral writes, changed details and the acceptance variants that replay a trajectory."""
         touched = touched_rows(footprint)
         return (self.shortcuts.collateral(task, touched, self.foreign.get(task.task_id, []))
-                + self.shortcuts.details(task) + self.shortcuts.acceptance(task, touched))
+                + self.shortcuts.details(task) + self.shortcuts.created(task, footprint)
+                + self.shortcuts.unrequested(task, footprint) + self.shortcuts.acceptance(task, touched))
 
 
 def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
@@ -373,6 +392,46 @@ def _other_value(value: object, schema: dict) -> object | None:
     if isinstance(value, float):
         return round(value * 1.1 + 1, 2)
     return None
+
+
+def _moved_date(value: str, days: int) -> str | None:
+    """An ISO date or timestamp moved by `days`, in the same form (None if it is not one)."""
+    match = _DATE.fullmatch(value)
+    if match is None:
+        return None
+    try:
+        moved = date(int(match.group(1)), int(match.group(2)), int(match.group(3))) + timedelta(days=days)
+    except ValueError:
+        return None
+    return moved.isoformat() + match.group(4)
+
+
+def _unrequested_values(value: object, schema: dict, name: str) -> list[object]:
+    """Other values an optional argument could be given (the reference's row holds `value` in its column): a
+    date a year back and a week on, other enum members, a number one more or less, a flag flipped, a text
+    amended. None of them is what the reference leaves."""
+    kind = schema.get("type")
+    if schema.get("enum"):
+        return [e for e in schema["enum"] if e != value][:3]
+    if kind == "boolean" or isinstance(value, bool):
+        return [not bool(value)]
+    if kind in ("integer", "number"):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            step = 1 if kind == "integer" else 1.5
+            return [value + step, value - step]
+        low = schema.get("minimum", 1)
+        return [int(low) + 1 if kind == "integer" else float(low) + 1.5]
+    if kind != "string":
+        return []
+    dated = schema.get("format") in ("date", "date-time") or re.search(r"(_at|_on|_date|date|_time|_from|_until)$", name)
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        return [v for v in (_moved_date(value, -365), _moved_date(value, 7)) if v is not None]
+    if value is None and dated:
+        stamp = "2024-01-01" if schema.get("format") == "date" or name.endswith(("_on", "_date")) else "2024-01-01T09:00:00"
+        return [stamp]
+    if dated:
+        return []  # a time of day or another form of date: not moved
+    return [f"{value} (amended)" if isinstance(value, str) and value else "Added without being asked"]
 
 
 def _format_number(match: re.Match) -> str:
@@ -502,6 +561,103 @@ class ShortcutMutator:
                     calls[i] = ToolCall(tool=call.tool, arguments=_with_leaf(call.arguments, path, other))
                     mutations.append(Mutation(kind, f"{call.tool} {name}={other!r} where the instruction states "
                                               f"{value!r}", calls, task.reference_answer, must_succeed=[i]))
+        return mutations
+
+    def _created_keys(self, footprint: dict) -> list[tuple[str, int]]:
+        """(table, key) of each row the reference inserts, as its replay numbered it."""
+        found = []
+        for table, rows in footprint.get("inserted", {}).items():
+            try:
+                pk = self.spec.table(table).primary_key
+            except KeyError:
+                continue
+            found += [(table, row[pk]) for row in rows if _is_id(pk, row.get(pk))]
+        return found
+
+    def _acting_on(self, tool: str) -> tuple[str, str] | None:
+        """(argument, table) of the row a write tool acts on: its first id argument, required."""
+        schema = self.schemas.get(tool, {})
+        required = set(schema.get("required", []))
+        for name, prop in schema.get("properties", {}).items():
+            if (name == "id" or name.endswith("_id")) and isinstance(prop, dict) and prop.get("type") == "integer":
+                table = _id_table(name, self.spec, self.param_tables)
+                return (name, table) if name in required and table is not None else None
+        return None
+
+    def created(self, task: Task, footprint: dict) -> list[Mutation]:
+        """The reference, then a write on a row it created: created_then_broken (a tool named for ending or
+        voiding it) and extra_transition (any other write tool taking the row's id), each tool once (the
+        first of the created rows where the call succeeds and changes the state)."""
+        reference = list(task.reference_solution)
+        keys = self._created_keys(footprint)
+        mutations: list[Mutation] = []
+        counts: dict[str, int] = {}
+        for tool in sorted(self.writes):
+            acting = self._acting_on(tool)
+            if acting is None:
+                continue
+            name, table = acting
+            rows = [key for t, key in keys if t == table]
+            if not rows:
+                continue
+            kind = "created_then_broken" if _BREAKING.search(tool) else "extra_transition"
+            if counts.get(kind, 0) >= MAX_CREATED_WRITES:
+                continue
+            counts[kind] = counts.get(kind, 0) + 1
+            example = self.examples.get(tool) or ToolCall(tool=tool, arguments=smoke_arguments(self.schemas[tool]))
+            for key in rows:
+                call = ToolCall(tool=tool, arguments={**example.arguments, name: key})
+                shown = json.dumps(call.arguments, sort_keys=True)[:160]
+                mutations.append(Mutation(kind, f"the reference, then {tool}({shown}) on the {table} row the task "
+                                          "created", reference + [call], task.reference_answer,
+                                          must_succeed=[len(reference)], group=tool))
+        return mutations
+
+    def _inserted_value(self, footprint: dict, column: str) -> tuple[bool, object]:
+        """(found, value): the value a row the reference inserted holds in `column` (found False when no
+        inserted row has the column, or it is one the request leaves open)."""
+        for table, rows in footprint.get("inserted", {}).items():
+            for row in rows:
+                if column in row:
+                    try:
+                        self.spec.table(table).column(column)
+                    except KeyError:
+                        continue
+                    return True, row[column]
+        return False, None
+
+    def unrequested(self, task: Task, footprint: dict) -> list[Mutation]:
+        """A create call of the reference with an optional argument the instruction does not state set to other
+        values the tool accepts (alternatives of one probe: the first the tool takes counts)."""
+        reference = list(task.reference_solution)
+        mutations: list[Mutation] = []
+        probes = 0
+        for i, call in enumerate(reference):
+            if call.tool not in self.writes or probes >= MAX_UNREQUESTED:
+                continue
+            schema = self.schemas.get(call.tool, {})
+            required = set(schema.get("required", []))
+            for name, prop in schema.get("properties", {}).items():
+                if name in required or not isinstance(prop, dict) or prop.get("type") == "object":
+                    continue
+                given = name in call.arguments
+                if name == "id" or name.endswith("_id") or (given and _stated(call.arguments[name], task.instruction)):
+                    continue
+                found, value = self._inserted_value(footprint, name)
+                if not found:
+                    continue  # not a column of a row the reference creates (or one the request leaves open)
+                others = _unrequested_values(value, prop, name)
+                if not others:
+                    continue
+                probes += 1
+                for other in others:
+                    calls = list(reference)
+                    calls[i] = ToolCall(tool=call.tool, arguments={**call.arguments, name: other})
+                    mutations.append(Mutation("unrequested_field", f"{call.tool} {name}={other!r}, which the "
+                                              f"instruction does not ask for (the reference leaves {value!r})", calls,
+                                              task.reference_answer, must_succeed=[i], group=f"{i}:{name}"))
+                if probes >= MAX_UNREQUESTED:
+                    break
         return mutations
 
     def acceptance(self, task: Task, touched: set) -> list[Mutation]:

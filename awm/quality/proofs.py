@@ -15,6 +15,9 @@ from awm.quality.mutations import Mutation, Mutator
 from awm.runtime.environment import Environment
 from awm.runtime.tools import is_error
 
+# Mutants that are no mutants when they end in the reference's own final state (a tool that ignores the
+# optional argument set, a write that leaves the created row as it was).
+SAME_STATE_SKIPPED = ("created_then_broken", "extra_transition", "unrequested_field")
 # What a verdict says when a verifier tried to write through its read-only handle.
 _WRITE_REFUSED = re.compile(r"readonly database|read-only|not authorized", re.IGNORECASE)
 
@@ -113,6 +116,7 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         # collateral write is the reference plus one call: judged from its final state, then undone).
         shared = [_shared_prefix(task.reference_solution, m.calls) for m in replayed]
         branches: list = []
+        states: list = []
         if replayed:
             branched = env.send_trajectory(_calls(task.reference_solution), task.task_id, footprint=footprint,
                                            branches=[(n, _calls(m.calls[n:]), m.answer,
@@ -120,15 +124,17 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
                                                       f"{m.kind}:{m.group}" if m.group else None)
                                                      for n, m in zip(shared, replayed)])
             branched.result()
-            branches = branched.branches
+            branches, states = branched.branches, branched.states
         judged = list(zip(at_end + midway, answered))
         changed = first["diff"]["changed"]
         done: set[tuple[str, str]] = set()  # (kind, group) of the probes that already counted
-        for mutation, n, (outcome, verdict) in zip(replayed, shared, branches):
+        for mutation, n, (outcome, verdict), state in zip(replayed, shared, branches, states):
             if mutation.group is not None and (mutation.kind, mutation.group) in done:
                 continue
             if verdict is None or any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
                 continue  # the write it is about was refused: not the trajectory it claims to be
+            if mutation.kind in SAME_STATE_SKIPPED and state == reference.state:
+                continue  # the tool took the call and ended where the reference ends: not a wrong final state
             if mutation.kind == "collateral_write":
                 if verdict["diff"]["changed"] <= changed:
                     continue  # the extra write changed nothing (the row already held those values)

@@ -188,10 +188,12 @@ class Environment:
         are the task's reference solution, whose changes become the footprint: `PendingTrajectory.footprint`).
         Each (n, other_calls, answer) of `branches` is another trajectory that shares the first n calls: from
         that state, its own calls, its verdict, then undone (`PendingTrajectory.branches`: results and
-        verdict per branch); a fourth item lists the other calls that must succeed, else the branch gets no
-        verdict (None), which saves judging a trajectory that is not the one it was meant to be; a fifth,
-        a group name, judges only the first branch of the group that changes something. Send several before waiting on any: they share one wait and spread over the
-        workers."""
+        verdict per branch; `changed`: whether its calls changed that state; `states`: fingerprints of the
+        branches' final states, comparable with `state`, the trajectory's own once judged); a fourth
+        item lists the other calls that must succeed, else the branch gets no verdict (None), which saves
+        judging a trajectory that is not the one it was meant to be; a fifth, a group name, judges only the
+        first branch of the group that changes something. Send several before waiting on any: they share
+        one wait and spread over the workers."""
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
@@ -226,7 +228,8 @@ class Environment:
                 footprint = self.footprint(task.task_id)
             verifier = self.verifier_program(task.task_id)
             name = f"{self.env_id}/{task.task_id}"
-            future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint, forks)
+            future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint, forks,
+                                      task.instruction if footprint == "reference" else None)
         else:
             future = self.pool.replay(self._env_key(), sent)
         return PendingTrajectory(task, problems, future, fork_problems)
@@ -278,6 +281,9 @@ class PendingTrajectory:
         self._branch_problems = branch_problems
         self.footprint: dict | None = None
         self.branches: list[tuple[list[Any], dict | None]] = []
+        self.changed: list[bool] = []  # per branch: whether its calls changed the state it began from
+        self.states: list[str | None] = []  # per branch: a fingerprint of its final state (None: not judged)
+        self.state: str | None = None  # the fingerprint of the trajectory's final state, when it was judged
 
     def result(self) -> tuple[list[Any], list[dict]]:
         outcome = self._future.result()
@@ -290,6 +296,11 @@ class PendingTrajectory:
             else (_merged(problems, branch["results"]),
                   _with_partial(self._task, branch["verdict"]) if branch["verdict"] is not None else None)
             for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
+        self.changed = [problems is not None and bool(branch.get("changed"))
+                        for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
+        self.states = [branch.get("state") if problems is not None else None
+                       for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
+        self.state = outcome.get("state")
         return results, verdicts
 
 

@@ -791,13 +791,13 @@ class WorkerPool:
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
                name: str = "", judgements: list[tuple[int, str | None]] = (), footprint: dict | str | None = None,
-               branches: list[tuple] = (),
+               branches: list[tuple] = (), instruction: str | None = None,
                loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
         state; with `verifier` ((key, program) as `compiled_program` gives it), a verdict per (after, answer)
         judgement on the state once `after` of the calls were made, each also failing any change `footprint`
         does not list ("reference": these calls are the task's reference solution, and what they change is
-        the footprint). Each (after, calls, answer) of `branches` runs those calls from the state once `after`
+        the footprint, its inserted rows' open columns found from the task's `instruction`). Each (after, calls, answer) of `branches` runs those calls from the state once `after`
         calls were made, is judged (unless a call of its optional fourth item, indices of calls that must
         succeed, failed, or a branch with the same optional fifth item, a group name, already changed
         something and was judged: then its verdict is None), and is undone. Resolves to {"results": [...], "verdicts": [...],
@@ -809,7 +809,7 @@ class WorkerPool:
         if verifier is not None and (judgements or branches or footprint == "reference"):
             key, program = verifier
             message["judge"] = {"key": key, "program": program, "name": name, "seconds": self.verify_seconds,
-                                "footprint": footprint,
+                                "footprint": footprint, "instruction": instruction,
                                 "judgements": [[int(after), answer] for after, answer in judgements],
                                 "branches": [[int(after), [[t, a] for t, a in more], answer, *rest]
                                              for after, more, answer, *rest in branches]}

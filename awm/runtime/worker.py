@@ -16,12 +16,14 @@ then send `{"op": "recycle"}`, on which the worker exits without reading another
     judge     {episode | env + final_image, key, program, name, answer, footprint, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
                                                  with judge {key, program, name, judgements, branches?,
-                                                 footprint, seconds}, a verdict per [after, answer], and
+                                                 footprint, instruction?, seconds}, a verdict per [after, answer], and
                                                  per branch [after, calls, answer, require?, group?]
-                                                 its results and verdict (null when a call of `require`
+                                                 its results, verdict (null when a call of `require`
                                                  failed, or another branch of its group already changed
-                                                 something and was judged):
-                                                 {results, verdicts, branches, footprint}
+                                                 something and was judged), whether it changed the
+                                                 state it began from, and a fingerprint of its final
+                                                 state (`state`, as the trajectory's own when judged):
+                                                 {results, verdicts, branches, footprint, state}
 
 A verdict is the verifier's, joined with the outcome (awm/runtime/outcome.py): the rows that differ
 from the initial state, each accounted for by the task's footprint or failing the verdict. A replay whose
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import _strptime
 import base64
+import hashlib
 import json
 import marshal
 import os
@@ -300,6 +303,8 @@ class WorkerState:
             verdicts: list[dict | None] = [None] * len(judgements)
             changes: list[list[dict] | None] = [None] * len(judgements)
             forked: list[tuple[list[str], dict | None, list[dict]] | None] = [None] * len(branches)
+            changed = [False] * len(branches)  # per branch: its final state differs from where it began
+            final: list[dict] | None = None  # the diff of the trajectory's final state, where it was made
             groups_done: set[str] = set()
             results = []
             for made in range(len(calls) + 1):
@@ -312,6 +317,8 @@ class WorkerState:
                             verdicts[i] = run_verifier(fn, loaded.initial, view, judgements[i][1], judge["seconds"],
                                                        memory)
                             changes[i] = state
+                        if made == len(calls):
+                            final = state
                     finally:
                         handle._restore()
                 base = None  # the diff of the state the branches start from, made once for all of them
@@ -326,7 +333,8 @@ class WorkerState:
                         base = loaded.changes(handle._conn, handle._written)
                     forked[i] = self._branch(loaded, handle, fn, more, answer, require, base, judge["seconds"],
                                              seconds, memory)
-                    if group is not None and forked[i][1] is not None and forked[i][2] != base:
+                    changed[i] = forked[i][1] is not None and _ordered(forked[i][2]) != _ordered(base)
+                    if group is not None and changed[i]:
                         groups_done.add(group)  # judged, and it changed something
                 if made < len(calls):
                     tool, arguments = calls[made]
@@ -335,15 +343,19 @@ class WorkerState:
             if judge is not None:
                 footprint = judge.get("footprint")
                 if footprint == "reference":  # this trajectory is the task's reference solution
-                    footprint = outcome.footprint_of(loaded.layout, loaded.changes(handle._conn, handle._written))
+                    if final is None:
+                        final = loaded.changes(handle._conn, handle._written)
+                    footprint = outcome.footprint_of(loaded.layout, final, loaded.template, judge.get("instruction"))
                 elif not isinstance(footprint, dict):
                     raise ValueError("a judged replay needs a footprint: a dict, or 'reference'")
                 verdicts = [loaded.account(v, c, footprint) for v, c in zip(verdicts, changes)]
             branched = ",".join(f'{{"results":[{",".join(r)}],"verdict":'
-                                f'{json.dumps(loaded.account(v, c, footprint) if v is not None else None)}}}'
-                                for r, v, c in forked)
+                                f'{json.dumps(loaded.account(v, c, footprint) if v is not None else None)},'
+                                f'"changed":{json.dumps(moved)},"state":{json.dumps(_digest(c) if v else None)}}}'
+                                for (r, v, c), moved in zip(forked, changed))
             return RawJSON(f'{{"results":[{",".join(results)}],"verdicts":{json.dumps(verdicts)},'
-                           f'"branches":[{branched}],"footprint":{json.dumps(footprint)}}}')
+                           f'"branches":[{branched}],"footprint":{json.dumps(footprint)},'
+                           f'"state":{json.dumps(_digest(final) if final is not None else None)}}}')
         finally:
             handle._close()
 
@@ -487,6 +499,16 @@ _OPS = {"load", "unload", "open", "call", "judge", "replay", "snapshot", "close"
 def _code(program: str) -> CodeType:
     """A module the parent checked against the sandbox policy and compiled (marshalled, base64)."""
     return marshal.loads(base64.b64decode(program))
+
+
+def _ordered(changes: list[dict]) -> list[dict]:
+    """A diff in one order, whichever tables were compared again."""
+    return sorted(changes, key=lambda c: (c["table"], str(c["key"]), c["op"]))
+
+
+def _digest(changes: list[dict]) -> str:
+    """A fingerprint of a state: of its diff from the initial state (two trajectories that end alike share it)."""
+    return hashlib.sha256(json.dumps(_ordered(changes), sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
 def _trim_heap() -> None:

@@ -57,13 +57,13 @@ def test_a_schema_change_compares_every_table_and_reports_the_new_one(tmp_path):
     assert summary["unexpected"] == 1 and unexpected == ["unexpected change: table stash: create table"]
 
 
-def test_a_footprint_accounts_for_rows_columns_and_anchored_inserts(tmp_path):
+def test_a_footprint_accounts_for_rows_columns_and_whole_inserted_rows(tmp_path):
     base, layout, handle = episode(tmp_path)
     handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 1")
     handle.execute("INSERT INTO notes (order_id, body) VALUES (1, 'called')")
     footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
     assert footprint == {"updated": {"orders": {"1": ["status"]}}, "values": {"orders": {"1": {"status": "cancelled"}}},
-                         "deleted": {}, "inserted": {"notes": [{"order_id": 1}]}}
+                         "deleted": {}, "inserted": {"notes": [{"id": 1, "order_id": 1, "body": "called"}]}, "open": {}}
     # the same changes, plus a note on another order and another order cancelled
     handle.execute("INSERT INTO notes (order_id, body) VALUES (2, 'called')")
     handle.execute("UPDATE orders SET status = 'cancelled' WHERE id = 2")
