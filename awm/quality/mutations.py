@@ -27,7 +27,8 @@ Only its write calls are replayed: a read changes nothing, so the final state is
   unrequested_field  a create call of the reference with an optional argument the instruction does not state
                set to another value the tool accepts: a date or time moved (a year back, then a week on),
                another enum member, a number one more, a flag flipped, a text that is not open amended (the
-               columns the request leaves open, awm.runtime.outcome.open_columns, take any text).
+               columns the request leaves open, awm.runtime.outcome.open_columns, take any text), a row the
+               request never mentions linked (an optional id left out by the reference, given).
 A verifier that judges a mutant complete lets a wrong agent collect the reward.
 
 Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
@@ -641,12 +642,17 @@ class ShortcutMutator:
                 if name in required or not isinstance(prop, dict) or prop.get("type") == "object":
                     continue
                 given = name in call.arguments
-                if name == "id" or name.endswith("_id") or (given and _stated(call.arguments[name], task.instruction)):
-                    continue
+                is_id = name == "id" or name.endswith("_id")
+                if (given and is_id) or (given and _stated(call.arguments[name], task.instruction)):
+                    continue  # an id the reference passes is the row the request names (wrong_row moves it)
                 found, value = self._inserted_value(footprint, name)
                 if not found:
                     continue  # not a column of a row the reference creates (or one the request leaves open)
-                others = _unrequested_values(value, prop, name)
+                if is_id:  # a row the request never mentions linked (a staff member assigned unasked)
+                    table = _id_table(name, self.spec, self.param_tables)
+                    others = [k for k in self.rows.keys(table) if k != value][:2] if table else []
+                else:
+                    others = _unrequested_values(value, prop, name)
                 if not others:
                     continue
                 probes += 1

@@ -8,11 +8,14 @@ For every task, through the runtime (reset, call, judge), on fresh copies of the
                 so a verifier that tries to write crashes, and says so);
   mutations     wrong final states and shortcuts (awm/quality/mutations.py) that must be rejected: the
                 wrong row, half a change, wrong, hedged, dumped and echoed answers, a collateral write
-                through every write tool, each stated detail changed, a quoted text negated;
+                through every write tool, each stated detail changed, a quoted text negated, a row the
+                task created broken or moved on afterwards, an optional field the request never
+                mentions set on a create;
   acceptance    valid alternatives that must pass: extra reads, skipped lookups, a wrong write undone,
                 independent parts reordered, equivalent answer forms.
 A verdict is the verifier's on the goals joined with the outcome: every row the trajectory changed must
-be in the task's footprint, what its reference solution changes (kept in verifiers.json).
+be in the task's footprint, what its reference solution changes (kept in verifiers.json; an inserted row
+whole, less the free-text columns the request leaves open).
 Everything is recorded per task in report.json; only tasks that pass every proof are published.
 """
 
