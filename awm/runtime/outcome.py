@@ -262,6 +262,18 @@ def _describe(change: dict, differences: list[tuple[str, Any, Any]] | None = Non
     return f"table {change['table']}: {change['op'].replace('_', ' ')}"
 
 
+@dataclass
+class _Matched:
+    """A column's value that points at a row the episode inserted, and the reference row that row matched."""
+
+    value: Any
+    table: str
+    reference_key: Any
+
+    def __repr__(self) -> str:
+        return f"{self.value!r} (the reference's {self.table} row {self.reference_key!r})"
+
+
 class _Inserts:
     """Matches the rows an episode inserted with the rows the reference inserted (the footprint's), each
     used once: table by table, the tables whose rows others point at first, so a column pointing at a row
@@ -300,12 +312,13 @@ class _Inserts:
         for column, value in expected.items():
             if info is not None and column == info.key:
                 continue  # the key the reference got: it only ties the rows that point at this one
-            actual = row.get(column)
+            actual = shown = row.get(column)
             parent = info.references.get(column) if info is not None else None
             if parent is not None and actual in self.matched.get(parent, {}):
                 actual = self.matched[parent][actual]  # a row the episode inserted: the reference row it is
+                shown = _Matched(row.get(column), parent, actual)
             if not _same_value(actual, value):
-                found.append((column, row.get(column), value))
+                found.append((column, shown, value))
         found += [(column, row.get(column), ANY_TEXT) for column in free if not _filled(row.get(column))]
         return found
 

@@ -91,3 +91,75 @@ def test_an_allowed_column_must_end_with_the_references_value(tmp_path):
     summary, unexpected = outcome.account(layout, outcome.diff(layout, base, handle._conn, handle._written), footprint)
     assert summary["unexpected"] == 1
     assert unexpected == ["unexpected change: orders row 1 updated (status 'open' -> 'refunded')"]
+
+
+def _account(layout, base, handle, footprint):
+    return outcome.account(layout, outcome.diff(layout, base, handle._conn, handle._written), footprint)
+
+
+def test_an_inserted_row_is_compared_whole_and_the_evidence_names_the_column(tmp_path):
+    base, layout, handle = episode(tmp_path)
+    handle.execute("INSERT INTO notes (order_id, body) VALUES (1, 'Called the customer')")
+    footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
+    handle.execute("UPDATE notes SET body = '  called THE customer. ' WHERE id = 1")  # the same text, normalised
+    assert _account(layout, base, handle, footprint)[0]["unexpected"] == 0
+    handle.execute("UPDATE notes SET body = 'Emailed the customer' WHERE id = 1")
+    summary, unexpected = _account(layout, base, handle, footprint)
+    assert unexpected == ["unexpected change: notes row 1 inserted: body 'Emailed the customer', "
+                          "expected 'Called the customer'"]
+
+
+def test_rows_pointing_at_rows_the_episode_inserted_are_compared_through_their_match(tmp_path):
+    """The reference orders for Ann then Bo, each with a note; the episode in the other order (other keys)."""
+    base, layout, handle = episode(tmp_path)
+    for customer, body in ((1, "for Ann"), (2, "for Bo")):
+        order = handle.execute("INSERT INTO orders (customer_id, status) VALUES (?, 'open')", [customer])["lastrowid"]
+        handle.execute("INSERT INTO notes (order_id, body) VALUES (?, ?)", [order, body])
+    footprint = outcome.footprint_of(layout, outcome.diff(layout, base, handle._conn, handle._written))
+    assert [n["order_id"] for n in footprint["inserted"]["notes"]] == [3, 4]
+
+    def other_order(notes, name):
+        (tmp_path / name).mkdir()
+        _, _, again = episode(tmp_path / name)
+        for customer, body in notes:
+            order = again.execute("INSERT INTO orders (customer_id, status) VALUES (?, 'open')", [customer])["lastrowid"]
+            again.execute("INSERT INTO notes (order_id, body) VALUES (?, ?)", [order, body])
+        return _account(layout, base, again, footprint)
+
+    assert other_order([(2, "for Bo"), (1, "for Ann")], "swapped")[0]["unexpected"] == 0
+    # each note on the other customer's order
+    summary, unexpected = other_order([(2, "for Ann"), (1, "for Bo")], "crossed")
+    assert summary["unexpected"] == 2
+    assert unexpected[0] == ("unexpected change: notes row 1 inserted: order_id 3 (the reference's orders row 4), "
+                             "expected 3")
+
+
+WORLD = """
+CREATE TABLE members (id INTEGER PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL,
+                      CONSTRAINT ck_members_tier_enum CHECK (tier IN ('basic', 'gold')));
+CREATE TABLE tickets (id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL REFERENCES members(id), code TEXT NOT NULL,
+                      subject TEXT NOT NULL, body TEXT, tier TEXT NOT NULL, opened_at TEXT NOT NULL, ref TEXT,
+                      amount REAL, CONSTRAINT ck_tickets_tier_enum CHECK (tier IN ('basic', 'gold')));
+INSERT INTO members VALUES (1, 'Ann Lee', 'gold');
+"""
+
+
+def test_open_columns_are_prose_the_request_does_not_state_and_the_world_does_not_hold(tmp_path):
+    path = tmp_path / "world.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(WORLD)
+    conn.commit()
+    conn.close()
+    base = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    layout = outcome.Layout.read(base)
+    assert layout.tables["tickets"].enums == {"tier"} and layout.tables["tickets"].references == {"member_id": "members"}
+    row = {"id": 1, "member_id": 1, "code": "TCK-801", "subject": "Broken locker", "body": "Please look at it soon",
+           "tier": "basic", "opened_at": "2025-06-01T09:00:00", "ref": "Ann Lee", "amount": 12.5}
+    instruction = "Open a ticket for Ann Lee about a 'broken locker' and tell the team what it is about."
+    # code: made up by the tool; body: made up by the reference. Not open: the key, the member (a row), the
+    # subject (stated), the tier (an enum), the timestamp (a date), ref (a value of the world), the amount
+    assert outcome.open_columns(layout.tables["tickets"], row, base, instruction) == ["code", "body"]
+    footprint = outcome.footprint_of(layout, [{"table": "tickets", "key": 1, "op": "insert",
+                                               "columns": {c: [None, v] for c, v in row.items()}}], base, instruction)
+    assert footprint["open"] == {"tickets": [["code", "body"]]}
+    assert "code" not in footprint["inserted"]["tickets"][0] and "body" not in footprint["inserted"]["tickets"][0]
