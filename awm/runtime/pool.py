@@ -17,7 +17,10 @@ there is rebuilt by replaying its logged calls on a fresh copy (tools are
 deterministic functions of the database), then the requests that were waiting
 are resent. Only the request that was running fails, as a `timeout` or
 `sandbox_crashed` tool error; every other episode carries on as if nothing
-happened.
+happened. If the successor cannot be started (too many open files, the memory
+of the machine), the worker is down: it takes no work, its episodes are rebuilt
+the same way on the other workers, the log says so and `stats()` counts it, and
+its restart is tried again with a growing delay until it comes back.
 
 Memory is bounded three ways: each episode's database has a size cap (in the
 worker); each episode's log of calls kept for those rebuilds has a cap (here: a
@@ -75,12 +78,19 @@ DEFAULT_EPISODE_LOG_MB = 8
 # Recycling a worker over its ceiling helps only if a fresh one, holding the same databases, would be
 # well below it; otherwise the worker is full (it takes no new episodes) rather than recycled in a loop.
 RECYCLE_BELOW = 0.75
+# Seconds between attempts to restart a worker whose successor failed to start (the last one repeats).
+RESTART_BACKOFF_SECONDS = (0.1, 0.5, 2.0, 5.0, 10.0, 30.0)
+LAST_WORKER_RETRIES = 3  # the last live worker tries this many more times before its episodes are lost
 
 AnyFuture = Future | asyncio.Future
 
 
 class SandboxError(AWMError):
     """The sandbox worker could not do what was asked (not a tool's error: those are results)."""
+
+
+class WorkerDown(SandboxError):
+    """The worker asked is down (its restart failed): the request was not placed; another worker may take it."""
 
 
 @dataclass(eq=False)
@@ -154,6 +164,12 @@ class _Worker:
         self.kills = 0
         self.recycles = 0
         self.full = False  # over its memory ceiling with the episodes it holds: it takes no new ones
+        self.down = False  # its process died and no successor could be started: it takes no work at all
+        self.restarting = False  # its process died and a successor is being started
+        self.failed_starts = 0
+        self._wake = threading.Event()  # set by close: a worker waiting to try a restart again stops waiting
+        self._evacuated = threading.Event()  # down, its episodes have moved to other workers
+        self._evacuated.set()
         self._recycling: dict | None = None  # the memory notice it is being recycled for
         self._last_was_rebuild = False  # the last answer was to a request rebuilding an episode
         self.proc: subprocess.Popen | None = None
@@ -176,6 +192,10 @@ class _Worker:
 
     def _spawn(self) -> None:
         """Start a worker process and wait for its greeting."""
+        self._install(*self._start_process())
+
+    def _start_process(self) -> tuple[subprocess.Popen, int, FrameReader]:
+        """A new worker process, greeted: (process, request pipe, answer reader). Touches no worker state."""
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
         limits = json.dumps(vars(self.pool.limits))
@@ -197,7 +217,10 @@ class _Worker:
         os.set_blocking(request_w, False)  # writes go through the outbox and never block a caller
         fcntl.fcntl(request_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
         fcntl.fcntl(answer_r, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
-        self.proc, self.write_fd, self.reader = proc, request_w, reader
+        return proc, request_w, reader
+
+    def _install(self, proc: subprocess.Popen, write_fd: int, reader: FrameReader) -> None:
+        self.proc, self.write_fd, self.reader = proc, write_fd, reader
         self.loaded = set()
         self._killed = None
         self._recycling = None
@@ -215,7 +238,7 @@ class _Worker:
                     os.close(fd)
                 except OSError:
                     pass
-        self.write_fd = -1
+        self.proc, self.reader, self.write_fd = None, None, -1
         self._outbox.clear()
 
     # writing (callers hold self.lock) ---------------------------------------------------
@@ -228,6 +251,9 @@ class _Worker:
         self._flush()
 
     def _flush(self) -> None:
+        if self.write_fd < 0:  # no process (being restarted): what is pending is resent to its successor
+            self._outbox.clear()
+            return
         while self._outbox:
             try:
                 written = os.write(self.write_fd, self._outbox)
@@ -263,17 +289,28 @@ class _Worker:
         with self.lock:
             if self._closing:
                 raise SandboxError("the sandbox pool is closed")
-            env_key = message.get("env") or (episode.env_key if episode else None)
-            if env_key is not None:
-                self._ensure_loaded(env_key)
-            self._send(_Request(self.pool.next_id(), message, future, limit, episode, logged=logged))
-        return future
+            moved = episode.worker if episode is not None and episode.worker is not self else None
+            moving = self.down and moved is None and episode is not None and not self._evacuated.is_set()
+            if self.down and moved is None and not moving:
+                raise WorkerDown(f"sandbox worker {self.index} is down")
+            if moved is None and not moving:
+                env_key = message.get("env") or (episode.env_key if episode else None)
+                if env_key is not None:
+                    self._ensure_loaded(env_key)
+                self._send(_Request(self.pool.next_id(), message, future, limit, episode, logged=logged))
+                return future
+        if moving:  # its episodes are being moved to other workers: this one's new place is known in a moment
+            self._evacuated.wait(ADMIN_OP_SECONDS)
+            if episode.worker is self:
+                raise WorkerDown(f"sandbox worker {self.index} is down and episode {episode.id} found no other")
+            moved = episode.worker
+        return moved.submit(message, limit, episode, loop, logged)  # the episode was rebuilt there meanwhile
 
     # reading: shared -------------------------------------------------------------------
 
     def _check_deadline(self) -> float:
         """Kill the worker if the request at the head ran too long; seconds until the next look (lock held)."""
-        if not self.pending or self._killed is not None:
+        if not self.pending or self._killed is not None or self.proc is None:
             return WATCH_SECONDS
         head = next(iter(self.pending.values()))
         remaining = self.head_started + head.limit - time.monotonic()
@@ -361,7 +398,9 @@ class _Worker:
         return True, result
 
     def _on_death(self) -> None:
-        """Start a successor, rebuild the episodes that lived here, resend what was waiting."""
+        """Start a successor, rebuild the episodes that lived here, resend what was waiting. If no successor
+        starts, the worker is down: its episodes are rebuilt on the other workers, what waited goes there,
+        and the restart is tried again with a growing delay (this thread waits for it)."""
         code = self.proc.wait() if self.proc is not None else None
         with self.lock:
             waiting = list(self.pending.values())
@@ -372,57 +411,136 @@ class _Worker:
             # stopped at its deadline: by us (SIGKILL), or by the kernel at its CPU-time limit (SIGXCPU)
             killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU)
             self._discard_process()
-            try:
-                self._spawn()
-            except (SandboxError, OSError) as exc:
-                self._fail_everything(waiting + ([culprit] if culprit else []), exc)
-                return
-            self.restarts += 1
-            if recycled:
-                self.recycles += 1
-                log.warning("sandbox worker %d recycled; rebuilding %d episode(s)", self.index, len(self.episodes))
+            self.loaded = set()
+            self.restarting = True
+        if culprit is not None and culprit.internal and culprit.episode is not None:
+            culprit.episode.lost = "its sandbox process died while rebuilding it"
+        started, error = self._restart()
+        settled: list[tuple[AnyFuture, tuple[bool, Any]]] = []
+        evacuated: list[EpisodeRecord] | None = None
+        with self.lock:
+            self.restarting = False
+            waiting += list(self.pending.values())  # sent while it was being restarted
+            self.pending.clear()
+            if self._closing:
+                if started is not None:
+                    self._install(*started)
+                    self._discard_process()
+                settled = [(r.future, (False, SandboxError("the sandbox pool was closed"))) for r in waiting]
+            elif started is not None:
+                self._install(*started)
+                self.restarts += 1
+                if recycled:
+                    self.recycles += 1
+                    log.warning("sandbox worker %d recycled; rebuilding %d episode(s)", self.index, len(self.episodes))
+                else:
+                    log.warning("sandbox worker %d %s (exit code %s) while running %s; restarted, rebuilding %d "
+                                "episode(s)", self.index, "was stopped" if killed else "died", code,
+                                culprit.message.get("op") if culprit else "nothing", len(self.episodes))
+                for episode in list(self.episodes.values()):
+                    self._rebuild(episode)
+                settled = self._resend(waiting)
             else:
-                log.warning("sandbox worker %d %s (exit code %s) while running %s; restarted, rebuilding %d "
-                            "episode(s)", self.index, "was stopped" if killed else "died", code,
-                            culprit.message.get("op") if culprit else "nothing", len(self.episodes))
-            if culprit is not None and culprit.internal and culprit.episode is not None:
-                culprit.episode.lost = "its sandbox process died while rebuilding it"
-            self._rebuild_episodes()
-            settled = [(r.future, (True, _episode_lost(r))) for r in waiting if _is_lost(r)]
-            for request in waiting:
-                if request.message["op"] == "load" or _is_lost(request):
-                    continue
-                env_key = request.message.get("env") or (request.episode.env_key if request.episode else None)
-                if env_key is not None and not self._try_load(env_key):
-                    settled.append((request.future, (False, SandboxError(f"environment {env_key} was closed"))))
-                    continue
-                self._send(request)
+                self.down = True
+                self.failed_starts += 1
+                self._evacuated.clear()
+                evacuated = list(self.episodes.values())
+                self.episodes.clear()
+                log.error("sandbox worker %d %s (exit code %s) and could not be restarted: %s; it takes no work, "
+                          "its %d episode(s) are rebuilt on the other workers, and its restart is tried again",
+                          self.index, "was stopped" if killed else "died", code, error, len(evacuated))
+        if evacuated is not None:
+            try:
+                settled = self.pool._evacuate(self, evacuated, waiting, error)
+            finally:
+                self._evacuated.set()
         for future, outcome in settled:
             _settle(future, outcome)
         if culprit is not None:
             _settle(culprit.future, _culprit_outcome(culprit, killed))
+        if self.down:
+            self._revive()
 
-    def _rebuild_episodes(self) -> None:
-        for episode in list(self.episodes.values()):
-            if not episode.opened or episode.lost or episode.closed:
-                continue
-            if not self._try_load(episode.env_key):
-                episode.lost = "its environment was closed"
-                continue
-            self._send(_Request(self.pool.next_id(), {"op": "open", "episode": episode.id, "env": episode.env_key},
-                                Future(), ADMIN_OP_SECONDS, episode, internal=True, rebuild=True))
-            for tool, arguments in episode.log:
-                message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": json.loads(arguments),
-                           "seconds": self.pool.call_seconds, "memory": self.pool.memory_bytes}
-                self._send(_Request(self.pool.next_id(), message, Future(), self.pool.call_limit, episode,
-                                    internal=True, rebuild=True))
+    def _restart(self) -> tuple[tuple | None, BaseException | None]:
+        """A successor process, or the error that kept it from starting. Outside the lock: requests for its
+        episodes queue meanwhile, and go to whoever holds them next. While another worker is live a failure
+        is final here (the episodes move there at once); the last live worker tries again a few times first."""
+        error: BaseException | None = None
+        for attempt in range(1 + len(RESTART_BACKOFF_SECONDS[:LAST_WORKER_RETRIES])):
+            if attempt:
+                if any(not w.down and w is not self for w in self.pool._workers):
+                    break
+                self.failed_starts += 1
+                delay = RESTART_BACKOFF_SECONDS[attempt - 1]
+                log.warning("sandbox worker %d could not be restarted (%s); trying again in %g s", self.index, error,
+                            delay)
+                if self._wake.wait(delay):
+                    break
+            if self._closing:
+                break
+            try:
+                return self._start_process(), None
+            except (SandboxError, OSError) as exc:
+                error = exc
+        return None, error
 
-    def _fail_everything(self, requests: list[_Request], exc: BaseException) -> None:
-        self._closing = True
-        for episode in self.episodes.values():
-            episode.lost = str(exc)
+    def _rebuild(self, episode: EpisodeRecord) -> None:
+        """Queue what makes `episode` here again: a fresh copy, then every call of its log (lock held)."""
+        if not episode.opened or episode.lost or episode.closed:
+            return
+        if not self._try_load(episode.env_key):
+            episode.lost = "its environment was closed"
+            return
+        self._send(_Request(self.pool.next_id(), {"op": "open", "episode": episode.id, "env": episode.env_key},
+                            Future(), ADMIN_OP_SECONDS, episode, internal=True, rebuild=True))
+        for tool, arguments in episode.log:
+            message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": json.loads(arguments),
+                       "seconds": self.pool.call_seconds, "memory": self.pool.memory_bytes}
+            self._send(_Request(self.pool.next_id(), message, Future(), self.pool.call_limit, episode,
+                                internal=True, rebuild=True))
+
+    def _resend(self, requests: list[_Request]) -> list[tuple[AnyFuture, tuple[bool, Any]]]:
+        """Send again what waited on a dead process, after its episodes were rebuilt here (lock held); the
+        futures to settle instead (episodes lost, environments closed). A load is redone as needed, and a
+        step of a rebuild was already redone by `_rebuild`."""
+        settled = []
         for request in requests:
-            _settle(request.future, (False, exc))
+            if request.message["op"] == "load" or request.rebuild:
+                continue
+            if _is_lost(request):
+                settled.append((request.future, (True, _episode_lost(request))))
+                continue
+            env_key = request.message.get("env") or (request.episode.env_key if request.episode else None)
+            if env_key is not None and not self._try_load(env_key):
+                settled.append((request.future, (False, SandboxError(f"environment {env_key} was closed"))))
+                continue
+            self._send(request)
+        return settled
+
+    def _revive(self) -> None:
+        """Try to start the down worker again, waiting longer after each failure, until it starts or the pool
+        closes; started, it takes new work (the episodes it held live elsewhere now)."""
+        for attempt in itertools.count():
+            delay = RESTART_BACKOFF_SECONDS[min(attempt, len(RESTART_BACKOFF_SECONDS) - 1)]
+            if self._wake.wait(delay) or self._closing:
+                return
+            try:
+                started = self._start_process()
+            except (SandboxError, OSError) as exc:
+                self.failed_starts += 1
+                log.error("sandbox worker %d is still down: its restart failed again (%s); next try in %g s",
+                          self.index, exc, RESTART_BACKOFF_SECONDS[min(attempt + 1, len(RESTART_BACKOFF_SECONDS) - 1)])
+                continue
+            with self.lock:
+                self._install(*started)
+                if self._closing:
+                    self._discard_process()
+                    return
+                self.down = False
+                self.restarts += 1
+            log.warning("sandbox worker %d restarted after %d failed attempt(s); it takes work again", self.index,
+                        attempt + 1)
+            return
 
     # reading: the thread -----------------------------------------------------------------
 
@@ -501,8 +619,9 @@ class _Worker:
         if self._writer_registered:
             loop.remove_writer(self.write_fd)
             self._writer_registered = False
-        if not self._closing:  # starting a successor blocks; keep it off the loop
-            loop.run_in_executor(None, self._die_then_resume, loop)
+        if not self._closing:  # starting a successor blocks (a down worker waits to retry): keep it off the loop
+            threading.Thread(target=self._die_then_resume, args=(loop,), name=f"awm-sandbox-{self.index}-restart",
+                             daemon=True).start()
 
     def _die_then_resume(self, loop: asyncio.AbstractEventLoop) -> None:
         self._on_death()
@@ -510,7 +629,7 @@ class _Worker:
             loop.call_soon_threadsafe(self._resume_on_loop, loop)
 
     def _resume_on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        if self._loop is loop and not self._closing:
+        if self._loop is loop and not self._closing and self.reader is not None:
             loop.add_reader(self.reader.fd, self._on_readable)
             self._watch_writes()
 
@@ -536,6 +655,7 @@ class _Worker:
                 self._writer_registered = False
 
     def close(self) -> None:
+        self._wake.set()
         with self.lock:
             self._closing = True
             waiting = list(self.pending.values())
@@ -714,7 +834,7 @@ class WorkerPool:
             return
         for worker in self._workers:
             with worker.lock:
-                if env_key in worker.loaded and not worker._closing:
+                if env_key in worker.loaded and not worker._closing and not worker.down:
                     worker.loaded.discard(env_key)
                     worker._send(_Request(self.next_id(), {"op": "unload", "env": env_key}, Future(),
                                           ADMIN_OP_SECONDS, internal=True))
@@ -726,23 +846,88 @@ class WorkerPool:
         """Place a new episode on the least loaded worker that is not full; the future resolves when its copy
         exists. SandboxError if every worker is full (over its memory ceiling with the episodes it holds)."""
         self.start()
-        open_to_new = [w for w in self._workers if not w.full]
-        if not open_to_new:
-            held = sum(len(w.episodes) for w in self._workers)
-            raise SandboxError(f"every sandbox worker is at its memory ceiling ({self.worker_memory_mb:g} MiB) with the "
-                               f"{held} episodes they hold; close episodes, or raise worker_memory_mb")
-        worker = min(open_to_new, key=lambda w: len(w.episodes))
-        episode = EpisodeRecord(self.next_id(), env_key, worker)
-        with worker.lock:
-            worker.episodes[episode.id] = episode
-        try:
-            future = worker.submit({"op": "open", "episode": episode.id, "env": env_key}, ADMIN_OP_SECONDS, episode,
-                                   loop)
-        except SandboxError:
+        for _ in self._workers:  # a worker that goes down meanwhile refuses it: the next one is tried
+            live = self._live()
+            open_to_new = [w for w in live if not w.full]
+            if not open_to_new:
+                held = sum(len(w.episodes) for w in live)
+                raise SandboxError(f"every sandbox worker is at its memory ceiling ({self.worker_memory_mb:g} MiB) "
+                                   f"with the {held} episodes they hold; close episodes, or raise worker_memory_mb")
+            worker = min(open_to_new, key=lambda w: (w.restarting, len(w.episodes)))
+            episode = EpisodeRecord(self.next_id(), env_key, worker)
             with worker.lock:
-                worker.episodes.pop(episode.id, None)
-            raise
-        return episode, future
+                worker.episodes[episode.id] = episode
+            try:
+                future = worker.submit({"op": "open", "episode": episode.id, "env": env_key}, ADMIN_OP_SECONDS,
+                                       episode, loop)
+            except SandboxError as exc:
+                with worker.lock:
+                    worker.episodes.pop(episode.id, None)
+                if isinstance(exc, WorkerDown):
+                    continue
+                raise
+            return episode, future
+        raise self._all_down()
+
+    def _live(self) -> list[_Worker]:
+        """The workers that take work: all but those down (a worker being restarted queues what it is sent)."""
+        live = [w for w in self._workers if not w.down]
+        if not live:
+            raise self._all_down()
+        return live
+
+    def _all_down(self) -> SandboxError:
+        return SandboxError(f"every sandbox worker is down ({len(self._workers)}): their processes died and could "
+                            "not be restarted (the log says why); they are tried again with a growing delay")
+
+    def _least_busy(self, message: dict, limit: float, loop: asyncio.AbstractEventLoop | None) -> AnyFuture:
+        """Send a request about no episode to the live worker with the fewest waiting requests."""
+        self.start()
+        for _ in self._workers:
+            worker = min(self._live(), key=lambda w: (w.restarting, len(w.pending)))
+            try:
+                return worker.submit(message, limit, loop=loop)
+            except WorkerDown:
+                continue
+        raise self._all_down()
+
+    def _evacuate(self, down: _Worker, episodes: list[EpisodeRecord], waiting: list[_Request],
+                  error: BaseException | None) -> list[tuple[AnyFuture, tuple[bool, Any]]]:
+        """A worker is down: rebuild its episodes on the live workers (each on the one with the fewest
+        episodes), then send there what waited for it. The futures to settle instead (episodes lost)."""
+        for episode in episodes:
+            if episode.closed or episode.lost is not None:
+                continue
+            live = [w for w in self._workers if not w.down and not w._closing]
+            if not live:
+                episode.lost = f"its sandbox worker died and none could take it over: {error}"
+                continue
+            target = min(live, key=lambda w: (w.full, w.restarting, len(w.episodes)))
+            with target.lock:
+                episode.worker = target
+                target.episodes[episode.id] = episode
+                target._rebuild(episode)
+        settled: list[tuple[AnyFuture, tuple[bool, Any]]] = []
+        moving: dict[_Worker, list[_Request]] = {}
+        for request in waiting:
+            if request.message["op"] in ("load", "unload", "close") or request.rebuild:
+                continue
+            if _is_lost(request):
+                settled.append((request.future, (True, _episode_lost(request))))
+                continue
+            target = request.episode.worker if request.episode is not None else None
+            if target is None or target is down:
+                live = [w for w in self._workers if not w.down and not w._closing]
+                if not live:
+                    settled.append((request.future, (False, SandboxError(
+                        f"the sandbox worker died and none could take its request over: {error}"))))
+                    continue
+                target = min(live, key=lambda w: len(w.pending))
+            moving.setdefault(target, []).append(request)
+        for target, requests in moving.items():
+            with target.lock:
+                settled += target._resend(requests)
+        return settled
 
     def call(self, episode: EpisodeRecord, tool: str, arguments: dict,
              loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
@@ -787,7 +972,7 @@ class WorkerPool:
             raise ValueError("judge needs an episode, or an environment and a final database file")
         self.start()
         message.update(env=env_key, final_image=database_image(final))
-        return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
+        return self._least_busy(message, limit, loop)
 
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
                name: str = "", judgements: list[tuple[int, str | None]] = (), footprint: dict | str | None = None,
@@ -815,8 +1000,7 @@ class WorkerPool:
                                              for after, more, answer, *rest in branches]}
             limit += (len(judgements) + len(branches)) * (self.verify_seconds + self.kill_grace)
             limit += sum(len(branch[1]) for branch in branches) * self.call_limit
-        self.start()
-        return min(self._workers, key=lambda w: len(w.pending)).submit(message, limit, loop=loop)
+        return self._least_busy(message, limit, loop)
 
     def snapshot(self, episode: EpisodeRecord, loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
         return episode.worker.submit({"op": "snapshot", "episode": episode.id}, ADMIN_OP_SECONDS, episode, loop)
@@ -829,7 +1013,7 @@ class WorkerPool:
         with worker.lock:
             episode.closed = True
             worker.episodes.pop(episode.id, None)
-            if worker._closing or self._closed or episode.lost is not None:
+            if worker._closing or worker.down or self._closed or episode.lost is not None:
                 return
             worker._send(_Request(self.next_id(), {"op": "close", "episode": episode.id}, Future(),
                                   ADMIN_OP_SECONDS, internal=True))
@@ -840,11 +1024,13 @@ class WorkerPool:
         workers = []
         for worker in self._workers:
             with worker.lock:
-                workers.append({"pid": process_id(worker.proc) if worker.proc else None,
+                state = "down" if worker.down else "restarting" if worker.restarting else "live"
+                workers.append({"pid": process_id(worker.proc) if worker.proc else None, "state": state,
                                 "episodes": len(worker.episodes), "pending": len(worker.pending),
-                                "restarts": worker.restarts, "kills": worker.kills, "recycles": worker.recycles,
-                                "full": worker.full})
-        return {"workers": workers, "environments": len(self._payloads), "attached": self._loop is not None,
+                                "restarts": worker.restarts, "failed_starts": worker.failed_starts,
+                                "kills": worker.kills, "recycles": worker.recycles, "full": worker.full})
+        return {"workers": workers, "down": sum(w["state"] == "down" for w in workers),
+                "environments": len(self._payloads), "attached": self._loop is not None,
                 "isolation": self.isolation.describe()}
 
     def close(self) -> None:
