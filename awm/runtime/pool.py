@@ -559,12 +559,20 @@ class _Worker:
                 self._resume.clear()
                 self._parked.clear()
                 continue
+            reader = self.reader
+            if reader is None:  # down, and restarted by the thread that found it dead (attached to a loop)
+                if self._wake.wait(WATCH_SECONDS) or self._closing:
+                    return
+                continue
             with self.lock:
                 if self._closing:
                     return
                 timeout = self._check_deadline()
                 writes = [self.write_fd] if self._outbox else []
-            readable, writable, _ = select.select([self.reader.fd], writes, [], timeout)
+            try:
+                readable, writable, _ = select.select([reader.fd], writes, [], timeout)
+            except (OSError, ValueError):  # its process was discarded meanwhile
+                continue
             if writable:
                 with self.lock:
                     self._flush()

@@ -861,10 +861,15 @@ class RuntimeServer:
             for env_id, tasks in sorted(self.catalog.items())]})
 
     async def _health(self, request: Request) -> JSONResponse:
+        """What a probe needs: "degraded" while a sandbox worker is down (its restart failed; the others
+        serve its episodes), with the count. No process ids: the answer is unauthenticated."""
         counts = self.registry.counts()
-        return JSONResponse({"status": "ok", "environments": len(self.catalog), "loaded": len(self.services),
+        pool = self.pool.stats()
+        pool["workers"] = [{k: v for k, v in worker.items() if k != "pid"} for worker in pool["workers"]]
+        return JSONResponse({"status": "degraded" if pool["down"] else "ok", "workers_down": pool["down"],
+                             "environments": len(self.catalog), "loaded": len(self.services),
                              "sessions": counts["live"], "held": len(self.registry), "reserved": counts["reserved"],
-                             "pool": self.pool.stats()})
+                             "pool": pool})
 
     def _authorized(self, request: Request) -> bool:
         """`Authorization: Bearer <token>` with exactly the server's token, compared in constant time (digests

@@ -273,7 +273,8 @@ def test_discovery_endpoints(server):
         assert {e["env_id"] for e in envs} >= {ENV, SANDBOX_ENV}
         assert all(e["url"].endswith(f"/envs/{e['env_id']}/mcp") and e["tasks"] for e in envs)
         health = (await admin(base, "GET", "/healthz", token=None)).json()
-        assert health["status"] == "ok" and len(health["pool"]["workers"]) == 2
+        assert health["status"] == "ok" and health["workers_down"] == 0 and len(health["pool"]["workers"]) == 2
+        assert all("pid" not in w for w in health["pool"]["workers"])  # unauthenticated: no process ids
 
     asyncio.run(go())
 
@@ -679,3 +680,50 @@ def test_the_awm_agent_format_serves_two_meta_tools_over_the_same_episode(server
             assert listed == {spec["name"]: spec["inputSchema"] for spec in env.tools}
 
     asyncio.run(go())
+
+
+def test_a_worker_that_stays_down_takes_no_sessions_and_healthz_says_degraded(served_store, env, monkeypatch):
+    import os
+    import signal
+
+    from awm.runtime import pool as pool_module
+    from awm.runtime.pool import WorkerPool
+    from tests.awm.runtime.test_failover import FailingStarts, wait_for
+
+    task = next(t for t in env.tasks if t.kind == "action" and t.steps >= 2)
+    pool = WorkerPool(workers=2, call_seconds=1.0, kill_grace=0.5)
+    runtime = RuntimeServer(served_store, pool, TOKEN, score_grace=30)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                      "key": "survivor"})
+        async with Client(reserved.json()["url"]) as agent:
+            first, *rest = task.reference_solution
+            assert not (await agent.call_tool(first.tool, first.arguments)).is_error
+            holder = next(w for w in pool.stats()["workers"] if w["episodes"])
+            failing = FailingStarts(None)
+            monkeypatch.setattr(pool_module, "start_python", failing)
+            os.kill(holder["pid"], signal.SIGKILL)
+            await asyncio.to_thread(wait_for, lambda: failing.failed >= 1)
+            for _ in range(6):  # the down worker has the fewest episodes: it would be first in line
+                async with Client(mcp_url(base)) as other:
+                    assert not (await other.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
+            for step in rest:  # the reserved episode goes on, rebuilt on the live worker
+                assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+        score = await admin(base, "POST", "/admin/sessions/survivor/score", json={"answer": task.reference_answer})
+        assert score.json()["reward"] == 1.0, score.json()
+        health = await admin(base, "GET", "/healthz", token=None)
+        assert health.json()["status"] == "degraded" and health.json()["workers_down"] == 1, health.json()
+        assert [w["state"] for w in health.json()["pool"]["workers"]].count("down") == 1
+        assert "pid" not in health.text and str(pool.stats()["workers"][1 - holder_index()]["pid"]) not in health.text
+
+    def holder_index() -> int:
+        return next(i for i, w in enumerate(pool.stats()["workers"]) if w["state"] == "down")
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+        pool.close()
