@@ -64,7 +64,7 @@ async def replay(record: dict, token: str, base_url: str | None = None) -> dict:
                                    json={"env_id": record["env_id"], "task_id": record["task_id"], "key": key})
         reserved.raise_for_status()
         transcript = await run_agent(reserved.json()["url"], record["reference"]["solution"])
-        response = await http.post(f"{server}/admin/sessions/{key}/score", headers=headers,
+        response = await http.post(f"{server}/admin/episodes/{key}/score", headers=headers,
                                    json={"answer": record["reference"]["answer"]})
     response.raise_for_status()
     return {**response.json(), "steps": len(transcript)}

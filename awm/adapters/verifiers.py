@@ -13,7 +13,7 @@ the tool format). Each rollout:
      exactly what the server serves (strict function calling for the strict form);
   3. runs every tool call the model makes through that session; the rollout ends when the model answers
      without a tool call (that message is its answer), or at `max_turns`;
-  4. on cleanup, scores the episode with the answer and ends it (`POST /admin/sessions/<key>/score`); the
+  4. on cleanup, scores the episode with the answer and ends it (`POST /admin/episodes/<key>/score`); the
      rubric's reward is the server's reward for that verdict, and its metrics the server's counts.
 
 It runs in the trainer's environment, beside `verifiers` (which pins mcp<2), not in the server's (mcp 2.x), so
@@ -230,7 +230,7 @@ class RolloutEpisode:
         self._closing.set()
         if self._task is not None:
             await self._task
-        ref = f"{self.base_url}/admin/sessions/{self.key}"
+        ref = f"{self.base_url}/admin/episodes/{self.key}"
         scored = await self._admin("POST", f"{ref}/score", {"answer": answer, "end": True})
         if scored.status_code == 200:
             return scored.json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import secrets
@@ -65,8 +66,8 @@ def serve(args) -> int:
 
     store = ArtifactStore(args.home)
     reward = RewardMapping(*args.reward) if args.reward else None
-    caps = {name: getattr(args, name) for name in ("worker_memory_mb", "episode_db_mb", "episode_log_mb")
-            if getattr(args, name) is not None}
+    caps = {name: getattr(args, name) for name in ("worker_memory_mb", "episode_db_mb", "episode_log_mb",
+                                                   "unreserved_memory_mb") if getattr(args, name) is not None}
     pool = WorkerPool(workers=args.workers, call_seconds=args.call_timeout, memory_mb=args.memory_mb, **caps)
     try:
         if args.transport == "stdio":
@@ -78,14 +79,20 @@ def serve(args) -> int:
             raise AWMError("--task and --final-db are for --transport stdio; over HTTP the task goes in the URL "
                            "(?task=t01)")
         notes: list[str] = []
+        configured = bool(args.admin_token_file or args.admin_token or os.environ.get(TOKEN_FILE_ENV)
+                          or os.environ.get(TOKEN_ENV))
         token = admin_token(args, notes)
+        # A token the operator configured means a trainer: serve its reservations only, unless told otherwise.
+        reserved_only = configured if args.reserved_only is None else args.reserved_only
         if args.public_url and not args.public_url.startswith(("http://", "https://")):
             raise AWMError(f"--public-url {args.public_url!r} must start with http:// or https://")
         try:
             server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
                                    score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
                                    max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
-                                   public_url=args.public_url, tool_format=args.tool_format)
+                                   public_url=args.public_url, tool_format=args.tool_format,
+                                   reserved_only=reserved_only, max_unreserved=args.max_unreserved,
+                                   max_connections=args.max_connections)
         except ValueError as exc:
             raise AWMError(str(exc)) from exc
 
@@ -93,7 +100,10 @@ def serve(args) -> int:
             port = http.servers[0].sockets[0].getsockname()[1] if http.servers else args.port
             print(f"awm serve: {len(server.catalog)} environments at http://{args.host}:{port}/envs/<env_id>/mcp "
                   f"(list: GET /envs); {pool.stats()['workers'].__len__()} sandbox workers, "
-                  f"{pool.isolation.mode} isolation", file=sys.stderr)
+                  f"{pool.isolation.mode} isolation; "
+                  + ("reserved episodes only (--no-reserved-only opens /envs/<env_id>/mcp)" if reserved_only else
+                     f"unreserved sessions open (at most {server.registry.max_unreserved} of --max-sessions "
+                     f"{server.registry.max_held})"), file=sys.stderr)
             for note in notes:
                 print(f"awm serve: {note}", file=sys.stderr)
             sys.stderr.flush()
@@ -148,7 +158,20 @@ def register(sub) -> None:
                         help="seconds an ended session's episode is kept for scoring")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds before an idle session ends")
     parser.add_argument("--max-sessions", type=int, default=10_000,
-                        help="episodes held at once: reserved, live, and ended ones kept for scoring")
+                        help="episodes held at once (reserved, live, and ended ones kept for scoring), each "
+                             "counted once per MCP session open on it")
+    parser.add_argument("--reserved-only", action=argparse.BooleanOptionalAction, default=None,
+                        help="serve only episodes the trainer reserved: /envs/<env_id>/mcp refuses every session "
+                             "(HTTP 403). Default: on when the admin token is configured (--admin-token-file, "
+                             f"--admin-token, ${TOKEN_FILE_ENV}, ${TOKEN_ENV}), off when it is generated")
+    parser.add_argument("--max-unreserved", type=int, default=None,
+                        help="of --max-sessions, what unreserved sessions may hold; the rest is kept for "
+                             "reservations (default half)")
+    parser.add_argument("--max-connections", type=int, default=8,
+                        help="MCP sessions open at once on one reserved episode; each counts against --max-sessions")
+    parser.add_argument("--unreserved-memory-mb", type=float,
+                        help="what the databases of a sandbox worker's unreserved episodes may hold together, MiB "
+                             "(default half of --worker-memory-mb); the rest is kept for reserved episodes")
     parser.add_argument("--max-request-bytes", type=int, default=64 * 1024,
                         help="largest JSON-RPC message accepted, hence largest tool call (default 65536)")
     parser.add_argument("--reward", type=float, nargs=3, metavar=("COMPLETE", "PARTIAL", "INCOMPLETE"),

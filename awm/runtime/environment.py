@@ -168,9 +168,11 @@ class Environment:
         ready.result()
         return Episode(self, task, record)
 
-    async def areset(self, task_id: str | None = None) -> Episode:
+    async def areset(self, task_id: str | None = None, unreserved: bool = False) -> Episode:
+        """`reset` for an event loop; `unreserved`: an episode nobody reserved (the server's open sessions),
+        whose database counts against the sandbox's quota for them (WorkerPool unreserved_memory_mb)."""
         task = self._task_or_none(task_id)
-        record, ready = self.pool.open_episode(self._env_key(), asyncio.get_running_loop())
+        record, ready = self.pool.open_episode(self._env_key(), asyncio.get_running_loop(), unreserved)
         await ready
         return Episode(self, task, record)
 

@@ -89,6 +89,10 @@ class SandboxError(AWMError):
     """The sandbox worker could not do what was asked (not a tool's error: those are results)."""
 
 
+class QuotaExceeded(SandboxError):
+    """The unreserved episodes of a worker hold their memory quota: no new one is opened there now."""
+
+
 class WorkerDown(SandboxError):
     """The worker asked is down (its restart failed): the request was not placed; another worker may take it."""
 
@@ -105,6 +109,7 @@ class EpisodeRecord:
     opened: bool = False
     lost: str | None = None
     closed: bool = False
+    unreserved: bool = False  # its database counts against the workers' quota for unreserved episodes
 
 
 @dataclass(eq=False)
@@ -378,7 +383,8 @@ class _Worker:
         op, episode = request.message["op"], request.episode
         if not answer["ok"]:
             error = answer["error"]
-            exc_type = UnsafeCodeError if error["type"] == "UnsafeCodeError" else SandboxError
+            exc_type = {"UnsafeCodeError": UnsafeCodeError, "QuotaError": QuotaExceeded}.get(error["type"],
+                                                                                            SandboxError)
             if request.internal:
                 log.warning("sandbox worker %d: internal %s failed: %s: %s", self.index, op, error["type"],
                             error["message"])
@@ -386,7 +392,7 @@ class _Worker:
                     episode.lost = f"could not be rebuilt: {error['message']}"
             if op == "open" and episode is not None:
                 self.episodes.pop(episode.id, None)
-            return False, exc_type(error["message"] if exc_type is UnsafeCodeError
+            return False, exc_type(error["message"] if exc_type is not SandboxError
                                    else f"{op} failed in the sandbox: {error['type']}: {error['message']}")
         result = answer["result"]
         if episode is not None:
@@ -491,8 +497,11 @@ class _Worker:
         if not self._try_load(episode.env_key):
             episode.lost = "its environment was closed"
             return
-        self._send(_Request(self.pool.next_id(), {"op": "open", "episode": episode.id, "env": episode.env_key},
-                            Future(), ADMIN_OP_SECONDS, episode, internal=True, rebuild=True))
+        message = {"op": "open", "episode": episode.id, "env": episode.env_key}
+        if episode.unreserved:
+            message.update(unreserved=True, rebuild=True)  # it held its place in the quota already
+        self._send(_Request(self.pool.next_id(), message, Future(), ADMIN_OP_SECONDS, episode, internal=True,
+                            rebuild=True))
         for tool, arguments in episode.log:
             message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": json.loads(arguments),
                        "seconds": self.pool.call_seconds, "memory": self.pool.memory_bytes}
@@ -741,16 +750,21 @@ class WorkerPool:
                  memory_mb: int = DEFAULT_CALL_MEMORY_MB, verify_seconds: float = VERIFY_SECONDS,
                  kill_grace: float = KILL_GRACE_SECONDS, isolation: str | None = None,
                  worker_memory_mb: float = DEFAULT_WORKER_MEMORY_MB, episode_db_mb: float = DEFAULT_EPISODE_DB_MB,
-                 episode_log_mb: float = DEFAULT_EPISODE_LOG_MB):
+                 episode_log_mb: float = DEFAULT_EPISODE_LOG_MB, unreserved_memory_mb: float | None = None):
         """`memory_mb` is one call's budget above what its worker holds; `worker_memory_mb` each worker's
         resident-memory ceiling; `episode_db_mb` each episode database's size cap; `episode_log_mb` the
-        arguments of successful calls kept per episode to rebuild it after a worker dies. 0 means no cap."""
+        arguments of successful calls kept per episode to rebuild it after a worker dies;
+        `unreserved_memory_mb` what the databases of a worker's unreserved episodes may hold together
+        (default: half its ceiling), so they never take what reserved ones need. 0 means no cap."""
+        if unreserved_memory_mb is None:
+            unreserved_memory_mb = worker_memory_mb / 2
         count = workers if workers is not None else (os.cpu_count() or 1)
         if count < 1:
             raise ValueError(f"a sandbox pool needs at least one worker, not {count}")
         if call_seconds <= 0 or verify_seconds <= 0:
             raise ValueError("call and verify deadlines must be positive seconds")
-        caps = {"worker_memory_mb": worker_memory_mb, "episode_db_mb": episode_db_mb, "episode_log_mb": episode_log_mb}
+        caps = {"worker_memory_mb": worker_memory_mb, "episode_db_mb": episode_db_mb, "episode_log_mb": episode_log_mb,
+                "unreserved_memory_mb": unreserved_memory_mb}
         for name, value in caps.items():
             if value < 0:
                 raise ValueError(f"{name} must be 0 (no cap) or positive MiB, not {value}")
@@ -760,7 +774,8 @@ class WorkerPool:
         self.kill_grace = kill_grace
         self.isolation = resolve_isolation(isolation)  # "os", "process", or None: $AWM_SANDBOX_ISOLATION, else auto
         self.limits = WorkerLimits(memory_bytes=int(worker_memory_mb * 2 ** 20),
-                                   episode_db_bytes=int(episode_db_mb * 2 ** 20))
+                                   episode_db_bytes=int(episode_db_mb * 2 ** 20),
+                                   unreserved_bytes=int(unreserved_memory_mb * 2 ** 20))
         self.worker_memory_mb, self.episode_log_mb = worker_memory_mb, episode_log_mb  # as given, for messages
         self.episode_log_bytes = int(episode_log_mb * 2 ** 20)
         self._ids = itertools.count(1)
@@ -849,10 +864,12 @@ class WorkerPool:
 
     # episodes ------------------------------------------------------------------------
 
-    def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None
+    def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None, unreserved: bool = False
                      ) -> tuple[EpisodeRecord, AnyFuture]:
         """Place a new episode on the least loaded worker that is not full; the future resolves when its copy
-        exists. SandboxError if every worker is full (over its memory ceiling with the episodes it holds)."""
+        exists. SandboxError if every worker is full (over its memory ceiling with the episodes it holds).
+        An `unreserved` episode's database counts against the worker's quota for them (unreserved_memory_mb):
+        its future fails with QuotaExceeded when they hold it, and the episode cannot grow past it."""
         self.start()
         for _ in self._workers:  # a worker that goes down meanwhile refuses it: the next one is tried
             live = self._live()
@@ -862,12 +879,14 @@ class WorkerPool:
                 raise SandboxError(f"every sandbox worker is at its memory ceiling ({self.worker_memory_mb:g} MiB) "
                                    f"with the {held} episodes they hold; close episodes, or raise worker_memory_mb")
             worker = min(open_to_new, key=lambda w: (w.restarting, len(w.episodes)))
-            episode = EpisodeRecord(self.next_id(), env_key, worker)
+            episode = EpisodeRecord(self.next_id(), env_key, worker, unreserved=unreserved)
             with worker.lock:
                 worker.episodes[episode.id] = episode
+            message = {"op": "open", "episode": episode.id, "env": env_key}
+            if unreserved:
+                message["unreserved"] = True
             try:
-                future = worker.submit({"op": "open", "episode": episode.id, "env": env_key}, ADMIN_OP_SECONDS,
-                                       episode, loop)
+                future = worker.submit(message, ADMIN_OP_SECONDS, episode, loop)
             except SandboxError as exc:
                 with worker.lock:
                     worker.episodes.pop(episode.id, None)

@@ -14,10 +14,11 @@ endpoints, which need the token given at server start:
 
     POST   /admin/sessions                   {"env_id", "task_id", "key"?}: reserve an episode; its URL
     GET    /admin/sessions                   reserved, live and recently ended sessions
-    POST   /admin/sessions/<ref>/score       {"answer": str | {slot: value} | null, "task_id": str | null}
-    DELETE /admin/sessions/<ref>             free the episode now
+    POST   /admin/episodes/<key>/score       {"answer": str | {slot: value} | null, "task_id": str | null}
+    DELETE /admin/episodes/<key>             free the episode now
+    POST   /admin/mcp-sessions/<id>/score, DELETE /admin/mcp-sessions/<id>: the same, by MCP session id
 
-where <ref> is the episode key, or the MCP session id. A reserved episode's URL,
+(/admin/sessions/<ref>[/score] still answers where <ref> names one episode only). A reserved episode's URL,
 /episodes/<secret>/mcp, is what the trainer hands the agent: its environment and
 task are fixed by the reservation, it opens one session once, and its key cannot
 be claimed by anyone else. The server serves an environment only as proven: its
@@ -65,7 +66,7 @@ from awm.domains import split_env_id
 from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
 from awm.runtime.agent_format import LIST_TOOLS, META_TOOLS, tool_listing, unwrap_call
 from awm.runtime.environment import Environment, Episode, RewardMapping
-from awm.runtime.pool import WorkerPool
+from awm.runtime.pool import QuotaExceeded, WorkerPool
 from awm.runtime.tools import is_error, tool_error
 from awm.store import ArtifactStore, atomic_write_bytes
 from awm.toolspecs import TOOL_FORMATS, published_spec
@@ -75,6 +76,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SCORE_GRACE_SECONDS = 60.0
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30 * 60.0
 DEFAULT_MAX_SESSIONS = 10_000
+DEFAULT_MAX_CONNECTIONS = 8  # MCP sessions open at once on one reserved episode
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024  # one JSON-RPC message, so one tool call's arguments
 EPISODE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,128}")  # fullmatch: `$` would let a trailing newline through
 LOAD_RETRY_SECONDS = 5.0  # an environment that failed to load is not tried again sooner
@@ -137,20 +139,45 @@ class ServerFull(AWMError):
     """The server holds as many episodes as it may (HTTP 503)."""
 
 
+class TooManyConnections(AWMError):
+    """A reservation has as many MCP sessions open as one episode may (HTTP 429)."""
+
+
+class AmbiguousRef(AWMError):
+    """A reference names an episode key and another episode's MCP session id (HTTP 409)."""
+
+
+REF_KINDS = ("key", "session")  # what an admin path names: an episode key, or an MCP session id
+
+
 class SessionRegistry:
     """Every episode the server holds (reserved, live, or ended and kept for scoring), by MCP session id, by
-    episode key and by reservation secret; frees ended ones after a grace period, and holds at most
-    `max_held` at once."""
+    episode key and by reservation secret; frees ended ones after a grace period.
+
+    Three namespaces that never meet: the trainer's keys (its reservations), the keys unreserved sessions
+    chose (`?episode=`), and MCP session ids. An agent can neither take nor probe a trainer's key, and a key
+    equal to some session id does not make that session's episode answer for it.
+
+    What counts against `max_held`: every episode held, once per MCP session open on it (at least once).
+    Unreserved episodes may take at most `max_unreserved` of it, so reservations always have
+    `max_held - max_unreserved`; a reservation's URL opens at most `max_connections` MCP sessions at once."""
 
     def __init__(self, score_grace: float = DEFAULT_SCORE_GRACE_SECONDS, max_held: int | None = None,
-                 reservation_ttl: float | None = None):
+                 reservation_ttl: float | None = None, max_unreserved: int | None = None,
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS, reserved_only: bool = False):
         self.score_grace = score_grace
+        self.reserved_only = reserved_only
         self.max_held = max_held
+        self.max_unreserved = max_unreserved
+        self.max_connections = max_connections
         self.reservation_ttl = reservation_ttl
         self._held: dict[Session, None] = {}  # insertion-ordered set
         self._by_id: dict[str, Session] = {}
-        self._by_key: dict[str, Session] = {}
+        self._by_key: dict[str, Session] = {}  # reservations
+        self._by_open_key: dict[str, Session] = {}  # unreserved episodes
         self._by_claim: dict[str, Session] = {}
+        self.slots = 0  # what counts against max_held (see the class)
+        self.unreserved = 0  # unreserved episodes held
 
     def __len__(self) -> int:
         return len(self._held)
@@ -167,11 +194,17 @@ class SessionRegistry:
     def holds(self, session: Session) -> bool:
         return session in self._held
 
-    def key_problem(self, key: str) -> str | None:
+    def key_problem(self, key: str, reserved: bool = True) -> str | None:
         """Why `key` cannot name a new episode: malformed, or held in any state (an ended episode's key stays
-        its own until it is freed, so the trainer scores what it ran)."""
+        its own until it is freed, so the trainer scores what it ran). A reservation's key is checked among
+        reservations, with their state (the trainer asks); an unreserved one among unreserved episodes only,
+        and the answer says no more than that it is taken (anyone may ask)."""
         if not EPISODE_KEY.fullmatch(key):
             return f"episode key {key!r} must be 1-128 characters of letters, digits, '_', '.', ':' or '-'"
+        if not reserved:
+            if key in self._by_open_key:
+                return f"episode key {key!r} is taken by another unreserved episode; choose another key"
+            return None
         holder = self._by_key.get(key)
         if holder is None:
             return None
@@ -180,42 +213,72 @@ class SessionRegistry:
         if holder.state == "live":
             return f"episode key {key!r} belongs to a live session; end it or choose another key"
         return (f"episode key {key!r} belongs to an ended session kept for scoring; free it "
-                f"(DELETE /admin/sessions/{key}) or choose another key")
+                f"(DELETE /admin/episodes/{key}) or choose another key")
 
-    def room_problem(self) -> str | None:
-        if self.max_held is None or len(self) < self.max_held:
+    def room_problem(self, reserved: bool = True, extra: int = 1) -> str | None:
+        """Why `extra` more slots cannot be taken, for a reservation or an unreserved session; or None."""
+        if not reserved and self.reserved_only:
+            return ("this server serves reserved episodes only (--reserved-only): ask the trainer for the URL of "
+                    "a reserved episode")
+        if self.max_held is None:
             return None
-        counts, held = self.counts(), len(self)
-        return (f"the server holds {held} episode{'s' if held != 1 else ''} ({counts['live']} live, {counts['ended']} "
-                f"ended and kept for scoring, {counts['reserved']} reserved), as many as --max-sessions allows; "
-                "score and free ended ones (DELETE /admin/sessions/<ref>) or wait for their --score-grace to pass")
+        if self.slots + extra > self.max_held:
+            counts, held = self.counts(), len(self)
+            return (f"the server holds {held} episode{'s' if held != 1 else ''} ({counts['live']} live, "
+                    f"{counts['ended']} ended and kept for scoring, {counts['reserved']} reserved) and "
+                    f"{self.slots - held} more open MCP session(s) on reserved episodes, as many as --max-sessions "
+                    "allows; score and free ended ones (DELETE /admin/episodes/<key>) or wait for their "
+                    "--score-grace to pass")
+        if not reserved and self.max_unreserved is not None and self.unreserved + extra > self.max_unreserved:
+            return (f"unreserved sessions hold {self.unreserved} episodes, as many as --max-unreserved allows (the "
+                    "rest is kept for reserved episodes); try again later")
+        return None
 
-    def _admit(self, key: str | None) -> None:
-        problem = self.key_problem(key) if key is not None else None
+    def connection_problem(self, session: Session) -> tuple[int, str] | None:
+        """Why another MCP session cannot open on reservation `session` now, as (HTTP status, message)."""
+        if len(session.connections) >= self.max_connections:
+            return 429, (f"episode {session.key!r} has {len(session.connections)} MCP sessions open, as many as "
+                         "one episode may (--max-connections); close one first")
+        if session.connections:  # the first one is the episode's own slot
+            problem = self.room_problem()
+            if problem:
+                return 503, problem
+        return None
+
+    def _admit(self, key: str | None, reserved: bool) -> None:
+        problem = self.key_problem(key, reserved) if key is not None else None
         if problem:
             raise SessionConflict(problem)
-        problem = self.room_problem()
+        problem = self.room_problem(reserved)
         if problem:
             raise ServerFull(problem)
 
+    def _connect(self, session: Session, session_id: str) -> None:
+        before = max(1, len(session.connections))
+        session.connections.add(session_id)
+        self.slots += max(1, len(session.connections)) - before
+
     def add(self, session: Session) -> None:
-        """Hold an open session (SessionConflict, ServerFull if it cannot be)."""
-        self._admit(session.key)
+        """Hold an open, unreserved session (SessionConflict, ServerFull if it cannot be)."""
+        self._admit(session.key, reserved=False)
         self._held[session] = None
+        self.slots += 1
+        self.unreserved += 1
         if session.key is not None:
-            self._by_key[session.key] = session
+            self._by_open_key[session.key] = session
         if session.session_id is not None:
             self._by_id[session.session_id] = session
-            session.connections.add(session.session_id)
+            self._connect(session, session.session_id)
 
     def reserve(self, env_id: str, task_id: str, key: str | None = None, tool_format: str = "strict") -> Session:
         """A reserved episode for `task_id` of `env_id`, under `key` (or a generated one); its secret `claim`
         is what opens it. Unopened, it expires after `reservation_ttl` seconds."""
         key = key if key is not None else f"ep-{secrets.token_hex(8)}"
-        self._admit(key)
+        self._admit(key, reserved=True)
         session = Session(None, env_id, task_id, None, key=key, claim=secrets.token_urlsafe(24), reserved=time.time(),
                           opened=None, tool_format=tool_format)
         self._held[session] = None
+        self.slots += 1
         self._by_key[key] = session
         self._by_claim[session.claim] = session
         if self.reservation_ttl:
@@ -227,21 +290,29 @@ class SessionRegistry:
 
     def claim(self, session: Session, session_id: str) -> None:
         """MCP session `session_id` opens the reservation's URL: the first one makes the episode live, every
-        later one continues it (a client that opens a session per call keeps one episode)."""
+        later one continues it (a client that opens a session per call keeps one episode), up to
+        `max_connections` at once, each counted against `max_held`."""
         if not self.holds(session):
             raise SessionConflict(f"episode {session.key!r} was freed; the trainer must reserve another")
         if session.state == "ended":
             raise SessionConflict(_reopen_problem(session))
+        problem = self.connection_problem(session)
+        if problem:
+            raise (TooManyConnections if problem[0] == 429 else ServerFull)(problem[1])
         if session.session_id is None:
             session.session_id, session.opened = session_id, time.time()
-        session.connections.add(session_id)
+        self._connect(session, session_id)
         session.last_active = time.time()
         self._by_id[session_id] = session
 
     def detach(self, session: Session, session_id: str) -> None:
         """MCP session `session_id` is over. An unreserved episode ends with its session; a reserved one
         lives on for the next session at its URL, and ends after `reservation_ttl` seconds without any."""
-        session.connections.discard(session_id)
+        if session_id in session.connections:
+            before = max(1, len(session.connections))
+            session.connections.discard(session_id)
+            if self.holds(session):
+                self.slots -= before - max(1, len(session.connections))
         if session.claim is None:
             self.end(session)
             return
@@ -263,8 +334,29 @@ class SessionRegistry:
         if session.state == "reserved":
             self.free(session)
 
-    def find(self, ref: str) -> Session | None:
-        return self._by_key.get(ref) or self._by_id.get(ref)
+    def by_key(self, key: str) -> Session | None:
+        """The episode under `key`: a reservation's, else an unreserved one's (an agent's key never hides a
+        trainer's)."""
+        return self._by_key.get(key) or self._by_open_key.get(key)
+
+    def by_session_id(self, session_id: str) -> Session | None:
+        return self._by_id.get(session_id)
+
+    def find(self, ref: str, kind: str | None = None) -> Session | None:
+        """The episode `ref` names, as `kind` says ("key" or "session"); without a kind, only if `ref` names
+        one episode in every namespace (AmbiguousRef otherwise)."""
+        if kind == "key":
+            return self.by_key(ref)
+        if kind == "session":
+            return self.by_session_id(ref)
+        if kind is not None:
+            raise ValueError(f"a reference is one of {', '.join(REF_KINDS)}, not {kind!r}")
+        named = {s for s in (self._by_key.get(ref), self._by_open_key.get(ref), self._by_id.get(ref)) if s}
+        if len(named) > 1:
+            raise AmbiguousRef(f"{ref!r} names more than one episode (an episode key and an MCP session id, or a "
+                               f"reservation's key and an unreserved one's); use /admin/episodes/{ref} for the key "
+                               f"or /admin/mcp-sessions/{ref} for the MCP session")
+        return named.pop() if named else None
 
     def end(self, session: Session) -> None:
         """The episode is over (its MCP session closed, or the trainer ended it, or it idled out): keep it
@@ -278,12 +370,18 @@ class SessionRegistry:
         asyncio.get_running_loop().call_later(self.score_grace, self.free, session)
 
     def free(self, session: Session) -> None:
-        self._held.pop(session, None)
+        if session in self._held:
+            del self._held[session]
+            self.slots -= max(1, len(session.connections))
+            if session.claim is None:
+                self.unreserved -= 1
         for session_id in {session.session_id, *session.connections} - {None}:
             if self._by_id.get(session_id) is session:
                 del self._by_id[session_id]
-        if session.key is not None and self._by_key.get(session.key) is session:
-            del self._by_key[session.key]
+        if session.key is not None:
+            for keys in (self._by_key, self._by_open_key):
+                if keys.get(session.key) is session:
+                    del keys[session.key]
         if session.claim is not None and self._by_claim.get(session.claim) is session:
             del self._by_claim[session.claim]
         if session.episode is not None:
@@ -514,7 +612,7 @@ class EnvironmentService:
                 self.registry.add(session)
         except SessionConflict as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from exc
-        except ServerFull as exc:
+        except (ServerFull, TooManyConnections) as exc:
             raise MCPError(INVALID_REQUEST, str(exc)) from exc
         connection.exit_stack.callback(self.registry.detach, session, session_id)
         if session.episode is None:
@@ -531,7 +629,13 @@ class EnvironmentService:
             return
         session.opening = asyncio.get_running_loop().create_future()
         try:
-            session.episode = await self.env.areset(session.task_id)
+            session.episode = await self.env.areset(session.task_id, unreserved=session.claim is None)
+        except QuotaExceeded as exc:  # nothing failed: the unreserved episodes hold their memory
+            session.opening.set_exception(MCPError(INVALID_REQUEST, str(exc)))
+            session.opening.exception()
+            self.registry.free(session)
+            raise MCPError(INVALID_REQUEST, f"no room for another unreserved episode: {exc}; try again later") \
+                from exc
         except Exception as exc:  # noqa: BLE001 - logged; the client learns only that it failed
             session.opening.set_exception(MCPError(INTERNAL_ERROR, "the episode could not be created; the server "
                                                                    "log has the details"))
@@ -562,7 +666,7 @@ class EnvironmentService:
                 return 400, f"this URL is bound to episode {reservation.key!r}; open it as it was given"
             if reservation.state == "ended":
                 return 409, _reopen_problem(reservation)
-            return None  # already counted among the held episodes
+            return self.registry.connection_problem(reservation)
         tool_format = query.get("tool_format")
         if tool_format is not None and tool_format not in SERVED_TOOL_FORMATS:
             return 400, f"tool_format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}"
@@ -570,14 +674,14 @@ class EnvironmentService:
         if task_id and task_id not in self.published:
             return 400, (f"{self.env.env_id} publishes no task {task_id!r}; published: "
                          f"{', '.join(sorted(self.published))}")
+        problem = self.registry.room_problem(reserved=False)
+        if problem:
+            return (403 if self.registry.reserved_only else 503), problem
         key = query.get("episode")
         if key:
-            problem = self.registry.key_problem(key)
+            problem = self.registry.key_problem(key, reserved=False)
             if problem:
                 return 409, problem
-        problem = self.registry.room_problem()
-        if problem:
-            return 503, problem
         return None
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, reservation: Session | None = None) -> None:
@@ -737,7 +841,11 @@ class RuntimeServer:
                  score_grace: float = DEFAULT_SCORE_GRACE_SECONDS,
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None,
-                 tool_format: str = "strict"):
+                 tool_format: str = "strict", reserved_only: bool = False, max_unreserved: int | None = None,
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS):
+        """`max_sessions` bounds what the server holds (see SessionRegistry); unreserved sessions may take
+        `max_unreserved` of it (default half), none with `reserved_only`; `max_connections` is the most MCP
+        sessions open at once on one reserved episode."""
         problem = admin_token_problem(admin_token)
         if tool_format not in SERVED_TOOL_FORMATS:
             raise ValueError(f"tool format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
@@ -748,6 +856,14 @@ class RuntimeServer:
                              f"{max_request_bytes}")
         if max_sessions < 1:
             raise ValueError(f"the session limit must be at least 1, not {max_sessions}")
+        if max_unreserved is None:
+            max_unreserved = max_sessions // 2
+        if not 0 <= max_unreserved <= max_sessions:
+            raise ValueError(f"the unreserved session limit must be 0 to the session limit ({max_sessions}), not "
+                             f"{max_unreserved}")
+        if max_connections < 1:
+            raise ValueError(f"the connection limit of a reserved episode must be at least 1, not {max_connections}")
+        self.reserved_only = reserved_only
         self.store = store
         self.pool = pool
         self.host = host
@@ -765,7 +881,9 @@ class RuntimeServer:
             if unknown:
                 raise AWMError(f"not published in {store.catalog_path}: {', '.join(unknown)}")
             self.catalog = {e: self.catalog[e] for e in env_ids}
-        self.registry = SessionRegistry(score_grace, max_sessions, reservation_ttl=idle_timeout)
+        self.registry = SessionRegistry(score_grace, max_sessions, reservation_ttl=idle_timeout,
+                                        max_unreserved=max_unreserved, max_connections=max_connections,
+                                        reserved_only=reserved_only)
         self.services: dict[str, EnvironmentService] = {}
         self._load_failures: dict[str, tuple[float, AWMError]] = {}
         self._loading = asyncio.Lock()
@@ -775,12 +893,14 @@ class RuntimeServer:
     def base_url(self) -> str:
         return self.public_url or self.bound_url or ""
 
-    def session(self, ref: str) -> Session:
-        """A session by episode key or MCP session id, for trainers embedding the server in-process:
-        `server.session("run-1").episode.score(answer)`."""
-        session = self.registry.find(ref)
+    def session(self, ref: str, kind: str | None = None) -> Session:
+        """A session by episode key (`kind="key"`) or MCP session id (`kind="session"`), for trainers embedding
+        the server in-process: `server.session("run-1", "key").episode.score(answer)`. Without a kind, `ref`
+        must name one episode only (AmbiguousRef otherwise)."""
+        session = self.registry.find(ref, kind)
         if session is None:
-            raise KeyError(f"no session {ref!r} (episode key or MCP session id)")
+            what = {"key": "episode key", "session": "MCP session id"}.get(kind, "episode key or MCP session id")
+            raise KeyError(f"no session {ref!r} ({what})")
         return session
 
     async def service(self, env_id: str) -> EnvironmentService:
@@ -868,8 +988,9 @@ class RuntimeServer:
         pool["workers"] = [{k: v for k, v in worker.items() if k != "pid"} for worker in pool["workers"]]
         return JSONResponse({"status": "degraded" if pool["down"] else "ok", "workers_down": pool["down"],
                              "environments": len(self.catalog), "loaded": len(self.services),
-                             "sessions": counts["live"], "held": len(self.registry), "reserved": counts["reserved"],
-                             "pool": pool})
+                             "sessions": counts["live"], "episodes": len(self.registry), "held": self.registry.slots,
+                             "unreserved": self.registry.unreserved, "reserved": counts["reserved"],
+                             "reserved_only": self.reserved_only, "pool": pool})
 
     def _authorized(self, request: Request) -> bool:
         """`Authorization: Bearer <token>` with exactly the server's token, compared in constant time (digests
@@ -916,21 +1037,33 @@ class RuntimeServer:
         session.url = f"{self.base_url}/episodes/{session.claim}/mcp"
         return JSONResponse({**session.describe(), "expires_in": self.registry.reservation_ttl}, status_code=201)
 
-    async def _admin_session(self, request: Request) -> JSONResponse:
+    def _referenced(self, request: Request, kind: str | None) -> Session | JSONResponse:
+        """The episode an admin path names: /admin/episodes/<key>, /admin/mcp-sessions/<session id>, or the
+        older /admin/sessions/<ref>, which must name one episode only."""
+        ref = request.path_params["ref"]
+        try:
+            session = self.registry.find(ref, kind)
+        except AmbiguousRef as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        if session is None:
+            return _not_found(ref, kind)
+        return session
+
+    async def _admin_free(self, request: Request, kind: str | None = None) -> JSONResponse:
         if not self._authorized(request):
             return _unauthorized()
-        session = self.registry.find(request.path_params["ref"])
-        if session is None:
-            return _not_found(request.path_params["ref"])
+        session = self._referenced(request, kind)
+        if isinstance(session, JSONResponse):
+            return session
         self.registry.free(session)
         return JSONResponse({"freed": session.describe()})
 
-    async def _admin_score(self, request: Request) -> JSONResponse:
+    async def _admin_score(self, request: Request, kind: str | None = None) -> JSONResponse:
         if not self._authorized(request):
             return _unauthorized()
-        session = self.registry.find(request.path_params["ref"])
-        if session is None:
-            return _not_found(request.path_params["ref"])
+        session = self._referenced(request, kind)
+        if isinstance(session, JSONResponse):
+            return session
         if session.episode is None:
             return JSONResponse({"error": f"episode {session.key!r} is reserved and no agent has opened it yet; "
                                           "score it once its session has run"}, status_code=409)
@@ -951,6 +1084,18 @@ class RuntimeServer:
             self.registry.end(session)
         return JSONResponse({**score, "env_id": session.env_id, "task_id": task_id, "session": session.session_id,
                              "episode": session.key, "state": session.state})
+
+    async def _admin_free_key(self, request: Request) -> JSONResponse:
+        return await self._admin_free(request, "key")
+
+    async def _admin_score_key(self, request: Request) -> JSONResponse:
+        return await self._admin_score(request, "key")
+
+    async def _admin_free_session(self, request: Request) -> JSONResponse:
+        return await self._admin_free(request, "session")
+
+    async def _admin_score_session(self, request: Request) -> JSONResponse:
+        return await self._admin_score(request, "session")
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -976,7 +1121,12 @@ class RuntimeServer:
             Route("/healthz", self._health, methods=["GET"]),
             Route("/admin/sessions", self._admin_sessions, methods=["GET"]),
             Route("/admin/sessions", self._admin_reserve, methods=["POST"]),
-            Route("/admin/sessions/{ref}", self._admin_session, methods=["DELETE"]),
+            Route("/admin/episodes/{ref}", self._admin_free_key, methods=["DELETE"]),
+            Route("/admin/episodes/{ref}/score", self._admin_score_key, methods=["POST"]),
+            Route("/admin/mcp-sessions/{ref}", self._admin_free_session, methods=["DELETE"]),
+            Route("/admin/mcp-sessions/{ref}/score", self._admin_score_session, methods=["POST"]),
+            # the older paths, for a reference that names one episode only
+            Route("/admin/sessions/{ref}", self._admin_free, methods=["DELETE"]),
             Route("/admin/sessions/{ref}/score", self._admin_score, methods=["POST"]),
         ], lifespan=self.lifespan)
 
@@ -1037,9 +1187,9 @@ def _unauthorized() -> JSONResponse:
                         status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
-def _not_found(ref: str) -> JSONResponse:
-    return JSONResponse({"error": f"no session {ref!r} (episode key or MCP session id); GET /admin/sessions"},
-                        status_code=404)
+def _not_found(ref: str, kind: str | None = None) -> JSONResponse:
+    what = {"key": "episode key", "session": "MCP session id"}.get(kind, "episode key or MCP session id")
+    return JSONResponse({"error": f"no session {ref!r} ({what}); GET /admin/sessions"}, status_code=404)
 
 
 # --- running -------------------------------------------------------------------------------------

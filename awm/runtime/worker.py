@@ -11,7 +11,8 @@ then send `{"op": "recycle"}`, on which the worker exits without reading another
     load      {env, program, filename, names, image} an environment's tools (checked and compiled by the
                                                  parent) and its initial database (the file's bytes, base64)
     unload    {env}
-    open      {episode, env}                      a fresh copy of the initial state
+    open      {episode, env, unreserved?, rebuild?}  a fresh copy of the initial state; an unreserved episode's
+                                                 database counts against the worker's quota for them
     call      {episode, tool, arguments, seconds, memory}
     judge     {episode | env + final_image, key, program, name, answer, footprint, seconds, memory}
     replay    {env, calls, seconds, memory, judge?}  calls on a fresh copy made and dropped in this request;
@@ -68,7 +69,7 @@ from awm.errors import UnsafeCodeError
 from awm.runtime import outcome
 from awm.runtime.db import DBHandle, fresh_copy, open_image, readonly_copy
 from awm.runtime.sandbox import FreshInstance, functions_of, install_call_limits, resident_bytes, run_module
-from awm.runtime.tools import run_tool
+from awm.runtime.tools import encode_result, run_tool, tool_error
 from awm.runtime.verify import load_verifier, run_verifier
 
 HEADER = struct.Struct("<I")
@@ -80,11 +81,18 @@ TRIM_AFTER_GROWTH_BYTES = 1 << 20  # closing an episode that grew this much hand
 
 @dataclass(frozen=True)
 class WorkerLimits:
-    """What a worker may hold: `memory_bytes`, its resident-memory ceiling (0: none), and `episode_db_bytes`,
-    the size cap of each episode's database (0: none)."""
+    """What a worker may hold: `memory_bytes`, its resident-memory ceiling (0: none), `episode_db_bytes`,
+    the size cap of each episode's database (0: none), and `unreserved_bytes`, what the databases of its
+    unreserved episodes may hold together (0: no quota of their own), so that they never take the memory
+    reserved episodes need."""
 
     memory_bytes: int = 0
     episode_db_bytes: int = 0
+    unreserved_bytes: int = 0
+
+
+class QuotaError(Exception):
+    """The unreserved episodes of this worker hold their quota (WorkerLimits.unreserved_bytes)."""
 
 
 class RawJSON(str):
@@ -208,6 +216,8 @@ class WorkerState:
     environments: dict[str, LoadedEnvironment] = field(default_factory=dict)
     episodes: dict[int, tuple[str, DBHandle]] = field(default_factory=dict)
     uncapped: set[int] = field(default_factory=set)  # episodes whose size cap waits for their first call
+    unreserved: dict[int, int] = field(default_factory=dict)  # unreserved episode -> bytes its database holds
+    unreserved_bytes: int = 0  # their sum, counted against limits.unreserved_bytes
     verifiers: OrderedDict[str, CodeType] = field(default_factory=OrderedDict)
     baseline_bytes: int = 0  # resident memory once started, before holding anything
     over: bool = False  # over the ceiling, and the parent was told
@@ -237,21 +247,51 @@ class WorkerState:
             self.freed = True
         return {}
 
-    def open(self, episode: int, env: str) -> dict:
+    def open(self, episode: int, env: str, unreserved: bool = False, rebuild: bool = False) -> dict:
         if episode in self.episodes:
             raise KeyError(f"episode {episode} is already open")
-        self.episodes[episode] = (env, DBHandle(fresh_copy(self._environment(env).template)))
-        if self.limits.episode_db_bytes:
+        loaded = self._environment(env)
+        quota = self.limits.unreserved_bytes if unreserved else 0
+        if quota and not rebuild and self.unreserved_bytes + loaded.template_bytes > quota:
+            raise QuotaError(f"the unreserved episodes of this sandbox worker hold {self.unreserved_bytes / 2 ** 20:.1f} "
+                             f"MiB of the {quota / 2 ** 20:g} MiB they may (the rest is kept for reserved episodes)")
+        self.episodes[episode] = (env, DBHandle(fresh_copy(loaded.template)))
+        if quota:
+            self.unreserved[episode] = loaded.template_bytes
+            self.unreserved_bytes += loaded.template_bytes
+        elif self.limits.episode_db_bytes:
             self.uncapped.add(episode)
         return {}
 
     def call(self, episode: int, tool: str, arguments: dict, seconds: float, memory: int | None) -> RawJSON:
         env, handle = self._episode(episode)
+        if episode in self.unreserved:
+            return self._unreserved_call(episode, handle, env, tool, arguments, seconds, memory)
         if episode in self.uncapped:  # at its first call, which parses the schema anyway, as the cap does
             self.uncapped.discard(episode)
             handle._cap_size(self.limits.episode_db_bytes)
         fn = self._environment(env).tool(tool)
         return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
+
+    def _unreserved_call(self, episode: int, handle: DBHandle, env: str, tool: str, arguments: dict, seconds: float,
+                         memory: int | None) -> RawJSON:
+        """A call of an unreserved episode: its database may grow only into what the worker's unreserved
+        episodes have left of their quota (and its own cap), so a write past it fails as at the size cap."""
+        held = self.unreserved[episode]
+        room = self.limits.unreserved_bytes - (self.unreserved_bytes - held)
+        own = self.limits.episode_db_bytes
+        handle._cap_size(max(0, min(room, own) if own else room))
+        result = run_tool(handle, self._environment(env).tool(tool), tool, arguments, seconds, memory)
+        now = handle._footprint_bytes()
+        self.unreserved_bytes += now - held
+        self.unreserved[episode] = now
+        if (not own or room < own) and result.startswith('{"error":{"code":"resource_limit"') \
+                and "reached its size cap" in result:
+            return RawJSON(encode_result(tool_error("resource_limit", (
+                f"{tool}: the unreserved episodes of this sandbox worker hold the "
+                f"{self.limits.unreserved_bytes / 2 ** 20:g} MiB they may (the rest is kept for reserved "
+                "episodes); the call's writes were undone"))))
+        return RawJSON(result)
 
     def judge(self, key: str, program: str, name: str, answer: str | None, footprint: dict, seconds: float,
               memory: int | None, episode: int | None = None, env: str | None = None,
@@ -396,6 +436,7 @@ class WorkerState:
     def close(self, episode: int) -> dict:
         entry = self.episodes.pop(episode, None)
         self.uncapped.discard(episode)
+        self.unreserved_bytes -= self.unreserved.pop(episode, 0)
         if entry is not None:
             env, handle = entry
             loaded = self.environments.get(env)
