@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import shutil
@@ -719,6 +720,183 @@ def test_a_worker_that_stays_down_takes_no_sessions_and_healthz_says_degraded(se
 
     def holder_index() -> int:
         return next(i for i, w in enumerate(pool.stats()["workers"]) if w["state"] == "down")
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+        pool.close()
+
+
+# --- the trainer first -------------------------------------------------------------------------------
+
+
+def test_a_key_equal_to_a_session_id_does_not_capture_the_trainers_scoring(server, env):
+    runtime, base = server
+    task = next(t for t in env.tasks if t.kind == "action")
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                      "key": "capture-1"})
+        async with Client(reserved.json()["url"]) as agent:
+            for step in task.reference_solution:
+                assert not (await agent.call_tool(step.tool, step.arguments)).is_error
+            session_id = runtime.session("capture-1", "key").session_id
+            # the agent opens an unreserved episode keyed with its reserved session's id, and leaves it untouched
+            async with Client(mcp_url(base, task=task.task_id, episode=session_id)):
+                ambiguous = await admin(base, "POST", f"/admin/sessions/{session_id}/score", json={})
+                assert ambiguous.status_code == 409, ambiguous.text
+                assert f"/admin/mcp-sessions/{session_id}" in ambiguous.json()["error"]
+                assert (await admin(base, "DELETE", f"/admin/sessions/{session_id}")).status_code == 409
+                by_id = await admin(base, "POST", f"/admin/mcp-sessions/{session_id}/score",
+                                    json={"answer": task.reference_answer})
+                assert by_id.json()["episode"] == "capture-1" and by_id.json()["reward"] == 1.0, by_id.json()
+                by_key = await admin(base, "POST", f"/admin/episodes/{session_id}/score", json={})
+                assert by_key.json()["episode"] == session_id and by_key.json()["reward"] == 0.0
+                assert (await admin(base, "DELETE", f"/admin/episodes/{session_id}")).status_code == 200
+                assert runtime.session("capture-1", "key").state == "live"  # the trainer's episode, untouched
+        done = await admin(base, "POST", "/admin/episodes/capture-1/score", json={"answer": task.reference_answer})
+        assert done.json()["reward"] == 1.0
+        missing = await admin(base, "POST", "/admin/mcp-sessions/capture-1/score", json={})
+        assert missing.status_code == 404 and "MCP session id" in missing.json()["error"]
+
+    asyncio.run(go())
+
+
+def test_an_unreserved_caller_learns_nothing_about_the_trainers_keys(server):
+    runtime, base = server
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01",
+                                                                      "key": "hidden-1"})
+        assert reserved.status_code == 201
+        answers = []
+        async with httpx2.AsyncClient() as http:
+            for key in ("hidden-1", "never-reserved-1"):  # a trainer's key, and a key nobody holds
+                opened = await http.post(mcp_url(base, episode=key), json=INITIALIZE, headers=HEADERS)
+                answers.append((opened.status_code, opened.json()["result"]["serverInfo"]["name"]))
+                await http.delete(mcp_url(base), headers={**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]})
+        assert answers[0] == answers[1] and answers[0][0] == 200
+        assert runtime.session("hidden-1", "key").state == "reserved"  # and the reservation is untouched
+
+    asyncio.run(go())
+
+
+def test_connections_at_a_reservation_url_are_limited_and_counted(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, max_sessions=4, max_unreserved=2, max_connections=2,
+                            score_grace=30)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01", "key": "many"})
+        url = reserved.json()["url"]
+        async with httpx2.AsyncClient(timeout=30) as http:
+            await open_raw(http, url)
+            second = await open_raw(http, url)
+            third = await http.post(url, json=INITIALIZE, headers=HEADERS)
+            assert third.status_code == 429 and "--max-connections" in third.json()["error"]["message"], third.text
+            health = (await admin(base, "GET", "/healthz", token=None)).json()
+            assert health["held"] == 2 and health["episodes"] == 1
+            assert (await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01"})).status_code \
+                == 201
+            await open_raw(http, mcp_url(base))  # the fourth of --max-sessions 4
+            full = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
+            assert full.status_code == 503 and "1 more open MCP session" in full.json()["error"]["message"], full.text
+            assert (await http.post(url, json=INITIALIZE, headers=HEADERS)).status_code == 429
+            await http.delete(url, headers=second)  # a connection closed gives its slot back
+            for _ in range(100):
+                if runtime.registry.slots == 3:
+                    break
+                await asyncio.sleep(0.02)
+            assert (await admin(base, "GET", "/healthz", token=None)).json()["held"] == 3
+            await open_raw(http, url)
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+def test_unreserved_sessions_cannot_take_the_sessions_reservations_need(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, max_sessions=3, max_unreserved=1, score_grace=30)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        async with httpx2.AsyncClient(timeout=30) as http:
+            await open_raw(http, mcp_url(base))
+            refused = await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
+            assert refused.status_code == 503 and "--max-unreserved" in refused.json()["error"]["message"]
+            for _ in range(2):  # what is left of --max-sessions is the trainer's
+                reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01"})
+                assert reserved.status_code == 201, reserved.text
+                async with Client(reserved.json()["url"]) as agent:
+                    assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
+            assert (await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01"})).status_code \
+                == 503
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+def test_reserved_only_refuses_every_unreserved_session(served_store, pool):
+    runtime = RuntimeServer(served_store, pool, TOKEN, reserved_only=True)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        async with httpx2.AsyncClient() as http:
+            refused = await http.post(mcp_url(base, episode="mine"), json=INITIALIZE, headers=HEADERS)
+        assert refused.status_code == 403 and "reserved episodes only" in refused.json()["error"]["message"]
+        assert (await admin(base, "GET", "/healthz", token=None)).json()["reserved_only"] is True
+        reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": "t01"})
+        async with Client(reserved.json()["url"]) as agent:
+            assert not (await agent.call_tool(GET_CUSTOMER, {"customer_id": 1})).is_error
+
+    try:
+        asyncio.run(go())
+    finally:
+        running.stop()
+
+
+GROW = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000) "
+        "INSERT INTO items(name) SELECT hex(zeroblob(500)) FROM c")  # about 2 MB
+
+
+def test_unreserved_episodes_cannot_take_the_memory_reservations_need(served_store):
+    from awm.runtime.pool import WorkerPool
+
+    pool = WorkerPool(workers=1, call_seconds=2.0, unreserved_memory_mb=1)
+    runtime = RuntimeServer(served_store, pool, TOKEN, score_grace=30)
+    running = serve_in_thread(runtime)
+    base = running.url
+
+    async def go():
+        async with Client(mcp_url(base, SANDBOX_ENV)) as agent:
+            grown = await agent.call_tool("sql", {"statement": GROW})
+            assert grown.is_error and grown.structured_content["error"]["code"] == "resource_limit", grown
+            assert "kept for reserved episodes" in grown.structured_content["error"]["message"]
+            assert not (await agent.call_tool("add_item", {"name": "small"})).is_error  # within the quota
+        # each unreserved episode of a 188 KiB database takes its share: a handful fit in 1 MiB, then no more
+        async with contextlib.AsyncExitStack() as stack:
+            opened = 0
+            for _ in range(12):
+                try:
+                    await stack.enter_async_context(Client(mcp_url(base)))
+                except BaseException as exc:  # noqa: BLE001 - the client raises inside an exception group
+                    assert "no room for another unreserved episode" in " | ".join(
+                        str(e) for e in leaves(exc) if isinstance(e, MCPError)), exc
+                    break
+                opened += 1
+            assert 3 <= opened < 12
+            # the trainer's episodes still open, and grow as they need
+            reserved = await admin(base, "POST", "/admin/sessions", json={"env_id": SANDBOX_ENV, "task_id": "t01"})
+            async with Client(reserved.json()["url"]) as trained:
+                assert not (await trained.call_tool("sql", {"statement": GROW})).is_error
+                assert (await trained.call_tool("count_items", {})).structured_content == {"n": 2002}
 
     try:
         asyncio.run(go())
