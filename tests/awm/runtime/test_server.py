@@ -338,6 +338,10 @@ def test_serve_command_line_names_misuse(served_store, capsys):
     assert "the request limit must be at least 1024 bytes" in capsys.readouterr().err
     assert awm([*home, "serve", "--max-sessions", "0"]) == 2
     assert "the session limit must be at least 1" in capsys.readouterr().err
+    assert awm([*home, "serve", "--max-sessions", "10", "--max-unreserved", "11"]) == 2
+    assert "the unreserved session limit must be 0 to the session limit (10)" in capsys.readouterr().err
+    assert awm([*home, "serve", "--max-connections", "0"]) == 2
+    assert "the connection limit of a reserved episode must be at least 1" in capsys.readouterr().err
     assert awm([*home, "serve", "--public-url", "envs.example"]) == 2
     assert "must start with http:// or https://" in capsys.readouterr().err
 
@@ -642,6 +646,13 @@ def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tm
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789") == 200
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789 ") == 401
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer env-token-0123456789") == 401
+
+        async def unreserved() -> httpx2.Response:  # a configured token means a trainer: reservations only
+            async with httpx2.AsyncClient() as http:
+                return await http.post(mcp_url(base), json=INITIALIZE, headers=HEADERS)
+
+        refused = asyncio.run(unreserved())
+        assert refused.status_code == 403 and "--reserved-only" in refused.json()["error"]["message"]
     finally:
         proc.terminate()
         proc.wait(20)
