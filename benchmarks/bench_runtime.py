@@ -14,6 +14,8 @@ Prints a table and writes benchmarks/results/runtime.json. What is measured:
              Episode.call through the sandbox worker (the isolation's cost)
   mcp        the same call through the official mcp client over streamable HTTP to `awm serve` (a subprocess)
   sessions   N concurrent MCP sessions on one server, each calling tools in a closed loop: calls/s and memory
+  failover   a sandbox worker killed while its successor cannot start (EMFILE): seconds until each of its
+             episodes answers again from another worker, with its state
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -225,7 +228,7 @@ class ServerProcess:
         env = {**os.environ, "AWM_ADMIN_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "awm.cli", "--home", str(home), "serve", "--port", "0", "--workers", str(workers),
-             "--idle-timeout", "600", "--score-grace", "0"],
+             "--idle-timeout", "600", "--score-grace", "0", "--no-reserved-only"],
             stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stderr.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -235,16 +238,27 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{found.group(1)}"
 
     def pids(self) -> list[int]:
-        import urllib.request
-
-        with urllib.request.urlopen(f"{self.url}/healthz") as response:
-            health = json.load(response)
-        return [self.proc.pid] + [w["pid"] for w in health["pool"]["workers"]]
+        """The server and every process under it (the sandbox workers; under OS isolation, bubblewrap's too):
+        /healthz names no process."""
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        found = [self.proc.pid]
+        for pid in found:
+            found += [child for child, parent in parents.items() if parent == pid]
+        return found
 
     def rss_mb(self) -> dict:
         sizes = {}
         for pid in self.pids():
-            status = Path(f"/proc/{pid}/status").read_text()
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
             sizes[pid] = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
         return {"server_mb": round(sizes[self.proc.pid], 1),
                 "workers_mb": round(sum(v for k, v in sizes.items() if k != self.proc.pid), 1),
@@ -255,7 +269,10 @@ class ServerProcess:
         ticks = os.sysconf("SC_CLK_TCK")
         used = {}
         for pid in self.pids():
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
             used[pid] = (int(fields[11]) + int(fields[12])) / ticks
         return {"server": used[self.proc.pid], "workers": sum(v for k, v in used.items() if k != self.proc.pid)}
 
@@ -397,6 +414,51 @@ async def bench_sessions(server: ServerProcess, env_id: str, tool: str, argument
     }
 
 
+def bench_failover(store: ArtifactStore, env_id: str, tool: str, arguments: dict, episodes: int = 20,
+                   rounds: int = 5) -> dict:
+    """Kill a worker of a two-worker pool while starting a successor fails (EMFILE); time from the kill until
+    each episode it held answers again (rebuilt on the other worker, its calls replayed), and check its state.
+    The calls are sent once the death is seen: one sent before would be the one blamed for it."""
+    import errno
+    import signal
+
+    from awm.runtime import pool as pool_module
+    from awm.runtime.environment import Environment
+
+    real = pool_module.start_python
+    tried = threading.Event()
+
+    def failing(*args, **kwargs):
+        tried.set()
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    back, last = [], []
+    for _ in range(rounds):
+        with pool_module.WorkerPool(workers=2) as pool, Environment.from_store(store, env_id, pool=pool) as env:
+            opened = [env.reset() for _ in range(episodes)]
+            before = [json.dumps(e.call(tool, arguments), sort_keys=True) for e in opened]
+            held = [e for e in opened if e.record.worker is pool._workers[0]]
+            pool_module.start_python = failing
+            try:
+                tried.clear()
+                started = time.perf_counter()
+                os.kill(pool.stats()["workers"][0]["pid"], signal.SIGKILL)
+                tried.wait(10)  # its death seen (a call sent before would be blamed for it, as a crash)
+                futures = [(e, e.env.pool.call(e.record, tool, arguments)) for e in held]
+                for episode, future in futures:
+                    answer = json.dumps(future.result(), sort_keys=True)
+                    back.append(time.perf_counter() - started)
+                    assert answer == before[opened.index(episode)], answer
+                last.append(time.perf_counter() - started)
+                assert pool.stats()["down"] == 1
+            finally:
+                pool_module.start_python = real
+            for episode in opened:
+                episode.close()
+    return {"episodes_moved_per_round": len(held), "rounds": rounds,
+            "episode_back": percentiles(back), "all_back": percentiles(last)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=None, help="a built corpus (default: build a small one)")
@@ -408,6 +470,7 @@ def main() -> int:
                         help="sandbox workers' isolation (default $AWM_SANDBOX_ISOLATION, else auto)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts to time")
     parser.add_argument("--episode-memory", nargs=2, metavar=("METHOD", "DB"), help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON (default {RESULTS})")
     args = parser.parse_args()
     if args.episode_memory:
         print(episode_memory(args.episode_memory[0], Path(args.episode_memory[1])))
@@ -435,6 +498,8 @@ def main() -> int:
         print("calls in process ...", flush=True)
         results["call_in_process"] = bench_calls(env, args.n)
         env.close()
+    print("failover ...", flush=True)
+    results["failover"] = bench_failover(store, env_id, tool, arguments)
 
     server = ServerProcess(store.home, args.workers)
     try:
@@ -455,12 +520,12 @@ def main() -> int:
         "sessions>=1000": any(r["sessions"] >= 1000 and r["sessions_that_called"] == r["sessions"] and not r["errors"]
                               for r in results["concurrent_sessions"]),
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     from awm.store import atomic_write_text
 
-    atomic_write_text(RESULTS, json.dumps(results, indent=2) + "\n")
+    atomic_write_text(args.out, json.dumps(results, indent=2) + "\n")
     print_table(results)
-    print(f"\nwrote {RESULTS}")
+    print(f"\nwrote {args.out}")
     return 0
 
 
@@ -478,6 +543,8 @@ def print_table(results: dict) -> None:
         ("call: Python API via worker", calls["python_api_via_worker"]),
         ("call: MCP streamable HTTP", mcp["call"]),
         ("MCP session open + close", mcp["session_open_and_close"]),
+        ("failover: a dead worker's episode back", results["failover"]["episode_back"]),
+        ("failover: all its episodes back", results["failover"]["all_back"]),
     ]
     print(f"\n{'measure':<40} {'p50 ms':>9} {'p99 ms':>9}")
     for name, row in rows:

@@ -21,7 +21,13 @@ The setting is AWM_SANDBOX_ISOLATION (or WorkerPool(isolation=...)):
 
   os        refuse to start workers without it (IsolationUnavailable, saying why and what to install)
   process   the worker is an ordinary child process (the other layers only)
-  auto      (default) os when this machine allows it, else process, with a warning (once per process)
+  auto      (default) os when this machine allows it, else process, with a warning (once per process);
+            a pool resolves it again before each worker start, so one transient failure of the probe
+            does not leave it without OS isolation for the life of the process (a success is kept)
+
+Generated code never runs as root without OS isolation: as root, auto without bubblewrap and process
+refuse to start workers (IsolationUnavailable) unless AWM_SANDBOX_ALLOW_ROOT=1 says the operator
+accepts it.
 
 `awm sandbox` reports what is in force and proves it with `probe_boundary`, which runs a
 probe inside the very command line a worker gets (`start_python`).
@@ -51,6 +57,7 @@ from awm.errors import AWMError
 log = logging.getLogger(__name__)
 
 ISOLATION_ENV = "AWM_SANDBOX_ISOLATION"
+ALLOW_ROOT_ENV = "AWM_SANDBOX_ALLOW_ROOT"  # "1": generated code may run as root without OS isolation
 MODES = ("auto", "os", "process")
 SANDBOX_UID = SANDBOX_GID = 65534  # nobody/nogroup on Debian
 SCRATCH = "/tmp"
@@ -62,6 +69,7 @@ INSTALL_HINT = "install bubblewrap (Debian: apt-get install bubblewrap libseccom
 # Variables a sandboxed worker inherits; everything else (API keys, tokens, AWM_*) stays outside.
 _INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONFAULTHANDLER",
               "PYTHONMALLOC", "PYTHONDEVMODE", "TZ")
+_PROCESS_INHERITED = ("PATH", "PYTHONPATH", "HOME", "TMPDIR", "LANG", "LD_LIBRARY_PATH")  # and LC_*; process mode
 
 
 class IsolationUnavailable(AWMError):
@@ -91,15 +99,30 @@ def resolve(requested: str | None = None) -> Isolation:
     if mode not in MODES:
         raise ValueError(f"{ISOLATION_ENV}={mode!r} is not one of {', '.join(MODES)}")
     if mode == "process":
-        return Isolation("process", f"process isolation only ({ISOLATION_ENV}=process)")
+        _refuse_root(f"{ISOLATION_ENV}=process")
+        return Isolation("process", f"process isolation only ({ISOLATION_ENV}=process)" + _as_root())
     found = os_isolation()
     if isinstance(found, Isolation):
         return found
     if mode == "os":
         raise IsolationUnavailable(f"{ISOLATION_ENV}=os, but OS-level isolation of sandbox workers is unavailable: "
                                    f"{found}. To fix: {INSTALL_HINT}; or set {ISOLATION_ENV}=process to run without it")
+    _refuse_root(f"OS isolation unavailable: {found}")
     _warn_fallback(found)
-    return Isolation("process", f"process isolation only: OS isolation unavailable ({found})")
+    return Isolation("process", f"process isolation only: OS isolation unavailable ({found})" + _as_root())
+
+
+def _refuse_root(why: str) -> None:
+    """As root, without OS isolation, generated code would run with every privilege of the machine (and, in a
+    build, beside the LLM's API key): refused unless the operator said otherwise."""
+    if os.geteuid() == 0 and os.environ.get(ALLOW_ROOT_ENV) != "1":
+        raise IsolationUnavailable(
+            f"sandbox workers would run generated code as root without OS-level isolation ({why}); refused. To fix: "
+            f"{INSTALL_HINT}, or run as another user; to accept it, set {ALLOW_ROOT_ENV}=1")
+
+
+def _as_root() -> str:
+    return f", as root ({ALLOW_ROOT_ENV}=1)" if os.geteuid() == 0 else ""
 
 
 @functools.cache
@@ -111,10 +134,32 @@ def _warn_fallback(reason: str) -> None:
                 reason, INSTALL_HINT, ISOLATION_ENV, ISOLATION_ENV)
 
 
-@functools.lru_cache(maxsize=1)
+_probed: Isolation | None = None  # OS isolation, once a probe found it (a failure is not kept)
+_probe_lock = threading.Lock()
+
+
 def os_isolation() -> Isolation | str:
-    """OS-level isolation if this machine provides it (probed once per process: a worker's imports, run
-    inside the wrapper), else the reason it does not."""
+    """OS-level isolation if this machine provides it (a worker's imports, run inside the wrapper), else the
+    reason it does not. Found once, it is kept for the process; a failure is probed again next time (it may
+    have been transient: a moment without file descriptors or memory)."""
+    global _probed
+    with _probe_lock:
+        if _probed is None:
+            found = _probe_os_isolation()
+            if not isinstance(found, Isolation):
+                return found
+            _probed = found
+        return _probed
+
+
+def forget_probe() -> None:
+    """Forget what `os_isolation` found (for a test that changes what the machine offers)."""
+    global _probed
+    with _probe_lock:
+        _probed = None
+
+
+def _probe_os_isolation() -> Isolation | str:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "bwrap (bubblewrap) is not installed"
@@ -153,8 +198,9 @@ def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...
                  ) -> subprocess.Popen:
     """Start `python ARGS` (the worker: `-m awm.runtime.worker R W`) as `isolation` says: the one place a
     sandbox worker's command line is built. `pass_fds` stay open in it; other Popen arguments pass through."""
-    if isolation.mode == "process":
-        env = dict(os.environ)
+    if isolation.mode == "process":  # the variables a Python needs, not the server's secrets (API keys, tokens)
+        env = {k: v for k, v in os.environ.items()
+               if k in _INHERITED or k in _PROCESS_INHERITED or k.startswith("LC_")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH", "")) if p)
         return subprocess.Popen([sys.executable, *args], pass_fds=pass_fds, env=env, **popen)
     filter_r = -1

@@ -59,7 +59,7 @@ from typing import Any
 from awm import artifacts
 from awm.errors import AWMError, UnsafeCodeError
 from awm.runtime.db import DEFAULT_EPISODE_DB_MB
-from awm.runtime.isolation import process_id, start_python
+from awm.runtime.isolation import Isolation, IsolationUnavailable, process_id, start_python
 from awm.runtime.isolation import resolve as resolve_isolation
 from awm.runtime.sandbox import compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
@@ -204,8 +204,9 @@ class _Worker:
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
         limits = json.dumps(vars(self.pool.limits))
+        isolation = self.pool.isolation_for_start()
         try:
-            proc = start_python(self.pool.isolation,
+            proc = start_python(isolation,
                                 ["-m", "awm.runtime.worker", str(request_r), str(answer_w), limits],
                                 pass_fds=(request_r, answer_w), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         finally:
@@ -772,7 +773,8 @@ class WorkerPool:
         self.verify_seconds = verify_seconds
         self.memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
         self.kill_grace = kill_grace
-        self.isolation = resolve_isolation(isolation)  # "os", "process", or None: $AWM_SANDBOX_ISOLATION, else auto
+        self._requested_isolation = isolation  # "os", "process", or None: $AWM_SANDBOX_ISOLATION, else auto
+        self.isolation = resolve_isolation(isolation)
         self.limits = WorkerLimits(memory_bytes=int(worker_memory_mb * 2 ** 20),
                                    episode_db_bytes=int(episode_db_mb * 2 ** 20),
                                    unreserved_bytes=int(unreserved_memory_mb * 2 ** 20))
@@ -786,6 +788,19 @@ class WorkerPool:
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self.pid = os.getpid()
+
+    def isolation_for_start(self) -> Isolation:
+        """The isolation the next worker starts with. Without OS isolation, auto is resolved again (the probe
+        that failed may have failed for a moment); once found, it is kept, never given up for less."""
+        if self.isolation.mode != "os":
+            try:
+                found = resolve_isolation(self._requested_isolation)
+            except IsolationUnavailable as exc:  # e.g. refused as root: this start fails, the pool says why
+                raise SandboxError(str(exc)) from exc
+            if found.mode != self.isolation.mode:
+                log.warning("sandbox workers now start with %s isolation (%s)", found.mode, found.detail)
+            self.isolation = found
+        return self.isolation
 
     @property
     def call_limit(self) -> float:

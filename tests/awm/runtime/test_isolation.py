@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,10 +48,10 @@ def listener():
 @pytest.fixture
 def unprobed():
     """Forget this process's probe, so a test can change what the machine offers (PATH); probe again after."""
-    isolation.os_isolation.cache_clear()
+    isolation.forget_probe()
     isolation._warn_fallback.cache_clear()
     yield
-    isolation.os_isolation.cache_clear()
+    isolation.forget_probe()
     isolation._warn_fallback.cache_clear()
 
 
@@ -255,7 +256,7 @@ def test_process_isolation_on_request_probes_nothing_and_says_so(monkeypatch, un
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap: not even looked for
     chosen = resolve("process")
     assert chosen.mode == "process" and "AWM_SANDBOX_ISOLATION=process" in chosen.detail
-    assert isolation.os_isolation.cache_info().currsize == 0
+    assert isolation._probed is None
 
 
 def test_without_bubblewrap_auto_falls_back_loudly_and_os_refuses(monkeypatch, unprobed, tmp_path, caplog):
@@ -276,3 +277,54 @@ def test_awm_sandbox_reports_and_proves_the_boundary(capsys):
     assert ("every OS boundary holds" in out) == (expected == 0)
     assert awm_main(["sandbox", "--isolation", "process"]) == 1
     assert "OPEN" in capsys.readouterr().out
+
+
+def fake_path(tmp_path: Path, bwrap: str | None = None) -> str:
+    """A PATH with setpriv (as root, OS isolation needs it) and, if given, a `bwrap` script."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        (bin_dir / "setpriv").symlink_to(setpriv)
+    if bwrap is not None:
+        (bin_dir / "bwrap").write_text(bwrap)
+        (bin_dir / "bwrap").chmod(0o755)
+    return str(bin_dir)
+
+
+def test_auto_probes_again_before_each_worker_start_after_a_failure(monkeypatch, unprobed, tmp_path):
+    """One failed probe (a moment without file descriptors) no longer leaves the process without OS isolation:
+    each worker start of an auto pool that has none probes again."""
+    tries = tmp_path / "tries"
+    monkeypatch.setenv("PATH", fake_path(tmp_path, f"#!/bin/sh\necho x >> {tries}\necho 'bwrap: transient' >&2\n"
+                                                   "exit 1\n"))
+    monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
+    with WorkerPool(workers=1) as pool:
+        assert pool.stats()["isolation"]["mode"] == "process"
+        first = len(tries.read_text().split())
+        assert first >= 2  # when the pool was made, and again when its worker started
+        os.kill(pool.stats()["workers"][0]["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while pool.stats()["workers"][0]["restarts"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(tries.read_text().split()) > first  # and before its successor started
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the refusal is for root")
+def test_generated_code_never_runs_as_root_without_os_isolation_unless_allowed(monkeypatch, unprobed, tmp_path):
+    monkeypatch.setenv("PATH", fake_path(tmp_path))  # no bubblewrap
+    monkeypatch.delenv(isolation.ALLOW_ROOT_ENV, raising=False)
+    for requested in (None, "auto", "process"):
+        with pytest.raises(IsolationUnavailable, match="as root without OS-level isolation.*AWM_SANDBOX_ALLOW_ROOT=1"):
+            WorkerPool(workers=1, isolation=requested)
+    monkeypatch.setenv(isolation.ALLOW_ROOT_ENV, "1")
+    with WorkerPool(workers=1, isolation="auto") as pool:
+        assert "as root (AWM_SANDBOX_ALLOW_ROOT=1)" in pool.stats()["isolation"]["detail"]
+
+
+def test_a_process_isolated_worker_inherits_none_of_our_secrets(monkeypatch):
+    monkeypatch.setenv("AWM_ADMIN_TOKEN", "s3cret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pass@llm.example/v1")
+    report = probe_boundary(resolve("process"))
+    assert not {"AWM_ADMIN_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL"} & set(report["environ"]), report["environ"]
