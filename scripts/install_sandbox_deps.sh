@@ -2,7 +2,8 @@
 # What OS-level isolation of sandbox workers needs (docs/runtime.md, "OS isolation"): bubblewrap, and
 # libseccomp2 for its seccomp filter (setpriv, which drops root to nobody, is in util-linux, always there).
 # As root on Debian or Ubuntu it installs what is missing; elsewhere it says what to install and carries on:
-# without them, workers run with process isolation only and every pool says so (AWM_SANDBOX_ISOLATION).
+# without them, workers run with process isolation only and every pool says so (AWM_SANDBOX_ISOLATION); as
+# root, pools then refuse to run generated code unless AWM_SANDBOX_ALLOW_ROOT=1.
 set -euo pipefail
 
 missing=()
