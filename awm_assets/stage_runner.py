@@ -29,6 +29,7 @@ from awm.concurrency import STAGE_WORK
 from awm.domains import env_id_for, split_env_id, validate_domain_slug
 from awm.errors import InvalidDomainError
 from awm.registry import Stage
+from awm.runtime.pool import default_pool_report
 from awm.stages.base import StageOutcome, code_version, read_attempts
 from awm.store import ArtifactStore
 from awm_assets.partitions import MAX_ATTEMPTS
@@ -273,5 +274,10 @@ def stage_metadata(store: ArtifactStore, stage: str, outcomes: list[StageOutcome
         metadata["self_corrected"] = dg.MetadataValue.md("\n".join(
             f"- **{o.env_id}** built at attempt {o.attempt}; earlier errors: "
             + "; ".join(e[:200] for e in store.provenance(o.env_id)[stage].errors) for o in corrected))
+    sandbox = default_pool_report()
+    if sandbox is not None:  # this process ran generated code (tools, verifiers): how it was walled off
+        metadata["sandbox_isolation"] = f"{sandbox['isolation']['mode']}: {sandbox['isolation']['detail']}"
+        metadata["sandbox_workers_down"] = sandbox["down"]
+        metadata["sandbox_worker_restarts"] = sandbox["restarts"]
     metadata.update(llm_metadata(stage, backend, domain))
     return metadata

@@ -226,9 +226,14 @@ class ServerProcess:
 
     def __init__(self, home: Path, workers: int):
         env = {**os.environ, "AWM_ADMIN_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "awm.cli", "--home", str(home), "serve"]
+        usage = subprocess.run([*command, "--help"], capture_output=True, text=True, env=env).stdout
+        # the sessions measured are unreserved: with a configured token, servers that know --reserved-only need
+        # to be told (an older tree, measured for comparison, does not know the flag)
+        opened = ["--no-reserved-only"] if "--reserved-only" in usage else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "awm.cli", "--home", str(home), "serve", "--port", "0", "--workers", str(workers),
-             "--idle-timeout", "600", "--score-grace", "0", "--no-reserved-only"],
+            [*command, "--port", "0", "--workers", str(workers), "--idle-timeout", "600", "--score-grace", "0",
+             *opened],
             stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stderr.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -359,6 +364,27 @@ class WireSession:
         self.writer.close()
 
 
+async def bench_idle_sessions(server: ServerProcess, env_id: str, sessions: int) -> dict:
+    """Memory the server and its workers hold for `sessions` open, idle, unreserved sessions."""
+    before = await asyncio.to_thread(server.rss_mb)
+    agents = [WireSession(f"{server.url}/envs/{env_id}/mcp") for _ in range(sessions)]
+    opening = asyncio.Semaphore(50)
+
+    async def open_one(agent: WireSession) -> None:
+        async with opening:
+            await agent.open()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(open_one(a) for a in agents))
+    opened = time.perf_counter() - started
+    await asyncio.sleep(1)
+    held = await asyncio.to_thread(server.rss_mb)
+    for agent in agents:  # their connections may have idled out: the sessions end with the server
+        agent.writer.close()
+    return {"sessions": sessions, "open_seconds": round(opened, 2), "memory_before": before, "memory_held": held,
+            "memory_per_session_kb": round((held["total_mb"] - before["total_mb"]) * 1024 / sessions, 1)}
+
+
 async def bench_sessions(server: ServerProcess, env_id: str, tool: str, arguments: dict, sessions: int,
                          seconds: float) -> dict:
     before = await asyncio.to_thread(server.rss_mb)
@@ -470,6 +496,8 @@ def main() -> int:
                         help="sandbox workers' isolation (default $AWM_SANDBOX_ISOLATION, else auto)")
     parser.add_argument("--starts", type=int, default=30, help="worker starts to time")
     parser.add_argument("--episode-memory", nargs=2, metavar=("METHOD", "DB"), help=argparse.SUPPRESS)
+    parser.add_argument("--idle-sessions", type=int, default=1000,
+                        help="idle unreserved sessions whose memory is measured (on a server of their own)")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"where to write the JSON (default {RESULTS})")
     args = parser.parse_args()
     if args.episode_memory:
@@ -498,8 +526,11 @@ def main() -> int:
         print("calls in process ...", flush=True)
         results["call_in_process"] = bench_calls(env, args.n)
         env.close()
-    print("failover ...", flush=True)
-    results["failover"] = bench_failover(store, env_id, tool, arguments)
+    from awm.runtime import pool as pool_module
+
+    if hasattr(pool_module, "WorkerDown"):  # a tree measured for comparison may predate failover
+        print("failover ...", flush=True)
+        results["failover"] = bench_failover(store, env_id, tool, arguments)
 
     server = ServerProcess(store.home, args.workers)
     try:
@@ -512,6 +543,13 @@ def main() -> int:
                 asyncio.run(bench_sessions(server, env_id, tool, arguments, sessions, args.seconds)))
     finally:
         server.stop()
+    if args.idle_sessions:
+        print(f"{args.idle_sessions} idle sessions ...", flush=True)
+        server = ServerProcess(store.home, args.workers)
+        try:
+            results["idle_sessions"] = asyncio.run(bench_idle_sessions(server, env_id, args.idle_sessions))
+        finally:
+            server.stop()
 
     results["targets"] = {
         "reset_p99_ms<=5": results["reset"]["environment_reset"]["p99_ms"] <= 5,
@@ -543,9 +581,10 @@ def print_table(results: dict) -> None:
         ("call: Python API via worker", calls["python_api_via_worker"]),
         ("call: MCP streamable HTTP", mcp["call"]),
         ("MCP session open + close", mcp["session_open_and_close"]),
-        ("failover: a dead worker's episode back", results["failover"]["episode_back"]),
-        ("failover: all its episodes back", results["failover"]["all_back"]),
     ]
+    if "failover" in results:
+        rows += [("failover: a dead worker's episode back", results["failover"]["episode_back"]),
+                 ("failover: all its episodes back", results["failover"]["all_back"])]
     print(f"\n{'measure':<40} {'p50 ms':>9} {'p99 ms':>9}")
     for name, row in rows:
         print(f"{name:<40} {row['p50_ms']:>9.3f} {row['p99_ms']:>9.3f}")
@@ -554,6 +593,10 @@ def print_table(results: dict) -> None:
         print(f"{r['sessions']:>8} {r['calls_per_second']:>9.1f} {r['call_latency']['p50_ms']:>8.2f} "
               f"{r['call_latency']['p99_ms']:>8.2f} {r['errors']:>6} {r['memory_under_load']['total_mb']:>8.1f} "
               f"{r['memory_per_session_kb']:>10.1f}")
+    if "idle_sessions" in results:
+        idle = results["idle_sessions"]
+        print(f"\n{idle['sessions']} idle sessions: {idle['memory_held']['total_mb']:.1f} MB held "
+              f"({idle['memory_per_session_kb']:.1f} KB per session)")
     print("\ntargets:", ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in results["targets"].items()))
 
 

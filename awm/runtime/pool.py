@@ -61,7 +61,7 @@ from awm.errors import AWMError, UnsafeCodeError
 from awm.runtime.db import DEFAULT_EPISODE_DB_MB
 from awm.runtime.isolation import Isolation, IsolationUnavailable, process_id, start_python
 from awm.runtime.isolation import resolve as resolve_isolation
-from awm.runtime.sandbox import compile_checked
+from awm.runtime.sandbox import SWALLOWED_EXIT, compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
 from awm.runtime.verify import VERIFY_SECONDS
 from awm.runtime.worker import MAX_FRAME_BYTES, FrameReader, WorkerLimits, encode_frame
@@ -415,8 +415,10 @@ class _Worker:
             # asked to, it exited before reading what is waiting (if it died otherwise, the head is the culprit)
             recycled = self._recycling is not None and code == 0
             culprit = waiting.pop(0) if waiting and not recycled else None
-            # stopped at its deadline: by us (SIGKILL), or by the kernel at its CPU-time limit (SIGXCPU)
-            killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU)
+            # stopped at its deadline: by us (SIGKILL), by the kernel at its CPU-time limit (SIGXCPU), or by itself
+            # because the code ran on after its deadline, having caught the timeout (SWALLOWED_EXIT)
+            swallowed = culprit is not None and code == SWALLOWED_EXIT
+            killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU or swallowed)
             self._discard_process()
             self.loaded = set()
             self.restarting = True
@@ -464,7 +466,7 @@ class _Worker:
         for future, outcome in settled:
             _settle(future, outcome)
         if culprit is not None:
-            _settle(culprit.future, _culprit_outcome(culprit, killed))
+            _settle(culprit.future, _culprit_outcome(culprit, killed, swallowed))
         if self.down:
             self._revive()
 
@@ -717,20 +719,22 @@ def _episode_lost(request: _Request) -> Any:
     return SandboxError(reason)
 
 
-def _culprit_outcome(request: _Request, killed: bool) -> tuple[bool, Any]:
+def _culprit_outcome(request: _Request, killed: bool, swallowed: bool = False) -> tuple[bool, Any]:
     op = request.message["op"]
+    caught = " and caught the timeout" if swallowed else ""
     if op == "call":
         tool = request.message["tool"]
         if killed:
-            return True, tool_error("timeout", f"{tool} ran longer than {request.message['seconds']:g} s; its "
-                                               "sandbox process was stopped and the episode rebuilt without it")
+            return True, tool_error("timeout", f"{tool} ran longer than {request.message['seconds']:g} s{caught}; "
+                                               "its sandbox process was stopped and the episode rebuilt without it")
         return True, tool_error("sandbox_crashed", f"{tool} crashed its sandbox process; the episode was rebuilt "
                                                    "without the call")
     if op == "judge":
-        what = "ran too long" if killed else "crashed its sandbox process"
+        what = f"ran too long{caught}" if killed else "crashed its sandbox process"
         return True, {"complete": False, "evidence": [f"verifier {what}"], "error": "timeout" if killed else "crash"}
     if op == "replay":  # which call or judgement it was is unknown: every part is reported as stopped
-        what = "ran too long and its sandbox process was stopped" if killed else "crashed its sandbox process"
+        what = f"ran too long{caught} and its sandbox process was stopped" if killed else \
+            "crashed its sandbox process"
         code = "timeout" if killed else "sandbox_crashed"
         results = [tool_error(code, f"the trajectory {what}; nothing of it was kept")
                    for _ in request.message["calls"]]
@@ -1106,6 +1110,18 @@ def compiled_program(source: str, filename: str) -> tuple[str, str]:
 
 _default: WorkerPool | None = None
 _default_lock = threading.Lock()
+
+
+def default_pool_report() -> dict | None:
+    """How the process-wide pool runs generated code, if this process made one: its isolation, workers, those
+    down and restarts (what a build's metadata records). Makes no pool."""
+    pool = _default
+    if pool is None or pool.pid != os.getpid():
+        return None
+    stats = pool.stats()
+    return {"isolation": stats["isolation"], "workers": len(stats["workers"]), "down": stats["down"],
+            "restarts": sum(w["restarts"] for w in stats["workers"]),
+            "failed_starts": sum(w["failed_starts"] for w in stats["workers"])}
 
 
 def default_pool() -> WorkerPool:

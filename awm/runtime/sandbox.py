@@ -241,6 +241,10 @@ def _node_problem(node: ast.AST) -> str | None:
     elif kind is ast.ExceptHandler:
         if node.type is None:
             return "a bare except is not allowed (it would catch the sandbox's timeout); name the exceptions"
+        types = node.type.elts if node.type.__class__ is ast.Tuple else [node.type]
+        if not all(t.__class__ in (ast.Name, ast.Attribute) for t in types):
+            return ("an except clause names exception classes only (Name, module.Name, or a tuple of them): "
+                    "anything it evaluated could raise in place of the sandbox's timeout")
     elif kind is ast.Try:
         if _leaves_finally(node.finalbody):
             return ("return, break or continue in a finally block is not allowed (it would swallow the sandbox's "
@@ -454,15 +458,24 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _statm_fd: int | None = None
 
 
+SWALLOWED_EXIT = 86  # a worker's exit code when generated code kept running past its deadline (it caught the timeout)
+SWALLOW_GRACE_SECONDS = 0.5
+
+
 class _Timer:
     """SIGALRM-based deadline for the main thread of a sandbox worker.
 
     Once the deadline passed, the alarm repeats every RETRY_SECONDS until the call ends: code that
     keeps running while the timeout passes through it (a loop in a `finally` block) is interrupted
     again, so the call ends soon after its deadline without the pool's kill or the kernel's CPU limit.
+    Code that still runs SWALLOW_GRACE_SECONDS after its deadline turned the timeout into something it
+    catches (an exception raised in a `finally` block, or while an except clause is evaluated): the
+    worker ends itself with SWALLOWED_EXIT, which no clause can catch, and the pool rebuilds its other
+    episodes on a successor (awm/runtime/pool.py).
     """
 
     armed = False
+    deadline = 0.0
     RETRY_SECONDS = 0.05
 
     @classmethod
@@ -472,6 +485,8 @@ class _Timer:
     @classmethod
     def _on_alarm(cls, signum, frame) -> None:
         if cls.armed:  # an alarm that lands after the call finished is ignored
+            if time.monotonic() > cls.deadline + SWALLOW_GRACE_SECONDS:
+                os._exit(SWALLOWED_EXIT)
             signal.setitimer(signal.ITIMER_REAL, cls.RETRY_SECONDS)
             raise SandboxTimeout()
 
@@ -521,6 +536,7 @@ def call_limits(seconds: float, memory_bytes: int | None) -> Iterator[None]:
     if memory_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (_below(as_hard, address_space_bytes() + memory_bytes), as_hard))
     resource.setrlimit(resource.RLIMIT_CPU, (_below(cpu_hard, int(time.process_time() + seconds) + 2), cpu_hard))
+    _Timer.deadline = time.monotonic() + seconds
     _Timer.armed = True
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
     try:

@@ -42,6 +42,8 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert meta["environments"] == 2 and meta["built"] == 2 and meta["failed"] == 0
         assert meta["total_publishable"] == 20
         assert "| dental_clinic__00 |" in meta["preview"]
+        # which isolation the generated code ran under, and whether a sandbox worker stayed down
+        assert meta["sandbox_isolation"].split(":")[0] in ("os", "process") and meta["sandbox_workers_down"] == 0
         tasks_meta = stage_metadata(result, "tasks")
         assert "| t01 |" in tasks_meta["preview"]
         assert stage_metadata(result, "schemas")["mean_tables_per_env"] >= 15

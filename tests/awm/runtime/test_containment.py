@@ -159,6 +159,9 @@ def count(episode) -> int:
     ("def add_item(db, name):\n    return getattr(db, '_conn')\n", "name 'getattr'"),
     ("def add_item(db, name):\n    return db.execute.__self__\n", "attribute '__self__'"),
     ("BOMB = 'x' * 10 ** 10\n\ndef add_item(db, name):\n    return BOMB\n", "BinOp"),
+    # evaluated while the timeout passes, `1 // 0` would raise in its place, and `except ZeroDivisionError` catch it
+    ("def add_item(db, name):\n    try:\n        return 1\n    except (ValueError, 1 // 0):\n        return 2\n",
+     "an except clause names exception classes only"),
 ])
 def test_unsafe_tools_are_rejected_when_the_environment_loads(database, source, reason):
     specs = ToolSet.model_validate({"env_id": "sandbox_test__00", "tools": [toolset().tools[0].mcp()]})
@@ -336,3 +339,32 @@ def test_checkpoints_judge_the_states_a_trajectory_passes_through(env):
     assert verdicts[0]["diff"]["unexpected"] == 1 and verdicts[3]["diff"]["unexpected"] == 0
     with pytest.raises(ValueError, match="checkpoint after 4 calls"):
         env.send_trajectory(calls, "t01", [], [(4, None)])
+
+
+SWALLOWING = """
+def verify(initial, final, answer):
+    while True:
+        try:
+            try:
+                while True:
+                    pass
+            finally:
+                [][0]
+        except IndexError:
+            pass
+"""
+
+
+def test_a_verifier_that_catches_its_timeout_is_stopped_and_the_other_episodes_carry_on(database, one_worker):
+    """An exception raised in a `finally` block replaces the timeout passing through it, and an `except` catches
+    that: the worker ends itself soon after the deadline (the pool's watchdog allows a verdict much longer)."""
+    env = Environment("sandbox_test__00", TOOLS, toolset(), taskset(), verifiers(SWALLOWING), database,
+                      pool=one_worker)
+    try:
+        with env.reset("t01") as bystander, env.reset("t01") as judged:
+            bystander.call("add_item", {"name": "z"})
+            verdict = judged.score()
+            assert not verdict["complete"] and "ran too long and caught the timeout" in str(verdict), verdict
+            assert count(bystander) == 3 and count(judged) == 2  # rebuilt on the successor
+    finally:
+        env.close()
