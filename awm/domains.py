@@ -58,12 +58,23 @@ def seeds_file_path() -> Path:
     return default_home() / "seeds.txt"
 
 
+MAX_SEEDS_BYTES = 16 * 2 ** 20
+MAX_SEEDS_DEPTH = 32  # nesting of lists and mappings (a domain definition needs a handful)
+MAX_SEEDS_VALUES = 500_000  # values once YAML aliases are expanded (a thousand full definitions need ~100,000)
+
+
 def seed_entries(path: Path) -> list[object]:
-    """The raw entries of a seeds file: slugs (str) and domain definitions (mappings)."""
+    """The raw entries of a seeds file: slugs (str) and domain definitions (mappings). A file over
+    MAX_SEEDS_BYTES, nested deeper than MAX_SEEDS_DEPTH, or holding more than MAX_SEEDS_VALUES values once
+    its YAML aliases are expanded is refused (SeedsFileError) before anything walks it."""
     path = Path(path)
     if not path.exists():
         raise SeedsFileError(f"seeds file {path} does not exist")
     try:
+        size = path.stat().st_size
+        if size > MAX_SEEDS_BYTES:
+            raise SeedsFileError(f"seeds file {path} is {size} bytes, more than the {MAX_SEEDS_BYTES} a seeds file "
+                                 "may be")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SeedsFileError(f"seeds file {path} cannot be read: {exc}") from exc
@@ -73,6 +84,9 @@ def seed_entries(path: Path) -> list[object]:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise SeedsFileError(f"seeds file {path} is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise SeedsFileError(f"seeds file {path} nests lists or objects deeper than {MAX_SEEDS_DEPTH} "
+                                 "levels") from None
     elif path.suffix in (".yaml", ".yml") or re.match(r"(domains\s*:|- )", stripped):
         import yaml
 
@@ -80,13 +94,36 @@ def seed_entries(path: Path) -> list[object]:
             data = yaml.safe_load(stripped)
         except yaml.YAMLError as exc:
             raise SeedsFileError(f"seeds file {path} is not valid YAML: {exc}") from exc
+        except RecursionError:
+            raise SeedsFileError(f"seeds file {path} nests lists or mappings deeper than {MAX_SEEDS_DEPTH} "
+                                 "levels") from None
     else:
         return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    _check_bounds(data, path)
     if isinstance(data, dict):
         data = data.get("domains")
     if not isinstance(data, list):
         raise SeedsFileError(f'seeds file {path}: expected a list of domains or {{"domains": [...]}}')
     return data
+
+
+def _check_bounds(data: object, path: Path) -> None:
+    """SeedsFileError if `data` nests deeper than MAX_SEEDS_DEPTH or holds more than MAX_SEEDS_VALUES values,
+    counting each use of a YAML alias (which is how an alias bomb grows; a self-referencing one never ends)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    values = 0
+    while stack:
+        value, depth = stack.pop()
+        values += 1
+        if values > MAX_SEEDS_VALUES:
+            raise SeedsFileError(f"seeds file {path} holds more than {MAX_SEEDS_VALUES} values once its YAML "
+                                 "aliases are expanded; write the domains out, or split the file")
+        if isinstance(value, (list, dict)):
+            if depth > MAX_SEEDS_DEPTH:
+                raise SeedsFileError(f"seeds file {path} nests lists or mappings deeper than {MAX_SEEDS_DEPTH} "
+                                     "levels (or a YAML alias refers to itself)")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
 
 
 def load_seeds_file(path: Path) -> list[str]:

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import tempfile
@@ -34,6 +35,8 @@ from awm.contracts import Failure, Provenance
 from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import CorruptArtifactError, MissingArtifactError
 from awm.home import DEFAULT_HOME, default_home  # noqa: F401 (DEFAULT_HOME re-exported: callers take it from the store)
+
+log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -243,10 +246,12 @@ class ArtifactStore:
                 from exc
 
     def set_aside(self, env_id: str, name: str) -> Path:
-        """Move a damaged artifact out of the way, to `<name>.corrupt` beside it (kept for inspection)."""
+        """Move a damaged artifact out of the way, to `<name>.corrupt` beside it (kept for inspection). Another
+        process that set it aside first did the same."""
         path = self.path(env_id, name)
         aside = path.with_name(f"{name}.corrupt")
-        os.replace(path, aside)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(path, aside)
         return aside
 
     def record_provenance(self, env_id: str, record: Provenance) -> None:
@@ -256,8 +261,20 @@ class ArtifactStore:
         atomic_write_text(self.path(env_id, artifacts.PROVENANCE.name), dump_json(payload))
 
     def failure(self, env_id: str) -> Failure | None:
+        """The stage failure recorded for the environment, if any. A damaged failed.json records nothing it can
+        be trusted for: it is set aside (failed.json.corrupt) and the environment is built again from where its
+        provenance stands, so a stage that fails records its failure anew (as for provenance.json)."""
         path = self.path(env_id, artifacts.FAILED.name)
-        return read_json_file(path, Failure) if path.exists() else None
+        if not path.exists():
+            return None
+        try:
+            return read_json_file(path, Failure)
+        except MissingArtifactError:  # set aside meanwhile by another process
+            return None
+        except CorruptArtifactError as exc:
+            aside = self.set_aside(env_id, artifacts.FAILED.name)
+            log.warning("%s: %s; set aside as %s, the environment is built again", env_id, exc, aside.name)
+            return None
 
     def mark_failed(self, env_id: str, stage: str, reason: str) -> Failure:
         failure = Failure(env_id=env_id, stage=stage, reason=reason[:2000])
@@ -278,12 +295,23 @@ class ArtifactStore:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
 
-    def iter_catalog(self) -> Iterator[dict]:
+    def iter_catalog(self, torn: list[int] | None = None) -> Iterator[dict]:
+        """The catalog's entries. A line that is not a JSON object (a torn write) raises CorruptArtifactError
+        naming it; given a `torn` list, its number is added there, it is logged and left out (what is served
+        or rebuilt carries on)."""
         if not self.catalog_path.exists():
             return
-        with open(self.catalog_path, encoding="utf-8") as fh:
+        with open(self.catalog_path, encoding="utf-8", errors="replace") as fh:
             for lineno, line in enumerate(fh, 1):
                 try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorruptArtifactError(f"{self.catalog_path} line {lineno} is not JSON: {exc}") from exc
+                    entry = json.loads(line)
+                    if not isinstance(entry, dict):
+                        raise ValueError("not a JSON object")
+                except ValueError as exc:
+                    problem = f"{self.catalog_path} line {lineno} is not a JSON object: {exc}"
+                    if torn is None:
+                        raise CorruptArtifactError(problem) from exc
+                    torn.append(lineno)
+                    log.warning("%s; left out (the catalog build writes it anew)", problem)
+                    continue
+                yield entry

@@ -1160,8 +1160,9 @@ def published_catalog(store: ArtifactStore) -> dict[str, list[str]]:
     if not store.catalog_path.exists():
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
     catalog: dict[str, list[str]] = {}
-    for entry in store.iter_catalog():
-        catalog.setdefault(entry["env_id"], []).append(entry["task_id"])
+    for entry in store.iter_catalog(torn=[]):  # a torn line is logged and left out; the rest is served
+        if isinstance(entry.get("env_id"), str) and isinstance(entry.get("task_id"), str):
+            catalog.setdefault(entry["env_id"], []).append(entry["task_id"])
     return catalog
 
 

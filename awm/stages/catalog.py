@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -31,6 +33,8 @@ from awm.errors import AWMError
 from awm.quality.diversity import Masker, TaskText, corpus_diversity
 from awm.quality.findings import check_named_in
 from awm.store import ArtifactStore, atomic_write_text
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MIN_TASKS = 5
 STATUSES = ("published", "quarantined", "failed", "missing")
@@ -150,9 +154,17 @@ def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tup
 
 
 def _keep_difficulty(store: ArtifactStore, entries: list[CatalogEntry]) -> None:
-    """Difficulty estimates written by evaluations stay on the lines of tasks whose instruction is unchanged."""
+    """Difficulty estimates written by evaluations stay on the lines of tasks whose instruction is unchanged.
+    A torn line (a write cut short) keeps nothing: the damaged catalog is set aside (catalog.jsonl.corrupt)
+    and the catalog written anew, rather than the build failing on its own output."""
+    torn: list[int] = []
     known = {(e.get("env_id"), e.get("task_id"), e.get("instruction")): e["difficulty"]
-             for e in store.iter_catalog() if e.get("difficulty")}
+             for e in store.iter_catalog(torn) if e.get("difficulty")}
+    if torn:
+        aside = store.catalog_path.with_name(store.catalog_path.name + ".corrupt")
+        os.replace(store.catalog_path, aside)
+        log.warning("%s: line(s) %s torn; set aside as %s and written anew", store.catalog_path,
+                    ", ".join(map(str, torn)), aside.name)
     for entry in entries:
         entry.difficulty = known.get((entry.env_id, entry.task_id, entry.instruction))
 

@@ -71,3 +71,34 @@ def test_resolve_domains_knob():
         resolve_domains("good,BAD!", 100)
     with pytest.raises(InvalidDomainError, match="only"):
         resolve_domains("100000", 100)
+
+
+def test_a_seeds_file_is_bounded_in_depth_size_and_alias_expansion(tmp_path, monkeypatch):
+    import awm.domains
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)  # the JSON parser itself would run out of stack
+    with pytest.raises(SeedsFileError, match="nests lists or objects deeper than 32 levels"):
+        load_seeds_file(deep)
+    nested = tmp_path / "nested.json"
+    inner: list = [1]
+    for _ in range(40):
+        inner = [inner]
+    nested.write_text(json.dumps({"domains": [{"slug": "x", "more": inner}]}))
+    with pytest.raises(SeedsFileError, match="deeper than 32 levels"):
+        load_seeds_file(nested)
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 7)]  # 10**7 values expanded
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(levels) + "\ndomains: [*a6]\n")
+    with pytest.raises(SeedsFileError, match="more than 500000 values once its YAML aliases are expanded"):
+        load_seeds_file(bomb)
+    itself = tmp_path / "itself.yaml"
+    itself.write_text("domains: &d [retail_banking, *d]\n")
+    with pytest.raises(SeedsFileError, match="or a YAML alias refers to itself"):
+        load_seeds_file(itself)
+    monkeypatch.setattr(awm.domains, "MAX_SEEDS_BYTES", 100)
+    big = tmp_path / "big.txt"
+    big.write_text("retail_banking\n" * 10)
+    with pytest.raises(SeedsFileError, match="is 150 bytes, more than the 100 a seeds file may be"):
+        load_seeds_file(big)

@@ -170,3 +170,26 @@ def test_a_truncated_provenance_is_set_aside_and_its_environment_rebuilt(tmp_pat
         assert set(provenance) == {"scenarios", "tasks"}
         assert "provenance.json" in provenance["scenarios"].metrics["provenance_discarded"]
         assert store.path("airline__01", "provenance.json.corrupt").read_text().startswith("{")
+
+
+def test_a_damaged_failed_json_and_a_torn_catalog_line_are_set_aside_and_rebuilt(tmp_path):
+    from awm.runtime.server import published_catalog
+
+    store = ArtifactStore(tmp_path)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("domains", ["airline"])
+        assert dg.materialize(STAGES, partition_key="airline", instance=instance,
+                              resources=resources_for(tmp_path)).success
+        failed = store.path("airline__01", "failed.json")
+        failed.write_text('{"env_id": "airline__01", "stage": "to')  # a write cut short
+        result = dg.materialize(STAGES, partition_key="airline", instance=instance, resources=resources_for(tmp_path))
+        assert result.success and stage_metadata(result, "verification_reports")["failed"] == 0
+        assert store.path("airline__01", "failed.json.corrupt").exists() and not failed.exists()
+        dg.materialize([environment_catalog], instance=instance, resources=resources_for(tmp_path))
+        lines = store.catalog_path.read_text().splitlines()
+        store.catalog_path.write_text("\n".join(lines[:3] + [lines[3][:25]] + lines[4:]) + "\n")  # one line torn
+        served = published_catalog(store)  # awm serve carries on without the torn line
+        assert sum(len(tasks) for tasks in served.values()) == len(lines) - 1
+        assert dg.materialize([environment_catalog], instance=instance, resources=resources_for(tmp_path)).success
+        assert store.catalog_path.read_text().splitlines() == lines  # written anew
+        assert store.catalog_path.with_name("catalog.jsonl.corrupt").exists()
