@@ -218,6 +218,7 @@ class WorkerState:
     uncapped: set[int] = field(default_factory=set)  # episodes whose size cap waits for their first call
     unreserved: dict[int, int] = field(default_factory=dict)  # unreserved episode -> bytes its database holds
     unreserved_bytes: int = 0  # their sum, counted against limits.unreserved_bytes
+    unreserved_caps: dict[int, int] = field(default_factory=dict)  # the size cap last set on each
     verifiers: OrderedDict[str, CodeType] = field(default_factory=OrderedDict)
     baseline_bytes: int = 0  # resident memory once started, before holding anything
     over: bool = False  # over the ceiling, and the parent was told
@@ -280,11 +281,16 @@ class WorkerState:
         held = self.unreserved[episode]
         room = self.limits.unreserved_bytes - (self.unreserved_bytes - held)
         own = self.limits.episode_db_bytes
-        handle._cap_size(max(0, min(room, own) if own else room))
+        cap = max(0, min(room, own) if own else room)
+        if self.unreserved_caps.get(episode) != cap:  # the pragma parses the schema: only when the cap moved
+            handle._cap_size(cap)
+            self.unreserved_caps[episode] = cap
+        changes = handle._conn.total_changes
         result = run_tool(handle, self._environment(env).tool(tool), tool, arguments, seconds, memory)
-        now = handle._footprint_bytes()
-        self.unreserved_bytes += now - held
-        self.unreserved[episode] = now
+        if handle._conn.total_changes != changes:  # it wrote: measure what its database holds now
+            now = handle._footprint_bytes()
+            self.unreserved_bytes += now - held
+            self.unreserved[episode] = now
         if (not own or room < own) and result.startswith('{"error":{"code":"resource_limit"') \
                 and "reached its size cap" in result:
             return RawJSON(encode_result(tool_error("resource_limit", (
@@ -437,6 +443,7 @@ class WorkerState:
         entry = self.episodes.pop(episode, None)
         self.uncapped.discard(episode)
         self.unreserved_bytes -= self.unreserved.pop(episode, 0)
+        self.unreserved_caps.pop(episode, None)
         if entry is not None:
             env, handle = entry
             loaded = self.environments.get(env)
