@@ -115,6 +115,10 @@ def fresh_copy(template: sqlite3.Connection) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     template.backup(conn)
     conn.execute("PRAGMA foreign_keys = ON")
+    # Temp tables in the episode's own memory, under its cap (temp.max_page_count) and in its worker's
+    # ceiling: by default SQLite spills them to a file in the temp directory, which the episodes of a
+    # worker share (under OS isolation, a 64 MiB tmpfs one episode could fill for all the others).
+    conn.execute("PRAGMA temp_store = MEMORY")
     return _limit(conn)
 
 
@@ -123,6 +127,7 @@ def readonly_copy(source: sqlite3.Connection) -> sqlite3.Connection:
     copy = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     source.backup(copy)
     copy.execute("PRAGMA query_only = ON")
+    copy.execute("PRAGMA temp_store = MEMORY")  # a sort or an index a query builds stays in memory too
     return _limit(copy)
 
 

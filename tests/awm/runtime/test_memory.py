@@ -243,3 +243,29 @@ def test_a_worker_its_episodes_fill_takes_no_new_ones_until_they_close(database)
 def test_a_negative_cap_is_refused_with_its_name(caps):
     with pytest.raises(ValueError, match=next(iter(caps))):
         WorkerPool(workers=1, **caps)
+
+
+def scratch_files(pid: int) -> list[str]:
+    """The temp files SQLite holds open in the process (deleted files named etilqs_*)."""
+    found = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = fd.readlink()
+        except OSError:
+            continue
+        if "etilqs_" in str(target):
+            found.append(str(target))
+    return found
+
+
+def test_temp_tables_live_in_their_episodes_memory_not_in_a_scratch_file_the_worker_shares(database):
+    """A temp table used to spill to a file in the worker's temp directory (under OS isolation a 64 MiB
+    tmpfs all its episodes share): one episode's 60 MB denied every other. Now each episode's temp tables
+    are its own memory, under its own cap."""
+    with WorkerPool(workers=1, worker_memory_mb=0, episode_db_mb=48) as pool, environment(database, pool) as env:
+        with env.reset() as first, env.reset() as second:
+            assert first.call("fill_temp", {"megabytes": 40}) == {"done": True}
+            assert scratch_files(worker(pool)["pid"]) == []
+            assert second.call("fill_temp", {"megabytes": 40}) == {"done": True}
+            refused = first.call("fill_temp", {"megabytes": 20})  # its own cap still holds
+            assert refused["error"]["code"] == "resource_limit", refused
