@@ -105,6 +105,20 @@ def _parameter_lines(schema: dict[str, Any], indent: int) -> list[str]:
     return lines
 
 
+MAX_ARGUMENT_DEPTH = 64  # a tool's arguments are a flat object, or nearly
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
 def unwrap_call(name: str, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | dict:
     """The environment tool and its arguments that a meta-call names, or the structured error to return.
 
@@ -124,8 +138,17 @@ def unwrap_call(name: str, arguments: dict[str, Any] | None) -> tuple[str, dict[
             raw = json.loads(raw) if raw.strip() else {}
         except ValueError as exc:
             return tool_error("invalid_arguments", f"{CALL_TOOL}: arguments is not a JSON string: {exc}")
+        except RecursionError:  # nested past what the parser takes
+            return _too_deep()
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         return tool_error("invalid_arguments", f"{CALL_TOOL}: arguments must encode a JSON object")
+    if _nests_deeper(raw, MAX_ARGUMENT_DEPTH):
+        return _too_deep()
     return tool.removeprefix(AWM_PREFIX), raw
+
+
+def _too_deep() -> dict:
+    return tool_error("invalid_arguments", f"{CALL_TOOL}: arguments nest lists or objects deeper than "
+                                           f"{MAX_ARGUMENT_DEPTH} levels")

@@ -680,8 +680,11 @@ def test_the_awm_agent_format_serves_two_meta_tools_over_the_same_episode(server
                 assert not result.is_error, result.content
             broken = await agent.call_tool("call_tool", {"tool_name": "mcp_tool_x", "arguments": "{not json"})
             assert broken.is_error and broken.structured_content["error"]["code"] == "invalid_arguments"
+            for nested in ("[" * 30_000 + "]" * 30_000, '{"a": ' + "[" * 100 + "]" * 100 + "}"):  # a tool error
+                deep = await agent.call_tool("call_tool", {"tool_name": "mcp_tool_x", "arguments": nested})
+                assert deep.is_error and "deeper than 64 levels" in deep.structured_content["error"]["message"]
         score = await admin(base, "POST", "/admin/sessions/awm-1/score", json={"answer": task.reference_answer})
-        assert score.json()["reward"] == 1.0 and score.json()["tool_errors"] == 1, score.json()
+        assert score.json()["reward"] == 1.0 and score.json()["tool_errors"] == 3, score.json()
         refused = await admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
                                                                      "tool_format": "xml"})
         assert refused.status_code == 400 and "tool_format" in refused.json()["error"]
