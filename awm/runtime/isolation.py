@@ -67,7 +67,10 @@ PACKAGE_DIR = Path(awm.__file__).resolve().parent
 INSTALL_HINT = "install bubblewrap (Debian: apt-get install bubblewrap libseccomp2; or run scripts/install_sandbox_deps.sh)"
 
 # Variables a sandboxed worker inherits; everything else (API keys, tokens, AWM_*) stays outside.
-_INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONFAULTHANDLER",
+# A worker hashes strings with a fixed seed: `hash()` and the order of a set of strings are then the same in
+# every worker process, so an episode rebuilt on a successor (its calls replayed) is the episode it was.
+WORKER_HASH_SEED = "0"
+_INHERITED = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONFAULTHANDLER",
               "PYTHONMALLOC", "PYTHONDEVMODE", "TZ")
 _PROCESS_INHERITED = ("PATH", "PYTHONPATH", "HOME", "TMPDIR", "LANG", "LD_LIBRARY_PATH")  # and LC_*; process mode
 
@@ -202,6 +205,7 @@ def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...
         env = {k: v for k, v in os.environ.items()
                if k in _INHERITED or k in _PROCESS_INHERITED or k.startswith("LC_")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH", "")) if p)
+        env["PYTHONHASHSEED"] = WORKER_HASH_SEED
         return subprocess.Popen([sys.executable, *args], pass_fds=pass_fds, env=env, **popen)
     filter_r = -1
     if isolation.seccomp is not None:
@@ -245,7 +249,8 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
         argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/", "--clearenv"]
     env = {"PYTHONPATH": str(PACKAGE_DIR.parent), "TMPDIR": SCRATCH, "HOME": SCRATCH, "PATH": "/usr/bin:/bin",
-           "LANG": "C.UTF-8", **{k: os.environ[k] for k in _INHERITED if k in os.environ}}
+           "LANG": "C.UTF-8", **{k: os.environ[k] for k in _INHERITED if k in os.environ},
+           "PYTHONHASHSEED": WORKER_HASH_SEED}
     for key, value in env.items():
         argv += ["--setenv", key, value]
     if seccomp_fd >= 0:

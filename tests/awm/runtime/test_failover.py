@@ -130,3 +130,28 @@ def test_with_two_workers_a_restart_that_fails_once_loses_nothing(database, monk
         assert all(w["state"] == "live" for w in pool.stats()["workers"]) and pool.stats()["down"] == 0
         for episode in episodes:
             episode.close()
+
+
+HASHING = TOOLS + '''
+
+def hashes(db):
+    return {"hash": hash("retail banking"), "order": list({"apple", "banana", "cherry", "date", "elderberry"})}
+'''
+
+
+def test_an_episode_rebuilt_on_another_process_hashes_as_it_did(database):
+    """Generated code may call hash() or iterate a set of strings: every worker process hashes with the same
+    seed, so what a call returned is what it returns after its worker was replaced."""
+    from awm.contracts import ToolSet
+
+    specs = ToolSet.model_validate({"env_id": "sandbox_test__00", "tools": [
+        *[spec.mcp() for spec in toolset().tools],
+        {"name": "hashes", "description": "hashes", "inputSchema": {"type": "object", "properties": {}}}]})
+    with WorkerPool(workers=1, call_seconds=1.0, kill_grace=0.5) as pool, \
+            Environment("sandbox_test__00", HASHING, specs, taskset(), verifiers(), database, pool=pool) as env:
+        with env.reset("t01") as episode:
+            before = episode.call("hashes")
+            pid = pool.stats()["workers"][0]["pid"]
+            os.kill(pid, signal.SIGKILL)
+            wait_for(lambda: pool.stats()["workers"][0]["pid"] not in (None, pid))
+            assert episode.call("hashes") == before
