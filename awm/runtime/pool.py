@@ -106,6 +106,7 @@ class EpisodeRecord:
     worker: _Worker
     log: list[tuple[str, str]] = field(default_factory=list)  # calls that succeeded, in order (arguments as JSON)
     log_bytes: int = 0
+    log_pending: int = 0  # arguments of calls sent and not yet answered: counted against the log's cap too
     opened: bool = False
     lost: str | None = None
     closed: bool = False
@@ -382,6 +383,7 @@ class _Worker:
     def _record(self, request: _Request, answer: dict) -> tuple[bool, Any]:
         """Update episode state from an answer (under the lock); return (ok, result or exception)."""
         op, episode = request.message["op"], request.episode
+        self.pool._release_log(request)
         if not answer["ok"]:
             error = answer["error"]
             exc_type = {"UnsafeCodeError": UnsafeCodeError, "QuotaError": QuotaExceeded}.get(error["type"],
@@ -466,6 +468,7 @@ class _Worker:
         for future, outcome in settled:
             _settle(future, outcome)
         if culprit is not None:
+            self.pool._release_log(culprit)
             _settle(culprit.future, _culprit_outcome(culprit, killed, swallowed))
         if self.down:
             self._revive()
@@ -785,6 +788,7 @@ class WorkerPool:
         self.worker_memory_mb, self.episode_log_mb = worker_memory_mb, episode_log_mb  # as given, for messages
         self.episode_log_bytes = int(episode_log_mb * 2 ** 20)
         self._ids = itertools.count(1)
+        self._log_lock = threading.Lock()
         self._payloads: dict[str, _Payload] = {}
         self._workers = [_Worker(self, i) for i in range(count)]
         self._lock = threading.Lock()
@@ -985,19 +989,36 @@ class WorkerPool:
         if episode.lost is not None or episode.closed:
             state = f"lost: {episode.lost}" if episode.lost else "closed"
             refusal = tool_error("episode_lost", f"episode {episode.id} is {state}")
-        elif self.episode_log_bytes and episode.log_bytes + len(logged) > self.episode_log_bytes:
-            refusal = tool_error(
-                "resource_limit", f"{tool}: episode {episode.id} keeps {episode.log_bytes / 2 ** 20:.2f} MiB of call "
-                f"arguments to rebuild it if its sandbox process dies, and this call's {len(logged) / 2 ** 20:.2f} MiB "
-                f"would pass the cap of {self.episode_log_mb:g} MiB; the call was not run (start a new "
-                "episode, or raise episode_log_mb)")
+        else:
+            with self._log_lock:  # calls in flight count: many sent at once cannot pass the cap together
+                kept = episode.log_bytes + episode.log_pending
+                over = self.episode_log_bytes and kept + len(logged) > self.episode_log_bytes
+                if not over:
+                    episode.log_pending += len(logged)
+            if over:
+                refusal = tool_error(
+                    "resource_limit", f"{tool}: episode {episode.id} keeps {kept / 2 ** 20:.2f} MiB of call arguments "
+                    f"to rebuild it if its sandbox process dies, and this call's {len(logged) / 2 ** 20:.2f} MiB would "
+                    f"pass the cap of {self.episode_log_mb:g} MiB; the call was not run (start a new episode, or "
+                    "raise episode_log_mb)")
         if refusal is not None:
             future: AnyFuture = loop.create_future() if loop is not None else Future()
             future.set_result(refusal)
             return future
         message = {"op": "call", "episode": episode.id, "tool": tool, "arguments": arguments,
                    "seconds": self.call_seconds, "memory": self.memory_bytes}
-        return episode.worker.submit(message, self.call_limit, episode, loop, logged)
+        try:
+            return episode.worker.submit(message, self.call_limit, episode, loop, logged)
+        except BaseException:
+            with self._log_lock:
+                episode.log_pending -= len(logged)
+            raise
+
+    def _release_log(self, request: _Request) -> None:
+        """A call's arguments are no longer in flight (answered, or the call died with its worker)."""
+        if request.logged is not None and request.episode is not None and not request.internal:
+            with self._log_lock:
+                request.episode.log_pending -= len(request.logged)
 
     def judge(self, verifier: tuple[str, str], name: str, answer: str | None, footprint: dict,
               episode: EpisodeRecord | None = None, env_key: str | None = None, final: Path | None = None,

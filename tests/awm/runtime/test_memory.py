@@ -163,6 +163,19 @@ def test_an_episode_log_stops_at_its_cap_and_a_refused_call_does_not_run(databas
             assert fresh.call("add_item", {"name": big}) == {"length": 40_000}
 
 
+def test_calls_sent_at_once_cannot_pass_the_log_cap_together(database):
+    """The log's cap counts the calls in flight: 20 calls of 40 KB sent together under a 0.1 MiB cap used to
+    all run (and all be kept), the log ending at 0.8 MB."""
+    with WorkerPool(workers=1, episode_log_mb=0.1) as pool, environment(database, pool) as env:
+        with env.reset() as episode:
+            futures = [pool.call(episode.record, "add_item", {"name": "y" * 40_000}) for _ in range(20)]
+            results = [future.result() for future in futures]
+            assert sum("error" not in r for r in results) == 2, results
+            assert all(r["error"]["code"] == "resource_limit" for r in results if "error" in r)
+            assert episode.record.log_bytes <= 0.1 * 2 ** 20 and episode.record.log_pending == 0
+            assert len(episode.call("names")) == 4
+
+
 def test_patterns_kept_by_re_do_not_grow_a_worker_past_its_ceiling(database):
     """Distinct large patterns stay in `re`'s module-level cache, whatever the generated module keeps: a worker
     over its ceiling drops its caches first, and needs neither a recycle nor a full stop."""
