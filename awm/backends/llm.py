@@ -107,7 +107,7 @@ class LLMBackend:
     @property
     def params(self) -> dict:
         s = self.client.settings
-        return {"builder": BUILDER, "model": s.model, "base_url": s.base_url, "profile": s.profile,
+        return {"builder": BUILDER, "model": s.model, "base_url": s.shown_url, "profile": s.profile,
                 "temperature": s.temperature, "max_tokens": s.limits().max_tokens, "seed": s.seed,
                 "tasks_per_env": self.tasks_per_env}
 

@@ -184,15 +184,15 @@ class LLMClient:
         try:
             page = self._openai.with_options(timeout=min(timeout_s, self.limits.timeout_s)).models.list()
         except openai.AuthenticationError as exc:
-            raise LLMConfigError(f"{self.settings.base_url} rejected the API key (401): {exc.message}; "
+            raise LLMConfigError(f"{self.settings.shown_url} rejected the API key (401): {exc.message}; "
                                  "check OPENAI_API_KEY") from exc
         except openai.NotFoundError:
             return []  # reachable; some servers do not list models
         except openai.APIConnectionError as exc:
-            raise LLMConfigError(f"cannot reach the LLM endpoint {self.settings.base_url} ({type(exc).__name__}: "
+            raise LLMConfigError(f"cannot reach the LLM endpoint {self.settings.shown_url} ({type(exc).__name__}: "
                                  f"{exc.__cause__ or exc}); start the server or fix OPENAI_BASE_URL") from exc
         except openai.APIStatusError as exc:
-            raise LLMConfigError(f"{self.settings.base_url} answered {exc.status_code} to GET /models: "
+            raise LLMConfigError(f"{self.settings.shown_url} answered {exc.status_code} to GET /models: "
                                  f"{exc.message}") from exc
         return [m.model_dump() for m in page.data]
 
@@ -381,7 +381,7 @@ class LLMClient:
         if "json_object" in text and mode != "json_object":
             fix += ("; this server accepts json_object: AWM_LLM_STRUCTURED_OUTPUT=json_object_schema (the schema as "
                     "a grammar, as llama.cpp and llama-cpp-python do) or json_object, or AWM_LLM_PROFILE=llama.cpp")
-        return LLMConfigError(f"{self.settings.base_url} refused structured output {mode} ({exc.status_code}): "
+        return LLMConfigError(f"{self.settings.shown_url} refused structured output {mode} ({exc.status_code}): "
                               f"{' '.join(str(exc.message).split())[:400]}; {fix}")
 
     def _create(self, record: CallRecord, messages: list[dict[str, str]], schema_name: str, schema: dict,
@@ -400,11 +400,11 @@ class LLMClient:
                 return self._openai.chat.completions.create(**kwargs)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 record.outcome, record.error = "transport_error", f"{exc.status_code}: {exc.message}"[:500]
-                raise LLMConfigError(f"{settings.base_url} rejected the API key ({exc.status_code}): {exc.message}; "
+                raise LLMConfigError(f"{settings.shown_url} rejected the API key ({exc.status_code}): {exc.message}; "
                                      "check OPENAI_API_KEY") from exc
             except openai.NotFoundError as exc:
                 record.outcome, record.error = "transport_error", f"404: {exc.message}"[:500]
-                raise LLMConfigError(f"{settings.base_url} has no model {settings.model!r} or no chat completions "
+                raise LLMConfigError(f"{settings.shown_url} has no model {settings.model!r} or no chat completions "
                                      f"endpoint (404): {exc.message}; check AWM_LLM_MODEL and OPENAI_BASE_URL") from exc
             except openai.APIStatusError as exc:
                 status = exc.status_code
@@ -445,12 +445,12 @@ class LLMClient:
                 raise self._transport_error(record, what, hint) from exc
             except openai.APIError as exc:  # e.g. a body that is not a chat completion
                 record.outcome, record.error = "transport_error", f"{type(exc).__name__}: {exc}"[:500]
-                raise LLMTransportError(f"{settings.base_url} answered with something the openai client cannot "
+                raise LLMTransportError(f"{settings.shown_url} answered with something the openai client cannot "
                                         f"read: {type(exc).__name__}: {exc}", requests=record.requests) from exc
 
     def _transport_error(self, record: CallRecord, what: str, hint: str) -> LLMTransportError:
         return LLMTransportError(
-            f"{self.settings.base_url} failed: {record.requests} request(s) for this {record.stage} call, last "
+            f"{self.settings.shown_url} failed: {record.requests} request(s) for this {record.stage} call, last "
             f"error {what[:400]}; {hint}. An endpoint failure, not the model's answer: it is not shown to the "
             "model and the stage is not retried for it", requests=record.requests)
 

@@ -25,6 +25,7 @@ import json
 import os
 from pathlib import Path
 from typing import Literal, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -58,6 +59,21 @@ class Price(BaseModel):
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1_000_000
+
+
+def redacted_url(url: str) -> str:
+    """`url` without the credentials it may carry (`user:password@`): what is recorded (provenance, metadata)
+    and shown (errors, logs)."""
+    try:
+        parts = urlsplit(url)
+        if parts.username is None and parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:  # not a URL one can take apart: show none of it
+        return "<an unparsable URL>"
+    return urlunsplit(parts._replace(netloc=f"***@{host}"))
 
 
 class LLMSettings(BaseModel):
@@ -116,6 +132,11 @@ class LLMSettings(BaseModel):
 
     def price(self) -> Price | None:
         return self.prices.get(self.model)
+
+    @property
+    def shown_url(self) -> str:
+        """The endpoint without its credentials, if its URL carries any."""
+        return redacted_url(self.base_url)
 
     def require_key(self) -> str:
         key = self.api_key.get_secret_value() if self.api_key else ""

@@ -206,3 +206,14 @@ def test_missing_key_and_unreachable_endpoint_are_clear_errors(serve):
     with pytest.raises(LLMConfigError, match=r"cannot reach the LLM endpoint http://127.0.0.1:9/v1"):
         dead.ping()
     assert LLMClient(serve.settings(), None).ping() == ["awm-offline"]
+
+
+def test_credentials_in_the_endpoint_url_are_never_recorded_nor_shown():
+    from awm.backends.llm import LLMBackend
+
+    settings = LLMSettings(base_url="http://user:pa55word@127.0.0.1:9/v1", api_key="k", timeout_s=2)
+    assert settings.shown_url == "http://***@127.0.0.1:9/v1"
+    assert LLMBackend(LLMClient(settings, None)).params["base_url"] == "http://***@127.0.0.1:9/v1"  # provenance
+    with pytest.raises(LLMConfigError) as refused:
+        LLMClient(settings, None).ping()
+    assert "pa55word" not in str(refused.value) and "http://***@127.0.0.1:9/v1" in str(refused.value)
