@@ -29,7 +29,7 @@ run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (A
 test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
-	-$(VENV)/bin/awm sandbox  # which isolation the sandbox tests get here (exit 1 if OS isolation is unavailable)
+	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
 	$(PY) -m pytest
 
 ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
