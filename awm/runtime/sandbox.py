@@ -76,6 +76,9 @@ _FORBIDDEN_ATTRS = {
     "ag_code", "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame", "tb_next",
     "co_code", "func_globals", "mro", "im_func", "load_extension", "enable_load_extension",
 }
+# Clock reads: a tool's answer must be a function of its database and arguments, since an episode is rebuilt
+# by replaying its calls (and a verifier's verdict must not depend on when it runs).
+_CLOCK_ATTRS = {"now", "today", "utcnow"}
 
 # What a module-level value may be built from: literals, names, attribute reads,
 # containers and bounded slices. No call, operator or comprehension, so loading
@@ -235,6 +238,10 @@ def _node_problem(node: ast.AST) -> str | None:
     elif kind is ast.Attribute:
         if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRS:
             return f"attribute {node.attr!r} is not allowed"
+        if node.attr in _CLOCK_ATTRS:
+            return (f"reading the clock ({node.attr!r}) is not allowed: a tool's answer depends only on its "
+                    "database and arguments (an episode is rebuilt by replaying its calls); take the date from "
+                    "the database or an argument")
         if node.ctx.__class__ is not ast.Load:
             return (f"assigning attributes is not allowed ({node.attr!r}): imported modules and functions are "
                     "read-only, and state kept on them would outlive the call")

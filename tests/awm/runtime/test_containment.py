@@ -162,6 +162,9 @@ def count(episode) -> int:
     # evaluated while the timeout passes, `1 // 0` would raise in its place, and `except ZeroDivisionError` catch it
     ("def add_item(db, name):\n    try:\n        return 1\n    except (ValueError, 1 // 0):\n        return 2\n",
      "an except clause names exception classes only"),
+    # a rebuilt episode replays its calls later: what a call answers must not depend on when it runs
+    ("import datetime\n\ndef add_item(db, name):\n    return str(datetime.datetime.now())\n", "reading the clock"),
+    ("from datetime import date\n\ndef add_item(db, name):\n    return str(date.today())\n", "reading the clock"),
 ])
 def test_unsafe_tools_are_rejected_when_the_environment_loads(database, source, reason):
     specs = ToolSet.model_validate({"env_id": "sandbox_test__00", "tools": [toolset().tools[0].mcp()]})
