@@ -31,7 +31,7 @@ from awm import artifacts
 from awm.export import system_prompt
 from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import WorkerPool
-from awm.runtime.server import ProvenFiles, published_catalog
+from awm.runtime.server import DEFAULT_MAX_REQUEST_BYTES, ProvenFiles, published_catalog
 from awm.runtime.tools import is_error
 from awm.store import ArtifactStore
 from awm.toolspecs import published_spec
@@ -181,10 +181,70 @@ class AWMOpenEnv(OpenEnvEnvironment):
 
 def create_awm_app(home: str | Path | None = None, pool: WorkerPool | None = None,
                    reward: RewardMapping | None = None, tool_format: str = "strict",
-                   max_concurrent_envs: int = 64):
-    """The OpenEnv server app (FastAPI) over the published corpus of `home`: one AWMOpenEnv per session."""
-    return create_app(lambda: AWMOpenEnv(home, pool, reward, tool_format), AWMAction, AWMObservation,
-                      env_name="awm", max_concurrent_envs=max_concurrent_envs)
+                   max_concurrent_envs: int = 64, max_message_bytes: int = DEFAULT_MAX_REQUEST_BYTES):
+    """The OpenEnv server app (FastAPI) over the published corpus of `home`: one AWMOpenEnv per session. A
+    request body or WebSocket message over `max_message_bytes` (as `awm serve --max-request-bytes`) is
+    refused before OpenEnv parses it: HTTP 413, or the WebSocket closed with 1009 (message too big)."""
+    app = create_app(lambda: AWMOpenEnv(home, pool, reward, tool_format), AWMAction, AWMObservation,
+                     env_name="awm", max_concurrent_envs=max_concurrent_envs)
+    return MessageCap(app, max_message_bytes)
+
+
+class MessageCap:
+    """An ASGI wrapper that refuses messages over `limit` bytes: an HTTP body (413) or a WebSocket message
+    (closed with 1009); nothing of them reaches the app."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    def __getattr__(self, name: str) -> Any:  # the wrapped app's attributes (routes, state) as before
+        return getattr(self.app, name)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            declared = dict(scope.get("headers") or ()).get(b"content-length", b"")
+            if declared.isdigit() and int(declared) > self.limit:
+                await _too_large(send, self.limit)
+                return
+            receive = self._http_receive(receive, send)
+        elif scope["type"] == "websocket":
+            receive = self._ws_receive(receive, send)
+        await self.app(scope, receive, send)
+
+    def _http_receive(self, receive, send):
+        seen = 0
+
+        async def bounded():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    await _too_large(send, self.limit)
+                    return {"type": "http.disconnect"}
+            return message
+
+        return bounded
+
+    def _ws_receive(self, receive, send):
+        async def bounded():
+            message = await receive()
+            if message["type"] == "websocket.receive":
+                size = len(message.get("bytes") or b"") + len((message.get("text") or "").encode("utf-8"))
+                if size > self.limit:
+                    await send({"type": "websocket.close", "code": 1009,
+                                "reason": f"message over {self.limit} bytes"})
+                    return {"type": "websocket.disconnect", "code": 1009}
+            return message
+
+        return bounded
+
+
+async def _too_large(send, limit: int) -> None:
+    body = f'{{"error": "the request body is over {limit} bytes"}}'.encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 class AWMEnvClient(EnvClient[AWMAction, AWMObservation, AWMState]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 
@@ -83,5 +84,30 @@ def test_reference_replays_earn_one_and_null_zero_through_the_openenv_server_and
         for task in tasks[:3]:
             assert await episode(task, replay=True) == (1.0, task.steps + 1)
             assert (await episode(task, replay=False))[0] == 0.0
+
+    asyncio.run(go())
+
+
+def test_the_openenv_server_refuses_messages_over_its_cap_and_carries_on(openenv_server, tasks):
+    """As `awm serve --max-request-bytes`: a step over 64 KiB never reaches OpenEnv's parser."""
+    import httpx2
+
+    task = tasks[0]
+    big = {"tool": task.reference_solution[0].tool, "arguments": {"note": "x" * 100_000}}
+
+    async def go():
+        async with httpx2.AsyncClient() as http:
+            refused = await http.post(f"{openenv_server}/step", json={"action": big})
+            assert refused.status_code == 413 and "65536 bytes" in refused.text
+        client = AWMEnvClient(base_url=openenv_server)
+        await client.connect()
+        assert (await client.reset(env_id=ENV, task_id=task.task_id)).observation.task_id == task.task_id
+        with pytest.raises(Exception, match="1009|too big|closed"):  # the server closed the WebSocket (1009)
+            await client.step(AWMAction(**big))
+        with contextlib.suppress(Exception):
+            await client.close()
+        async with AWMEnvClient(base_url=openenv_server) as client:  # the server carries on
+            reset = await client.reset(env_id=ENV, task_id=task.task_id)
+            assert reset.observation.task_id == task.task_id
 
     asyncio.run(go())
