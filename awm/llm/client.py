@@ -205,7 +205,7 @@ class LLMClient:
             if self._resolved:
                 return
             s = self.settings
-            endpoint = self.memory.get(s.base_url, s.model)
+            endpoint = self.memory.get(s.shown_url, s.model)
             if endpoint is None:
                 endpoint = Endpoint()
                 try:
@@ -213,7 +213,7 @@ class LLMClient:
                     named = [e for e in entries if e.get("id") == s.model] or entries
                     endpoint.profile, endpoint.context_tokens = profiles.recognise(named)
                     endpoint.probed = True
-                    self.memory.put(s.base_url, s.model, endpoint)
+                    self.memory.put(s.shown_url, s.model, endpoint)
                 except LLMConfigError:
                     pass  # the call itself will fail and say why
             self.profile = s.profile if s.profile != "auto" else (endpoint.profile or "auto")
@@ -365,9 +365,9 @@ class LLMClient:
                 self._mode = following
                 self.refusals.append(refusal)
                 s = self.settings
-                known = self.memory.get(s.base_url, s.model) or Endpoint()
+                known = self.memory.get(s.shown_url, s.model) or Endpoint()
                 known.mode, known.refusal = following, refusal
-                self.memory.put(s.base_url, s.model, known)
+                self.memory.put(s.shown_url, s.model, known)
         return True
 
     def _refusal_error(self, mode: str, exc: openai.APIStatusError) -> LLMConfigError:
