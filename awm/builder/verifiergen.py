@@ -84,8 +84,11 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
               if _words(o) not in taken]
     # the numbers the task expects, and the ones inside the names it expects ('Ram ProMaster 2500'); not the
     # instruction's own numbers, which a hedge could borrow ("4, or maybe 5" after "reduce the stock by 5")
+    # and the numbers the reference answer states as context, true of the world ('renewal opens only 90 days
+    # before that'): an answer may give the same context
     allowed = sorted({float(v) for v in expected if isinstance(v, (int, float)) and not isinstance(v, bool)}
-                     | {n for v in expected if isinstance(v, str) for n in _numbers(v)})
+                     | {n for v in expected if isinstance(v, str) for n in _numbers(v)}
+                     | set(_numbers(task.reference_answer or "")))
     # a date is a value of its own kind: the dates the task expects (one per date question) and the dates the
     # instruction states are no conflicting candidates of a date answer
     allowed += sorted({v for v in expected if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)}
@@ -96,7 +99,8 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
     # the words a prose answer may use besides the framing words of a plain answer: the request's, the values'
     # (expected and rival), the labels read past, and the reference answer's (closed: an unlisted word fails)
     vocabulary = set(_words(task.instruction).split()) | set(_words(task.reference_answer or "").split())
-    for text in [*expected, *others, *goal.expect.get("nouns", [])]:
+    rivals = [o for g in task.goals if g.kind == "answer" for o in g.expect.get("others", [])]  # of every slot
+    for text in [*expected, *rivals, *goal.expect.get("nouns", [])]:
         vocabulary |= set(_words(text).split())
     said = {w for v in expected if isinstance(v, str) for w in _words(v).split()}
     spec = {"slot": slot, "slots": list(task.answer_slots), "type": schema[slot].type, "value": value,

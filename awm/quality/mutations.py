@@ -821,12 +821,14 @@ def prose_answer_mutations(task: Task) -> list[Mutation]:
     slot, value, kind = answers[0]
     shown = _shown(answer, value)
     if shown is not None:
+        at = shown.start()
+        shown = shown.group(0)
         mutations.append(Mutation("negated_answer", f"{slot} negated",
-                                  answer=answer.replace(shown, "not " + shown, 1), replay=False))
+                                  answer=_at(answer, at, shown, "not " + shown), replay=False))
         rival = _cross_kind(value, kind.type)
         if rival is not None:
             mutations.append(Mutation("cross_kind_hedge", f"{slot} hedged with {rival!r}",
-                                      answer=answer.replace(shown, f"{shown} or {rival}", 1), replay=False))
+                                      answer=_at(answer, at, shown, f"{shown} or {rival}"), replay=False))
     mutations.append(Mutation("natural_answer", "the answer with a leading 'As of June 1, 2025,'",
                               answer=f"As of June 1, 2025, {answer[:1].lower()}{answer[1:]}", replay=False))
     counts = any(k.type == "count" for _, _, k in answers)
@@ -837,22 +839,28 @@ def prose_answer_mutations(task: Task) -> list[Mutation]:
         shown = _shown(answer, value)
         if shown is None:
             continue
+        at, shown = shown.start(), shown.group(0)
         if kind.type == "count" and 0 <= value < len(NUMBER_NAMES):
             mutations.append(Mutation("natural_answer", f"{slot} in words",
-                                      answer=answer.replace(shown, NUMBER_NAMES[value], 1), replay=False))
+                                      answer=_at(answer, at, shown, NUMBER_NAMES[value]), replay=False))
         elif kind.type == "date":
             mutations.append(Mutation("natural_answer", f"{slot} written out",
-                                      answer=answer.replace(shown, long_date(value)), replay=False))
+                                      answer=_at(answer, at, shown, long_date(value)), replay=False))
         elif kind.type == "status":
             rival = next((o for o in kind.values or [] if value in (f"in{o}", f"un{o}")), None)
             if rival is not None:
                 mutations.append(Mutation("natural_answer", f"{slot} paraphrased as 'not {rival} any more'",
-                                          answer=answer.replace(shown, f"not {rival} any more", 1), replay=False))
+                                          answer=_at(answer, at, shown, f"not {rival} any more"), replay=False))
     return mutations
 
 
-def _shown(answer: str, value: object) -> str | None:
-    """How the reference answer writes `value` (its first occurrence), or None if it does not."""
+def _at(text: str, start: int, old: str, new: str) -> str:
+    """`text` with `old`, found at `start`, written `new`."""
+    return text[:start] + new + text[start + len(old):]
+
+
+def _shown(answer: str, value: object) -> re.Match | None:
+    """Where the reference answer writes `value` (its first occurrence), or None if it does not."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -860,12 +868,12 @@ def _shown(answer: str, value: object) -> str | None:
         for form in forms:
             match = re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", answer)
             if match:
-                return match.group(0)
+                return match
         return None
     for form in (str(value), str(value).replace("_", " ")):
         match = re.search(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", answer, flags=re.IGNORECASE)
         if match:
-            return match.group(0)
+            return match
     return None
 
 
