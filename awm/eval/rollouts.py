@@ -195,6 +195,7 @@ class RolloutEngine:
                  on_result: Callable[[RolloutResult], None] | None = None):
         self.store = store
         self.settings = settings
+        self.model_limits = settings.limits()  # timeout, concurrency, max_tokens: as set, else the profile's
         self.limits = limits
         self.agent = validate_agent_key(agent or settings.model)
         self.pool = pool
@@ -220,7 +221,7 @@ class RolloutEngine:
                 for t in taskset.tasks if t.task_id in published], None
 
     def _params(self, seed: int) -> dict:
-        return {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens, "seed": seed}
+        return {"temperature": self.settings.temperature, "max_tokens": self.model_limits.max_tokens, "seed": seed}
 
     def rollout_key(self, item: _Task, sample: int) -> str:
         seed = self.limits.seed + sample
@@ -243,9 +244,9 @@ class RolloutEngine:
         started = time.monotonic()
         run = EvalRun()
         pool = self.pool or default_pool()
-        semaphore = asyncio.Semaphore(self.settings.concurrency)
+        semaphore = asyncio.Semaphore(self.model_limits.concurrency)
         client = openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=self.settings.require_key(),
-                                    timeout=self.settings.timeout_s, max_retries=self.settings.transport_retries)
+                                    timeout=self.model_limits.timeout_s, max_retries=self.settings.transport_retries)
         environments = []
         try:
             jobs = []
@@ -337,7 +338,7 @@ class RolloutEngine:
             result.steps += 1
             if finish == "length":
                 raise RolloutFault("truncated: the response stopped at the completion token limit "
-                                   f"({self.settings.max_tokens})")
+                                   f"({self.model_limits.max_tokens})")
             if result.prompt_tokens + result.completion_tokens > self.limits.max_tokens:
                 messages.append(message)
                 raise RolloutFault(f"token_limit: {result.prompt_tokens + result.completion_tokens} tokens over "
@@ -388,7 +389,7 @@ class RolloutEngine:
                                                   "headers": {"Content-Type": "application/json"}})
         except openai.APITimeoutError as exc:
             raise RolloutFault(f"model_timeout: no response from {self.settings.base_url} within "
-                               f"{self.settings.timeout_s:g} s", retryable=True) from exc
+                               f"{self.model_limits.timeout_s:g} s", retryable=True) from exc
         except openai.APIStatusError as exc:
             raise RolloutFault(f"model_error: {self.settings.base_url} answered {exc.status_code}: {exc.message}",
                                retryable=exc.status_code == 429 or exc.status_code >= 500) from exc
