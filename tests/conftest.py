@@ -35,6 +35,8 @@ def pytest_collection_modifyitems(config, items) -> None:
             continue
         if folder in LANE_OF_FOLDER:
             item.add_marker(LANE_OF_FOLDER[folder])
+            # with pytest-xdist's --dist loadgroup, a folder's tests share one worker and its session's servers
+            item.add_marker(pytest.mark.xdist_group(folder))
 
 
 def dialect_of(env_id: str) -> Dialect:
