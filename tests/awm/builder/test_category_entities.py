@@ -44,7 +44,9 @@ def _domains(category: str) -> list[str]:
     return [slug for slug, seed in DOMAIN_SEEDS.items() if seed.category == category]
 
 
-@pytest.mark.parametrize("category", sorted(PACK_MODULES))
+# The fast lane builds the domains of every ninth category; the full run those of every category.
+@pytest.mark.parametrize("category", [c if n % 9 == 0 else pytest.param(c, marks=pytest.mark.slow)
+                                      for n, c in enumerate(sorted(PACK_MODULES))])
 def test_every_domain_of_the_category_builds_valid_proven_environments(category, built_store):
     store = built_store
     seen = set()
@@ -96,6 +98,7 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("volunteer_network", 1))
 
 
+@pytest.mark.slow
 def test_every_request_about_category_entities_passes_every_proof(built_store):
     store = built_store
     proven: Counter = Counter()
@@ -117,6 +120,7 @@ def test_every_request_about_category_entities_passes_every_proof(built_store):
     assert set(proven) == set(ENTITY_INTENTS), sorted(set(ENTITY_INTENTS) - set(proven))
 
 
+@pytest.mark.slow
 def test_category_entities_appear_in_their_category_only():
     for slug, seed in DOMAIN_SEEDS.items():
         allowed = groups_for(seed.category, slug)
@@ -144,6 +148,7 @@ def test_sibling_scenarios_carry_different_entity_groups():
                 assert all(a != b for a, b in zip(groups, groups[1:], strict=False)), (slug, groups)
 
 
+@pytest.mark.slow
 def test_code_prefixes_stay_unique_with_category_entities():
     for category in PACK_MODULES:
         for slug in _domains(category):
@@ -352,6 +357,7 @@ def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(bui
     assert checked == set(RULE_CALLS) | {"event_signup"}, checked
 
 
+@pytest.mark.slow
 def test_every_table_of_every_scenario_with_category_entities_has_rows():
     """The databases gate wants at least one row a table: a world that keeps a category's entities has some of
     each, in every slot (a cold-chain scenario once had shipments but not one exception)."""
