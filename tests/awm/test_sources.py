@@ -142,3 +142,21 @@ def test_the_dagster_asset_shows_the_changed_code_version(tmp_path, monkeypatch)
     edit(root / TEMPLATE)
     monkeypatch.setattr(sources, "ROOT", root)
     assert shown() != before and shown().endswith(f":code-{sources_digest('tools', root=root)}")
+
+
+def test_the_model_backend_fingerprint_follows_its_code_not_its_transport(tmp_path, monkeypatch):
+    from awm.backends.llm import LLMBackend
+    from awm.llm.client import LLMClient
+    from awm.llm.settings import LLMSettings
+
+    def fingerprint(root: Path) -> str:
+        monkeypatch.setattr(sources, "ROOT", root)
+        return LLMBackend(LLMClient(LLMSettings(api_key="k"), None)).fingerprint("tasks")
+
+    before = fingerprint(copy_of_core(tmp_path / "before"))
+    transport = copy_of_core(tmp_path / "transport")
+    edit(transport / "awm" / "llm" / "client.py")  # how a call travels: retries, timeouts, the cache
+    assert fingerprint(transport) == before
+    backend = copy_of_core(tmp_path / "backend")
+    edit(backend / "awm" / "backends" / "llm.py")
+    assert fingerprint(backend) != before
