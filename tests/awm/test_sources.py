@@ -144,7 +144,7 @@ def test_the_dagster_asset_shows_the_changed_code_version(tmp_path, monkeypatch)
     assert shown() != before and shown().endswith(f":code-{sources_digest('tools', root=root)}")
 
 
-def test_the_model_backend_fingerprint_follows_its_code_not_its_transport(tmp_path, monkeypatch):
+def test_the_model_backend_fingerprint_follows_its_code_not_its_bookkeeping(tmp_path, monkeypatch):
     from awm.backends.llm import LLMBackend
     from awm.llm.client import LLMClient
     from awm.llm.settings import LLMSettings
@@ -154,9 +154,13 @@ def test_the_model_backend_fingerprint_follows_its_code_not_its_transport(tmp_pa
         return LLMBackend(LLMClient(LLMSettings(api_key="k"), None)).fingerprint("tasks")
 
     before = fingerprint(copy_of_core(tmp_path / "before"))
-    transport = copy_of_core(tmp_path / "transport")
-    edit(transport / "awm" / "llm" / "client.py")  # how a call travels: retries, timeouts, the cache
-    assert fingerprint(transport) == before
+    bookkeeping = copy_of_core(tmp_path / "bookkeeping")
+    edit(bookkeeping / "awm" / "llm" / "cache.py")  # where answers are kept
+    edit(bookkeeping / "awm" / "llm" / "ledger.py")  # and counted
+    assert fingerprint(bookkeeping) == before
+    client = copy_of_core(tmp_path / "client")
+    edit(client / "awm" / "llm" / "client.py")  # structured-output modes, clamping, repairs: they shape answers
+    assert fingerprint(client) != before
     backend = copy_of_core(tmp_path / "backend")
     edit(backend / "awm" / "backends" / "llm.py")
     assert fingerprint(backend) != before
