@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 CLIENTS := .venv-clients
 CLIENTS_STAMP := $(CLIENTS)/.installed
 
-.PHONY: run test ui bench lint format clean sandbox-deps
+.PHONY: run test test-fast ui bench lint format clean sandbox-deps
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
 	$(PY) -m pytest
+
+# The fast lane, before every commit: lint and the tests not marked slow, e2e or ops, on two processes
+# (README, "Tests"). `make test` still runs everything.
+FAST_LANE := not slow and not e2e and not ops
+test-fast: $(STAMP)  ## lint and the fast lane of the test suite (about 2 minutes of 2 idle cores)
+	$(VENV)/bin/ruff check .
+	$(PY) scripts/import_contracts.py
+	$(PY) -m pytest -m "$(FAST_LANE)" -n 2
 
 ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 	DAGSTER_HOME=$$($(PY) -m awm_assets.launch --prepare) $(VENV)/bin/dagster dev -h 127.0.0.1 -p $${AWM_UI_PORT:-3000} -w workspace.yaml

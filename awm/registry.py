@@ -11,11 +11,12 @@ to the harness (awm/stages/base.py: reuse, failure isolation, atomic writes, pro
 core pipeline, the Dagster assets and checks, the launcher's progress, the GraphQL client and the stage
 table in docs/architecture.md are all read from here.
 
-`code_version` is what the provenance records and what Dagster shows as the asset's code version: the
-stage, the platform version and an optional per-stage revision. Bump the revision of one stage (or
-awm.__version__ for all) when its code changes what it writes; the harness then rebuilds instead of
-reusing, and the Dagster UI marks the asset's code as changed. The generator (and, for a model, its
-prompt fingerprint) is appended per run by the harness, since the backend is chosen at run time.
+`code_version` is the declared part of what the provenance records and Dagster shows as the asset's code
+version: the stage, the platform version and an optional per-stage revision. The harness appends the
+generator and its fingerprint of the stage per run (the backend is chosen at run time): for the offline
+builder, the digest of every source and data file that shapes the stage's output (awm/sources.py), so a
+code change rebuilds the stages it touches without a bump. Bump the revision of one stage (or
+awm.__version__ for all) only to rebuild when nothing the digest sees changed.
 """
 
 from __future__ import annotations

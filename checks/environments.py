@@ -22,18 +22,13 @@ from collections.abc import Callable, Iterator, Mapping
 
 import dagster as dg
 
-# Not exported at the top level in 1.13; an evaluation must name the materialization it judged, or the UI
-# treats the result as stale (not current) and shows no status for the partition.
-from dagster._core.definitions.asset_checks.asset_check_evaluation import (
-    AssetCheckEvaluationTargetMaterializationData,
-)
-
 from awm.domains import split_env_id
 from awm.quality.findings import Finding, check_named_in, findings_table
 from awm.quality.partitions import PartitionEnvironments, partition_environments
 from awm.registry import stage
 from awm.store import ArtifactStore
 from awm_assets.partitions import domain_partitions, partition_url
+from checks.dagster_private import TargetMaterialization, target_materialization
 from resources import ArtifactStoreResource, GeneratorResource
 
 MAX_FINDINGS_IN_METADATA = 200
@@ -49,16 +44,16 @@ def domain_of(env_id: str) -> str:
 
 
 def judged_materializations(instance: dg.DagsterInstance, asset_key: dg.AssetKey,
-                            domains: list[str]) -> dict[str, AssetCheckEvaluationTargetMaterializationData]:
-    """Each domain's latest materialization of the checked asset, in two queries for the whole range."""
+                            domains: list[str]) -> dict[str, TargetMaterialization]:
+    """Each domain's latest materialization of the checked asset, in two queries for the whole range: an
+    evaluation must name the one it judged, or the UI treats the result as stale and shows no status."""
     latest = instance.event_log_storage.get_latest_storage_id_by_partition(
         asset_key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(domains))
     if not latest:
         return {}
     records = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=asset_key, storage_ids=list(latest.values())), limit=len(latest)).records
-    return {r.partition_key: AssetCheckEvaluationTargetMaterializationData(
-        storage_id=r.storage_id, run_id=r.run_id, timestamp=r.timestamp) for r in records}
+    return {r.partition_key: target_materialization(r.storage_id, r.run_id, r.timestamp) for r in records}
 
 
 def per_domain(context: dg.AssetCheckExecutionContext,

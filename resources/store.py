@@ -18,7 +18,12 @@ class ArtifactStoreResource(dg.ConfigurableResource):
 
     @classmethod
     def from_env(cls) -> ArtifactStoreResource:
-        return cls(home=os.environ.get("AWM_HOME", DEFAULT_HOME), progress_file=os.environ.get("AWM_PROGRESS_FILE"))
+        """AWM_HOME and AWM_PROGRESS_FILE, when set, as dg.EnvVar: read when a run starts, in the process that
+        runs it, and shown in the launchpad as the variable they come from rather than a value fixed when the
+        definitions loaded. (The generator and LLM resources keep plain values: their fields are validated
+        when the resource is made, which an EnvVar, resolved later, would not pass.)"""
+        return cls(home=dg.EnvVar("AWM_HOME") if os.environ.get("AWM_HOME") else DEFAULT_HOME,
+                   progress_file=dg.EnvVar("AWM_PROGRESS_FILE") if os.environ.get("AWM_PROGRESS_FILE") else None)
 
     def store(self) -> ArtifactStore:
         return ArtifactStore(self.home)

@@ -20,6 +20,24 @@ os.environ.setdefault("AWM_SANDBOX_ALLOW_ROOT", "1")
 
 __all__ = ["build_environment", "dialect_of"]
 
+TESTS = Path(__file__).resolve().parent
+# Test lanes (README, "Tests"): every test of these folders carries the folder's marker, so the fast lane
+# (`make test-fast`: -m "not slow and not e2e and not ops") leaves them out and `make test` runs them.
+# The agent-side clients (tests/ecosystem) run in their own virtualenv against real servers: end to end.
+LANE_OF_FOLDER = {"e2e": "e2e", "ops": "ops", "ecosystem": "e2e"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        try:
+            folder = Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
+        except ValueError:
+            continue
+        if folder in LANE_OF_FOLDER:
+            item.add_marker(LANE_OF_FOLDER[folder])
+            # with pytest-xdist's --dist loadgroup, a folder's tests share one worker and its session's servers
+            item.add_marker(pytest.mark.xdist_group(folder))
+
 
 def dialect_of(env_id: str) -> Dialect:
     """The API dialect of a built-in environment (default base seed): a test names its tools with

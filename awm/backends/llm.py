@@ -47,10 +47,15 @@ from awm.llm.prompts import (
     json_block,
     stage_prompt_hash,
 )
+from awm.registry import stage as stage_spec
 from awm.schema_sql import to_ddl
+from awm.sources import source_digest
 from awm.store import ArtifactStore
 
 BUILDER = "llm-1"
+# Where answers are kept and counted: which answer a stage gets is fixed by the prompt, the model, its sampling and
+# the client's code (modes, clamping, repairs), so a change here alone rebuilds nothing (awm/sources.py).
+BOOKKEEPING = ("awm.llm.cache", "awm.llm.ledger")
 DEFAULT_TASKS = 10
 SIMILAR_NAME_RATIO = 0.9
 _LOGIN_WORDS = re.compile(r"\b(log ?in|logins?|log out|sign ?in|sign ?out|passwords?|passcodes?|credentials?|"
@@ -115,10 +120,12 @@ class LLMBackend:
         return stage_prompt_hash(stage)
 
     def fingerprint(self, stage: str) -> str:
-        """Changes when anything that shapes the stage's answer changes (so the stage re-runs)."""
+        """Changes when anything that shapes the stage's answer changes (so the stage re-runs): the prompt,
+        the model and its sampling, and the source of this backend, the stage and what they import."""
         s = self.client.settings
+        code = source_digest((stage_spec(stage).module, "awm.backends.llm"), ("python",), BOOKKEEPING)
         payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.limits().max_tokens, s.seed,
-                              self.tasks_per_env])
+                              self.tasks_per_env, code])
         return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
     def usage(self, stage: str, domains: list[str] | None = None) -> dict:

@@ -4,15 +4,51 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from awm.builder.catalogue import CATALOGUE_DIGEST
 from awm.builder.data import generate_rows
 from awm.builder.taskgen import TASKS_PER_ENV, generate_tasks
 from awm.builder.toolgen import generate_tools
 from awm.builder.verifiergen import verifier_source
 from awm.builder.world import WorldPlan, make_scenario, plan_world
 from awm.contracts import Column, Scenario, SchemaSpec, Table, TaskSet, ToolSet, Verifier, VerifierSet
+from awm.registry import stage as stage_spec
+from awm.sources import closure, source_digest
 
 BUILDER_VERSION = "offline-2"
+
+# The builder modules each stage's method below calls. What they import is followed (awm/sources.py), and
+# the stage's own module (its harness and gate) and this file are added: the digest of those files, with the
+# catalogue's data files the catalogue package holds, is the code half of the stage's code version.
+SOURCES: dict[str, tuple[str, ...]] = {
+    "scenarios": ("awm.builder.world",),
+    "tasks": ("awm.builder.world", "awm.builder.data", "awm.builder.taskgen"),
+    "schemas": ("awm.builder.world",),
+    "databases": ("awm.builder.world", "awm.builder.data"),
+    "tools": ("awm.builder.world", "awm.builder.toolgen"),
+    "verification_reports": ("awm.builder.world", "awm.builder.verifiergen"),
+}
+DISTRIBUTIONS = ("python", "faker")  # the interpreter (ast.unparse, inspect) and the package that fakes rows
+# Imported by the stage harness for a model's usage only: the offline builder calls no model (a rephraser adds
+# awm.llm.rephrase to the tasks stage's sources, and its model to the fingerprint).
+NOT_CALLED = ("awm.llm",)
+
+
+def _sources(stage: str, phrased: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    entries = (stage_spec(stage).module, "shallow:awm.backends.offline", *SOURCES[stage])
+    if phrased and stage == "tasks":
+        return (*entries, "awm.llm.rephrase"), ()
+    return entries, NOT_CALLED
+
+
+def source_files(stage: str, phrased: bool = False, root=None) -> tuple[str, ...]:
+    """The source and data files that shape `stage`'s output when the offline builder makes it."""
+    entries, exclude = _sources(stage, phrased)
+    return closure(entries, exclude, root)
+
+
+def sources_digest(stage: str, phrased: bool = False, root=None) -> str:
+    """The digest of `source_files(stage)` and of the versions in DISTRIBUTIONS."""
+    entries, exclude = _sources(stage, phrased)
+    return source_digest(entries, DISTRIBUTIONS, exclude, root=root)
 
 
 @lru_cache(maxsize=64)
@@ -35,8 +71,11 @@ class OfflineBackend:
         self.rephraser = rephraser  # awm.llm.rephrase.Rephraser: a model rewrites the instructions (off by default)
 
     def fingerprint(self, stage: str) -> str:
-        """The catalogue's data: a built stage is reused only while the pack files it was built from are unchanged."""
-        return f"catalogue-{CATALOGUE_DIGEST}"
+        """The code and data the stage's output is made from: a built stage is reused only while the builder
+        modules, templates, intents, phrasing, gates and catalogue files it was built from are unchanged."""
+        phrased = self.rephraser is not None and stage == "tasks"
+        code = f"code-{sources_digest(stage, phrased)}"
+        return f"{code}:phrased-{self.rephraser.model}" if phrased else code
 
     def plan(self, scenario: Scenario) -> WorldPlan:
         return _plan(scenario.model_dump_json())

@@ -114,8 +114,9 @@ def _usage(calls: list[Any]) -> dict[str, Any]:
 
 def code_version(stage_name: str, backend_params: dict, backend: Any = None) -> str:
     """What must match for a stage's earlier output to be reused: the stage's declared code version
-    (stage, platform version, revision), the generator, and for a model-backed generator its fingerprint
-    (prompt hash, model, sampling parameters)."""
+    (stage, platform version, revision), the generator, and the generator's fingerprint of the stage: the
+    digest of the source and data files that shape the stage's output (awm/sources.py), and for a model its
+    prompt hash, model and sampling parameters."""
     version = f"{stage(stage_name).code_version}:{backend_params.get('builder', 'llm')}"
     fingerprint = getattr(backend, "fingerprint", None)
     return f"{version}:{fingerprint(stage_name)}" if callable(fingerprint) else version

@@ -47,6 +47,7 @@ def test_missing_artifact(tmp_path):
         ArtifactStore(tmp_path).read_model("banking__00", "scenario.json", Scenario)
 
 
+@pytest.mark.slow
 def test_killed_build_leaves_no_half_written_artifact_and_resumes(tmp_path):
     """SIGKILL a process building environments, then check every artifact on disk parses and a re-run completes."""
     home = tmp_path / "home"

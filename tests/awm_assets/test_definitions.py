@@ -31,3 +31,20 @@ def test_stage_assets_are_partitioned_by_domain_and_described():
         assert node.partitions_def is not None and node.partitions_def.name == "domains"
         assert node.description and node.code_version
         assert node.group_name == "awm_pipeline"
+
+
+def test_an_asset_added_beside_the_stages_is_built_by_the_corpus_job():
+    """A contributor's new domain-partitioned asset (here downstream of the verification reports) is in the job
+    `make run` launches without a change to the job."""
+    from awm_assets.jobs import corpus_job
+    from awm_assets.partitions import STAGE_ASSET_OPTIONS
+
+    @dg.asset(name="task_summaries", deps=["verification_reports"], **STAGE_ASSET_OPTIONS)
+    def task_summaries() -> None:
+        return None
+
+    assets = list(defs.assets) + [task_summaries]
+    extended = dg.Definitions(assets=assets, asset_checks=list(defs.asset_checks), jobs=[corpus_job],
+                              resources=defs.resources)
+    selected = {k.to_user_string() for k in extended.resolve_job_def(CORPUS_JOB).asset_layer.selected_asset_keys}
+    assert selected == set(STAGE_ASSETS) | {"task_summaries"}

@@ -2,6 +2,8 @@
 
 The snapshot (definitions_snapshot.json beside this file) records every asset's key, upstream keys,
 partitions, code version, group and stage tag, and every check's name, asset, blocking flag and partitions.
+A stage's code version ends in the digest of the files that shape its output (awm/sources.py), which any
+builder change moves: the snapshot keeps it as `code-<digest>`, and the tests below check the digest itself.
 A change to the registry (a stage, a revision, awm.__version__) or to the Dagster layer shows here;
 if it is meant, regenerate with `AWM_UPDATE_SNAPSHOT=1 pytest tests/awm_assets/test_definitions_snapshot.py`
 and commit the new file with the change.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import dagster as dg
@@ -20,6 +23,7 @@ from awm.registry import CATALOG, CATALOG_CODE_VERSION, STAGES
 from awm_assets.definitions import defs
 
 SNAPSHOT = Path(__file__).with_name("definitions_snapshot.json")
+DIGEST = re.compile(r":code-[0-9a-f]{16}$")
 
 
 def partitions_name(partitions_def) -> str | None:
@@ -38,7 +42,7 @@ def definitions_snapshot() -> dict:
         assets[key.to_user_string()] = {
             "upstream": sorted(k.to_user_string() for k in node.parent_keys),
             "partitions": partitions_name(node.partitions_def),
-            "code_version": node.code_version,
+            "code_version": DIGEST.sub(":code-<digest>", node.code_version or ""),
             "group": node.group_name,
             "stage": (node.tags or {}).get("stage"),
         }
@@ -59,11 +63,14 @@ def test_the_definitions_match_the_snapshot():
 
 
 def test_every_stage_asset_and_check_is_derived_from_the_registry():
+    from awm.backends.offline import BUILDER_VERSION
+
     current = definitions_snapshot()
     for spec in STAGES:
         asset = current["assets"][spec.name]
         revision = f"+{spec.revision}" if spec.revision else ""
-        assert asset["code_version"] == spec.code_version == f"{spec.name}:{__version__}{revision}"
+        assert spec.code_version == f"{spec.name}:{__version__}{revision}"
+        assert asset["code_version"] == f"{spec.code_version}:{BUILDER_VERSION}:code-<digest>"
         assert asset["upstream"] == ([spec.upstream.name] if spec.upstream else [])
         assert asset["partitions"] == "domains" and asset["stage"] == str(spec.number)
         assert current["checks"][spec.valid_check] == {"asset": spec.name, "blocking": True, "partitions": "domains"}
@@ -73,14 +80,15 @@ def test_every_stage_asset_and_check_is_derived_from_the_registry():
 
 
 def test_the_code_version_dagster_shows_is_the_one_provenance_records():
-    """Provenance's code version is the stage's declared one plus the generator (and its fingerprint): a stage whose Dagster code
-    version is unchanged reuses what it built, and one whose version changed rebuilds."""
+    """Dagster shows each stage's code version as the offline builder records it in provenance (the declared
+    version, the generator, the digest of the stage's sources): a stage whose Dagster code version is unchanged
+    reuses what it built, and one whose version changed rebuilds."""
     from awm.backends import get_backend
+    from awm.backends.offline import sources_digest
     from awm.stages.base import code_version
 
     backend = get_backend("offline")
     for spec in STAGES:
         node = defs.resolve_asset_graph().get(dg.AssetKey(spec.name))
-        fingerprint = backend.fingerprint(spec.name) if callable(getattr(backend, "fingerprint", None)) else None
-        expected = f"{node.code_version}:{backend.params['builder']}" + (f":{fingerprint}" if fingerprint else "")
-        assert code_version(spec.name, backend.params, backend) == expected
+        assert node.code_version == code_version(spec.name, backend.params, backend) == (
+            f"{spec.code_version}:{backend.params['builder']}:code-{sources_digest(spec.name)}")

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from awm_assets.launch import contiguous_ranges
 
 
@@ -15,6 +17,7 @@ def test_contiguous_ranges_follow_partition_order():
     assert contiguous_ranges(ordered, ["a1", "c3", "d4"], 2) == [("a1", "a1"), ("c3", "d4")]
 
 
+@pytest.mark.slow
 def test_main_job_builds_publishes_and_summarises(tmp_path):
     env = {**os.environ, "AWM_HOME": str(tmp_path / "home"), "AWM_DOMAINS": "airline,llama_farm", "AWM_SLOTS": "2"}
     env.pop("DAGSTER_HOME", None)

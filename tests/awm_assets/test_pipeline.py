@@ -78,6 +78,7 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert meta["built"] == 0 and meta["reused"] == 2
 
 
+@pytest.mark.slow
 def test_a_range_run_covers_several_domains(tmp_path, monkeypatch):
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("domains", ["airline", "pet_grooming", "k12_school"])

@@ -2,6 +2,7 @@
 one-domain run does: nothing of one domain shows on another, and no check is left Skipped."""
 
 import dagster as dg
+import pytest
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
 from awm.store import ArtifactStore
@@ -36,6 +37,7 @@ def check_keys(check_defs) -> list[dg.AssetCheckKey]:
     return [key for c in check_defs for key in c.check_keys]
 
 
+@pytest.mark.slow
 def test_a_range_run_records_each_domains_own_checks_and_metadata(tmp_path):
     store = ArtifactStore(tmp_path)
     with dg.instance_for_test() as instance:

@@ -14,8 +14,20 @@ if not CHROMIUM and os.environ.get("CI"):
     raise RuntimeError("CI must install Debian's chromium package for the UI tests")
 needs_chromium = pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium package is not installed")
 
+# The pages' default wait: an element is looked for until it shows (its readiness signal), and this is only the
+# last resort against a hang (tests/e2e/conftest.py, PATIENCE_S); no call passes a shorter timeout.
+PATIENCE_MS = int(float(os.environ.get("AWM_E2E_PATIENCE_S", "900")) * 1000)
+
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def new_page(browser, **options):
+    """A page whose waits last until what they wait for shows (PATIENCE_MS as the last resort)."""
+    page = browser.new_page(**options)
+    page.set_default_timeout(PATIENCE_MS)
+    page.set_default_navigation_timeout(PATIENCE_MS)
+    return page
 
 
 def dismiss_welcome(page) -> None:
@@ -55,14 +67,14 @@ def markdown_text(page, cell) -> str:
         return cell.inner_text()
     opener.click()
     dialog = page.get_by_role("dialog")
-    dialog.wait_for(timeout=15_000)
-    page.locator(".bp5-overlay-backdrop.bp5-overlay-enter-done").wait_for(timeout=15_000)  # opened, for the shot
+    dialog.wait_for()
+    page.locator(".bp5-overlay-backdrop.bp5-overlay-enter-done").wait_for()  # opened, for the shot
     return dialog.inner_text()
 
 
 def close_dialog(page) -> None:
     page.keyboard.press("Escape")
-    page.locator(".bp5-overlay-backdrop").wait_for(state="detached", timeout=15_000)
+    page.locator(".bp5-overlay-backdrop").wait_for(state="detached")
 
 
 def scroll_to(element) -> None:
@@ -74,7 +86,7 @@ def scroll_to(element) -> None:
 def open_check_partitions(page, url: str, asset: str, check: str) -> None:
     open_page(page, f"{url}/assets/{asset}?view=checks&checkDetail={check}")
     page.get_by_role("tab", name="Partitions").last.click()
-    page.get_by_text(re.compile(r"^Passed \(\d+\)$")).wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"^Passed \(\d+\)$")).wait_for()
 
 
 def check_partition_detail(page, partition: str) -> str:
@@ -83,6 +95,6 @@ def check_partition_detail(page, partition: str) -> str:
     visible_text(page, partition).last.click()
     panel = (page.locator("div").filter(has=page.get_by_text("Latest execution", exact=True))
              .filter(has=page.get_by_text("Description", exact=True)).last)
-    panel.wait_for(timeout=30_000)
-    panel.get_by_text(partition, exact=True).first.wait_for(timeout=30_000)
+    panel.wait_for()
+    panel.get_by_text(partition, exact=True).first.wait_for()
     return panel.inner_text()

@@ -21,6 +21,10 @@ from awm_assets.launch import prepare_dagster_home
 from tests.llm.conftest import API_KEY, start_llm_serve
 
 ROOT = Path(__file__).resolve().parents[2]
+# Every wait here ends when its readiness signal holds (the webserver answers, the code location is loaded,
+# a run reached a final status, an element is on the page), so a loaded machine makes a test slower, not
+# failed. PATIENCE_S is only the last resort against a hang, never an expected duration.
+PATIENCE_S = float(os.environ.get("AWM_E2E_PATIENCE_S", "900"))
 
 # The failed-environment walk: two domains of two environments; the tools stage of one environment gets
 # unsafe code from the model at every attempt, so it fails for good while its three siblings publish.
@@ -35,18 +39,42 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for(url: str, seconds: float, proc: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + seconds
+def wait_for(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Until `url` answers 200, as long as the process serving it is alive."""
+    deadline = time.monotonic() + PATIENCE_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"dagster dev exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=10) as response:
                 if response.status == 200:
                     return
         except OSError:
             time.sleep(0.5)
-    raise TimeoutError(f"{url} not up after {seconds}s:\n{log.read_text()[-3000:]}")
+    raise TimeoutError(f"{url} not up after {PATIENCE_S}s:\n{log.read_text()[-3000:]}")
+
+
+LOCATIONS = """{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus
+  locationOrLoadError { __typename ... on PythonError { message } } } } } }"""
+
+
+def wait_for_code_location(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Until the webserver has loaded the code location (the UI shows no asset before), or its load failed."""
+    from tests.e2e.graphql import graphql
+
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"dagster dev exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        entries = graphql(url, LOCATIONS, {})["workspaceOrError"].get("locationEntries") or []
+        for entry in entries:
+            if (entry.get("locationOrLoadError") or {}).get("__typename") == "PythonError":
+                raise RuntimeError(f"code location {entry['name']} failed to load: "
+                                   f"{entry['locationOrLoadError']['message'][-3000:]}")
+        if entries and all(e["loadStatus"] == "LOADED" and e.get("locationOrLoadError") for e in entries):
+            return
+        time.sleep(0.5)
+    raise TimeoutError(f"the code location of {url} not loaded after {PATIENCE_S}s:\n{log.read_text()[-3000:]}")
 
 
 def dagster_home_for(awm_home: Path) -> Path:
@@ -73,7 +101,8 @@ def running_dagster_dev(env: dict[str, str], log: Path) -> Iterator[str]:
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(f"{url}/server_info", 120, proc, log)
+        wait_for(f"{url}/server_info", proc, log)
+        wait_for_code_location(url, proc, log)
         yield url
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # dagster dev ignores SIGTERM without job control: signal the group
@@ -115,7 +144,7 @@ def failed_environment_corpus(tmp_path_factory):
                "OPENAI_API_KEY": API_KEY, "AWM_LLM_MODEL": "awm-offline", "AWM_RETRY_DELAY": "0.05"}
         env.pop("AWM_UI_URL", None)
         built = subprocess.run([sys.executable, "-m", "awm_assets.launch"], cwd=ROOT, env=env, capture_output=True,
-                               text=True, timeout=900)
+                               text=True, timeout=PATIENCE_S)
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         assert "published              3 environments" in built.stdout, built.stdout[-2000:]
         with running_dagster_dev(env, home / "dagster-dev.log") as url:

@@ -1,9 +1,13 @@
 """What the UI reads, asked of the webserver's GraphQL API directly."""
 
 import json
+import os
 import time
 import urllib.request
 from collections.abc import Callable
+
+# the last resort against a hang (tests/e2e/conftest.py); a wait ends when its signal holds
+PATIENCE_S = float(os.environ.get("AWM_E2E_PATIENCE_S", "900"))
 
 CHECK_PARTITIONS = """
 query($key: AssetKeyInput!) { assetNodeOrError(assetKey: $key) { ... on AssetNode {
@@ -18,7 +22,7 @@ FIELDS = {"succeeded": "succeededPartitions", "failed": "failedPartitions", "ski
 def graphql(url: str, query: str, variables: dict) -> dict:
     request = urllib.request.Request(f"{url}/graphql", data=json.dumps({"query": query, "variables": variables}).encode(),
                                      headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
         body = json.loads(response.read())
     if body.get("errors"):
         raise AssertionError(body["errors"])
@@ -26,7 +30,7 @@ def graphql(url: str, query: str, variables: dict) -> dict:
 
 
 def check_partition_statuses(url: str, asset: str, check: str, until: Callable[[dict], bool] = lambda s: True,
-                             seconds: float = 180) -> dict[str, list[str]]:
+                             seconds: float = PATIENCE_S) -> dict[str, list[str]]:
     """The check's partitions by status, as the check's Partitions view shows them; asked again until
     `until(statuses)` holds (checks run after their asset) or `seconds` pass."""
     deadline = time.monotonic() + seconds
@@ -36,4 +40,30 @@ def check_partition_statuses(url: str, asset: str, check: str, until: Callable[[
         statuses = {name: sorted(found["partitionStatuses"][field]) for name, field in FIELDS.items()}
         if until(statuses) or time.monotonic() > deadline:
             return statuses
+        time.sleep(1)
+
+
+RUNS = """query($filter: RunsFilter) { runsOrError(filter: $filter) { ... on Runs { results { runId status } } } }"""
+FINAL = ("SUCCESS", "FAILURE", "CANCELED")
+
+
+def run_status(url: str, run_id: str) -> str:
+    """The run's final status, once it has one."""
+    deadline = time.monotonic() + PATIENCE_S
+    query = """query($id: ID!) { runOrError(runId: $id) { ... on Run { status } } }"""
+    while True:
+        status = graphql(url, query, {"id": run_id})["runOrError"]["status"]
+        if status in FINAL or time.monotonic() > deadline:
+            return status
+        time.sleep(1)
+
+
+def finished_runs(url: str, tags: dict[str, str]) -> list[dict]:
+    """The runs with these tags, once there is one and every one has a final status."""
+    deadline = time.monotonic() + PATIENCE_S
+    run_filter = {"tags": [{"key": k, "value": v} for k, v in tags.items()]}
+    while True:
+        runs = graphql(url, RUNS, {"filter": run_filter})["runsOrError"]["results"]
+        if (runs and all(r["status"] in FINAL for r in runs)) or time.monotonic() > deadline:
+            return runs
         time.sleep(1)

@@ -4,15 +4,15 @@ import subprocess
 import sys
 
 from awm.store import ArtifactStore
-from tests.e2e.graphql import check_partition_statuses
+from tests.e2e.graphql import PATIENCE_S, check_partition_statuses
 
 
 def test_awm_backfill_builds_a_domain_through_the_daemon(dagster_dev):
     url, awm_home = dagster_dev
     out = subprocess.run(
         [sys.executable, "-m", "awm.cli", "backfill", "--domain", "airline", "--url", url, "--poll", "1",
-         "--timeout", "400"],
-        capture_output=True, text=True, timeout=450)
+         "--timeout", str(int(PATIENCE_S))],  # it returns when the backfill finished; the limit is a last resort
+        capture_output=True, text=True, timeout=PATIENCE_S + 60)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "registered domain partition airline" in out.stdout
     assert "verification_reports 1/1" in out.stdout

@@ -4,7 +4,6 @@ real daemon, against `awm llm-serve --agent`."""
 
 import json
 import os
-import time
 
 from awm.dagster_client import ADD_PARTITION, DagsterClient
 from awm.eval.rollouts import agent_dir
@@ -12,7 +11,7 @@ from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
 from tests.e2e.conftest import dagster_home_for, running_dagster_dev
-from tests.e2e.graphql import graphql
+from tests.e2e.graphql import graphql, run_status
 from tests.llm.conftest import API_KEY, start_llm_serve
 
 DOMAIN = "dental_clinic"
@@ -25,8 +24,6 @@ mutation($params: ExecutionParams!) { launchPipelineExecution(executionParams: $
   ... on PythonError { message }
   ... on RunConfigValidationInvalid { errors { message } }
 } }"""
-
-RUN = """query($id: ID!) { runOrError(runId: $id) { ... on Run { status tags { key value } } } }"""
 
 MATERIALIZATIONS = """
 query($key: AssetKeyInput!, $partition: String!) { assetOrError(assetKey: $key) { ... on Asset {
@@ -59,13 +56,7 @@ def test_an_evaluation_cell_launched_with_launchpad_config_runs_through_the_daem
             launched = graphql(url, LAUNCH, {"params": params})["launchPipelineExecution"]
             assert launched["__typename"] == "LaunchRunSuccess", launched
             run_id = launched["run"]["runId"]
-            deadline = time.monotonic() + 300
-            status = None
-            while time.monotonic() < deadline:
-                status = graphql(url, RUN, {"id": run_id})["runOrError"]["status"]
-                if status in ("SUCCESS", "FAILURE", "CANCELED"):
-                    break
-                time.sleep(1)
+            status = run_status(url, run_id)
             assert status == "SUCCESS", (status, (tmp_path / "dagster-dev.log").read_text()[-3000:])
             found = graphql(url, MATERIALIZATIONS, {"key": {"path": ["evaluation_report"]},
                                                     "partition": partition})["assetOrError"]

@@ -15,6 +15,7 @@ from tests.e2e.browser import (
     markdown_text,
     metadata_value,
     needs_chromium,
+    new_page,
     open_check_partitions,
     open_page,
     scroll_to,
@@ -36,7 +37,7 @@ def test_each_domain_partition_shows_its_own_check_statuses_and_metadata(failed_
     url, _ = failed_environment_corpus
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page = new_page(browser, viewport={"width": 1500, "height": 1000})
 
         # a blocking check: both domains Passed, none Skipped (a range run used to record no partition)
         open_check_partitions(page, url, STAGE, f"{STAGE}_valid")
@@ -58,7 +59,7 @@ def test_each_domain_partition_shows_its_own_check_statuses_and_metadata(failed_
         # each partition's materialization describes its own domain only
         for domain, other in ((PASSED_DOMAIN, FAILING_DOMAIN), (FAILING_DOMAIN, PASSED_DOMAIN)):
             open_page(page, f"{url}/assets/verification_reports?view=partitions&partition={domain}")
-            metadata_value(page, "domain").wait_for(timeout=30_000)
+            metadata_value(page, "domain").wait_for()
             assert metadata_value(page, "domain").inner_text().strip() == domain
             assert metadata_value(page, "environments").inner_text().strip() == "2"
             text = page.locator("body").inner_text()
@@ -74,12 +75,12 @@ def test_a_failed_environment_traced_from_the_catalog_to_its_reason_and_lineage(
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        page = browser.new_page(viewport={"width": 1920, "height": 1000})
+        page = new_page(browser, viewport={"width": 1920, "height": 1000})
 
         # 1. the catalog's failures list: the environment, its stage, the check that caught it, a link
         open_page(page, f"{url}/assets/environment_catalog")
         row = page.get_by_role("row").filter(has_text=WALK_FAILING_ENV).last
-        row.wait_for(timeout=30_000)
+        row.wait_for()
         cells = [c.strip() for c in row.get_by_role("cell").all_inner_texts()]
         assert cells[:4] == [WALK_FAILING_ENV, "failed", STAGE, "tool_code_policy"], cells
         assert cells[4].split() == [STAGE, "/", FAILING_DOMAIN] and "import of 'os' is not allowed" in cells[5]
@@ -90,7 +91,7 @@ def test_a_failed_environment_traced_from_the_catalog_to_its_reason_and_lineage(
         # 2. the link opens the failing stage's partition of that domain: the failure and its reason
         link.click()
         page.wait_for_url(re.compile(rf"/assets/{STAGE}\?view=partitions&partition={FAILING_DOMAIN}$"))
-        metadata_value(page, "failed_environment_ids").wait_for(timeout=30_000)
+        metadata_value(page, "failed_environment_ids").wait_for()
         assert metadata_value(page, "domain").inner_text().strip() == FAILING_DOMAIN
         assert metadata_value(page, "failed_environment_ids").inner_text().strip() == WALK_FAILING_ENV
         assert metadata_value(page, "failed").inner_text().strip() == "1"
@@ -125,7 +126,7 @@ def test_a_failed_environment_traced_from_the_catalog_to_its_reason_and_lineage(
         nodes = {name: page.locator("div").filter(has=visible_text(page, name)).filter(has_text="Asset checks").last
                  for name in ("schemas", "databases", STAGE)}
         for node in nodes.values():
-            node.get_by_text(re.compile(r"\d+ / \d+ Passed")).wait_for(timeout=30_000)
+            node.get_by_text(re.compile(r"\d+ / \d+ Passed")).wait_for()
         assert "2 / 2 Passed" in nodes["databases"].inner_text() and "2 / 2 Passed" in nodes["schemas"].inner_text()
         assert "1 / 2 Passed" in nodes[STAGE].inner_text()  # tools_yield warns on the failing domain
         page.screenshot(path=str(ARTIFACTS / WALK_SHOTS[5]))

@@ -2,8 +2,6 @@
 open the asset graph, launch a materialization of one partition, wait for success, and save
 screenshots of the asset page (metadata, lineage) as test artifacts."""
 
-import time
-
 from awm.dagster_client import DagsterClient
 from tests.e2e.browser import (
     ARTIFACTS,
@@ -12,9 +10,10 @@ from tests.e2e.browser import (
     check_partition_detail,
     dismiss_welcome,
     needs_chromium,
+    new_page,
     open_check_partitions,
 )
-from tests.e2e.graphql import check_partition_statuses
+from tests.e2e.graphql import check_partition_statuses, finished_runs
 
 pytestmark = needs_chromium
 
@@ -28,13 +27,13 @@ def test_materialize_a_partition_from_the_ui(dagster_dev):
     target = awm_home / "corpus" / "dental_clinic" / "dental_clinic__00" / "scenario.json"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page = new_page(browser, viewport={"width": 1400, "height": 900})
         page.goto(f"{url}/asset-groups/awm_pipeline@awm/lineage")
         page.wait_for_load_state("networkidle")
         dismiss_welcome(page)
         page.get_by_text("awm_pipeline", exact=True).last.dblclick()  # expand the group node in the graph
         for name in ("scenarios", "tasks", "schemas", "databases", "tools"):
-            page.get_by_text(name, exact=True).first.wait_for(timeout=30_000)
+            page.get_by_text(name, exact=True).first.wait_for()
         page.screenshot(path=str(ARTIFACTS / "asset-graph.png"))
 
         page.goto(f"{url}/assets/scenarios")
@@ -44,16 +43,15 @@ def test_materialize_a_partition_from_the_ui(dagster_dev):
         page.get_by_text("Select a partition or create one").click()
         page.get_by_text("dental_clinic", exact=True).first.click()
         launch = page.get_by_role("button", name="Launch 1 run")
-        launch.wait_for(timeout=15_000)
+        launch.wait_for()
         launch.click()
 
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and not target.exists():
-            time.sleep(0.5)
+        runs = finished_runs(url, {"dagster/partition": "dental_clinic"})  # launched, then finished
+        assert [r["status"] for r in runs] == ["SUCCESS"], runs
         assert target.exists(), "the run launched from the UI did not build the scenario"
         page.goto(f"{url}/assets/scenarios")
-        page.get_by_text("Latest materialization").wait_for(timeout=30_000)
-        page.get_by_text("environments", exact=True).first.wait_for(timeout=60_000)  # the materialization's metadata
+        page.get_by_text("Latest materialization").wait_for()
+        page.get_by_text("environments", exact=True).first.wait_for()  # the materialization's metadata
         page.screenshot(path=str(ARTIFACTS / "asset-page.png"), full_page=True)
         # the one-domain run recorded the checks on the domain's partition: Passed, not Skipped
         expected = {"scenarios_valid": "1 environment(s) checked, no findings",
@@ -67,9 +65,9 @@ def test_materialize_a_partition_from_the_ui(dagster_dev):
             detail = check_partition_detail(page, "dental_clinic")
             assert "Passed" in detail and description in detail, detail
         page.goto(f"{url}/assets/scenarios?view=lineage")
-        page.get_by_text("tasks", exact=True).first.wait_for(timeout=30_000)
+        page.get_by_text("tasks", exact=True).first.wait_for()
         page.wait_for_load_state("networkidle")
-        page.get_by_text("Loading...").first.wait_for(state="hidden", timeout=30_000)
+        page.get_by_text("Loading...").first.wait_for(state="hidden")
         page.screenshot(path=str(ARTIFACTS / "asset-lineage.png"))
         browser.close()
     for name in ("asset-graph.png", "asset-page.png", "asset-lineage.png"):

@@ -58,6 +58,7 @@ def test_the_evaluation_job_covers_both_assets_on_the_domain_by_agent_grid():
     assert isinstance(mapping, dg.MultiToSingleDimensionPartitionMapping)
 
 
+@pytest.mark.slow
 def test_policies_through_dagster_and_a_second_materialization_makes_no_model_call(eval_corpus, agent, instance):
     rollouts, report = materialize(instance, eval_corpus, agent, "awm-agent-reference")
     assert rollouts["rollouts"] == 20 and rollouts["passed"] == 20 and rollouts["model_calls"] > 20
@@ -106,6 +107,7 @@ def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts
         key: value for key, value in counts.items()}
 
 
+@pytest.mark.slow
 def test_awm_eval_killed_mid_run_resumes_without_repeating_finished_rollouts(eval_corpus, agent):
     agent.latency(60)
     env = {**os.environ, "AWM_HOME": str(eval_corpus.home), "OPENAI_API_KEY": API_KEY}

@@ -67,6 +67,7 @@ def prompt(entry: dict) -> str:
     return next(m["content"] for m in entry["messages"] if m["role"] == "user")
 
 
+@pytest.mark.slow
 def test_clean_run_then_rematerializing_makes_zero_calls(serve, home):
     result = materialize(STAGES + CHECKS, "dental_clinic", home, serve, slots=2)
     assert result.success
@@ -158,6 +159,7 @@ def test_a_fault_that_persists_fails_the_partition_with_the_reason(serve, home):
     assert metadata(result, "schemas")["skipped (upstream failed)"] == 1
 
 
+@pytest.mark.slow
 def test_an_environment_failing_every_attempt_is_shown_on_its_domain_while_its_sibling_publishes(serve, home):
     serve.faults({"fault": "unsafe_code", "stage": "tools", "times": None, "env_id": "dental_clinic__01"})
     result = materialize(STAGES + CHECKS, "dental_clinic", home, serve, slots=2)

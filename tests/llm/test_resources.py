@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from awm.backends.offline import OfflineBackend
 from awm.llm.errors import LLMConfigError
-from resources import GeneratorResource, LLMResource, resources_from_env
+from resources import ArtifactStoreResource, GeneratorResource, LLMResource, resources_from_env
 
 
 def test_llm_settings_come_from_the_environment(monkeypatch, tmp_path):
@@ -79,3 +79,27 @@ def test_a_run_that_sets_one_generator_field_keeps_the_environments_values_of_th
     dg.materialize([probe], resources=resources,
                    run_config={"resources": {"generator": {"config": {"tasks_per_env": 2}}}})
     assert seen == {"slots": 1, "seed": 7, "tasks": 2, "model": "m1"}
+
+
+def test_the_store_reads_awm_home_when_a_run_starts(tmp_path, monkeypatch):
+    """AWM_HOME is a dg.EnvVar in the definitions' store resource: a run reads it when it starts."""
+    import dagster as dg
+
+    monkeypatch.delenv("AWM_HOME", raising=False)
+    monkeypatch.delenv("AWM_PROGRESS_FILE", raising=False)
+    assert ArtifactStoreResource.from_env().home == ".awm" and ArtifactStoreResource.from_env().progress_file is None
+    monkeypatch.setenv("AWM_HOME", str(tmp_path / "at-load"))
+    monkeypatch.setenv("AWM_PROGRESS_FILE", str(tmp_path / "progress"))
+    resource = ArtifactStoreResource.from_env()
+    assert isinstance(resource.home, dg.EnvVar) and resource.home.env_var_name == "AWM_HOME"
+    seen = {}
+
+    @dg.asset
+    def probe(store: ArtifactStoreResource) -> None:
+        seen["home"] = store.store().home
+        store.report_progress("scenarios", "airline__00", "built")
+
+    monkeypatch.setenv("AWM_HOME", str(tmp_path / "at-run"))
+    assert dg.materialize([probe], resources={"store": resource}).success
+    assert seen["home"] == (tmp_path / "at-run").resolve()
+    assert (tmp_path / "progress").read_text() == "scenarios airline__00 built\n"

@@ -8,7 +8,6 @@ bad one raises CatalogueError naming the file, the domain and the field.
 
 from __future__ import annotations
 
-import hashlib
 from importlib import resources
 from typing import Any
 
@@ -21,14 +20,11 @@ from awm.errors import CatalogueError
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-_DIGEST = hashlib.sha256()
-
 
 def _read_yaml(name: str) -> Any:
     path = resources.files(__package__).joinpath(name)
     try:
         text = path.read_text(encoding="utf-8")
-        _DIGEST.update(f"{name}\0{text}\0".encode())
         return yaml.load(text, Loader=_Loader)
     except (OSError, yaml.YAMLError) as exc:
         raise CatalogueError(f"catalogue file {name} cannot be read: {exc}") from exc
@@ -79,8 +75,6 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
 
 
 DOMAIN_SEEDS, PACKS = _load()
-# The catalogue's data files as read: built worlds record it, so editing a pack file rebuilds them.
-CATALOGUE_DIGEST = _DIGEST.hexdigest()[:16]
 CATEGORIES: list[str] = sorted(PACKS)
 # A pack's first domain: where a seeds-file domain of that pack takes the fields it leaves out.
 PACK_TEMPLATES: dict[str, DomainSeed] = {}

@@ -66,9 +66,13 @@ def test_unknown_keys_are_refused():
 
 
 def test_offline_worlds_record_the_catalogue_they_were_built_from():
-    from awm.backends.offline import OfflineBackend
+    """The pack files are part of every stage's sources: editing one rebuilds (tests/awm/test_sources.py)."""
+    from awm.backends.offline import OfflineBackend, source_files, sources_digest
     from awm.stages.base import code_version
 
     backend = OfflineBackend()
     version = code_version("scenarios", backend.params, backend)
-    assert version.endswith(f":catalogue-{catalogue.CATALOGUE_DIGEST}") and len(catalogue.CATALOGUE_DIGEST) == 16
+    assert version.endswith(f":code-{sources_digest('scenarios')}")
+    files = source_files("scenarios")
+    assert "awm/builder/catalogue/catalogue.yaml" in files
+    assert {f"awm/builder/catalogue/packs/{category}.yaml" for category in catalogue.CATEGORIES} <= set(files)

@@ -44,7 +44,9 @@ def _domains(category: str) -> list[str]:
     return [slug for slug, seed in DOMAIN_SEEDS.items() if seed.category == category]
 
 
-@pytest.mark.parametrize("category", sorted(PACK_MODULES))
+# The fast lane builds the domains of every thirteenth category; the full run those of every category.
+@pytest.mark.parametrize("category", [c if n % 13 == 0 else pytest.param(c, marks=pytest.mark.slow)
+                                      for n, c in enumerate(sorted(PACK_MODULES))])
 def test_every_domain_of_the_category_builds_valid_proven_environments(category, built_store):
     store = built_store
     seen = set()
@@ -96,6 +98,7 @@ PROOF_WORLDS = (("retail_banking", 0), ("retail_banking", 1), ("retail_banking",
                 ("volunteer_network", 1))
 
 
+@pytest.mark.slow
 def test_every_request_about_category_entities_passes_every_proof(built_store):
     store = built_store
     proven: Counter = Counter()
@@ -117,6 +120,7 @@ def test_every_request_about_category_entities_passes_every_proof(built_store):
     assert set(proven) == set(ENTITY_INTENTS), sorted(set(ENTITY_INTENTS) - set(proven))
 
 
+@pytest.mark.slow
 def test_category_entities_appear_in_their_category_only():
     for slug, seed in DOMAIN_SEEDS.items():
         allowed = groups_for(seed.category, slug)
@@ -144,6 +148,7 @@ def test_sibling_scenarios_carry_different_entity_groups():
                 assert all(a != b for a, b in zip(groups, groups[1:], strict=False)), (slug, groups)
 
 
+@pytest.mark.slow
 def test_code_prefixes_stay_unique_with_category_entities():
     for category in PACK_MODULES:
         for slug in _domains(category):
@@ -317,6 +322,7 @@ RULE_CALLS = {
 }
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(built_store):
     """Through the real runtime: a licence renewed too early, an inspection result before its day, a late appeal, a
     second extension, a day of more than 24 hours, an overdrawn retainer, a passed deadline, a lapsed letter, a late
@@ -352,6 +358,7 @@ def test_the_government_professional_and_nonprofit_tools_enforce_their_rules(bui
     assert checked == set(RULE_CALLS) | {"event_signup"}, checked
 
 
+@pytest.mark.slow
 def test_every_table_of_every_scenario_with_category_entities_has_rows():
     """The databases gate wants at least one row a table: a world that keeps a category's entities has some of
     each, in every slot (a cold-chain scenario once had shipments but not one exception)."""
@@ -371,6 +378,7 @@ def _pk(plan, role: str, row: dict) -> dict:
     return {f"{plan[role].name}_id": row["id"]}
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_transport_tools_enforce_their_rules(built_store):
     """Through the real runtime: an overdue vehicle stays off the road, damage is not settled above its assessed
     cost, lost property past its holding period is not handed over, planned works need a week's notice."""
@@ -415,6 +423,7 @@ def test_transport_tools_enforce_their_rules(built_store):
     assert set(checked) == {"fleet_vehicle", "damage_report", "lost_item", "disruption"}, checked
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_fitness_tools_enforce_their_rules(built_store):
     """Through the real runtime: a class keeps at least its booked places, a freeze lasts at most 90 days, an
     expired package redeems nothing, no one is assessed without a signed waiver, no result before kick-off."""
@@ -453,6 +462,7 @@ def test_the_fitness_tools_enforce_their_rules(built_store):
     assert set(refused) == {"below_booked", "over_limit", "expired", "waiver_missing", "not_started"}, refused
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_food_and_beverage_tools_enforce_their_rules(built_store):
     """Through the real runtime: an expired lot stays on hold, a failing reading needs its corrective action, a
     delivery window keeps its booked places, a party is not seated at a table too small for it."""
@@ -519,6 +529,7 @@ def test_the_agriculture_tools_enforce_their_rules(built_store):
     assert set(refused) == {"over_limit", "invalid_state", "withdrawal_period", "too_early"}, refused
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_energy_tools_enforce_their_rules(built_store):
     """Through the real runtime: no free repair out of warranty, no rebate above its programme's cap, no
     inspection result before its date, no charge point taken offline while a vehicle charges at it."""
@@ -561,6 +572,7 @@ def test_energy_tools_enforce_their_rules(built_store):
     assert set(checked) == {"equipment_unit", "rebate_claim", "safety_inspection", "charge_point"}, checked
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_media_tools_enforce_their_rules(built_store):
     """An expired licence is not extended, a release is never brought forward, a sold-out event takes no more
     bookings, a royalty statement below the minimum is not paid."""
@@ -608,6 +620,7 @@ def test_the_media_tools_enforce_their_rules(built_store):
     assert set(checked) == {"content_licence", "title_release", "royalty_statement", "event_ticket"}, checked
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_marketing_tools_enforce_their_rules(built_store):
     """A fourth approval round is refused, a budget is never cut below its spend, a lapsed list is not released,
     fieldwork short of its quota is not closed."""
@@ -655,6 +668,7 @@ def test_the_marketing_tools_enforce_their_rules(built_store):
     assert set(checked) == {"approval_round", "ad_campaign", "contact_list", "survey_wave"}, checked
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_the_technology_tools_enforce_their_rules(built_store):
     """Seats never drop below those in use, an incident under investigation is not resolved, a running server is
     not resized, a key expiring more than a year ahead is not issued."""
@@ -696,6 +710,7 @@ def test_the_technology_tools_enforce_their_rules(built_store):
     assert set(checked) == {"seat_licence", "service_incident", "server_instance", "api_key"}, checked
 
 
+@pytest.mark.slow  # the fast lane keeps the rules of every entity and of agriculture
 def test_manufacturing_tools_enforce_their_rules(built_store):
     """Through the real runtime: a run short of its plan is not completed, a nonconformance is not closed without a
     disposition, an instrument past its calibration date is not checked out, a customer asset in use is not handed

@@ -73,6 +73,7 @@ def test_tool_names_are_unique_in_every_sample_world():
 UNUSED_PARAMETERS = {("adjust_STOCK_LEVEL", "reason")}
 
 
+@pytest.mark.slow
 def test_every_declared_parameter_is_read_by_its_tool():
     """A parameter the template never reads is accepted and silently ignored: a declaration and its template
     disagree (a renamed placeholder, a forgotten check)."""

@@ -45,6 +45,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_a_good_database_passes_both_engines(library):
     spec = library_schema()
     db = library.path("library__00", "env.db")
