@@ -37,11 +37,31 @@ def check(args) -> int:
     width = max(len(name) for name, _, _ in rows)
     for name, outcome, held in rows:
         print(f"  {name:<{width}}  {'ok  ' if held else 'OPEN'}  {outcome}")
+    print(f"cgroup limits: {cgroup_limits(isolation, args.isolation)}")
     if all(held for _, _, held in rows):
         print("every OS boundary holds")
         return 0
     print(f"some OS boundaries are open (set {ISOLATION_ENV}=os to refuse to start without them; see docs/runtime.md)")
     return 1
+
+
+def cgroup_limits(isolation, requested: str | None) -> str:
+    """Whether a pool's workers run under cgroup limits here, proven on one started worker: the kernel's own
+    record of its cgroup and the limits read back from it. Never fails `awm sandbox`: it is a layer more."""
+    from awm.runtime.pool import WorkerPool
+
+    if isolation.mode != "os":
+        return "not applied (set under OS isolation only)"
+    with WorkerPool(workers=1, isolation=requested) as pool:
+        report = pool.cgroup_report()
+        if not report["applied"]:
+            return f"not applied: {report['reason']}"
+        pid = pool.stats()["workers"][0]["pid"]
+        found = pool.cgroups.read(0, pid)
+    memory = found["memory_bytes"]
+    return (f"applied (cgroup v{report['version']}, {found['name']}): worker pid {pid} inside, "
+            f"at most {found['pids_max']} processes, "
+            f"memory {'unlimited' if memory is None else f'{memory / 2 ** 20:.0f} MiB'}")
 
 
 def _outcome(attempt: dict) -> str:

@@ -58,8 +58,9 @@ from typing import Any
 
 from awm import artifacts
 from awm.errors import AWMError, UnsafeCodeError
+from awm.runtime.cgroups import WorkerCgroups, memory_limit
 from awm.runtime.db import DEFAULT_EPISODE_DB_MB
-from awm.runtime.isolation import Isolation, IsolationUnavailable, process_id, start_python
+from awm.runtime.isolation import SCRATCH_BYTES, Isolation, IsolationUnavailable, process_id, start_python
 from awm.runtime.isolation import resolve as resolve_isolation
 from awm.runtime.sandbox import SWALLOWED_EXIT, compile_checked
 from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB, DEFAULT_CALL_SECONDS, is_error, tool_error
@@ -221,10 +222,23 @@ class _Worker:
             os.close(answer_r)
             os.close(request_w)
             raise SandboxError(f"sandbox worker {self.index} did not start (exit code {proc.poll()})")
+        if isolation.mode == "os":
+            self._enter_cgroup(proc)
         os.set_blocking(request_w, False)  # writes go through the outbox and never block a caller
         fcntl.fcntl(request_w, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
         fcntl.fcntl(answer_r, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
         return proc, request_w, reader
+
+    def _enter_cgroup(self, proc: subprocess.Popen) -> None:
+        """Put the worker (greeted: it runs) into its slot's cgroup; any failure leaves it running without."""
+        try:
+            pid = process_id(proc)
+            if pid == proc.pid:
+                self.pool.cgroups.refuse(self.index, "its pid inside bubblewrap was not found")
+            else:
+                self.pool.cgroups.attach(self.index, pid)
+        except Exception as exc:  # noqa: BLE001 - the limits are a layer more, never a reason not to start
+            self.pool.cgroups.refuse(self.index, f"{type(exc).__name__}: {exc}")
 
     def _install(self, proc: subprocess.Popen, write_fd: int, reader: FrameReader) -> None:
         self.proc, self.write_fd, self.reader = proc, write_fd, reader
@@ -796,6 +810,8 @@ class WorkerPool:
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self.pid = os.getpid()
+        # under OS isolation each worker also runs in a cgroup of its own (awm/runtime/cgroups.py)
+        self.cgroups = WorkerCgroups(self.pid, memory_limit(worker_memory_mb, self.memory_bytes, SCRATCH_BYTES))
 
     def isolation_for_start(self) -> Isolation:
         """The isolation the next worker starts with. Without OS isolation, auto is resolved again (the probe
@@ -1098,7 +1114,13 @@ class WorkerPool:
                                 "kills": worker.kills, "recycles": worker.recycles, "full": worker.full})
         return {"workers": workers, "down": sum(w["state"] == "down" for w in workers),
                 "environments": len(self._payloads), "attached": self._loop is not None,
-                "isolation": self.isolation.describe()}
+                "isolation": {**self.isolation.describe(), "cgroups": self.cgroup_report()}}
+
+    def cgroup_report(self) -> dict:
+        """Whether this pool's workers are held by cgroup limits (processes, memory), which, or why not."""
+        if self.isolation.mode != "os":
+            return {"applied": False, "reason": "cgroup limits are set under OS isolation only"}
+        return self.cgroups.describe()
 
     def close(self) -> None:
         with self._lock:
@@ -1109,6 +1131,7 @@ class WorkerPool:
         if started:
             for worker in self._workers:
                 worker.close()
+        self.cgroups.close()
 
     def __enter__(self) -> WorkerPool:
         return self.start()
