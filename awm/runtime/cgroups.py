@@ -12,7 +12,8 @@ process is in (so limits set above it still hold) in a hierarchy this process ma
 cgroup delegates the memory and pids controllers (its cgroup.subtree_control lists them), else cgroup v1 with
 both the memory and the pids hierarchies mounted. A worker (its real pid, inside bubblewrap) is moved in right
 after it starts, and what it started with stays charged where it was; successors of the slot join the same
-cgroup; it is removed when the pool closes. Where no such hierarchy exists, or any step fails, workers start
+cgroup; it is removed when the pool closes (and, were the pool's process killed first, by the next pool that
+finds it empty). Where no such hierarchy exists, or any step fails, workers start
 as before and `describe()` says why the limits are not applied (`awm sandbox` shows it): a cgroup error never
 keeps a worker from starting.
 """
@@ -137,6 +138,8 @@ class WorkerCgroups:
                 self._hierarchy = find_hierarchy()
                 if isinstance(self._hierarchy, str):
                     log.warning("sandbox workers get no cgroup limits (processes, memory): %s", self._hierarchy)
+                else:
+                    _sweep(self._hierarchy)
             return self._hierarchy
 
     def name(self, index: int) -> str:
@@ -224,6 +227,24 @@ class WorkerCgroups:
         for directories in made.values():
             for directory in directories:
                 _remove(directory)
+
+
+def _sweep(found: Hierarchy) -> None:
+    """Remove the empty worker cgroups of pools whose process is gone (killed before it could remove them)."""
+    for parent in {found.memory, found.pids}:
+        try:
+            names = [p for p in parent.iterdir() if p.name.startswith("awm-") and p.is_dir()]
+        except OSError:
+            continue
+        for directory in names:
+            owner = directory.name.split("-")[1]
+            if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+                continue
+            try:
+                directory.rmdir()  # refused while any process is in it
+                log.info("removed the stale sandbox worker cgroup %s", directory)
+            except OSError:
+                pass
 
 
 def _remove(directory: Path) -> None:

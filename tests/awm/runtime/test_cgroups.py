@@ -172,3 +172,19 @@ def test_awm_sandbox_reports_the_cgroup_limits_of_a_started_worker(hierarchy, ca
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("cgroup limits:"))
     assert line.startswith(f"cgroup limits: applied (cgroup v{hierarchy.version}, awm-")
     assert f"at most {cgroups.DEFAULT_PIDS_MAX} processes" in line and "memory " in line and "MiB" in line
+
+
+def test_a_pool_removes_the_empty_cgroups_a_killed_pool_left(hierarchy):
+    dead = max(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()) + 100000  # no such process
+    assert not Path(f"/proc/{dead}").exists()
+    left = [hierarchy.memory / f"awm-{dead}-0", hierarchy.pids / f"awm-{dead}-0"]
+    for directory in left:
+        directory.mkdir(exist_ok=True)
+    try:
+        with WorkerPool(workers=1, isolation="os") as pool:
+            assert pool.stats()["isolation"]["cgroups"]["applied"]
+            assert not any(d.exists() for d in left)
+    finally:
+        for directory in left:
+            if directory.exists():
+                directory.rmdir()
