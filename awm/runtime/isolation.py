@@ -16,6 +16,8 @@ bubblewrap (`bwrap`) and runs:
                    pipe, see awm/runtime/worker.py), no other worker's files;
   alone            its own pid, IPC and UTS namespaces (it can see or signal no other
                    process) and an environment of a few variables (no secrets inherited).
+  bounded          where a cgroup hierarchy is writable, a cgroup of its own with a process
+                   and a memory limit, set by the pool once it runs (awm/runtime/cgroups.py).
 
 The setting is AWM_SANDBOX_ISOLATION (or WorkerPool(isolation=...)):
 
