@@ -131,6 +131,7 @@ class WorkerCgroups:
         self._made: dict[int, list[Path]] = {}  # worker index -> its directories (one per hierarchy)
         self.failures: dict[int, str] = {}  # worker index -> the error that kept its process out of its cgroup
         self._lock = threading.Lock()  # workers start on threads of their own
+        self._closed = False
 
     def hierarchy(self) -> Hierarchy | str:
         with self._lock:
@@ -159,6 +160,8 @@ class WorkerCgroups:
         if isinstance(found, str):
             return False
         with self._lock:
+            if self._closed:  # a successor started while the pool closed: it is about to be stopped
+                return False
             try:
                 if index not in self._made:
                     self._make(index, found)
@@ -223,7 +226,7 @@ class WorkerCgroups:
     def close(self) -> None:
         """Remove every worker cgroup made (their processes have exited): best effort, a failure is logged."""
         with self._lock:
-            made, self._made = self._made, {}
+            made, self._made, self._closed = self._made, {}, True
         for directories in made.values():
             for directory in directories:
                 _remove(directory)
