@@ -277,6 +277,11 @@ def stage_metadata(store: ArtifactStore, stage: str, outcomes: list[StageOutcome
     sandbox = default_pool_report()
     if sandbox is not None:  # this process ran generated code (tools, verifiers): how it was walled off
         metadata["sandbox_isolation"] = f"{sandbox['isolation']['mode']}: {sandbox['isolation']['detail']}"
+        cgroups = sandbox["isolation"].get("cgroups") or {}
+        metadata["sandbox_cgroups"] = (
+            f"applied (cgroup v{cgroups['version']}): at most {cgroups['pids_max']} processes, memory "
+            + ("unlimited" if cgroups["memory_bytes"] is None else f"{cgroups['memory_bytes'] / 2 ** 20:.0f} MiB")
+            if cgroups.get("applied") else f"not applied: {cgroups.get('reason', 'unknown')}")
         metadata["sandbox_workers_down"] = sandbox["down"]
         metadata["sandbox_worker_restarts"] = sandbox["restarts"]
     metadata.update(llm_metadata(stage, backend, domain))

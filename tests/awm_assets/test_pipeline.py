@@ -6,6 +6,7 @@ from datetime import datetime
 import dagster as dg
 import pytest
 
+from awm.runtime import cgroups
 from awm.store import ArtifactStore
 from awm_assets.catalog import environment_catalog
 from awm_assets.constants import CORPUS_JOB
@@ -44,6 +45,11 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert "| dental_clinic__00 |" in meta["preview"]
         # which isolation the generated code ran under, and whether a sandbox worker stayed down
         assert meta["sandbox_isolation"].split(":")[0] in ("os", "process") and meta["sandbox_workers_down"] == 0
+        # and whether its workers ran under cgroup limits (processes, memory), or why not
+        assert meta["sandbox_cgroups"].startswith("applied (cgroup v") or \
+            meta["sandbox_cgroups"].startswith("not applied: ")
+        assert meta["sandbox_cgroups"].startswith("applied") == \
+            (meta["sandbox_isolation"].startswith("os") and not isinstance(cgroups.find_hierarchy(), str))
         tasks_meta = stage_metadata(result, "tasks")
         assert "| t01 |" in tasks_meta["preview"]
         assert stage_metadata(result, "schemas")["mean_tables_per_env"] >= 15
