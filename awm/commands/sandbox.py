@@ -48,16 +48,20 @@ def check(args) -> int:
 def cgroup_limits(isolation, requested: str | None) -> str:
     """Whether a pool's workers run under cgroup limits here, proven on one started worker: the kernel's own
     record of its cgroup and the limits read back from it. Never fails `awm sandbox`: it is a layer more."""
+    from awm.errors import AWMError
     from awm.runtime.pool import WorkerPool
 
     if isolation.mode != "os":
         return "not applied (set under OS isolation only)"
-    with WorkerPool(workers=1, isolation=requested) as pool:
-        report = pool.cgroup_report()
-        if not report["applied"]:
-            return f"not applied: {report['reason']}"
-        pid = pool.stats()["workers"][0]["pid"]
-        found = pool.cgroups.read(0, pid)
+    try:
+        with WorkerPool(workers=1, isolation=requested) as pool:
+            report = pool.cgroup_report()
+            if not report["applied"]:
+                return f"not applied: {report['reason']}"
+            pid = pool.stats()["workers"][0]["pid"]
+            found = pool.cgroups.read(0, pid)
+    except (AWMError, OSError, ValueError) as exc:
+        return f"not proven: {type(exc).__name__}: {exc}"
     memory = found["memory_bytes"]
     return (f"applied (cgroup v{report['version']}, {found['name']}): worker pid {pid} inside, "
             f"at most {found['pids_max']} processes, "

@@ -28,7 +28,9 @@ call that would pass it is refused, not run); and each worker has a
 resident-memory ceiling: a worker over it is recycled (a successor rebuilds its
 episodes, exactly, since generated code keeps no state between calls), unless
 its episodes' databases alone fill it, in which case it takes no new episodes
-until some close.
+until some close. Under OS isolation, where the machine allows it, the kernel
+holds each worker too: a cgroup of its own limits its processes and memory
+(awm/runtime/cgroups.py).
 """
 
 from __future__ import annotations
