@@ -313,11 +313,14 @@ def _merged(problems: list[dict | None], results: list[Any]) -> list[Any]:
 
 
 def _with_partial(task: Task, verdict: dict) -> dict:
-    """Partial means some, not all, goals are met (and the verifier itself did not fail); an episode that
-    changed what the task does not allow is never partial."""
+    """Partial means some, not all, goals are met, at least one of them a change to the database (and the
+    verifier itself did not fail); an episode that changed what the task does not allow is never partial. An
+    answer alone earns no partial credit: a guessed slot is no work done (a task that only asks questions is
+    all or nothing), so no policy that skips the work earns more than the base rate of a right guess."""
     failed = len([e for e in verdict["evidence"] if e != "every goal is met"])
+    changes = len([g for g in task.goals if g.kind != "answer"])
     verdict["partial"] = (not verdict["complete"] and "error" not in verdict and not verdict.get("collateral")
-                          and failed < len(task.goals))
+                          and failed < changes)
     return verdict
 
 

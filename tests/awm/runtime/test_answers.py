@@ -210,3 +210,20 @@ def test_submit_answer_over_mcp_is_listed_for_its_task_and_scored_without_an_ans
     finally:
         running.stop()
         environment.close()
+
+
+def test_an_answer_alone_earns_no_partial_credit(env):
+    """A right guess of one slot (no work done) is not partial progress; a change made is."""
+    for task in questions(env):
+        right = right_values(task)
+        first = next(iter(right))
+        others = {slot: "2020-01-01" if s.type == "date" else (s.values or ["none"])[-1] if s.type == "status"
+                  else 0 if s.type == "count" else 0.0 if s.type == "amount" else "none"
+                  for slot, s in zip(right, task.answer_schema)}
+        guess = {**others, first: right[first]}
+        if guess == right:
+            continue
+        with env.reset(task.task_id) as episode:
+            episode.call(SUBMIT_ANSWER, guess)
+            verdict = episode.judge()
+        assert not verdict["complete"] and not verdict["partial"], (task.task_id, verdict["evidence"])
