@@ -7,7 +7,7 @@ limit) are set inside the worker; these are set from outside, by the kernel, and
   memory limit        memory.limit_in_bytes (cgroup v1) or memory.max (v2): past it the kernel reclaims, then
                       kills the worker; the pool restarts it and rebuilds its episodes, as after any crash
 
-Each worker slot of a pool gets one cgroup, `awm-<pool pid>-<worker index>`, made under the cgroup this
+Each worker slot of a pool gets one cgroup, `awm-<pool pid>-<pool serial>-<worker index>`, made under the cgroup this
 process is in (so limits set above it still hold) in a hierarchy this process may write: cgroup v2 where that
 cgroup delegates the memory and pids controllers (its cgroup.subtree_control lists them), else cgroup v1 with
 both the memory and the pids hierarchies mounted. A worker (its real pid, inside bubblewrap) is moved in right
@@ -20,6 +20,7 @@ keeps a worker from starting.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -120,11 +121,17 @@ def memory_limit(worker_memory_mb: float, call_memory_bytes: int | None, scratch
     return int(worker_memory_mb * 2 ** 20) + (call_memory_bytes or 0) + scratch_bytes + HEADROOM_BYTES
 
 
+_POOLS = itertools.count()  # pools made in this process
+
+
 class WorkerCgroups:
     """The cgroups of one pool's workers: made on first use, one per worker slot, removed by `close`."""
 
     def __init__(self, pool_pid: int, memory_bytes: int | None, pids_max: int = DEFAULT_PIDS_MAX):
         self.pool_pid = pool_pid
+        # a process may hold several pools (a server and a build, a test session's pools): each has its own
+        # cgroups, so one pool's limits and removal never reach another's workers
+        self.serial = next(_POOLS)
         self.memory_bytes = memory_bytes
         self.pids_max = pids_max
         self._hierarchy: Hierarchy | str | None = None
@@ -144,7 +151,7 @@ class WorkerCgroups:
             return self._hierarchy
 
     def name(self, index: int) -> str:
-        return f"awm-{self.pool_pid}-{index}"
+        return f"awm-{self.pool_pid}-{self.serial}-{index}"
 
     def paths(self, index: int) -> list[Path]:
         """The directories of worker `index`'s cgroup (memory first), made or not."""

@@ -83,7 +83,7 @@ def cgroup_of(pid: int, controller: str) -> str:
 
 
 def worker_dirs(hierarchy: cgroups.Hierarchy, pool: WorkerPool, index: int) -> tuple[Path, Path]:
-    name = f"awm-{pool.pid}-{index}"
+    name = pool.cgroups.name(index)
     return hierarchy.memory / name, hierarchy.pids / name
 
 
@@ -94,7 +94,7 @@ def test_each_worker_runs_in_a_cgroup_of_its_own_with_its_limits(hierarchy):
         for index, worker in enumerate(pool.stats()["workers"]):
             memory_dir, pids_dir = worker_dirs(hierarchy, pool, index)
             for controller in ("memory", "pids") if hierarchy.version == 1 else ("",):
-                assert cgroup_of(worker["pid"], controller).endswith(f"/awm-{pool.pid}-{index}")
+                assert cgroup_of(worker["pid"], controller).endswith(f"/{pool.cgroups.name(index)}")
             assert str(worker["pid"]) in (pids_dir / "cgroup.procs").read_text().split()
             assert (pids_dir / "pids.max").read_text().strip() == str(cgroups.DEFAULT_PIDS_MAX)
             assert 1 <= int((pids_dir / "pids.current").read_text()) <= cgroups.DEFAULT_PIDS_MAX
@@ -177,7 +177,7 @@ def test_awm_sandbox_reports_the_cgroup_limits_of_a_started_worker(hierarchy, ca
 def test_a_pool_removes_the_empty_cgroups_a_killed_pool_left(hierarchy):
     dead = max(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()) + 100000  # no such process
     assert not Path(f"/proc/{dead}").exists()
-    left = [hierarchy.memory / f"awm-{dead}-0", hierarchy.pids / f"awm-{dead}-0"]
+    left = [hierarchy.memory / f"awm-{dead}-0-0", hierarchy.pids / f"awm-{dead}-0-0"]
     for directory in left:
         directory.mkdir(exist_ok=True)
     try:
@@ -188,3 +188,17 @@ def test_a_pool_removes_the_empty_cgroups_a_killed_pool_left(hierarchy):
         for directory in left:
             if directory.exists():
                 directory.rmdir()
+
+
+def test_two_pools_of_one_process_keep_their_own_cgroups(hierarchy):
+    """A process may hold several pools (a test session's, a server's and a build's): one pool's limits and its
+    removal never reach the other's workers."""
+    first = WorkerPool(workers=1, isolation="os", worker_memory_mb=300)
+    with first:
+        with WorkerPool(workers=1, isolation="os", worker_memory_mb=64) as second:
+            assert first.cgroups.name(0) != second.cgroups.name(0)
+            second_dirs = worker_dirs(hierarchy, second, 0)
+        assert not any(d.exists() for d in second_dirs)
+        memory_dir, pids_dir = worker_dirs(hierarchy, first, 0)
+        assert memory_dir.exists() and pids_dir.exists()
+        assert str(first.stats()["workers"][0]["pid"]) in (pids_dir / "cgroup.procs").read_text().split()
