@@ -37,8 +37,9 @@ def test_strict_converters_keep_the_served_schemas_and_per_call_clients_keep_one
 
     served = asyncio.run(served_schemas())
     for converted in (seen["langchain"]["parameters"], seen["agents"]["parameters"]):
-        assert converted.keys() == served.keys()
-        for name, schema in converted.items():
+        # an episode of a task that expects an answer also offers submit_answer (awm.runtime.answers)
+        assert converted.keys() - {"submit_answer"} == served.keys() - {"submit_answer"}
+        for name, schema in ((n, s) for n, s in converted.items() if n in served):
             assert strict_problems(schema) == [], (name, strict_problems(schema))
             assert schema["properties"] == served[name]["properties"], name  # nothing made mandatory or non-null
     assert all(seen["agents"]["strict_json_schema"].values()) and all(seen["langchain"]["strict"].values())
