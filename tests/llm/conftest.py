@@ -64,7 +64,11 @@ class LLMServe:
 
     def stop(self) -> None:
         self.proc.terminate()
-        self.proc.wait(timeout=10)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # still answering a long request on a loaded machine: end it
+            self.proc.kill()
+            self.proc.wait(timeout=10)
 
     def settings(self, **overrides) -> LLMSettings:
         values = {"base_url": self.url, "api_key": API_KEY, "model": "awm-offline", "backoff_s": 0.01,
