@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 
 import pytest
 
@@ -21,6 +22,19 @@ def published(corpus: ArtifactStore, tmp_path_factory) -> ArtifactStore:
     summary = build_catalog(store, store.env_ids())
     assert summary.entries, [(s.env_id, s.status, s.reason) for s in summary.statuses]
     return store
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    """A two-row items database for the hand-built sandbox test environments (tests/awm/runtime/test_containment.py
+    TOOLS), one per test module."""
+    path = tmp_path_factory.mktemp("items") / "env.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
+    conn.commit()
+    conn.close()
+    return path
 
 
 @pytest.fixture(scope="session")

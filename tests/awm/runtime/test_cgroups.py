@@ -8,7 +8,6 @@ limit is proven: a call that allocates past it is ended by the kernel, and the p
 from __future__ import annotations
 
 import logging
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -46,17 +45,6 @@ def hierarchy() -> cgroups.Hierarchy:
     if isinstance(where, str):
         pytest.skip(f"no writable cgroup hierarchy with the memory and pids controllers here: {where}")
     return where
-
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("cgroups") / "env.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
-    conn.commit()
-    conn.close()
-    return path
 
 
 def environment(database: Path, pool: WorkerPool) -> Environment:

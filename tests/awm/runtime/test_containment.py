@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import time
 
 import pytest
@@ -121,17 +120,6 @@ def taskset() -> TaskSet:
 
 def verifiers(code: str = VERIFIER) -> VerifierSet:
     return VerifierSet.model_validate({"env_id": "sandbox_test__00", "verifiers": [{"task_id": "t01", "code": code}]})
-
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    path = tmp_path_factory.mktemp("sandbox") / "env.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
-    conn.commit()
-    conn.close()
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -11,25 +11,10 @@ import os
 import signal
 import time
 
-import pytest
-
 from awm.runtime import pool as pool_module
 from awm.runtime.environment import Environment
 from awm.runtime.pool import WorkerPool
 from tests.awm.runtime.test_containment import TOOLS, taskset, toolset, verifiers
-
-
-@pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    import sqlite3
-
-    path = tmp_path_factory.mktemp("failover") / "env.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
-    conn.commit()
-    conn.close()
-    return path
 
 
 class FailingStarts:

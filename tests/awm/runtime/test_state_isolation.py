@@ -140,17 +140,6 @@ def verifiers(env_id: str, code: str = VERIFIER) -> VerifierSet:
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    path = tmp_path_factory.mktemp("isolation") / "env.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    conn.executemany("INSERT INTO items(name) VALUES (?)", [("a",), ("b",)])
-    conn.commit()
-    conn.close()
-    return path
-
-
-@pytest.fixture(scope="module")
 def one_worker():
     with WorkerPool(workers=1, call_seconds=0.5, verify_seconds=1.0, kill_grace=0.5, memory_mb=128) as pool:
         yield pool
