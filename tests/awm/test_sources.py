@@ -20,7 +20,7 @@ from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
 
 TEMPLATE = "awm/builder/templates/tools/accounts.py"  # a tool template: what one kind of tool does
-PACK = "awm/builder/catalogue/packs/banking.yaml"
+PACK = "awm/builder/categories/banking/pack.yaml"
 DOMAIN = "retail_banking"
 
 

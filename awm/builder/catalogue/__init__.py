@@ -1,6 +1,6 @@
 """The built-in seed domains, loaded once from the category packs' YAML files.
 
-`catalogue.yaml` lists the packs in catalogue order; `packs/<category>.yaml` holds a
+`catalogue.yaml` lists the packs in catalogue order; `awm/builder/categories/<category>/pack.yaml` holds a
 category's generic modules (the curated table of what a business of that kind may have:
 invoices, loyalty, stock, ...) and its domains. Every entry is validated by the pydantic models in `model.py`; a
 bad one raises CatalogueError naming the file, the domain and the field.
@@ -21,8 +21,8 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 
-def _read_yaml(name: str) -> Any:
-    path = resources.files(__package__).joinpath(name)
+def _read_yaml(name: str, package: str = __package__) -> Any:
+    path = resources.files(package).joinpath(name)
     try:
         text = path.read_text(encoding="utf-8")
         return yaml.load(text, Loader=_Loader)
@@ -58,8 +58,8 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     seeds: dict[str, DomainSeed] = {}
     packs: dict[str, Pack] = {}
     for category in index["packs"]:
-        name = f"packs/{category}.yaml"
-        data = _read_yaml(name)
+        name = f"categories/{category}/pack.yaml"
+        data = _read_yaml(f"{category}/pack.yaml", "awm.builder.categories")
         if not isinstance(data, dict) or data.get("category") != category or not isinstance(data.get("domains"), list):
             raise CatalogueError(f"catalogue file {name}: expected 'category: {category}' and a 'domains' list")
         try:

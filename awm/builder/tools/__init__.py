@@ -20,6 +20,32 @@ import ast
 from functools import cache
 from types import ModuleType
 
+from awm.builder.categories.agriculture import tools as agriculture_tools
+from awm.builder.categories.automotive import tools as automotive_tools
+from awm.builder.categories.banking import tools as banking_tools
+from awm.builder.categories.commerce import tools as commerce_tools
+from awm.builder.categories.education import tools as education_tools
+from awm.builder.categories.energy import tools as energy_tools
+from awm.builder.categories.fintech import tools as fintech_tools
+from awm.builder.categories.fitness import tools as fitness_tools
+from awm.builder.categories.food_and_beverage import tools as food_and_beverage_tools
+from awm.builder.categories.government import tools as government_tools
+from awm.builder.categories.healthcare import tools as healthcare_tools
+from awm.builder.categories.hospitality import tools as hospitality_tools
+from awm.builder.categories.human_resources import tools as human_resources_tools
+from awm.builder.categories.insurance import tools as insurance_tools
+from awm.builder.categories.logistics import tools as logistics_tools
+from awm.builder.categories.manufacturing import tools as manufacturing_tools
+from awm.builder.categories.marketing import tools as marketing_tools
+from awm.builder.categories.media import tools as media_tools
+from awm.builder.categories.nonprofit import tools as nonprofit_tools
+from awm.builder.categories.professional_services import tools as professional_services_tools
+from awm.builder.categories.real_estate import tools as real_estate_tools
+from awm.builder.categories.technology import tools as technology_tools
+from awm.builder.categories.telecom import tools as telecom_tools
+from awm.builder.categories.transportation import tools as transportation_tools
+from awm.builder.categories.travel import tools as travel_tools
+from awm.builder.categories.utilities import tools as utilities_tools
 from awm.builder.codegen import (
     TemplateError,
     defined_names,
@@ -53,32 +79,6 @@ from awm.builder.tools import (
     subscriptions,
     support,
 )
-from awm.builder.tools import agriculture as agriculture_tools
-from awm.builder.tools import automotive as automotive_tools
-from awm.builder.tools import banking as banking_tools
-from awm.builder.tools import commerce as commerce_tools
-from awm.builder.tools import education as education_tools
-from awm.builder.tools import energy as energy_tools
-from awm.builder.tools import fintech as fintech_tools
-from awm.builder.tools import fitness as fitness_tools
-from awm.builder.tools import food_and_beverage as food_and_beverage_tools
-from awm.builder.tools import government as government_tools
-from awm.builder.tools import healthcare as healthcare_tools
-from awm.builder.tools import hospitality as hospitality_tools
-from awm.builder.tools import human_resources as human_resources_tools
-from awm.builder.tools import insurance as insurance_tools
-from awm.builder.tools import logistics as logistics_tools
-from awm.builder.tools import manufacturing as manufacturing_tools
-from awm.builder.tools import marketing as marketing_tools
-from awm.builder.tools import media as media_tools
-from awm.builder.tools import nonprofit as nonprofit_tools
-from awm.builder.tools import professional_services as professional_services_tools
-from awm.builder.tools import real_estate as real_estate_tools
-from awm.builder.tools import technology as technology_tools
-from awm.builder.tools import telecom as telecom_tools
-from awm.builder.tools import transportation as transportation_tools
-from awm.builder.tools import travel as travel_tools
-from awm.builder.tools import utilities as utilities_tools
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
 from awm.builder.world import WorldPlan
 from awm.contracts import ToolSet, ToolSpec

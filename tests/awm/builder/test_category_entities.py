@@ -28,7 +28,7 @@ from tests.awm.builder.test_intents import _tasks_for, prove
 from tests.conftest import build_environment
 
 ENTITY_INTENTS = [name for name in INTENTS for category in PACK_MODULES
-                  if getattr(import_module(f"awm.builder.intents.entities.{category}"), name, None) is not None]
+                  if getattr(import_module(f"awm.builder.categories.{category}.requests"), name, None) is not None]
 
 
 

@@ -1,6 +1,6 @@
 """Category entity modules: the tables only one kind of business has.
 
-A category pack (awm/builder/catalogue/packs/<category>.yaml) says which generic modules its businesses may
+A category pack (awm/builder/categories/<category>/pack.yaml) says which generic modules its businesses may
 carry; a category entity module, one per pack that has one, brings what only that kind of business keeps: a
 bank's cards, disputes, standing orders and holds; a clinic's appointment slots, procedures and insurance
 claims; a carrier's shipments, legs, rate quotes and exceptions. Each module declares
@@ -22,34 +22,32 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from awm.builder.modules.packs import (
-    agriculture,
-    automotive,
-    banking,
-    commerce,
-    education,
-    energy,
-    fintech,
-    fitness,
-    food_and_beverage,
-    government,
-    healthcare,
-    hospitality,
-    human_resources,
-    insurance,
-    logistics,
-    manufacturing,
-    marketing,
-    media,
-    nonprofit,
-    professional_services,
-    real_estate,
-    technology,
-    telecom,
-    transportation,
-    travel,
-    utilities,
-)
+from awm.builder.categories.agriculture import entities as agriculture
+from awm.builder.categories.automotive import entities as automotive
+from awm.builder.categories.banking import entities as banking
+from awm.builder.categories.commerce import entities as commerce
+from awm.builder.categories.education import entities as education
+from awm.builder.categories.energy import entities as energy
+from awm.builder.categories.fintech import entities as fintech
+from awm.builder.categories.fitness import entities as fitness
+from awm.builder.categories.food_and_beverage import entities as food_and_beverage
+from awm.builder.categories.government import entities as government
+from awm.builder.categories.healthcare import entities as healthcare
+from awm.builder.categories.hospitality import entities as hospitality
+from awm.builder.categories.human_resources import entities as human_resources
+from awm.builder.categories.insurance import entities as insurance
+from awm.builder.categories.logistics import entities as logistics
+from awm.builder.categories.manufacturing import entities as manufacturing
+from awm.builder.categories.marketing import entities as marketing
+from awm.builder.categories.media import entities as media
+from awm.builder.categories.nonprofit import entities as nonprofit
+from awm.builder.categories.professional_services import entities as professional_services
+from awm.builder.categories.real_estate import entities as real_estate
+from awm.builder.categories.technology import entities as technology
+from awm.builder.categories.telecom import entities as telecom
+from awm.builder.categories.transportation import entities as transportation
+from awm.builder.categories.travel import entities as travel
+from awm.builder.categories.utilities import entities as utilities
 from awm.builder.modules.packs.group import Group
 
 PACK_MODULES: dict[str, ModuleType] = {

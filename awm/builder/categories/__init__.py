@@ -1,0 +1,1 @@
+"""Categories of business, one folder each: awm/builder/categories/<category>/."""
