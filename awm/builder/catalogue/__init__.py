@@ -74,6 +74,7 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     return seeds, packs
 
 
+# discovers: awm.builder.categories.*
 DOMAIN_SEEDS, PACKS = _load()
 CATEGORIES: list[str] = sorted(PACKS)
 # A pack's first domain: where a seeds-file domain of that pack takes the fields it leaves out.

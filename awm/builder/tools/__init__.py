@@ -20,32 +20,7 @@ import ast
 from functools import cache
 from types import ModuleType
 
-from awm.builder.categories.agriculture import tools as agriculture_tools
-from awm.builder.categories.automotive import tools as automotive_tools
-from awm.builder.categories.banking import tools as banking_tools
-from awm.builder.categories.commerce import tools as commerce_tools
-from awm.builder.categories.education import tools as education_tools
-from awm.builder.categories.energy import tools as energy_tools
-from awm.builder.categories.fintech import tools as fintech_tools
-from awm.builder.categories.fitness import tools as fitness_tools
-from awm.builder.categories.food_and_beverage import tools as food_and_beverage_tools
-from awm.builder.categories.government import tools as government_tools
-from awm.builder.categories.healthcare import tools as healthcare_tools
-from awm.builder.categories.hospitality import tools as hospitality_tools
-from awm.builder.categories.human_resources import tools as human_resources_tools
-from awm.builder.categories.insurance import tools as insurance_tools
-from awm.builder.categories.logistics import tools as logistics_tools
-from awm.builder.categories.manufacturing import tools as manufacturing_tools
-from awm.builder.categories.marketing import tools as marketing_tools
-from awm.builder.categories.media import tools as media_tools
-from awm.builder.categories.nonprofit import tools as nonprofit_tools
-from awm.builder.categories.professional_services import tools as professional_services_tools
-from awm.builder.categories.real_estate import tools as real_estate_tools
-from awm.builder.categories.technology import tools as technology_tools
-from awm.builder.categories.telecom import tools as telecom_tools
-from awm.builder.categories.transportation import tools as transportation_tools
-from awm.builder.categories.travel import tools as travel_tools
-from awm.builder.categories.utilities import tools as utilities_tools
+from awm.builder import categories
 from awm.builder.codegen import (
     TemplateError,
     defined_names,
@@ -87,7 +62,7 @@ __all__ = ["CONCERNS", "PAGING", "Param", "ToolDef", "ToolNames", "canonical_too
            "generate_tools", "render_source", "render_specs", "tool_defs"]
 
 # Every world has the core concerns; an optional one (it has ROLE) only where the world has that role.
-CONCERNS: tuple[ModuleType, ...] = (
+GENERIC_CONCERNS: tuple[ModuleType, ...] = (
     parties,
     addresses,
     offering,
@@ -108,34 +83,11 @@ CONCERNS: tuple[ModuleType, ...] = (
     subscriptions,
     shifts,
     loyalty,
-    # the category entity modules' tools (awm/builder/modules/packs): ROLES, any of which brings them
-    banking_tools,
-    healthcare_tools,
-    logistics_tools,
-    insurance_tools,
-    hospitality_tools,
-    education_tools,
-    telecom_tools,
-    real_estate_tools,
-    fintech_tools,
-    human_resources_tools,
-    utilities_tools,
-    commerce_tools,
-    travel_tools,
-    automotive_tools,
-    transportation_tools,
-    fitness_tools,
-    food_and_beverage_tools,
-    agriculture_tools,
-    energy_tools,
-    media_tools,
-    marketing_tools,
-    technology_tools,
-    manufacturing_tools,
-    government_tools,
-    professional_services_tools,
-    nonprofit_tools,
 )
+# discovers: awm.builder.categories.*.tools
+# then each category's tools (awm/builder/categories/<category>/tools.py: ROLES, any of which brings them); a
+# world has one category, so their order among themselves never shows
+CONCERNS: tuple[ModuleType, ...] = (*GENERIC_CONCERNS, *categories.modules("tools").values())
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.
 PAGING_HELPERS = {"offset": ("list_rows",), "page": ("list_page",),

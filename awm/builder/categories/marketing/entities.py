@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CATEGORY = "marketing"
 LABELS = {"approval_round": "approval round", "ad_campaign": "client campaign", "contact_list": "contact list",
           "survey_wave": "survey wave"}
-ALT_LABELS = {"approval_round": "sign-off round", "ad_campaign": "marketing campaign", "contact_list": "mailing list",
+ALT_LABELS = {"approval_round": "signoff round", "ad_campaign": "marketing campaign", "contact_list": "mailing list",
               "survey_wave": "fieldwork wave"}
 GROUPS = {
     "approvals": Group(("approval_round",)),

@@ -22,7 +22,7 @@ CATEGORY = "nonprofit"
 LABELS = {"grant_application": "grant application", "pledge": "pledge", "charity_event": "event",
           "event_signup": "event registration", "service_log": "service log"}
 ALT_LABELS = {"grant_application": "funding proposal", "pledge": "pledged gift", "charity_event": "community event",
-              "event_signup": "event sign-up", "service_log": "volunteer time log"}
+              "event_signup": "event signup", "service_log": "volunteer time log"}
 GROUPS = {
     "grants": Group(("grant_application",)),
     "pledges": Group(("pledge",), not_for=("volunteer_network",)),

@@ -22,52 +22,20 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from awm.builder.categories.agriculture import entities as agriculture
-from awm.builder.categories.automotive import entities as automotive
-from awm.builder.categories.banking import entities as banking
-from awm.builder.categories.commerce import entities as commerce
-from awm.builder.categories.education import entities as education
-from awm.builder.categories.energy import entities as energy
-from awm.builder.categories.fintech import entities as fintech
-from awm.builder.categories.fitness import entities as fitness
-from awm.builder.categories.food_and_beverage import entities as food_and_beverage
-from awm.builder.categories.government import entities as government
-from awm.builder.categories.healthcare import entities as healthcare
-from awm.builder.categories.hospitality import entities as hospitality
-from awm.builder.categories.human_resources import entities as human_resources
-from awm.builder.categories.insurance import entities as insurance
-from awm.builder.categories.logistics import entities as logistics
-from awm.builder.categories.manufacturing import entities as manufacturing
-from awm.builder.categories.marketing import entities as marketing
-from awm.builder.categories.media import entities as media
-from awm.builder.categories.nonprofit import entities as nonprofit
-from awm.builder.categories.professional_services import entities as professional_services
-from awm.builder.categories.real_estate import entities as real_estate
-from awm.builder.categories.technology import entities as technology
-from awm.builder.categories.telecom import entities as telecom
-from awm.builder.categories.transportation import entities as transportation
-from awm.builder.categories.travel import entities as travel
-from awm.builder.categories.utilities import entities as utilities
+from awm.builder import categories
 from awm.builder.modules.packs.group import Group
 
-PACK_MODULES: dict[str, ModuleType] = {
-    m.CATEGORY: m
-    for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom, automotive, transportation, fitness, food_and_beverage,
-              agriculture, energy, media, marketing, technology, manufacturing, government,
-              professional_services, nonprofit)
-}
+# discovers: awm.builder.categories.*.entities
+PACK_MODULES: dict[str, ModuleType] = categories.modules("entities")  # by category, in name order
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
 PACK_ROLE_OWNER: dict[str, ModuleType] = {}
 for _module in PACK_MODULES.values():
     for _role in _module.LABELS:
         if _role in PACK_ROLE_OWNER:
-            raise RuntimeError(f"role {_role!r} is declared by two category modules")
+            raise categories.CategoryError(f"role {_role!r} is declared by two categories' entities.py: "
+                                           f"{PACK_ROLE_OWNER[_role].__name__} and {_module.__name__}")
         PACK_ROLE_OWNER[_role] = _module
-    for _name, _group in _module.GROUPS.items():
-        if set(_group.roles) - set(_module.LABELS):
-            raise RuntimeError(f"{_module.__name__}: group {_name!r} has roles without a label")
 
 # Tables of category entities come after every generic one (they point at parties, accounts, cases...).
 PACK_ROLE_ORDER: tuple[str, ...] = tuple(PACK_ROLE_OWNER)
