@@ -1,6 +1,7 @@
 """The built-in seed domains, loaded once from the category packs' YAML files.
 
-`catalogue.yaml` lists the packs in catalogue order; `awm/builder/categories/<category>/pack.yaml` holds a
+`catalogue.yaml` lists the packs in catalogue order (a category folder it does not list comes after them, in name
+order); `awm/builder/categories/<category>/pack.yaml` holds a
 category's generic modules (the curated table of what a business of that kind may have:
 invoices, loyalty, stock, ...) and its domains. Every entry is validated by the pydantic models in `model.py`; a
 bad one raises CatalogueError naming the file, the domain and the field.
@@ -14,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from awm.builder import categories
 from awm.builder.catalogue.model import DomainSeed, Pack
 from awm.errors import CatalogueError
 
@@ -55,9 +57,16 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     index = _read_yaml("catalogue.yaml")
     if not isinstance(index, dict) or not isinstance(index.get("packs"), list):
         raise CatalogueError("catalogue file catalogue.yaml: expected 'packs: [<category>, ...]'")
+    folders = categories.categories()
+    listed = index["packs"]
+    missing = [c for c in listed if c not in folders]
+    if missing:
+        raise CatalogueError(f"catalogue file catalogue.yaml: packs {missing} have no folder "
+                             "awm/builder/categories/<category>/ with a pack.yaml")
     seeds: dict[str, DomainSeed] = {}
     packs: dict[str, Pack] = {}
-    for category in index["packs"]:
+    # the packs catalogue.yaml lists, in its order, then any other category folder's, in name order
+    for category in [*listed, *(c for c in folders if c not in listed)]:
         name = f"categories/{category}/pack.yaml"
         data = _read_yaml(f"{category}/pack.yaml", "awm.builder.categories")
         if not isinstance(data, dict) or data.get("category") != category or not isinstance(data.get("domains"), list):
