@@ -19,7 +19,7 @@ from awm.builder.tools import CONCERNS
 
 ENTITIES = '''
 from awm.builder.entities import Col, Entity, pk_col
-from awm.builder.modules.packs.group import Group
+from awm.builder.categories.group import Group
 
 CATEGORY = "{category}"
 LABELS = {{"widget_batch": "{label}"}}
@@ -126,3 +126,15 @@ def test_a_category_without_its_pack_or_with_tools_and_no_tables_is_refused(extr
     (extra / "widgets" / "tools.py").write_text(TOOLS)
     with pytest.raises(CategoryError, match=r"widgets/tools.py: the category has no entities.py for it to use"):
         discover(extra, "extra_categories")
+
+
+@pytest.mark.parametrize("kind", ["entities", "tools", "templates", "requests", "placeholders"])
+def test_a_category_module_imports_first_in_a_fresh_interpreter(kind):
+    """Whichever module a process imports first, the discovery does not meet a half-imported category module (an
+    entities.py importing a package whose __init__ discovers the entities again)."""
+    import subprocess
+    import sys
+
+    module = "awm.builder.templates.placeholders" if kind == "placeholders" else f"awm.builder.categories.agriculture.{kind}"
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from awm.builder.categories.group import Group
 from awm.builder.clock import REFERENCE_NOW, day, iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
-from awm.builder.modules.packs.group import Group
 from awm.builder.naming import plural, snake
 
 if TYPE_CHECKING:

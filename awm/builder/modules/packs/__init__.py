@@ -23,7 +23,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from awm.builder import categories
-from awm.builder.modules.packs.group import Group
+from awm.builder.categories.group import Group
 
 # discovers: awm.builder.categories.*.entities
 PACK_MODULES: dict[str, ModuleType] = categories.modules("entities")  # by category, in name order

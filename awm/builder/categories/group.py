@@ -1,5 +1,5 @@
-"""What a category entity module declares its entity groups with (kept apart from the package, which imports
-every category module)."""
+"""What a category's entities.py declares its entity groups with (apart from awm.builder.modules, whose package
+imports every category's entities)."""
 
 from __future__ import annotations
 
