@@ -58,7 +58,7 @@ def test_every_template_function_is_used_by_some_world():
     used = {(t.template.__name__, t.function) for plan in sample_plans() for t in tool_defs(plan)}
     defined = set()
     modules = [f"{template_package.__name__}.{info.name}" for info in pkgutil.iter_modules(template_package.__path__)]
-    modules += [f"{categories.__name__}.{info.name}.templates" for info in pkgutil.iter_modules(categories.__path__)]
+    modules += [f"{c.package}.templates" for c in categories.categories().values() if c.has("templates")]
     for name in modules:
         module = __import__(name, fromlist=["_"])
         tree = ast.parse(inspect.getsource(module))
