@@ -11,6 +11,9 @@ backend modules for the model, in awm/backends/llm.py); the files are found from
   `__init__` of every package on the way, which importing a module runs (with what its top level imports);
 - the data files of every package reached (`*.yaml`, `*.json`, ..., also in a data folder that is not a
   package itself, such as the catalogue's `packs/`);
+- the modules a module imports by name at run time, found by scanning a package (the builder's categories,
+  awm/builder/categories), which it names in a line `# discovers: <pattern>` (`*` stands for one part of a
+  dotted name: `awm.builder.categories.*.tools`); like an import, read at the top level or inside a function;
 - an entry written `shallow:<module>` contributes its own file (and its packages) but not what it imports:
   a backend module imports the generators of every stage, and each stage's entries name its own.
 
@@ -29,6 +32,7 @@ files are read once per process (the result is cached): about 0.2 s for the six 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
 import sys
@@ -68,6 +72,8 @@ def _module_path(module: str, root: Path) -> tuple[Path, bool] | None:
 _IMPORT = re.compile(rb"^([ \t]*)(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))",
                      re.MULTILINE)
 _COMMENT = re.compile(rb"#[^\n]*")
+# `# discovers: awm.builder.categories.*.tools`: modules imported by a name found at run time
+_DISCOVERS = re.compile(rb"^([ \t]*)# discovers: ([\w.*]+)[ \t]*$", re.MULTILINE)
 
 
 def _names(clause: bytes) -> list[str]:
@@ -102,6 +108,39 @@ def _imports(path: Path, module: str, is_package: bool, top_level: bool = False)
         names.append(base)
         names.extend(f"{base}.{name}" for name in _names(imported) if name != "*")
     return tuple(names)
+
+
+@cache
+def _discovers(path: Path, top_level: bool = False) -> tuple[str, ...]:
+    """The patterns of a module's `# discovers:` lines (with `top_level`, those at its top level)."""
+    return tuple(pattern.decode() for indent, pattern in _DISCOVERS.findall(path.read_bytes())
+                 if not (top_level and indent))
+
+
+def _discovered(pattern: str, where: Path) -> list[str]:
+    """The modules a `# discovers:` pattern names, found under the root of the core (the folder above it)."""
+    parts = pattern.split(".")
+    if parts[0] != CORE:
+        raise ValueError(f"{where}: '# discovers: {pattern}' must name modules of the core ({CORE}.*)")
+    root = where.resolve()
+    while root.name != CORE or not (root / "__init__.py").is_file():
+        if root.parent == root:
+            raise ValueError(f"{where}: not inside the {CORE} package")
+        root = root.parent
+    found = [(CORE, root)]
+    for part in parts[1:]:
+        step = []
+        for name, folder in found:
+            if not folder.is_dir():
+                continue
+            for child in sorted(folder.iterdir()):
+                stem = child.stem if child.suffix == ".py" else child.name
+                if child.name == "__pycache__" or stem == "__init__" or not fnmatch.fnmatchcase(stem, part):
+                    continue
+                if child.suffix == ".py" or child.is_dir():  # a folder without __init__.py: a namespace package
+                    step.append((f"{name}.{stem}", child))
+        found = step
+    return [name for name, path in found if path.suffix == ".py" or (path / "__init__.py").is_file()]
 
 
 def _resolve(name: str, root: Path) -> str | None:
@@ -158,7 +197,9 @@ def closure(entries: Iterable[str], exclude: Iterable[str] = (), root: Path | No
         if parent:
             todo.append((parent, "package"))
         if how != "shallow":
-            for name in _imports(path, module, is_package, top_level=how == "package"):
+            # the folders a discovery scans are listed anew each time (a category added is found)
+            discovered = [name for pattern in _discovers(path, how == "package") for name in _discovered(pattern, path)]
+            for name in (*_imports(path, module, is_package, top_level=how == "package"), *discovered):
                 target = _resolve(name, root)
                 if target is not None:
                     todo.append((target, "deep"))

@@ -6,6 +6,7 @@ from datetime import datetime
 
 REFERENCE_NOW = datetime(2025, 6, 1, 9, 0, 0)
 REFERENCE_NOW_ISO = REFERENCE_NOW.isoformat()
+TODAY = REFERENCE_NOW.date().isoformat()  # the reference day, "2025-06-01"
 
 
 def iso(dt: datetime) -> str:

@@ -20,7 +20,7 @@ from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
 
 TEMPLATE = "awm/builder/templates/tools/accounts.py"  # a tool template: what one kind of tool does
-PACK = "awm/builder/catalogue/packs/banking.yaml"
+PACK = "awm/builder/categories/banking/pack.yaml"
 DOMAIN = "retail_banking"
 
 
@@ -84,6 +84,40 @@ def test_a_template_change_moves_the_code_version_of_the_stages_made_from_it(tmp
     # verifiers look intents up (awm.builder.intents, which imports toolgen); the world, its schema and its
     # rows are made without them
     assert {"tasks", "tools"} <= changed and not changed & {"scenarios", "schemas", "databases"}
+
+
+@pytest.mark.parametrize(("kind", "stages"), [
+    # a category's requests shape the tasks and the verifiers (which look intents up), nothing before them
+    ("requests.py", {"tasks", "verification_reports"}),
+    # its tool templates shape the tools and whatever names them (tasks, verifiers), not the world or its rows
+    ("templates.py", {"tasks", "tools", "verification_reports"}),
+    # its tables shape every stage
+    ("entities.py", set(STAGE_NAMES)),
+])
+def test_a_change_in_a_category_folder_moves_exactly_the_stages_made_from_it(tmp_path, original, kind, stages):
+    """The category modules are imported by a name found at run time (awm.builder.categories.modules): the
+    modules importing them say so (`# discovers:`), and the digest follows."""
+    rel = f"awm/builder/categories/banking/{kind}"
+    root = copy_of_core(tmp_path)
+    edit(root / rel)
+    changed = {stage for stage, digest in digests(root).items() if digest != original[stage]}
+    assert changed == stages_holding(rel) == stages
+
+
+def test_a_discovers_line_takes_in_every_module_its_pattern_names(tmp_path):
+    """A category added to a folder is digested by the stages discovering that kind of module."""
+    (tmp_path / "awm" / "kinds" / "alpha").mkdir(parents=True)
+    for rel in ("awm/__init__.py", "awm/kinds/__init__.py", "awm/kinds/alpha/__init__.py",
+                "awm/kinds/alpha/tools.py", "awm/kinds/alpha/requests.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "awm" / "user.py").write_text("def load():\n    # discovers: awm.kinds.*.tools\n    pass\n")
+    before = sources.closure(("awm.user",), root=tmp_path)
+    assert "awm/kinds/alpha/tools.py" in before and "awm/kinds/alpha/requests.py" not in before
+    (tmp_path / "awm" / "kinds" / "beta").mkdir()
+    for rel in ("awm/kinds/beta/__init__.py", "awm/kinds/beta/tools.py", "awm/kinds/beta/pack.yaml"):
+        (tmp_path / rel).write_text("")
+    after = sources.closure(("awm.user",), root=tmp_path)
+    assert {"awm/kinds/beta/tools.py", "awm/kinds/beta/pack.yaml"} <= set(after)
 
 
 def test_a_catalogue_change_moves_every_stage(tmp_path, original):

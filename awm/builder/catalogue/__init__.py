@@ -1,6 +1,7 @@
 """The built-in seed domains, loaded once from the category packs' YAML files.
 
-`catalogue.yaml` lists the packs in catalogue order; `packs/<category>.yaml` holds a
+`catalogue.yaml` lists the packs in catalogue order (a category folder it does not list comes after them, in name
+order); `awm/builder/categories/<category>/pack.yaml` holds a
 category's generic modules (the curated table of what a business of that kind may have:
 invoices, loyalty, stock, ...) and its domains. Every entry is validated by the pydantic models in `model.py`; a
 bad one raises CatalogueError naming the file, the domain and the field.
@@ -14,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from awm.builder import categories
 from awm.builder.catalogue.model import DomainSeed, Pack
 from awm.errors import CatalogueError
 
@@ -21,8 +23,8 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 
-def _read_yaml(name: str) -> Any:
-    path = resources.files(__package__).joinpath(name)
+def _read_yaml(name: str, package: str = __package__) -> Any:
+    path = resources.files(package).joinpath(name)
     try:
         text = path.read_text(encoding="utf-8")
         return yaml.load(text, Loader=_Loader)
@@ -55,11 +57,18 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     index = _read_yaml("catalogue.yaml")
     if not isinstance(index, dict) or not isinstance(index.get("packs"), list):
         raise CatalogueError("catalogue file catalogue.yaml: expected 'packs: [<category>, ...]'")
+    folders = categories.categories()
+    listed = index["packs"]
+    missing = [c for c in listed if c not in folders]
+    if missing:
+        raise CatalogueError(f"catalogue file catalogue.yaml: packs {missing} have no folder "
+                             "awm/builder/categories/<category>/ with a pack.yaml")
     seeds: dict[str, DomainSeed] = {}
     packs: dict[str, Pack] = {}
-    for category in index["packs"]:
-        name = f"packs/{category}.yaml"
-        data = _read_yaml(name)
+    # the packs catalogue.yaml lists, in its order, then any other category folder's, in name order
+    for category in [*listed, *(c for c in folders if c not in listed)]:
+        name = f"categories/{category}/pack.yaml"
+        data = _read_yaml(f"{category}/pack.yaml", "awm.builder.categories")
         if not isinstance(data, dict) or data.get("category") != category or not isinstance(data.get("domains"), list):
             raise CatalogueError(f"catalogue file {name}: expected 'category: {category}' and a 'domains' list")
         try:
@@ -74,6 +83,7 @@ def _load() -> tuple[dict[str, DomainSeed], dict[str, Pack]]:
     return seeds, packs
 
 
+# discovers: awm.builder.categories.*
 DOMAIN_SEEDS, PACKS = _load()
 CATEGORIES: list[str] = sorted(PACKS)
 # A pack's first domain: where a seeds-file domain of that pack takes the fields it leaves out.

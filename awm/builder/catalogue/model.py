@@ -8,7 +8,7 @@ one domain differ in what they sell or serve as well as in which modules
 (tables) they carry.
 
 The built-in domains live in YAML files, one per category pack
-(`awm/builder/catalogue/packs/<category>.yaml`); these pydantic models validate
+(`awm/builder/categories/<category>/pack.yaml`); these pydantic models validate
 every entry when the catalogue is loaded.
 """
 

@@ -31,7 +31,6 @@ SHAPES = ("action", "question", "aggregate", "chained", "conditional", "infeasib
 MAX_ANSWER_CANDIDATES = 200
 MAX_STATUS_VALUES = 12  # a status slot's closed set: the world's statuses of one kind
 _STATUS_WORD = re.compile(r"[a-z][a-z_ ]{0,30}")
-TODAY = "2025-06-01"
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 # How a status reads after "that is ..." ("their order that is checked in"), and after "that are ...".

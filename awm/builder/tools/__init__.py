@@ -20,6 +20,7 @@ import ast
 from functools import cache
 from types import ModuleType
 
+from awm.builder import categories
 from awm.builder.codegen import (
     TemplateError,
     defined_names,
@@ -53,32 +54,6 @@ from awm.builder.tools import (
     subscriptions,
     support,
 )
-from awm.builder.tools import agriculture as agriculture_tools
-from awm.builder.tools import automotive as automotive_tools
-from awm.builder.tools import banking as banking_tools
-from awm.builder.tools import commerce as commerce_tools
-from awm.builder.tools import education as education_tools
-from awm.builder.tools import energy as energy_tools
-from awm.builder.tools import fintech as fintech_tools
-from awm.builder.tools import fitness as fitness_tools
-from awm.builder.tools import food_and_beverage as food_and_beverage_tools
-from awm.builder.tools import government as government_tools
-from awm.builder.tools import healthcare as healthcare_tools
-from awm.builder.tools import hospitality as hospitality_tools
-from awm.builder.tools import human_resources as human_resources_tools
-from awm.builder.tools import insurance as insurance_tools
-from awm.builder.tools import logistics as logistics_tools
-from awm.builder.tools import manufacturing as manufacturing_tools
-from awm.builder.tools import marketing as marketing_tools
-from awm.builder.tools import media as media_tools
-from awm.builder.tools import nonprofit as nonprofit_tools
-from awm.builder.tools import professional_services as professional_services_tools
-from awm.builder.tools import real_estate as real_estate_tools
-from awm.builder.tools import technology as technology_tools
-from awm.builder.tools import telecom as telecom_tools
-from awm.builder.tools import transportation as transportation_tools
-from awm.builder.tools import travel as travel_tools
-from awm.builder.tools import utilities as utilities_tools
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
 from awm.builder.world import WorldPlan
 from awm.contracts import ToolSet, ToolSpec
@@ -87,7 +62,7 @@ __all__ = ["CONCERNS", "PAGING", "Param", "ToolDef", "ToolNames", "canonical_too
            "generate_tools", "render_source", "render_specs", "tool_defs"]
 
 # Every world has the core concerns; an optional one (it has ROLE) only where the world has that role.
-CONCERNS: tuple[ModuleType, ...] = (
+GENERIC_CONCERNS: tuple[ModuleType, ...] = (
     parties,
     addresses,
     offering,
@@ -108,34 +83,11 @@ CONCERNS: tuple[ModuleType, ...] = (
     subscriptions,
     shifts,
     loyalty,
-    # the category entity modules' tools (awm/builder/modules/packs): ROLES, any of which brings them
-    banking_tools,
-    healthcare_tools,
-    logistics_tools,
-    insurance_tools,
-    hospitality_tools,
-    education_tools,
-    telecom_tools,
-    real_estate_tools,
-    fintech_tools,
-    human_resources_tools,
-    utilities_tools,
-    commerce_tools,
-    travel_tools,
-    automotive_tools,
-    transportation_tools,
-    fitness_tools,
-    food_and_beverage_tools,
-    agriculture_tools,
-    energy_tools,
-    media_tools,
-    marketing_tools,
-    technology_tools,
-    manufacturing_tools,
-    government_tools,
-    professional_services_tools,
-    nonprofit_tools,
 )
+# discovers: awm.builder.categories.*.tools
+# then each category's tools (awm/builder/categories/<category>/tools.py: ROLES, any of which brings them); a
+# world has one category, so their order among themselves never shows
+CONCERNS: tuple[ModuleType, ...] = (*GENERIC_CONCERNS, *categories.modules("tools").values())
 
 # The paging helpers (awm.builder.templates.tool_paging) each paging style renders after the prelude, in order.
 PAGING_HELPERS = {"offset": ("list_rows",), "page": ("list_page",),

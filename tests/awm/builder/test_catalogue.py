@@ -8,7 +8,7 @@ import awm.builder.catalogue as catalogue
 from awm.builder.catalogue import DOMAIN_SEEDS, parse_domain
 from awm.errors import CatalogueError
 
-PACKS = Path(catalogue.__file__).parent / "packs"
+CATEGORIES_DIR = Path(catalogue.__file__).parent.parent / "categories"
 
 
 def _entry(**changes):
@@ -19,7 +19,7 @@ def _entry(**changes):
 
 
 def test_every_pack_file_is_listed_and_every_listed_pack_loads():
-    files = {p.stem for p in PACKS.glob("*.yaml")}
+    files = {p.parent.name for p in CATEGORIES_DIR.glob("*/pack.yaml")}
     assert files == {s.category for s in DOMAIN_SEEDS.values()}
     assert list(DOMAIN_SEEDS)[:2] == ["online_retail", "fashion_boutique"]  # catalogue order is pack order
 
@@ -75,4 +75,4 @@ def test_offline_worlds_record_the_catalogue_they_were_built_from():
     assert version.endswith(f":code-{sources_digest('scenarios')}")
     files = source_files("scenarios")
     assert "awm/builder/catalogue/catalogue.yaml" in files
-    assert {f"awm/builder/catalogue/packs/{category}.yaml" for category in catalogue.CATEGORIES} <= set(files)
+    assert {f"awm/builder/categories/{category}/pack.yaml" for category in catalogue.CATEGORIES} <= set(files)

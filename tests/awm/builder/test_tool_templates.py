@@ -8,6 +8,7 @@ from functools import cache
 
 import pytest
 
+import awm.builder.categories as categories
 import awm.builder.templates.tools as template_package
 from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.tools import CONCERNS, render_source, tool_defs
@@ -56,8 +57,10 @@ def test_each_concern_renders_and_passes_the_sandbox_policy(concern):
 def test_every_template_function_is_used_by_some_world():
     used = {(t.template.__name__, t.function) for plan in sample_plans() for t in tool_defs(plan)}
     defined = set()
-    for info in pkgutil.iter_modules(template_package.__path__):
-        module = __import__(f"{template_package.__name__}.{info.name}", fromlist=["_"])
+    modules = [f"{template_package.__name__}.{info.name}" for info in pkgutil.iter_modules(template_package.__path__)]
+    modules += [f"{c.package}.templates" for c in categories.categories().values() if c.has("templates")]
+    for name in modules:
+        module = __import__(name, fromlist=["_"])
         tree = ast.parse(inspect.getsource(module))
         defined |= {(module.__name__, node.name) for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert defined - used == set()

@@ -3,10 +3,11 @@ active person a row belongs to."""
 
 from __future__ import annotations
 
+from awm.builder.clock import REFERENCE_NOW_ISO as NOW
+from awm.builder.clock import TODAY
 from awm.builder.intents.base import World
 
-TODAY = "2025-06-01"
-NOW = "2025-06-01T09:00:00"
+__all__ = ["BOTH", "NOW", "TODAY", "active_party"]
 BOTH = ("staff", "self")
 
 

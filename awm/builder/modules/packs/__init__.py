@@ -1,6 +1,6 @@
 """Category entity modules: the tables only one kind of business has.
 
-A category pack (awm/builder/catalogue/packs/<category>.yaml) says which generic modules its businesses may
+A category pack (awm/builder/categories/<category>/pack.yaml) says which generic modules its businesses may
 carry; a category entity module, one per pack that has one, brings what only that kind of business keeps: a
 bank's cards, disputes, standing orders and holds; a clinic's appointment slots, procedures and insurance
 claims; a carrier's shipments, legs, rate quotes and exceptions. Each module declares
@@ -22,54 +22,20 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from awm.builder.modules.packs import (
-    agriculture,
-    automotive,
-    banking,
-    commerce,
-    education,
-    energy,
-    fintech,
-    fitness,
-    food_and_beverage,
-    government,
-    healthcare,
-    hospitality,
-    human_resources,
-    insurance,
-    logistics,
-    manufacturing,
-    marketing,
-    media,
-    nonprofit,
-    professional_services,
-    real_estate,
-    technology,
-    telecom,
-    transportation,
-    travel,
-    utilities,
-)
-from awm.builder.modules.packs.group import Group
+from awm.builder import categories
+from awm.builder.categories.group import Group
 
-PACK_MODULES: dict[str, ModuleType] = {
-    m.CATEGORY: m
-    for m in (commerce, banking, insurance, fintech, real_estate, healthcare, education, human_resources, utilities,
-              hospitality, travel, logistics, telecom, automotive, transportation, fitness, food_and_beverage,
-              agriculture, energy, media, marketing, technology, manufacturing, government,
-              professional_services, nonprofit)
-}
+# discovers: awm.builder.categories.*.entities
+PACK_MODULES: dict[str, ModuleType] = categories.modules("entities")  # by category, in name order
 
 # role -> the pack module declaring it; a role belongs to exactly one pack
 PACK_ROLE_OWNER: dict[str, ModuleType] = {}
 for _module in PACK_MODULES.values():
     for _role in _module.LABELS:
         if _role in PACK_ROLE_OWNER:
-            raise RuntimeError(f"role {_role!r} is declared by two category modules")
+            raise categories.CategoryError(f"role {_role!r} is declared by two categories' entities.py: "
+                                           f"{PACK_ROLE_OWNER[_role].__name__} and {_module.__name__}")
         PACK_ROLE_OWNER[_role] = _module
-    for _name, _group in _module.GROUPS.items():
-        if set(_group.roles) - set(_module.LABELS):
-            raise RuntimeError(f"{_module.__name__}: group {_name!r} has roles without a label")
 
 # Tables of category entities come after every generic one (they point at parties, accounts, cases...).
 PACK_ROLE_ORDER: tuple[str, ...] = tuple(PACK_ROLE_OWNER)

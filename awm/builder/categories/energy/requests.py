@@ -1,0 +1,143 @@
+"""Requests about the energy category's own entities (awm/builder/modules/packs/energy.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from awm.builder.categories.energy.entities import PROGRAMS
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.phrasing import Say
+from awm.contracts import Goal
+
+
+def _faulty(w: World, covered: bool) -> list[tuple[dict, dict]]:
+    """(unit, party) for faulty equipment of active people, under warranty or not, unique by kind for its owner."""
+    out = []
+    for unit in w.rows["equipment_unit"]:
+        party = active_party(w, unit)
+        if unit["status"] != "faulty" or party is None or (unit["warranty_until"] >= TODAY) != covered:
+            continue
+        if sum(u["kind"] == unit["kind"] for u in w.children("equipment_unit", "party", party["id"])) == 1:
+            out.append((unit, party))
+    return out
+
+
+@intent("action", categories=("energy",), needs=("equipment_unit",))
+def energy_warranty_repair(w: World) -> Plan | None:
+    pick = w.pick(_faulty(w, covered=True))
+    if pick is None:
+        return None
+    unit, party = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("equipment_unit"), {w.fk("party"): party["id"], "kind": unit["kind"]}),
+             (w.n.action("equipment_unit", "repair_under_warranty"), {w.pk("equipment_unit"): unit["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("equipment_unit"), pk=unit["id"], expect={"status": "operating"})
+    say = Say("do", (
+        "{their} faulty {kind} ({model}) was fixed today || record it as a warranty repair",
+        "record a warranty repair on {their} {model} {kind}, serial {serial}",
+    ), {"kind": unit["kind"].replace("_", " "), "model": unit["model"], "serial": unit["serial"]}, party=ref,
+        voices=BOTH)
+    return Plan(calls, [goal], say, targets={("equipment_unit", unit["id"])})
+
+
+@intent("infeasible", categories=("energy",), needs=("equipment_unit",))
+def energy_repair_out_of_warranty(w: World) -> Plan | None:
+    pick = w.pick(_faulty(w, covered=False))
+    if pick is None:
+        return None
+    unit, party = pick
+    ref = w.party_ref(party)
+    until = unit["warranty_until"]
+    say = Say("do", (
+        "repair {their} faulty {kind} (serial {serial}) under warranty",
+        "{their} {model} {kind} has stopped working || book the fix as a free warranty repair",
+    ), {"kind": unit["kind"].replace("_", " "), "model": unit["model"], "serial": unit["serial"]}, party=ref,
+        voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("equipment_unit"), {w.fk("party"): party["id"], "kind": unit["kind"]})],
+                [w.text_answer(until, [u["warranty_until"] for u in w.rows["equipment_unit"]])], say,
+                answer=f"Its warranty ran out on {until}, so the repair is not free.",
+                targets={("equipment_unit", unit["id"])})
+
+
+@intent("action", categories=("energy",), needs=("rebate_claim",))
+def energy_submit_rebate(w: World) -> Plan | None:
+    options = []
+    for claim in w.rows["rebate_claim"]:
+        drafts = [c for c in w.children("rebate_claim", "case", claim[w.fk("case")]) if c["status"] == "draft"]
+        if claim["status"] == "draft" and claim["amount"] <= PROGRAMS[claim["program"]] and len(drafts) == 1:
+            options.append(claim)
+    claim = w.pick(options)
+    if claim is None:
+        return None
+    case = w.by_id("case", claim[w.fk("case")])
+    calls = [(w.n.list("case"), {"code": case["code"]}),
+             (w.n.list("rebate_claim"), {w.fk("case"): case["id"], "status": "draft"}),
+             (w.n.action("rebate_claim", "submit"), {w.pk("rebate_claim"): claim["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("rebate_claim"), pk=claim["id"],
+                expect={"status": "submitted", "submitted_on": TODAY})
+    say = Say("do", (
+        "submit the draft {REBATE_CLAIM} for {CASE} {code} to the {program} programme",
+        "the paperwork for {CASE} {code} is complete || send its draft {REBATE_CLAIM} in to the {program} programme",
+    ), {"program": claim["program"].replace("_", " "), "code": case["code"]})
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+@intent("action", categories=("energy",), needs=("safety_inspection",))
+def energy_record_inspection(w: World) -> Plan | None:
+    options = []
+    for insp in w.rows["safety_inspection"]:
+        party = active_party(w, insp)
+        if insp["status"] == "scheduled" and insp["due_on"] <= TODAY and party is not None and sum(
+                i["status"] == "scheduled" for i in w.children("safety_inspection", "party", party["id"])) == 1:
+            options.append((insp, party))
+    pick = w.pick(options)
+    member = w.pick(w.staff_pool())
+    if pick is None or member is None:
+        return None
+    insp, party = pick
+    result = w.pick(["passed", "passed", "failed"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("safety_inspection"), {w.fk("party"): party["id"], "status": "scheduled"}),
+             w.find_staff(member),
+             (w.n.action("safety_inspection", "record_result"), {w.pk("safety_inspection"): insp["id"],
+                                                                 "result": result, w.fk("staff"): member["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("safety_inspection"), pk=insp["id"],
+                expect={"status": result, w.fk("staff"): member["id"], "inspected_on": TODAY})
+    say = Say("do", (
+        "{staff} did the {kind} {SAFETY_INSPECTION} at {their} premises today and it {result} || record that",
+        "record that {their} scheduled {kind} {SAFETY_INSPECTION} {result} today, carried out by {staff}",
+    ), {"staff": w.person(member), "kind": insp["kind"].replace("_", " "), "result": result}, party=ref,
+        voices=("staff",))
+    return Plan(calls, [goal], say, targets={("safety_inspection", insp["id"])})
+
+
+@intent("infeasible", categories=("energy",), needs=("charge_point",))
+def energy_offline_while_charging(w: World) -> Plan | None:
+    point = w.pick([p for p in w.rows["charge_point"] if p["status"] == "in_use"])
+    if point is None:
+        return None
+    site = w.by_id("site", point[w.fk("site")])
+    say = Say("do", (
+        "take {CHARGE_POINT} {code} at {site} offline for maintenance",
+        "the technician is on the way to {site} || take {CHARGE_POINT} {code} offline",
+    ), {"code": point["code"], "site": site["name"]})
+    return Plan([(w.n.list("charge_point"), {"code": point["code"]})], [w.status_answer("in_use")], say,
+                answer="A vehicle is charging at it right now (in_use); that has to finish first.",
+                targets={("charge_point", point["id"])})
+
+
+@intent("aggregate", categories=("energy",), needs=("charging_session",))
+def energy_delivered_kwh(w: World) -> Plan | None:
+    point = w.pick([p for p in w.rows["charge_point"]
+                    if any(s["status"] == "completed" for s in w.children("charging_session", "charge_point", p["id"]))])
+    if point is None:
+        return None
+    total = round(sum(s["energy_kwh"] for s in w.children("charging_session", "charge_point", point["id"])
+                      if s["status"] == "completed"), 2)
+    say = Say("ask", (
+        "how many kWh has {CHARGE_POINT} {code} delivered across its completed {CHARGING_SESSION/pl}",
+        "what is the total energy, in kWh, of the completed {CHARGING_SESSION/pl} at {CHARGE_POINT} {code}",
+    ), {"code": point["code"]})
+    return Plan([(w.n.list("charge_point"), {"code": point["code"]}),
+                 (w.n.list("charging_session"), {w.fk("charge_point"): point["id"], "status": "completed"})],
+                [w.number_answer(total)], say, answer=f"{total} kWh", targets={("charge_point", point["id"])})

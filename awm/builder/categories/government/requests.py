@@ -1,0 +1,159 @@
+"""Requests about the government category's own entities (awm/builder/modules/packs/government.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from awm.builder.categories.government.entities import APPEAL_DAYS
+from awm.builder.categories.government.entities import RENEWAL_DAYS as LICENCE_RENEWAL_DAYS
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.phrasing import Say, money, quote
+from awm.contracts import Goal
+
+
+def _licences(w: World, renewable: bool) -> list[tuple[dict, dict]]:
+    opens = (datetime.fromisoformat(TODAY) + timedelta(days=LICENCE_RENEWAL_DAYS)).date().isoformat()
+    return [(li, p) for li in w.rows["issued_licence"] if li["status"] == "active" and li["expires_on"] != opens
+            and (li["expires_on"] < opens) == renewable and (p := active_party(w, li)) is not None]
+
+
+@intent("action", categories=("government",), needs=("issued_licence",))
+def gov_renew_licence(w: World) -> Plan | None:
+    pick = w.pick(_licences(w, renewable=True))
+    if pick is None:
+        return None
+    licence, party = pick
+    until = (datetime.fromisoformat(licence["expires_on"]) + timedelta(days=365 * w.pick([1, 2, 5]))).date().isoformat()
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("issued_licence"), {"number": licence["number"]}),
+             (w.n.action("issued_licence", "renew"), {w.pk("issued_licence"): licence["id"], "expires_on": until})]
+    goal = Goal(kind="row_equals", table=w.table("issued_licence"), pk=licence["id"],
+                expect={"status": "active", "expires_on": until})
+    say = Say("do", (
+        "renew {their} {ISSUED_LICENCE} {number} so it runs until {until}",
+        "{their} {ISSUED_LICENCE} {number} runs out on {ends} || renew it until {until}",
+    ), {"number": licence["number"], "until": until, "ends": licence["expires_on"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("issued_licence", licence["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("issued_licence",))
+def gov_renew_licence_too_early(w: World) -> Plan | None:
+    pick = w.pick(_licences(w, renewable=False))
+    if pick is None:
+        return None
+    licence, party = pick
+    until = (datetime.fromisoformat(licence["expires_on"]) + timedelta(days=365)).date().isoformat()
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "renew {their} {ISSUED_LICENCE} {number} until {until}",
+        "renew {their} {ISSUED_LICENCE} {number} today so it runs until {until}",
+    ), {"number": licence["number"], "until": until}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("issued_licence"), {"number": licence["number"]})],
+                [w.text_answer(licence["expires_on"], [])], say,
+                answer=f"It expires on {licence['expires_on']}; renewal opens only {LICENCE_RENEWAL_DAYS} days before "
+                       "that.", targets={("issued_licence", licence["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("inspection_visit",))
+def gov_inspection_result_too_early(w: World) -> Plan | None:
+    cases = {}
+    for visit in w.rows["inspection_visit"]:
+        if visit["status"] == "scheduled":
+            cases.setdefault(visit[w.fk("case")], []).append(visit)
+    visit = w.pick([v[0] for v in cases.values() if len(v) == 1 and v[0]["scheduled_on"] > TODAY])
+    if visit is None:
+        return None
+    case = w.by_id("case", visit[w.fk("case")])
+    say = Say("do", (
+        "record the {INSPECTION_VISIT} on {CASE} {code} as passed",
+        "the {INSPECTION_VISIT} for {CASE} {code} went fine || mark it passed",
+    ), {"code": case["code"]})
+    return Plan([(w.n.list("case"), {"code": case["code"]}),
+                 (w.n.list("inspection_visit"), {w.fk("case"): case["id"], "status": "scheduled"})],
+                [w.text_answer(visit["scheduled_on"], [])], say,
+                answer=f"That inspection is scheduled for {visit['scheduled_on']}; no result can be recorded before then.",
+                targets={("case", case["id"])})
+
+
+def _fines(w: World, open_: bool) -> list[tuple[dict, dict]]:
+    cutoff = (datetime.fromisoformat(TODAY) - timedelta(days=APPEAL_DAYS)).date().isoformat()
+    return [(f, p) for f in w.rows["fine_notice"] if f["status"] == "unpaid" and f["issued_on"] != cutoff
+            and (f["issued_on"] > cutoff) == open_ and (p := active_party(w, f)) is not None]
+
+
+@intent("action", categories=("government",), needs=("fine_notice",))
+def gov_appeal_fine(w: World) -> Plan | None:
+    pick = w.pick(_fines(w, open_=True))
+    if pick is None:
+        return None
+    fine, party = pick
+    grounds = w.pick(["The notice went to an old address", "The fee was already paid at the counter",
+                      "The office was closed on the due date"])
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("fine_notice"), {"number": fine["number"]}),
+             (w.n.action("fine_notice", "appeal"), {w.pk("fine_notice"): fine["id"], "grounds": grounds})]
+    goal = Goal(kind="row_equals", table=w.table("fine_notice"), pk=fine["id"],
+                expect={"status": "appealed", "appeal_grounds": {"text": grounds}})
+    say = Say("do", (
+        "file an appeal against {their} {FINE_NOTICE} {number}, giving the grounds as {grounds}",
+        "{they} dispute {FINE_NOTICE} {number} || file an appeal with the grounds {grounds}",
+    ), {"number": fine["number"], "grounds": quote(grounds)}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("fine_notice", fine["id"])})
+
+
+@intent("infeasible", categories=("government",), needs=("fine_notice",))
+def gov_appeal_fine_too_late(w: World) -> Plan | None:
+    pick = w.pick(_fines(w, open_=False))
+    if pick is None:
+        return None
+    fine, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "file an appeal against {their} {FINE_NOTICE} {number}, giving the grounds as {grounds}",
+        "{they} think {FINE_NOTICE} {number} is wrong || file an appeal against it ({grounds})",
+    ), {"number": fine["number"], "grounds": quote("The notice went to an old address")}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("fine_notice"), {"number": fine["number"]})],
+                [w.text_answer(fine["issued_on"], [])], say,
+                answer=f"That fine was issued on {fine['issued_on']}; appeals close {APPEAL_DAYS} days after issue.",
+                targets={("fine_notice", fine["id"])})
+
+
+@intent("aggregate", categories=("government",), needs=("fine_notice",))
+def gov_unpaid_fines_total(w: World) -> Plan | None:
+    options = []
+    for party in w.active_parties():
+        unpaid = [f for f in w.children("fine_notice", "party", party["id"]) if f["status"] == "unpaid"]
+        if unpaid:
+            options.append((party, unpaid))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    party, unpaid = pick
+    total = round(sum(f["amount"] for f in unpaid), 2)
+    ref = w.party_ref(party)
+    say = Say("ask", (
+        "how much do {they} owe in unpaid {FINE_NOTICE/pl} altogether",
+        "what is the total of {their} unpaid {FINE_NOTICE/pl}",
+    ), {}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("fine_notice"), {w.fk("party"): party["id"], "status": "unpaid"})],
+                [w.money_answer(total)], say, answer=money(total), targets={("party", party["id"])})
+
+
+@intent("action", categories=("government",), needs=("records_request",))
+def gov_extend_records_request(w: World) -> Plan | None:
+    request = w.pick([r for r in w.rows["records_request"] if r["status"] in ("received", "in_review")
+                      and not r["extended"] and r["due_on"] >= TODAY])
+    if request is None:
+        return None
+    due = (datetime.fromisoformat(request["due_on"]) + timedelta(days=w.pick([10, 14]))).date().isoformat()
+    calls = [(w.n.list("records_request"), {"number": request["number"]}),
+             (w.n.action("records_request", "extend"), {w.pk("records_request"): request["id"], "due_on": due})]
+    goal = Goal(kind="row_equals", table=w.table("records_request"), pk=request["id"],
+                expect={"due_on": due, "extended": 1})
+    say = Say("do", (
+        "extend {RECORDS_REQUEST} {number} so it is due on {due}",
+        "the records for {RECORDS_REQUEST} {number} need more searching || extend its due date to {due}",
+    ), {"number": request["number"], "due": due})
+    return Plan(calls, [goal], say, targets={("records_request", request["id"])})

@@ -1,0 +1,150 @@
+"""Requests about the insurance category's own entities (awm/builder/modules/packs/insurance.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from awm.builder.categories.insurance.entities import RENEWAL_WINDOW_DAYS
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.phrasing import Say, money
+from awm.contracts import Goal
+
+
+def _policies(w: World, renewable: bool) -> list[dict]:
+    window = (datetime.fromisoformat(TODAY) + timedelta(days=RENEWAL_WINDOW_DAYS)).date().isoformat()
+    return [p for p in w.rows["policy"] if p["status"] == "active" and active_party(w, p) is not None
+            and p["ends_on"] != window and (p["ends_on"] < window) == renewable]
+
+
+def _next_year(iso_day: str) -> str:
+    ends = str(int(iso_day[:4]) + 1) + iso_day[4:]
+    return ends[:5] + "02-28" if ends[5:] == "02-29" else ends
+
+
+@intent("action", categories=("insurance",), needs=("policy",))
+def insurance_renew_policy(w: World) -> Plan | None:
+    policy = w.pick(_policies(w, renewable=True))
+    if policy is None:
+        return None
+    ref = w.party_ref(w.party_of(policy))
+    calls = [w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+             (w.n.action("policy", "renew"), {w.pk("policy"): policy["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("policy"), pk=policy["id"],
+                expect={"ends_on": _next_year(policy["ends_on"]), "status": "active"})
+    say = Say("do", (
+        "{their} {POLICY} {number} runs out on {ends} || renew it for another year",
+        "renew {POLICY} {number} for {them} for one more year",
+    ), {"number": policy["number"], "ends": policy["ends_on"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("policy", policy["id"])})
+
+
+@intent("infeasible", categories=("insurance",), needs=("policy",))
+def insurance_renew_too_early(w: World) -> Plan | None:
+    policy = w.pick(_policies(w, renewable=False))
+    if policy is None:
+        return None
+    ref = w.party_ref(w.party_of(policy))
+    say = Say("do", (
+        "renew {POLICY} {number} for another year now",
+        "{they} would like to renew {POLICY} {number} early || do the renewal",
+    ), {"number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]})],
+                [w.number_answer(RENEWAL_WINDOW_DAYS)], say,
+                answer=f"Renewal only opens in the last {RENEWAL_WINDOW_DAYS} days of the term, and this policy runs "
+                       "for longer than that.", targets={("policy", policy["id"])})
+
+
+def _overdue(w: World) -> list[tuple[dict, list[dict]]]:
+    out = []
+    for policy in w.rows["policy"]:
+        late = [i for i in w.children("installment", "policy", policy["id"]) if i["status"] == "overdue"]
+        if late and len(late) <= 4:
+            out.append((policy, late))
+    return out
+
+
+@intent("aggregate", categories=("insurance",), needs=("installment",))
+def insurance_overdue_total(w: World) -> Plan | None:
+    pick = w.pick(_overdue(w))
+    if pick is None:
+        return None
+    policy, late = pick
+    total = round(sum(i["amount"] for i in late), 2)
+    say = Say("ask", (
+        "how much is overdue on {POLICY} {number}, all overdue {INSTALLMENT/pl} together",
+        "what do the overdue {INSTALLMENT/pl} of {POLICY} {number} add up to",
+    ), {"number": policy["number"]})
+    return Plan([(w.n.list("policy"), {"number": policy["number"]}),
+                 (w.n.list("installment"), {w.fk("policy"): policy["id"], "status": "overdue"})],
+                [w.money_answer(total)], say, answer=money(total), targets={("policy", policy["id"])})
+
+
+@intent("aggregate", categories=("insurance",), needs=("installment",))
+def insurance_settle_arrears(w: World) -> Plan | None:
+    pick = w.pick(_overdue(w))
+    if pick is None:
+        return None
+    policy, late = pick
+    calls = [(w.n.list("policy"), {"number": policy["number"]}),
+             (w.n.list("installment"), {w.fk("policy"): policy["id"], "status": "overdue"}),
+             *[(w.n.action("installment", "pay"), {w.pk("installment"): i["id"]}) for i in late]]
+    goals = [Goal(kind="row_equals", table=w.table("installment"), pk=i["id"],
+                  expect={"status": "paid", "paid_on": TODAY}) for i in late]
+    say = Say("do", (
+        "the arrears on {POLICY} {number} were paid in full today || mark every overdue {INSTALLMENT} as paid",
+        "record payment of all the overdue {INSTALLMENT/pl} on {POLICY} {number}",
+    ), {"number": policy["number"]})
+    return Plan(calls, goals, say, targets={("policy", policy["id"])})
+
+
+def _shares(w: World) -> list[tuple[dict, int]]:
+    out = []
+    for policy in w.rows["policy"]:
+        if policy["status"] == "active" and active_party(w, policy) is not None:
+            taken = sum(b["share_percent"] for b in w.children("beneficiary", "policy", policy["id"]))
+            out.append((policy, 100 - taken))
+    return out
+
+
+@intent("action", categories=("insurance",), needs=("beneficiary",))
+def insurance_name_beneficiary(w: World) -> Plan | None:
+    pick = w.pick([(p, free) for p, free in _shares(w) if free >= 10])
+    if pick is None:
+        return None
+    policy, free = pick
+    share = w.pick([s for s in (10, 20, 25, 30, 50) if s <= free])
+    first = w.pick(["Maya", "Jonah", "Elena", "Tobias", "Priya", "Owen", "Lucia", "Samir"])
+    name = f"{first} {w.party_of(policy)['last_name']}"
+    relationship = w.pick(["spouse", "child", "parent", "sibling"])
+    ref = w.party_ref(w.party_of(policy))
+    calls = [w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+             (w.n.create("beneficiary"), {w.fk("policy"): policy["id"], "full_name": name,
+                                          "relationship": relationship, "share_percent": share})]
+    goal = Goal(kind="rows_created", table=w.table("beneficiary"), count=1, expect={
+        w.fk("policy"): policy["id"], "full_name": {"text": name}, "relationship": relationship, "share_percent": share})
+    say = Say("do", (
+        "add {person_named} ({relationship}) as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "name {their} {relationship} {person_named} on {POLICY} {number}: {share}% of the benefit",
+    ), {"person_named": name, "relationship": relationship, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("policy", policy["id"])})
+
+
+@intent("infeasible", categories=("insurance",), needs=("beneficiary",))
+def insurance_over_allocate(w: World) -> Plan | None:
+    pick = w.pick([(p, free) for p, free in _shares(w) if free < 50])
+    if pick is None:
+        return None
+    policy, free = pick
+    share = w.pick([s for s in (50, 60, 75) if s > free])
+    ref = w.party_ref(w.party_of(policy))
+    name = f"Alex {w.party_of(policy)['last_name']}"
+    say = Say("do", (
+        "add {person_named} as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "name {person_named} on {POLICY} {number} for {share}% of the benefit",
+    ), {"person_named": name, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
+                 (w.n.list("beneficiary"), {w.fk("policy"): policy["id"]})], [w.number_answer(free)], say,
+                answer=f"Only {free}% of the benefit is still unallocated, so a larger share cannot be added.",
+                targets={("policy", policy["id"])})

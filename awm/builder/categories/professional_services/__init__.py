@@ -1,0 +1,2 @@
+"""The professional services category: its pack data (pack.yaml), entity tables (entities.py), tools (tools.py), tool
+templates (templates.py) and requests (requests.py)."""

@@ -1,0 +1,99 @@
+"""Requests about the travel category's own entities (awm/builder/modules/packs/travel.py), each needing the
+tables it asks about."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from awm.builder.categories.travel.entities import VALIDITY_DAYS
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.phrasing import Say
+from awm.contracts import Goal
+
+
+def _documents(w: World, valid: bool) -> list[tuple[dict, dict]]:
+    cutoff = (datetime.fromisoformat(TODAY) + timedelta(days=VALIDITY_DAYS)).date().isoformat()
+    return [(d, p) for d in w.rows["travel_document"] if d["status"] == "pending" and d["expires_on"] != cutoff
+            and (d["expires_on"] > cutoff) == valid and (p := active_party(w, d)) is not None]
+
+
+@intent("action", categories=("travel",), needs=("travel_document",))
+def travel_verify_document(w: World) -> Plan | None:
+    pick = w.pick(_documents(w, valid=True))
+    if pick is None:
+        return None
+    doc, party = pick
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("travel_document"), {w.fk("party"): party["id"],
+                                                               "document_number": doc["document_number"]}),
+             (w.n.action("travel_document", "verify"), {w.pk("travel_document"): doc["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("travel_document"), pk=doc["id"], expect={"status": "verified"})
+    say = Say("do", (
+        "verify {their} {kind} {number}",
+        "{their} {kind} {number} has been checked || mark the {TRAVEL_DOCUMENT} as verified",
+    ), {"kind": doc["kind"].replace("_", " "), "number": doc["document_number"]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("travel_document", doc["id"])})
+
+
+@intent("infeasible", categories=("travel",), needs=("travel_document",))
+def travel_verify_expiring_document(w: World) -> Plan | None:
+    pick = w.pick(_documents(w, valid=False))
+    if pick is None:
+        return None
+    doc, party = pick
+    ref = w.party_ref(party)
+    say = Say("do", (
+        "verify {their} {kind} {number}",
+        "mark {their} {kind} {number} as verified",
+    ), {"kind": doc["kind"].replace("_", " "), "number": doc["document_number"]}, party=ref, voices=BOTH)
+    return Plan([w.find_party(ref), (w.n.list("travel_document"), {w.fk("party"): party["id"],
+                                                                   "document_number": doc["document_number"]})],
+                [w.number_answer(VALIDITY_DAYS)], say,
+                answer=f"A document must stay valid at least {VALIDITY_DAYS} days from today to be verified; this one "
+                       "expires sooner.", targets={("travel_document", doc["id"])})
+
+
+@intent("action", categories=("travel",), needs=("special_request",))
+def travel_special_meal(w: World) -> Plan | None:
+    kind = w.pick(["special_meal", "wheelchair", "extra_bag"])
+    cases = [c for c in w.rows["case"] if c["status"] != "cancelled" and active_party(w, c) is not None
+             and not any(r["kind"] == kind and r["status"] != "declined"
+                         for r in w.children("special_request", "case", c["id"]))]
+    case = w.pick(cases)
+    if case is None:
+        return None
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    calls = [*lookup, (w.n.create("special_request"), {w.fk("case"): case["id"], "kind": kind})]
+    goal = Goal(kind="rows_created", table=w.table("special_request"), count=1,
+                expect={w.fk("case"): case["id"], "kind": kind, "status": "requested"})
+    say = Say("do", (
+        "note {a SPECIAL_REQUEST} of the kind {kind} on {case}",
+        "{they} will need {words} || add a {kind} request to {case}",
+    ), {"kind": kind, "case": case_np, "words": {"special_meal": "a special meal", "wheelchair": "wheelchair help",
+                                                 "extra_bag": "an extra bag"}[kind]}, party=ref, voices=BOTH)
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+@intent("aggregate", categories=("travel",), needs=("segment",))
+def travel_confirm_waitlisted(w: World) -> Plan | None:
+    options = []
+    for case in w.rows["case"]:
+        waiting = [s for s in w.children("segment", "case", case["id"]) if s["status"] == "waitlisted"]
+        if waiting and case["status"] != "cancelled":
+            options.append((case, waiting))
+    pick = w.pick(options)
+    if pick is None:
+        return None
+    case, waiting = pick
+    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("segment"), {w.fk("case"): case["id"],
+                                                                                "status": "waitlisted"}),
+             *[(w.n.action("segment", "confirm"), {w.pk("segment"): s["id"]}) for s in waiting]]
+    goals = [Goal(kind="row_equals", table=w.table("segment"), pk=s["id"], expect={"status": "confirmed"})
+             for s in waiting]
+    say = Say("do", (
+        "space opened up || confirm every waitlisted {SEGMENT} of {CASE} {code}",
+        "confirm all the waitlisted {SEGMENT/pl} on {CASE} {code}",
+    ), {"code": case["code"]})
+    return Plan(calls, goals, say, targets={("case", case["id"])})
