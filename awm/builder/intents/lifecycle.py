@@ -1037,7 +1037,7 @@ def return_too_late(w: World) -> Plan | None:
         "{they} would like to send back {case} || process the return and the refund",
         "take {case} back as a return",
     ), {"case": case_np}, party=ref, voices=BOTH)
-    return Plan([*lookup, get_case(w, case)], [w.number_answer(30)], say,
+    return Plan([*lookup, get_case(w, case)], [w.text_answer(case["placed_at"][:10], [])], say,
                 answer=f"It was placed on {case['placed_at'][:10]}, more than 30 days ago, so the return window "
                        "has closed.", targets={("case", case["id"])})
 

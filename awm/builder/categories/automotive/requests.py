@@ -88,8 +88,8 @@ def auto_warranty_over_limit(w: World) -> Plan | None:
     ), {"component": claim["component"], "code": case["code"]})
     return Plan([(w.n.list("case"), {"code": case["code"]}),
                  (w.n.list("warranty_claim"), {w.fk("case"): case["id"], "status": "submitted"})],
-                [w.number_answer(WARRANTY_LIMIT)], say,
-                answer=f"Claims above {WARRANTY_LIMIT:.2f} go to the manufacturer; this one is larger.",
+                [w.money_answer(claim["amount"])], say,
+                answer=f"Claims above {WARRANTY_LIMIT:.2f} go to the manufacturer; this one is for {claim['amount']:.2f}.",
                 targets={("case", case["id"])})
 
 

@@ -105,7 +105,7 @@ def health_late_claim(w: World) -> Plan | None:
         "submit {INSURANCE_CLAIM} {number} to {insurer}",
         "{INSURANCE_CLAIM} {number} was never sent || submit it now",
     ), {"number": claim["number"], "insurer": claim["insurer"]})
-    return Plan([(w.n.list("insurance_claim"), {"number": claim["number"]})], [w.number_answer(FILING_WINDOW_DAYS)],
+    return Plan([(w.n.list("insurance_claim"), {"number": claim["number"]})], [w.text_answer(claim["service_date"][:10], [])],
                 say, answer=f"Its service was on {claim['service_date']}, past the {FILING_WINDOW_DAYS}-day filing "
                             "window, so it can no longer be submitted.", targets={("insurance_claim", claim["id"])})
 

@@ -51,9 +51,9 @@ def insurance_renew_too_early(w: World) -> Plan | None:
         "{they} would like to renew {POLICY} {number} early || do the renewal",
     ), {"number": policy["number"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]})],
-                [w.number_answer(RENEWAL_WINDOW_DAYS)], say,
+                [w.text_answer(policy["ends_on"][:10], [])], say,
                 answer=f"Renewal only opens in the last {RENEWAL_WINDOW_DAYS} days of the term, and this policy runs "
-                       "for longer than that.", targets={("policy", policy["id"])})
+                       f"until {policy['ends_on'][:10]}.", targets={("policy", policy["id"])})
 
 
 def _overdue(w: World) -> list[tuple[dict, list[dict]]]:
@@ -133,7 +133,9 @@ def insurance_name_beneficiary(w: World) -> Plan | None:
 
 @intent("infeasible", categories=("insurance",), needs=("beneficiary",))
 def insurance_over_allocate(w: World) -> Plan | None:
-    pick = w.pick([(p, free) for p, free in _shares(w) if free < 50])
+    # a policy with some share still free where one exists: "nothing is left" everywhere would be a guessable answer
+    pick = w.pick([(p, free) for p, free in _shares(w) if 0 < free < 50]
+                  or [(p, free) for p, free in _shares(w) if free < 50])
     if pick is None:
         return None
     policy, free = pick

@@ -49,9 +49,9 @@ def travel_verify_expiring_document(w: World) -> Plan | None:
     ), {"kind": doc["kind"].replace("_", " "), "number": doc["document_number"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("travel_document"), {w.fk("party"): party["id"],
                                                                    "document_number": doc["document_number"]})],
-                [w.number_answer(VALIDITY_DAYS)], say,
+                [w.text_answer(doc["expires_on"][:10], [])], say,
                 answer=f"A document must stay valid at least {VALIDITY_DAYS} days from today to be verified; this one "
-                       "expires sooner.", targets={("travel_document", doc["id"])})
+                       f"expires on {doc['expires_on'][:10]}.", targets={("travel_document", doc["id"])})
 
 
 @intent("action", categories=("travel",), needs=("special_request",))
