@@ -30,7 +30,7 @@ test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The fast lane, before every commit: lint and the tests not marked slow, e2e or ops, on two processes
 # (README, "Tests"). `make test` still runs everything.
@@ -38,7 +38,7 @@ FAST_LANE := not slow and not e2e and not ops
 test-fast: $(STAMP)  ## lint and the fast lane of the test suite (about 2 minutes of 2 idle cores)
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py
-	$(PY) -m pytest -m "$(FAST_LANE)" -n 2
+	$(PY) -m pytest -m "$(FAST_LANE)" -n 2 --dist loadgroup
 
 ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 	DAGSTER_HOME=$$($(PY) -m awm_assets.launch --prepare) $(VENV)/bin/dagster dev -h 127.0.0.1 -p $${AWM_UI_PORT:-3000} -w workspace.yaml

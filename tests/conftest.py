@@ -33,10 +33,14 @@ def pytest_collection_modifyitems(config, items) -> None:
             folder = Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
         except ValueError:
             continue
+        # with pytest-xdist's --dist loadgroup (`make test`, `make test-fast`): a lane folder's tests share one
+        # worker and its session's servers; any other module's tests share one worker and its module fixtures
+        # (a built corpus, a proven world), which are then built once rather than once per worker
         if folder in LANE_OF_FOLDER:
             item.add_marker(LANE_OF_FOLDER[folder])
-            # with pytest-xdist's --dist loadgroup, a folder's tests share one worker and its session's servers
             item.add_marker(pytest.mark.xdist_group(folder))
+        elif not any(m.name == "xdist_group" for m in item.iter_markers()):
+            item.add_marker(pytest.mark.xdist_group(str(Path(str(item.path)).resolve().relative_to(TESTS))))
 
 
 def dialect_of(env_id: str) -> Dialect:
