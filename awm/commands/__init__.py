@@ -14,4 +14,5 @@ COMMAND_MODULES = (
     "awm.commands.llm_serve",
     "awm.commands.sandbox",
     "awm.commands.eval",
+    "awm.commands.import_awm",
 )
