@@ -161,3 +161,15 @@ def read_dataset(folder: Path) -> dict[str, ForeignScenario]:
                     (item.verifiers if piece == "verifier" else item.sql_verifiers)[index] = code
             item.add_source(piece, source)
     return scenarios
+
+
+def scenario_names(folder: Path) -> list[str]:
+    """The scenarios of `folder` that have tasks or a schema (reading only gen_tasks.jsonl and gen_db.jsonl, the
+    small files, by their names alone): what a Dagster sensor registers as partitions."""
+    names: set[str] = set()
+    for piece in ("tasks", "db"):
+        path = Path(folder) / FILES[piece]
+        if path.is_file():
+            names.update(normalize_scenario_name(_field(record, "scenario", str, source))
+                         for source, record in _lines(path))
+    return sorted(n for n in names if n)
