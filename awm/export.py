@@ -37,7 +37,7 @@ from awm.toolspecs import published_spec
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 EXPORT_VERSION = "2"
-LAYOUTS = ("awm", "hf", "verl")
+LAYOUTS = ("awm", "hf", "verl", "awm1k")  # awm1k: a folder of AWM-1K's files (awm/awm1k/export.py)
 SPLITS = ("train", "validation", "test")
 DEFAULT_FRACTIONS = (0.8, 0.1, 0.1)
 

@@ -28,6 +28,7 @@ import sqlite3
 import sys
 import time
 import traceback
+import types
 from urllib.parse import urlencode
 
 SCRATCH = os.environ.get("TMPDIR", "/tmp")
@@ -101,8 +102,13 @@ class Host:
         with open(INITIAL, "wb") as fh:
             fh.write(base64.b64decode(db))
         shutil.copyfile(INITIAL, WORK)
-        namespace: dict = {"__name__": "awm1k_environment", "__file__": os.path.join(SCRATCH, "awm1k_app.py")}
-        exec(compile(patched_code(code, WORK), namespace["__file__"], "exec"), namespace)
+        # a module of its own in sys.modules, as when their server runs the file: pydantic and FastAPI resolve
+        # the app's type annotations through it
+        module = types.ModuleType("awm1k_environment")
+        module.__file__ = os.path.join(SCRATCH, "awm1k_app.py")
+        sys.modules[module.__name__] = module
+        namespace = module.__dict__
+        exec(compile(patched_code(code, WORK), module.__file__, "exec"), namespace)
         app = namespace.get("app")
         if app is None or not callable(app):
             raise RuntimeError("the environment code defines no `app` (a FastAPI application)")
@@ -212,7 +218,11 @@ class Host:
             verdict = result["result"].strip().lower()
         elif error is None:
             error = f"verify_task_completion returned {type(result).__name__}, not a dict with a 'result'"
-        return {"verdict": verdict, "error": error, "wrote": before != after}
+        evidence = result.get("evidence") if isinstance(result, dict) else None
+        answer = {"verdict": verdict, "error": error, "wrote": before != after}
+        if isinstance(evidence, list) and evidence:
+            answer["evidence"] = [str(e)[:500] for e in evidence[:10]]
+        return answer
 
     def _copy_work(self, target: str) -> None:
         source, copy = sqlite3.connect(WORK), sqlite3.connect(target)
