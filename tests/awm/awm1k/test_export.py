@@ -100,3 +100,23 @@ def test_the_exported_app_and_verifiers_judge_the_reference_as_ours_do(built, tm
         verdict = host.verify(code, final=collateral)
         assert verdict["verdict"] == "others", verdict
         assert any(e.startswith("unexpected change: ") and table in e for e in verdict["evidence"]), verdict
+
+
+def test_a_home_with_both_serves_and_exports_ours_and_keeps_the_imported_to_the_foreign_runtime(built, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from awm.runtime.server import published_catalog
+
+    home = tmp_path / "both"
+    shutil.copytree(built.home, home)
+    store = ArtifactStore(home)
+    sample = Path(__file__).resolve().parents[2] / "fixtures" / "awm1k" / "sample"
+    import_dataset(store, sample, ["e_commerce_33"])
+    build_catalog(store, store.env_ids())
+    tiers = {(e["env_id"], e["tier"]) for e in store.iter_catalog()}
+    assert tiers == {(ENV, "proven"), ("e_commerce_33__00", "checked")}
+    assert sorted(published_catalog(store)) == [ENV]
+    out = tmp_path / "tasks.jsonl"
+    assert awm_main(["--home", str(home), "export", "--out", str(out)]) == 0
+    assert {json.loads(line)["env_id"] for line in out.read_text().splitlines()} == {ENV}
