@@ -15,4 +15,5 @@ COMMAND_MODULES = (
     "awm.commands.sandbox",
     "awm.commands.eval",
     "awm.commands.import_awm",
+    "awm.commands.serve_awm1k",
 )

@@ -226,3 +226,29 @@ def test_a_reset_restores_the_initial_database_and_verifiers_judge_the_episode(o
         host.call(method="POST", path="/api/cart/items", body={"product_offer_id": 3, "quantity": 0})
         assert len(host.call_tool("get_cart", {})["body"]["items"]) == 1
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM cart_items").fetchone()[0] == 3  # the original: untouched
+
+
+def test_an_imported_environment_is_served_over_mcp_stdio_and_its_episode_judged(os_isolated, store, tmp_path):
+    import asyncio
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    import_dataset(store, BROKEN, ["broken_verifiers"])
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "awm.cli", "--home", str(store.home), "serve-awm1k", "--env", "broken_verifiers__00", "--task", "t01",
+        "--final-db", str(tmp_path / "final.db"), "--verdict", str(tmp_path / "verdict.json")])
+
+    async def go():
+        async with Client(params) as agent:
+            assert sorted(t.name for t in (await agent.list_tools()).tools) == ["create_order", "get_item"]
+            missing = await agent.call_tool("get_item", {"item_id": 99})
+            assert missing.is_error and "Item not found" in missing.content[0].text
+            assert not (await agent.call_tool("create_order", {"item_id": 1, "qty": 3})).is_error
+
+    asyncio.run(go())
+    conn = sqlite3.connect(tmp_path / "final.db")
+    assert conn.execute("SELECT item_id, qty FROM orders").fetchall() == [(1, 3)]
+    conn.close()
+    assert json.loads((tmp_path / "verdict.json").read_text())["verdict"] == "complete"
