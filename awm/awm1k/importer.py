@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 STAGE = "awm1k_environments"  # the asset that imports them; provenance and failed.json name it
 CODE_VERSION = f"{STAGE}:{awm.__version__}"
+REWRITTEN = (artifacts.SCHEMA_SQL, artifacts.SCHEMA_JSON, artifacts.DATABASE, artifacts.TOOLS_JSON, artifacts.AWM1K_APP,
+             artifacts.AWM1K_SPEC)
 
 
 @dataclass
@@ -67,7 +69,12 @@ def import_scenario(store: ArtifactStore, scenario: ForeignScenario, dataset: st
         env_id = env_id_of(scenario.name)
     except (AWMError, ValueError) as exc:
         return ImportResult("", scenario.name, "skipped", f"not a domain key: {exc}", {}, 0.0)
+    if artifacts.TASKS.exists(store, env_id) and not artifacts.AWM1K.exists(store, env_id):
+        return ImportResult(env_id, scenario.name, "skipped", f"{env_id} is an environment built here; an import "
+                            "never overwrites one", {}, 0.0)
     store.sweep_temp(env_id)
+    for stale in REWRITTEN:  # an earlier import's files: this one writes what it can make anew
+        stale.path(store, env_id).unlink(missing_ok=True)
     missing = scenario.missing()
     provenance = {
         artifacts.SCENARIO.name: _sources(scenario, "scenario", "tasks"),
@@ -123,8 +130,6 @@ def import_scenario(store: ArtifactStore, scenario: ForeignScenario, dataset: st
                 db_ready = True
         finally:
             temp.unlink(missing_ok=True)
-    if not db_ready:  # an earlier import's database is not this scenario's
-        artifacts.DATABASE.path(store, env_id).unlink(missing_ok=True)
 
     host_error = None
     if db_ready and scenario.code is not None:

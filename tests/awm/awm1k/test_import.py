@@ -137,6 +137,19 @@ def test_broken_scenarios_are_caught_by_the_checks(os_isolated, store):
                                                                ("broken_verifiers__00", "t05")]
 
 
+def test_an_import_never_overwrites_an_environment_built_here(store):
+    from awm.awm1k.importer import import_scenario
+    from awm.stages.pipeline import build_environment
+
+    assert all(o.ok for o in build_environment(store, "pet_grooming", 0))
+    before = store.hash("pet_grooming__00", "env.db")
+    scenario = read_dataset(BROKEN)["broken_inserts"]
+    scenario.name = "pet_grooming"
+    result = import_scenario(store, scenario)
+    assert result.status == "skipped" and "never overwrites" in result.reason
+    assert store.hash("pet_grooming__00", "env.db") == before and not artifacts.AWM1K.exists(store, "pet_grooming__00")
+
+
 def test_the_command_imports_and_says_what_it_found(os_isolated, tmp_path, capsys):
     assert awm_main(["--home", str(tmp_path / "home"), "import-awm", str(SAMPLE), "--scenario", "e_commerce_33"]) == 0
     out = capsys.readouterr().out
