@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from awm.contracts import Failure, Scenario, SchemaSpec, TaskSet, ToolSet, VerificationReport, VerifierSet
+from awm.contracts import (
+    Failure,
+    ForeignManifest,
+    Scenario,
+    SchemaSpec,
+    TaskSet,
+    ToolSet,
+    VerificationReport,
+    VerifierSet,
+)
 
 if TYPE_CHECKING:
     from awm.store import ArtifactStore
@@ -69,11 +78,19 @@ VERIFIERS: Artifact[VerifierSet] = Artifact("verifiers.json", "json", "verify(in
 REPORT: Artifact[VerificationReport] = Artifact("report.json", "json", "per task: what was proven",
                                                 VerificationReport)
 
+# Written by `awm import-awm` (awm/awm1k/importer.py) for an environment imported from AWM-1K's files.
+AWM1K: Artifact[ForeignManifest] = Artifact("awm1k.json", "json", "an imported AWM-1K environment: origin, provenance "
+                                            "of each file, checks, routes, tasks and their tiers", ForeignManifest)
+AWM1K_APP: Artifact[str] = Artifact("app.py", "text", "their FastAPI + SQLAlchemy environment code, run only in the "
+                                    "OS-isolated foreign runtime")
+AWM1K_SPEC: Artifact[Any] = Artifact("api_spec.json", "json", "their API spec (api_groups), as published")
+IMPORTED = (AWM1K, AWM1K_APP, AWM1K_SPEC)  # written by no stage: by the import of another format
+
 # Written by the harness, not by a stage's build function.
 PROVENANCE: Artifact[Any] = Artifact("provenance.json", "json", "per stage: backend, params, code version, input "
                                      "and output hashes, metrics, duration")
 ATTEMPTS: Artifact[Any] = Artifact("attempts.json", "json", "each stage's failed attempts and the errors fed back")
 FAILED: Artifact[Failure] = Artifact("failed.json", "json", "only if a stage failed it: stage, check, reason", Failure)
 
-ALL = (SCENARIO, TASKS, SCHEMA_JSON, SCHEMA_SQL, DATABASE, TOOLS_PY, TOOLS_JSON, VERIFIERS, REPORT, PROVENANCE,
-       ATTEMPTS, FAILED)
+ALL = (SCENARIO, TASKS, SCHEMA_JSON, SCHEMA_SQL, DATABASE, TOOLS_PY, TOOLS_JSON, VERIFIERS, REPORT, AWM1K, AWM1K_APP,
+       AWM1K_SPEC, PROVENANCE, ATTEMPTS, FAILED)

@@ -52,9 +52,10 @@ class Scenario(Contract):
                                      "empty when the source gave none (then derived from the item's words)")
     price_range: tuple[float, float]
     builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
-    origin: Literal["catalogue", "seeds_file", "composed", "llm"] = Field(
+    origin: Literal["catalogue", "seeds_file", "composed", "llm", "awm1k"] = Field(
         description="where the domain came from: the curated catalogue, the user's seeds "
-        "file, composed from a bare slug's words, or written by an LLM")
+        "file, composed from a bare slug's words, written by an LLM, or imported from AWM-1K's files "
+        "(awm import-awm; then awm1k.json says what was checked)")
     origin_reason: str = Field(default="", description="why: the pack a composed slug was mapped to, and by which words")
 
     @model_validator(mode="after")
@@ -542,6 +543,60 @@ class CatalogEntry(Contract):
     origin_reason: str = ""
     api_style: str = Field(default="", description="the API style its tools speak, naming/paging/filters/errors/bodies "
                            "(awm/builder/dialect.py); empty when the tools have none (an LLM wrote them)")
+    tier: Literal["proven", "checked"] = Field(
+        default="proven", description="proven: a reference solution passes its verifier, which rejects the null "
+        "trajectory, every mutant and no valid alternative (every task built here); checked: no reference exists "
+        "(an imported AWM-1K task), its verifier only ran, deterministic and read-only, and rejected the unchanged "
+        "database (docs/awm1k.md)")
+
+
+# --- imported environments (AWM-1K) ------------------------------------------
+
+
+class ForeignTask(Contract):
+    """One task of an imported AWM-1K scenario and what its verifier showed without a reference solution."""
+
+    task_id: str
+    index: int = Field(ge=0, description="its task_idx in their files")
+    instruction: str
+    verifier: str | None = Field(default=None, description="their verify_task_completion code (pure-code mode)")
+    checks: dict[str, bool] = Field(default_factory=dict, description="runs, deterministic, read_only, "
+                                    "null_rejected (the unchanged database is not complete), clock_free")
+    tier: Literal["proven", "checked", "failed", "unverified"]
+    reason: str = ""
+
+
+class ForeignRoute(Contract):
+    """One route of their app, the MCP tool it is, and its smoke call."""
+
+    tool: str
+    method: str
+    path: str
+    status: int | None = None
+    answered: bool = Field(description="the smoke call got an answer below HTTP 500")
+    error: str | None = None
+
+
+class ForeignManifest(Contract):
+    """awm1k.json: an environment imported from AWM-1K's files: where each file came from and what was checked."""
+
+    contract_version: str = CONTRACT_VERSION
+    env_id: str
+    origin: Literal["awm1k"] = "awm1k"
+    scenario: str = Field(description="their scenario name")
+    status: Literal["checked", "quarantined"]
+    reason: str = ""
+    provenance: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="our file -> the lines of their files it was made from: file, line, sha256")
+    checks: dict[str, Any] = Field(default_factory=dict, description="schema_executes, schema_errors, inserts_ok, "
+                                   "insert_failures (table, statement, error), insert_tables, clock_dependent_inserts, "
+                                   "routes_answer, missing")
+    routes: list[ForeignRoute] = Field(default_factory=list)
+    tasks: list[ForeignTask] = Field(default_factory=list)
+
+    @property
+    def checked_tasks(self) -> list[ForeignTask]:
+        return [t for t in self.tasks if t.tier in ("checked", "proven")]
 
 
 # --- provenance --------------------------------------------------------------

@@ -37,7 +37,7 @@ from awm.toolspecs import published_spec
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 EXPORT_VERSION = "2"
-LAYOUTS = ("awm", "hf", "verl")
+LAYOUTS = ("awm", "hf", "verl", "awm1k")  # awm1k: a folder of AWM-1K's files (awm/awm1k/export.py)
 SPLITS = ("train", "validation", "test")
 DEFAULT_FRACTIONS = (0.8, 0.1, 0.1)
 
@@ -120,6 +120,8 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
     current: tuple[str, list[dict], TaskSet, Scenario] | None = None
     for entry in store.iter_catalog():
         env_id = entry["env_id"]
+        if entry.get("origin") == "awm1k":  # imported: exported by the awm1k layout, not from our artifacts
+            continue
         if wanted is not None and split_env_id(env_id)[0] not in wanted:
             continue
         if current is None or current[0] != env_id:

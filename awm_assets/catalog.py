@@ -5,6 +5,7 @@ import base64
 import dagster as dg
 from pydantic import Field
 
+from awm.awm1k.importer import env_id_of
 from awm.domains import env_id_for
 from awm.registry import CATALOG_CODE_VERSION
 from awm.stages.catalog import (
@@ -17,6 +18,8 @@ from awm.stages.catalog import (
 )
 from awm.store import atomic_write_bytes
 from awm_assets.constants import (
+    AWM1K_ENVIRONMENTS,
+    AWM1K_PARTITIONS_NAME,
     CATALOG_GROUP,
     DOMAIN_PARTITIONS_NAME,
     ENVIRONMENT_CATALOG,
@@ -63,7 +66,7 @@ def failure_report(summary: CatalogSummary) -> str:
 
 @dg.asset(
     name=ENVIRONMENT_CATALOG,
-    deps=[VERIFICATION_REPORTS],
+    deps=[VERIFICATION_REPORTS, AWM1K_ENVIRONMENTS],
     group_name=CATALOG_GROUP,
     owners=OWNERS,
     kinds={"json"},
@@ -77,6 +80,7 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
     st = store.store()
     domains = context.instance.get_dynamic_partitions(DOMAIN_PARTITIONS_NAME)
     env_ids = [env_id_for(d, slot) for d in domains for slot in range(generator.slots)]
+    env_ids += [env_id_of(name) for name in context.instance.get_dynamic_partitions(AWM1K_PARTITIONS_NAME)]
     summary = build_catalog(st, env_ids, config.min_tasks)
     chart = corpus_chart_png(summary)
     chart_path = st.home / "catalog_chart.png"

@@ -22,3 +22,9 @@ EVALUATION_REPORT = "evaluation_report"
 EVALUATION_GROUP = "awm_evaluation"
 EVALUATION_JOB = "evaluate_agent"
 AGENT_PARTITIONS_NAME = "agents"
+
+# Environments imported from AWM-1K's files (awm_assets/awm1k.py): one partition per scenario of theirs
+AWM1K_ENVIRONMENTS = "awm1k_environments"
+AWM1K_PARTITIONS_NAME = "awm1k_scenarios"
+IMPORT_GROUP = "awm_imports"
+AWM1K_JOB = "import_awm1k"

@@ -14,4 +14,6 @@ COMMAND_MODULES = (
     "awm.commands.llm_serve",
     "awm.commands.sandbox",
     "awm.commands.eval",
+    "awm.commands.import_awm",
+    "awm.commands.serve_awm1k",
 )

@@ -10,6 +10,11 @@ def export(args) -> int:
     from awm.store import ArtifactStore
 
     store = ArtifactStore(args.home)
+    if args.layout == "awm1k":  # a folder of AWM-1K's files (awm/awm1k/export.py, docs/awm1k.md)
+        from awm.awm1k.export import write_layout
+        done = write_layout(store, args.out or store.home / "export" / "awm1k", args.domain)
+        print(f"wrote {done.tasks} tasks of {done.environments} environments to {done.path} in AWM-1K's format")
+        return 0
     suffix = {"awm": "tasks.jsonl", "hf": "hf.parquet", "verl": "verl.parquet"}[args.layout]
     out = args.out or store.home / "export" / suffix
     summary = write_export(store, out, args.base_url, args.domain, args.with_reference, args.tool_format,
@@ -27,10 +32,11 @@ def register(sub) -> None:
                             description="One row per published task: environment, task, prompt, MCP tool specs, "
                                         "how to reach the environment, split (see docs/runtime.md).")
     parser.add_argument("--out", type=Path, help="output file (default AWM_HOME/export/tasks.jsonl, or hf.parquet / "
-                                                 "verl.parquet for those layouts); .parquet writes Parquet")
+                                                 "verl.parquet for those layouts); .parquet writes Parquet; awm1k: a folder "
+                                                 "(default AWM_HOME/export/awm1k)")
     parser.add_argument("--layout", choices=LAYOUTS, default="awm",
                         help="awm: the full record per line; hf: Hugging Face datasets rows with a chat-format "
-                             "prompt column; verl: verl multi-turn rows (default awm)")
+                             "prompt column; verl: verl multi-turn rows; awm1k: AWM-1K's gen_*.jsonl files (default awm)")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL,
                         help=f"where `awm serve` listens, for the concrete MCP URLs (default {DEFAULT_BASE_URL}); "
                              "the templates keep a {base_url} slot")

@@ -456,7 +456,8 @@ def published_task_ids(store: ArtifactStore, env_id: str) -> list[str]:
     """The tasks of `env_id` in the catalog; UnknownEnvironmentError if it publishes none."""
     if not store.catalog_path.exists():
         raise UnknownEnvironmentError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
-    tasks = [entry["task_id"] for entry in store.iter_catalog() if entry.get("env_id") == env_id]
+    tasks = [entry["task_id"] for entry in store.iter_catalog()
+             if entry.get("env_id") == env_id and entry.get("origin") != "awm1k"]
     if not tasks:
         raise UnknownEnvironmentError(f"{env_id} publishes no task in {store.catalog_path} "
                                       "(see failures.jsonl for environments that failed or were quarantined)")

@@ -199,14 +199,17 @@ def _probe_os_isolation() -> Isolation | str:
 # --- starting --------------------------------------------------------------------------------------------
 
 
-def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...] = (), **popen: Any
-                 ) -> subprocess.Popen:
+def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...] = (),
+                 site_paths: tuple[str, ...] = (), **popen: Any) -> subprocess.Popen:
     """Start `python ARGS` (the worker: `-m awm.runtime.worker R W`) as `isolation` says: the one place a
-    sandbox worker's command line is built. `pass_fds` stay open in it; other Popen arguments pass through."""
+    sandbox worker's command line is built. `pass_fds` stay open in it; `site_paths` (directories of installed
+    packages the foreign runtime needs, awm/awm1k/runtime.py) are shown read-only and put on its PYTHONPATH;
+    other Popen arguments pass through."""
     if isolation.mode == "process":  # the variables a Python needs, not the server's secrets (API keys, tokens)
         env = {k: v for k, v in os.environ.items()
                if k in _INHERITED or k in _PROCESS_INHERITED or k.startswith("LC_")}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH", "")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), *site_paths,
+                                                         env.get("PYTHONPATH", "")) if p)
         env["PYTHONHASHSEED"] = WORKER_HASH_SEED
         return subprocess.Popen([sys.executable, *args], pass_fds=pass_fds, env=env, **popen)
     filter_r = -1
@@ -217,7 +220,7 @@ def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...
         finally:
             os.close(filter_w)
     try:
-        argv = _bwrap_argv(isolation, args, filter_r)
+        argv = _bwrap_argv(isolation, args, filter_r, site_paths)
         fds = (*pass_fds, filter_r) if filter_r >= 0 else tuple(pass_fds)
         # bwrap --die-with-parent ties the sandbox to the *thread* that starts it (PR_SET_PDEATHSIG); the pool
         # starts workers from reader threads and event-loop executors that may end first, so one thread that
@@ -229,7 +232,8 @@ def start_python(isolation: Isolation, args: list[str], pass_fds: tuple[int, ...
             os.close(filter_r)
 
 
-def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[str]:
+def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int, site_paths: tuple[str, ...] = ()
+                ) -> list[str]:
     python = os.path.realpath(sys.executable)
     argv = [isolation.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try"]
@@ -245,12 +249,12 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
             argv += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             argv += ["--ro-bind", top, top]
-    for path in _visible_paths(python):
+    for path in _visible_paths(python, site_paths):
         for parent in reversed(Path(path).parents[:-1]):  # bwrap would make them 0700, root's: unreadable
             argv += ["--perms", "0755", "--dir", str(parent)]
         argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/", "--clearenv"]
-    env = {"PYTHONPATH": str(PACKAGE_DIR.parent), "TMPDIR": SCRATCH, "HOME": SCRATCH, "PATH": "/usr/bin:/bin",
+    env = {"PYTHONPATH": os.pathsep.join((str(PACKAGE_DIR.parent), *site_paths)), "TMPDIR": SCRATCH, "HOME": SCRATCH, "PATH": "/usr/bin:/bin",
            "LANG": "C.UTF-8", **{k: os.environ[k] for k in _INHERITED if k in os.environ},
            "PYTHONHASHSEED": WORKER_HASH_SEED}
     for key, value in env.items():
@@ -264,13 +268,14 @@ def _bwrap_argv(isolation: Isolation, args: list[str], seccomp_fd: int) -> list[
     return [*argv, python, "-s", *args]
 
 
-def _visible_paths(python: str) -> list[str]:
+def _visible_paths(python: str, site_paths: tuple[str, ...] = ()) -> list[str]:
     """What a worker sees besides /usr, read-only: the Python installation (its prefixes and the interpreter's
     own directory), the awm package, and /etc/localtime (local time as outside; nothing else of /etc). A path
     inside another is left out, and so is "/", whatever the installation looks like."""
     wanted = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
     wanted.add(os.path.dirname(os.path.dirname(python)))  # bin/python -> the installation (a venv made with --copies)
     wanted.add(str(PACKAGE_DIR))
+    wanted.update(os.path.realpath(p) for p in site_paths)
     if os.path.exists("/etc/localtime"):
         wanted.add("/etc/localtime")
     kept: list[str] = []

@@ -1161,6 +1161,8 @@ def published_catalog(store: ArtifactStore) -> dict[str, list[str]]:
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
     catalog: dict[str, list[str]] = {}
     for entry in store.iter_catalog(torn=[]):  # a torn line is logged and left out; the rest is served
+        if entry.get("origin") == "awm1k":  # imported AWM-1K code runs only in the foreign runtime (docs/awm1k.md)
+            continue
         if isinstance(entry.get("env_id"), str) and isinstance(entry.get("task_id"), str):
             catalog.setdefault(entry["env_id"], []).append(entry["task_id"])
     return catalog

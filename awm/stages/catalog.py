@@ -110,8 +110,39 @@ def _quarantine_reason(report: VerificationReport) -> str:
     return "; ".join(parts)[:1000]
 
 
+def imported_status(store: ArtifactStore, env_id: str) -> tuple[EnvStatus, list[CatalogEntry]]:
+    """An environment imported from AWM-1K (awm1k.json): its `checked` tasks, published with that tier (no
+    reference solution exists to prove them); quarantined as its import's checks said."""
+    domain, _ = split_env_id(env_id)
+    try:
+        manifest = artifacts.AWM1K.read(store, env_id)
+        scenario = artifacts.SCENARIO.read(store, env_id)
+    except AWMError as exc:
+        return EnvStatus(env_id, domain, "failed", "catalog", "artifacts_readable", str(exc)), []
+    checked = manifest.checked_tasks
+    status = EnvStatus(env_id, domain, "published", tasks=len(manifest.tasks), published_tasks=len(checked),
+                       tables=len(manifest.checks.get("insert_tables") or {}), tools=len(manifest.routes))
+    if manifest.status != "checked":
+        status.status, status.stage = "quarantined", "awm1k_environments"
+        first = manifest.reason.split(":", 1)[0]
+        status.check = first if first.isidentifier() else "awm1k_import"
+        status.reason, status.published_tasks = manifest.reason[:1000], 0
+        return status, []
+    if len(checked) < len(manifest.tasks):
+        failing = [t for t in manifest.tasks if t not in checked]
+        status.status, status.stage, status.check = "quarantined", "awm1k_environments", "verifier_checks"
+        status.reason = "; ".join(f"{t.task_id} {t.tier}: {t.reason}" for t in failing)[:1000]
+    path = str(store.env_dir(env_id).relative_to(store.home))
+    return status, [CatalogEntry(env_id=env_id, domain=domain, task_id=t.task_id, instruction=t.instruction,
+                                 kind="action", scenario=scenario.name, steps=0, tools=0, path=path,
+                                 origin="awm1k", origin_reason=scenario.origin_reason, tier="checked")
+                    for t in checked]
+
+
 def environment_status(store: ArtifactStore, env_id: str, min_tasks: int) -> tuple[EnvStatus, list[CatalogEntry]]:
     domain, _ = split_env_id(env_id)
+    if artifacts.AWM1K.exists(store, env_id):
+        return imported_status(store, env_id)
     failure = store.failure(env_id)
     if failure:
         return EnvStatus(env_id, domain, "failed", failure.stage, check_named_in(failure.reason) or failure.stage,
@@ -178,9 +209,9 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         status, entries = environment_status(store, env_id, min_tasks)
         summary.statuses.append(status)
         summary.entries.extend(entries)
-        if status.status in ("published", "quarantined"):
+        if status.status in ("published", "quarantined") and artifacts.REPORT.exists(store, env_id):
             summary.proven += artifacts.REPORT.read(store, env_id).tasks
-    summary.diversity = task_diversity(store, summary.entries)
+    summary.diversity = task_diversity(store, [e for e in summary.entries if e.tier == "proven"])
     with store.catalog_lock():
         _keep_difficulty(store, summary.entries)
         atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
