@@ -414,7 +414,8 @@ def connection_of(ctx: ServerRequestContext) -> Connection:
 
 def served_tools(specs: list[dict]) -> dict[str, list[dict]]:
     """The tool specs an agent lists, per tool format."""
-    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs, "awm": META_TOOLS}
+    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs,
+            "verl": [published_spec(spec, "verl") for spec in specs], "awm": META_TOOLS}
 
 
 def call_result(result: Any) -> types.CallToolResult:
