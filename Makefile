@@ -5,6 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CLIENTS := .venv-clients
 CLIENTS_STAMP := $(CLIENTS)/.installed
+TRAINERS := .venv-trainers
+TRAINERS_STAMP := $(TRAINERS)/.installed
 
 .PHONY: run test test-fast ui bench lint format clean sandbox-deps
 
@@ -23,10 +25,17 @@ $(CLIENTS_STAMP): tests/ecosystem/requirements.txt
 	$(CLIENTS)/bin/python -m pip install --quiet -r tests/ecosystem/requirements.txt
 	@touch $(CLIENTS_STAMP)
 
+# verl and TRL without torch, ray or CUDA (tests/ecosystem/trainers-requirements.txt): about 330 MB, 1-2 minutes.
+$(TRAINERS_STAMP): tests/ecosystem/trainers-requirements.txt tests/ecosystem/trainers-deps.txt
+	@test -x $(TRAINERS)/bin/python || $(PYTHON) -m venv $(TRAINERS)
+	$(TRAINERS)/bin/python -m pip install --quiet --no-deps -r tests/ecosystem/trainers-requirements.txt
+	$(TRAINERS)/bin/python -m pip install --quiet -r tests/ecosystem/trainers-deps.txt
+	@touch $(TRAINERS_STAMP)
+
 run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
 	$(PY) -m awm_assets.launch
 
-test: $(STAMP) $(CLIENTS_STAMP) sandbox-deps  ## lint and run the test suite
+test: $(STAMP) $(CLIENTS_STAMP) $(TRAINERS_STAMP) sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2

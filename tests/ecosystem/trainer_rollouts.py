@@ -1,0 +1,148 @@
+"""Runs in the trainers' virtualenv (.venv-trainers: verl and TRL from PyPI without their torch/ray stacks):
+verl's own tool schema model, the verl agent loop's episode handling, TRL's environment contract, against
+`awm serve` on 127.0.0.1, with scripted models. Prints one JSON line.
+
+verl: every verl module imports verl/__init__.py, which imports verl.protocol (ray, torch, tensordict), so
+none imports here; verl's schema module (verl/tools/schemas.py, pydantic only) is loaded from the installed
+package's file as it is. The agent loop is driven as verl's ToolAgentLoop drives it (read from its source:
+one request id per rollout; per call: the name checked against the tools, the arguments JSON-decoded,
+create, execute with agent_data, release).
+TRL: `import trl` works without torch, GRPOTrainer does not; the environment is probed and called as
+GRPOTrainer.__init__ and _generate_and_score_completions do (inspect.getmembers on the class, reset(**row),
+tool methods by name, reward functions with completions and environments), and the tool schemas are
+rendered by transformers' get_json_schema, which TRL's chat templating uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import json
+import sys
+import time
+from pathlib import Path
+from uuid import uuid4
+
+
+def verl_schemas():
+    spec = importlib.util.find_spec("verl")  # finds the package without importing it
+    path = Path(spec.submodule_search_locations[0]) / "tools" / "schemas.py"
+    module_spec = importlib.util.spec_from_file_location("verl_tools_schemas", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def accepted(model, tools: list[dict]) -> dict:
+    ok, refused, nested_kept = 0, [], 0
+    for tool in tools:
+        try:
+            parsed = model.model_validate(tool)
+        except Exception as exc:  # pydantic's ValidationError
+            refused.append(f"{tool['function']['name']}: {str(exc).splitlines()[0]}")
+            continue
+        ok += 1
+        dumped = parsed.model_dump(exclude_unset=True, exclude_none=True)  # what verl renders
+        nested = [name for name, prop in tool["function"]["parameters"].get("properties", {}).items()
+                  if prop.get("type") == "object" or prop.get("anyOf")]
+        if all(name in dumped["function"]["parameters"]["properties"] for name in nested):
+            nested_kept += 1
+    return {"accepted": ok, "refused": refused[:5], "refused_count": len(refused), "nested_kept": nested_kept}
+
+
+def replay_calls(task: dict, model: str) -> list[tuple[str, dict]]:
+    if model == "null":
+        return []
+    return [(step["tool"], step["arguments"]) for step in task["solution"]]
+
+
+async def verl_rollouts(job: dict, schema_model) -> list[dict]:
+    from awm.trainers.verl import RolloutEpisodes
+
+    episodes = RolloutEpisodes(job["base_url"], admin_token=job["token"])
+    rows = {(r["extra_info"]["env_id"], r["extra_info"]["task_id"]): r for r in map(json.loads, open(job["verl_rows"]))}
+
+    async def one(task: dict, model: str) -> dict:
+        row = rows[(task["env_id"], task["task_id"])]
+        request_id = uuid4().hex  # verl: one per rollout (ToolAgentLoop._make_request_id)
+        schemas = await episodes.start(request_id, row["extra_info"])
+        for schema in schemas:  # what AWMAgentLoop does with each: verl's model must take it
+            schema_model.model_validate(schema)
+        names = {s["function"]["name"] for s in schemas}
+        latencies, errors = [], 0
+        for name, arguments in replay_calls(task, model):
+            assert name in names, (name, sorted(names))  # ToolAgentLoop: unknown names never reach a tool
+            arguments = json.loads(json.dumps(arguments))  # the model's JSON, decoded by the loop
+            instance = uuid4().hex  # create ... release around each call: nothing held but the request id
+            started = time.perf_counter()
+            _, metrics = await episodes.execute(request_id, name, arguments)
+            latencies.append(time.perf_counter() - started)
+            errors += metrics["tool_error"]
+            del instance
+        text = (task["answer"] or "Done.") if model == "replay" else "I looked into it and changed nothing."
+        answer = text if row["extra_info"]["answer_mode"] == "prose" else None  # AWMAgentLoop: the final turn
+        verdict = await episodes.finish(request_id, answer)
+        return {"task_id": task["task_id"], "model": model, "reward": verdict["reward"], "episode": verdict["episode"],
+                "calls": verdict["calls"], "tool_errors": errors, "latencies": latencies,
+                "tools": len(schemas), "key_is_request": verdict["episode"] == "verl-" + request_id}
+
+    runs = [one(task, model) for task in job["tasks"] for model in ("replay", "null") for _ in range(job["copies"])]
+    results = await asyncio.gather(*runs)
+    return list(results) + [{"live_after": len(episodes.live)}]
+
+
+def trl_rollouts(job: dict) -> dict:
+    import trl  # noqa: F401 - the package imports without torch; GRPOTrainer needs it
+    from transformers.utils import get_json_schema
+
+    from awm.trainers.trl import AWMEnvironment, awm_reward
+
+    factory = AWMEnvironment.factory(job["base_url"], admin_token=job["token"])
+    # GRPOTrainer.__init__: members of the class that are functions; reset required; the rest public are tools
+    members = dict(inspect.getmembers(factory, predicate=inspect.isfunction))
+    assert "reset" in members
+    probe = factory()
+    tools = [getattr(probe, name) for name in members if name not in ("reset", "get_reward")
+             and not name.startswith("_")]
+    rendered = {tool.__name__: get_json_schema(tool) for tool in tools}
+    rows = {(r["env_id"], r["task_id"]): r for r in map(json.loads, open(job["hf_rows"]))}
+    results = []
+    for task in job["tasks"]:
+        for model in ("replay", "null"):
+            environment = factory()
+            row = rows[(task["env_id"], task["task_id"])]
+            assert environment.reset(**row) is None  # GRPOTrainer: reset(**example) before generating
+            latencies = []
+            completion = []
+            if model == "replay":
+                started = time.perf_counter()
+                listing = environment.list_tools()
+                latencies.append(time.perf_counter() - started)
+                for name, arguments in replay_calls(task, model):
+                    started = time.perf_counter()
+                    environment.call_tool(tool_name=name, arguments=json.dumps(arguments))
+                    latencies.append(time.perf_counter() - started)
+                text = task["answer"] or "Done."
+            else:
+                listing, text = None, "I looked into it and changed nothing."
+            completion.append({"role": "assistant", "content": text})
+            [reward] = awm_reward(completions=[completion], environments=[environment], prompts=[row["prompt"]])
+            results.append({"task_id": task["task_id"], "model": model, "reward": reward,
+                            "episode": environment.verdict["episode"], "calls": environment.verdict["calls"],
+                            "latencies": latencies, "listed": listing is not None and "mcp_tool_" in listing})
+    return {"tools": rendered, "rollouts": results}
+
+
+def main() -> None:
+    job = json.loads(sys.argv[1])
+    schemas = verl_schemas()
+    out = {"schema_counts": {form: accepted(schemas.OpenAIFunctionToolSchema, tools)
+                             for form, tools in job["tool_sets"].items()}}
+    out["verl"] = asyncio.run(verl_rollouts(job, schemas.OpenAIFunctionToolSchema))
+    out["trl"] = trl_rollouts(job)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
