@@ -29,6 +29,7 @@ $(CLIENTS_STAMP): tests/ecosystem/requirements.txt
 $(TRAINERS_STAMP): tests/ecosystem/trainers-requirements.txt tests/ecosystem/trainers-deps.txt
 	@test -x $(TRAINERS)/bin/python || $(PYTHON) -m venv $(TRAINERS)
 	$(TRAINERS)/bin/python -m pip install --quiet --no-deps -r tests/ecosystem/trainers-requirements.txt
+	$(TRAINERS)/bin/python -m pip install --quiet --no-deps --target $(TRAINERS)/verl-0.7.0 verl==0.7.0
 	$(TRAINERS)/bin/python -m pip install --quiet -r tests/ecosystem/trainers-deps.txt
 	@touch $(TRAINERS_STAMP)
 

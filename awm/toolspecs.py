@@ -234,10 +234,12 @@ _VERL_DROPPED = ("type", "anyOf", "oneOf", "allOf", "enum", "properties", "requi
 def verl_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The verl-safe form of a tool's (permissive) input schema (`awm serve --tool-format verl`).
 
-    verl checks each tool with its pydantic model, where a parameter has `type` (one string), `description`
-    and `enum`, and renders the tools from that model: so every property here has one `type` string; an
+    verl checks each tool with its pydantic model, where a parameter has `type` (one string before verl 0.9),
+    `description` and `enum` (strings before 0.9), and `required` is given (before 0.9), and renders the tools
+    from that model: so every property here has one `type` string and every object its `required`; an
     optional parameter is simply not required (the runtime reads it as not given, as null is read in the
-    strict form); `null` is never a type nor an enum value; a union of types becomes its first non-null type
+    strict form); `null` is never a type nor an enum value, and an enum of other than strings is named in the
+    description instead; a union of types becomes its first non-null type
     with the others named in the description (an integer-or-number union becomes number); a nested object keeps
     its `properties` and `required`, an array its `items`, and a top-level object or array-of-objects parameter
     names its keys in its description too, so a model sees them after verl's model drops the nesting."""
@@ -275,14 +277,14 @@ def _verl(schema: Any) -> dict[str, Any]:
     out["type"] = kind
     if isinstance(merged.get("enum"), list):
         values = [v for v in merged["enum"] if v is not None]
-        if values:
+        if values and all(isinstance(v, str) for v in values):
             out["enum"] = values
+        elif values:  # verl before 0.9 takes string enums only: the values go into the description
+            notes.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values))
     if kind == "object":
         properties = merged.get("properties") if isinstance(merged.get("properties"), dict) else {}
         out["properties"] = {name: _verl(sub) for name, sub in properties.items()}
-        required = [name for name in merged.get("required") or () if name in properties]
-        if required or properties:
-            out["required"] = required
+        out["required"] = [name for name in merged.get("required") or () if name in properties]
     if kind == "array":
         out["items"] = _verl(merged.get("items") or {})
     if notes:

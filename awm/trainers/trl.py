@@ -109,8 +109,9 @@ class AWMEnvironment:
         """
         return self._episode().call("call_tool", {"tool_name": tool_name, "arguments": arguments})[0]
 
-    def finish(self, answer: str | dict | None) -> float:
-        """Score the episode with `answer` and end it (once): the server's reward."""
+    def _finish(self, answer: str | dict | None) -> float:
+        """Score the episode with `answer` and end it (once): the server's reward. Private: TRL offers every
+        public method to the model as a tool."""
         if self.verdict is None:
             self.verdict = self._episode().end(answer)
             self._client.close()
@@ -121,5 +122,5 @@ class AWMEnvironment:
 def awm_reward(completions: list, environments: list[AWMEnvironment], **kwargs: Any) -> list[float]:
     """TRL reward function: each rollout's episode scored by the server with the completion's final message
     as the answer (the typed submit_answer, when the episode recorded one, counts as well)."""
-    return [environment.finish(final_answer(completion))
+    return [environment._finish(final_answer(completion))
             for completion, environment in zip(completions, environments, strict=True)]

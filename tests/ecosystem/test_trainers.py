@@ -21,10 +21,12 @@ COPIES = 2
 TRAINERS_PYTHON = os.environ.get("AWM_TRAINERS_PYTHON", str(ROOT / ".venv-trainers" / "bin" / "python"))
 
 
-def run_trainers(job: dict) -> dict:
+def run_trainers(job: dict, where) -> dict:
     if not os.path.exists(TRAINERS_PYTHON):
         pytest.skip(f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)")
-    done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_rollouts.py"), json.dumps(job)],
+    path = where / "job.json"
+    path.write_text(json.dumps(job))
+    done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_rollouts.py"), str(path)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -52,13 +54,17 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
               "solution": [step.model_dump() for step in t.reference_solution]} for t in (action, question)]
     seen = run_trainers({"base_url": base, "token": TOKEN, "copies": COPIES, "tasks": tasks,
                          "verl_rows": str(verl_rows), "hf_rows": str(hf_rows),
-                         "tool_sets": {form: openai_tools(specs, form) for form in ("strict", "permissive", "verl")}})
+                         "specs": specs, "tool_sets": {form: openai_tools(specs, form) for form in ("strict", "permissive", "verl")}},
+                        tmp_path)
     steps = {t.task_id: t.steps for t in (action, question)}
 
-    # verl's own schema model takes every tool in the verl form, and keeps every parameter of it
-    counts = seen["schema_counts"]
-    assert counts["verl"]["accepted"] == len(specs) == counts["verl"]["nested_kept"], counts["verl"]
-    print("verl schema model:", {form: (c["accepted"], c["refused_count"]) for form, c in counts.items()})
+    # verl's own schema model (0.9.1, and 0.7.0's stricter one) takes every tool in the verl form, and what
+    # it renders still names every nested parameter
+    for version, counts in seen["schema_counts"].items():
+        assert counts["verl"]["accepted"] == len(specs) and counts["verl"]["refused_count"] == 0, (version, counts)
+        assert counts["verl"]["nested_kept"] == counts["verl"]["nested"], (version, counts["verl"])
+        print(version, {form: {k: c[k] for k in ("accepted", "refused_count", "nested", "nested_kept")}
+                        for form, c in counts.items()})
 
     # verl: the reference replayed earns 1, nothing done 0; one episode per rollout, keyed by its request id,
     # every call in it, ended and freed
@@ -74,16 +80,16 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
     keys = [r["episode"] for r in rollouts]
     assert len(set(keys)) == len(keys)
     listed = {s["episode"]: s for s in admin(base, "GET", "/admin/sessions").json()["sessions"]}
-    assert all(listed[k]["state"] == "ended" and listed[k]["connections"] == 0 for k in keys if k in listed)
+    assert all(listed[k]["state"] == "ended" and listed[k]["connections"] == 0 for k in keys)
 
     # TRL: the environment's tools render as TRL renders them (transformers' get_json_schema from the
     # docstrings); reset from the row reserves the episode, awm_reward scores the final completion
     trl = seen["trl"]
     assert set(trl["tools"]) == {"list_tools", "call_tool"}
-    assert set(trl["tools"]["call_tool"]["parameters"]["required"]) == {"tool_name", "arguments"}
+    assert set(trl["tools"]["call_tool"]["function"]["parameters"]["required"]) == {"tool_name", "arguments"}
     for r in trl["rollouts"]:
         if r["model"] == "replay":
-            assert r["reward"] == 1.0 and r["calls"] == steps[r["task_id"]] + 1 and r["listed"], r
+            assert r["reward"] == 1.0 and r["calls"] == steps[r["task_id"]] and r["listed"], r  # list_tools is no call
         else:
             assert r["reward"] == 0.0 and r["calls"] == 0, r
     assert len({r["episode"] for r in trl["rollouts"]}) == len(trl["rollouts"])

@@ -24,31 +24,48 @@ import time
 from pathlib import Path
 from uuid import uuid4
 
+OLDER_VERL = Path(sys.executable).parents[1] / "verl-0.7.0"  # the Makefile installs it there (--target)
 
-def verl_schemas():
-    spec = importlib.util.find_spec("verl")  # finds the package without importing it
-    path = Path(spec.submodule_search_locations[0]) / "tools" / "schemas.py"
-    module_spec = importlib.util.spec_from_file_location("verl_tools_schemas", path)
+
+def verl_schemas(root: Path | None = None):
+    """verl's tools/schemas.py (pydantic only), as the installed package ships it, loaded from its file."""
+    if root is None:
+        root = Path(importlib.util.find_spec("verl").submodule_search_locations[0])  # found, not imported
+    module_spec = importlib.util.spec_from_file_location(f"verl_tools_schemas_{id(root)}", root / "tools" / "schemas.py")
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)
     return module
 
 
-def accepted(model, tools: list[dict]) -> dict:
-    ok, refused, nested_kept = 0, [], 0
-    for tool in tools:
+def nested_keys(prop: dict) -> list[str]:
+    """The keys of an object parameter (or of the objects of an array parameter), in any form."""
+    for branch in [prop, *(prop.get("anyOf") or ())]:
+        inner = branch.get("items", branch) if isinstance(branch, dict) else {}
+        if isinstance(inner, dict) and isinstance(inner.get("properties"), dict) and inner["properties"]:
+            return list(inner["properties"])
+    return []
+
+
+def accepted(model, tools: list[dict], originals: list[dict]) -> dict:
+    """How many tools verl's model takes, and of those with nested object parameters, how many still name
+    every nested key in what verl renders (model_dump, as BaseTool and ToolAgentLoop render the schemas)."""
+    ok, refused, nested, nested_kept = 0, [], 0, 0
+    for tool, original in zip(tools, originals, strict=True):
         try:
             parsed = model.model_validate(tool)
         except Exception as exc:  # pydantic's ValidationError
-            refused.append(f"{tool['function']['name']}: {str(exc).splitlines()[0]}")
+            refused.append(f"{tool['function']['name']}: {' '.join(str(exc).split())[:300]}")
             continue
         ok += 1
-        dumped = parsed.model_dump(exclude_unset=True, exclude_none=True)  # what verl renders
-        nested = [name for name, prop in tool["function"]["parameters"].get("properties", {}).items()
-                  if prop.get("type") == "object" or prop.get("anyOf")]
-        if all(name in dumped["function"]["parameters"]["properties"] for name in nested):
-            nested_kept += 1
-    return {"accepted": ok, "refused": refused[:5], "refused_count": len(refused), "nested_kept": nested_kept}
+        rendered = parsed.model_dump(exclude_unset=True, exclude_none=True)["function"]["parameters"]["properties"]
+        wanted = {name: nested_keys(prop) for name, prop in original["inputSchema"].get("properties", {}).items()}
+        wanted = {name: keys for name, keys in wanted.items() if keys}
+        if wanted:
+            nested += 1
+            nested_kept += all(all(key in json.dumps(rendered.get(name)) for key in keys)
+                               for name, keys in wanted.items())
+    return {"accepted": ok, "refused": refused[:3], "refused_count": len(refused), "nested": nested,
+            "nested_kept": nested_kept}
 
 
 def replay_calls(task: dict, model: str) -> list[tuple[str, dict]]:
@@ -135,10 +152,13 @@ def trl_rollouts(job: dict) -> dict:
 
 
 def main() -> None:
-    job = json.loads(sys.argv[1])
+    job = json.loads(Path(sys.argv[1]).read_text())  # a file: the tool sets are too long for a command line
     schemas = verl_schemas()
-    out = {"schema_counts": {form: accepted(schemas.OpenAIFunctionToolSchema, tools)
-                             for form, tools in job["tool_sets"].items()}}
+    models = {"verl-0.9.1": schemas.OpenAIFunctionToolSchema,
+              "verl-0.7.0": verl_schemas(OLDER_VERL / "verl").OpenAIFunctionToolSchema}
+    out = {"schema_counts": {version: {form: accepted(model, tools, job["specs"])
+                                       for form, tools in job["tool_sets"].items()}
+                             for version, model in models.items()}}
     out["verl"] = asyncio.run(verl_rollouts(job, schemas.OpenAIFunctionToolSchema))
     out["trl"] = trl_rollouts(job)
     print(json.dumps(out))
