@@ -13,12 +13,12 @@ a strict model makes (every optional parameter present, most of them null) runs 
 leaves them out.
 
 Which form to serve (`awm serve --tool-format`, `awm export --tool-format`):
-  strict      (default) every client: strict and non-strict function calling, the Agents SDK, LangChain,
-              verl, OpenEnv; generic strict converters leave it as it is
+  strict      (default) strict and non-strict function calling, the Agents SDK, LangChain, OpenEnv,
+              verifiers; generic strict converters leave it as it is
   permissive  clients that show optional parameters as optional and never ask for strict mode, and want
               fewer tokens per spec (no nulls to fill in); AWM's own agent (agent-world-model)
   verl        verl's tool schema model (OpenAIFunctionToolSchema): one `type` string per property, optional
-              parameters left out of `required` (verl has no nullable), no null in enums, a union of types
+              parameters left out of `required` (verl has no nullable), no null in enums (and only string enums), a union of types
               reduced to one with the others named in the description, nested object parameters kept (and
               their keys named in the description, since verl keeps only a property's type, description and
               enum when it renders the tools); see verl_schema

@@ -111,7 +111,7 @@ class Session:
     opened: float | None = field(default_factory=time.time)
     last_active: float = field(default_factory=time.time)
     ended: float | None = None
-    tool_format: str = "strict"  # how the agent sees the tools: strict, permissive or awm
+    tool_format: str = "strict"  # how the agent sees the tools: strict, permissive, verl or awm
     connections: set[str] = field(default_factory=set)  # the MCP sessions open on this episode now
     opening: asyncio.Future | None = None  # a reservation's episode being created by its first session
 
