@@ -104,3 +104,22 @@ def action_task(published, pool) -> str:
         return env.tasks[0].task_id
     finally:
         env.close()
+
+
+def test_the_client_example_replays_to_one_and_a_null_run_to_zero(base, published, action, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from awm.export import write_export
+
+    export = write_export(published, tmp_path / "tasks.jsonl", with_reference=True).path
+    token = tmp_path / "token"
+    token.write_text(TOKEN + "\n")
+    script = Path(__file__).resolve().parents[3] / "examples" / "client_replay.py"
+    for extra, reward, calls in (([], 1.0, action.steps), (["--null"], 0.0, 0)):
+        done = subprocess.run([sys.executable, str(script), str(export), ENV, action.task_id, "--base-url", base,
+                               "--admin-token-file", str(token), *extra], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        verdict = json.loads(done.stdout.strip().splitlines()[-1])
+        assert verdict["reward"] == reward and verdict["calls"] == calls, verdict

@@ -1,0 +1,46 @@
+"""The sample verl config (examples/verl/) fits the data: the agent loop it registers is the one the verl rows
+name, the prompt length holds every prompt with its tool schemas, and the tool response length holds the
+reference results (verl's default, 256 characters, cuts most of them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from awm.export import export_lines, verl_row
+from awm.runtime import open_environment
+from awm.trainers import verl as trainers_verl
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "verl"
+CHARS_PER_TOKEN = 3  # an estimate that errs long (benchmarks/bench_trainer_lengths.py)
+
+
+def test_the_sample_verl_config_fits_the_data(published, pool):
+    [loop] = yaml.safe_load((EXAMPLES / "agent_loop.yaml").read_text())
+    module, _, name = loop["_target_"].rpartition(".")
+    assert module == trainers_verl.__name__ and name == "AWMAgentLoop"
+    config = yaml.safe_load((EXAMPLES / "awm_grpo.yaml").read_text())
+    data, rollout = config["data"], config["actor_rollout_ref"]["rollout"]
+    assert data["return_raw_chat"] and rollout["multi_turn"]["enable"]
+    assert rollout["agent"]["default_agent_loop"] == loop["name"]
+    records = list(export_lines(published, tool_format="verl"))
+    assert {verl_row(r, i)["agent_name"] for i, r in enumerate(records)} == {loop["name"]}
+    longest = max(len("".join(m["content"] for m in r["prompt"]) +
+                      json.dumps([trainers_verl.openai_tool(t) for t in r["tools"]])) for r in records)
+    assert longest / CHARS_PER_TOKEN <= data["max_prompt_length"], longest
+    results, steps = [], []
+    for env_id in {r["env_id"] for r in records}:
+        env = open_environment(env_id, home=published.home, pool=pool)
+        try:
+            for task in env.tasks:
+                steps.append(task.steps)
+                with env.reset(task.task_id) as episode:
+                    results += [len(json.dumps(episode.call(s.tool, s.arguments), ensure_ascii=False))
+                                for s in task.reference_solution]
+        finally:
+            env.close()
+    assert max(results) <= rollout["multi_turn"]["max_tool_response_length"], max(results)
+    assert rollout["multi_turn"]["max_assistant_turns"] > max(steps)
+    assert data["max_response_length"] >= (sum(sorted(results)[-max(steps):]) / CHARS_PER_TOKEN)
