@@ -302,7 +302,7 @@ def _shape(schema: dict) -> str | None:
     """A nested parameter's keys in words: 'an object with keys a (string, required), b (integer)'."""
     if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
         inner = _shape(schema["items"])
-        return f"a list of {inner.removeprefix('an ').removeprefix('a ')}s" if inner else None
+        return f"a list of objects{inner.removeprefix('an object')}" if inner else None
     if schema.get("type") != "object" or not schema.get("properties"):
         return None
     required = set(schema.get("required") or ())

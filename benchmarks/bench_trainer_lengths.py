@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most this many environments")
     args = parser.parse_args()
     store = ArtifactStore(Path(args.home))
-    prompts, results, steps, envs = [], [], [], []
+    prompts, results, steps, envs, per_task = [], [], [], [], []
     pool = WorkerPool()
     try:
         for record in export_lines(store, tool_format="verl", answer_mode="typed"):
@@ -53,8 +53,10 @@ def main() -> None:
                 for task in env.tasks:
                     steps.append(task.steps)
                     with env.reset(task.task_id) as episode:
-                        for step in task.reference_solution:
-                            results.append(len(json.dumps(episode.call(step.tool, step.arguments), ensure_ascii=False)))
+                        lengths = [len(json.dumps(episode.call(step.tool, step.arguments), ensure_ascii=False))
+                                   for step in task.reference_solution]
+                    results += lengths
+                    per_task.append(sum(lengths))
             finally:
                 env.close()
     finally:
@@ -66,10 +68,13 @@ def main() -> None:
                               "p99": percentile(results, 0.99), "max": max(results),
                               "over_256": round(sum(r > 256 for r in results) / len(results), 3)},
         "reference_steps": {"p50": percentile(steps, 0.5), "max": max(steps)},
+        "task_result_chars": {"p50": percentile(per_task, 0.5), "p99": percentile(per_task, 0.99),
+                              "max": max(per_task)},
     }
     summary["suggested"] = {
         "max_prompt_length": -(-summary["prompt_chars"]["max"] // CHARS_PER_TOKEN),
-        "max_tool_response_length": summary["tool_result_chars"]["p99"],
+        "max_tool_response_length": summary["tool_result_chars"]["max"],
+        "max_response_length": -(-2 * summary["task_result_chars"]["max"] // CHARS_PER_TOKEN),
         "max_assistant_turns": 2 * summary["reference_steps"]["max"] + 2,
     }
     out = Path(__file__).resolve().parent / "results" / "trainer_lengths.json"

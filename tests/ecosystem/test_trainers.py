@@ -54,7 +54,7 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
               "solution": [step.model_dump() for step in t.reference_solution]} for t in (action, question)]
     seen = run_trainers({"base_url": base, "token": TOKEN, "copies": COPIES, "tasks": tasks,
                          "verl_rows": str(verl_rows), "hf_rows": str(hf_rows),
-                         "specs": specs, "tool_sets": {form: openai_tools(specs, form) for form in ("strict", "permissive", "verl")}},
+                         "config": str(ROOT / "examples" / "verl" / "awm_grpo.yaml"), "specs": specs, "tool_sets": {form: openai_tools(specs, form) for form in ("strict", "permissive", "verl")}},
                         tmp_path)
     steps = {t.task_id: t.steps for t in (action, question)}
 
@@ -65,6 +65,8 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
         assert counts["verl"]["nested_kept"] == counts["verl"]["nested"], (version, counts["verl"])
         print(version, {form: {k: c[k] for k in ("accepted", "refused_count", "nested", "nested_kept")}
                         for form, c in counts.items()})
+
+    assert seen["unknown_config_keys"] == []  # the sample config names only keys verl's trainer config has
 
     # verl: the reference replayed earns 1, nothing done 0; one episode per rollout, keyed by its request id,
     # every call in it, ended and freed

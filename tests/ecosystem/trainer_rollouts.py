@@ -151,6 +151,25 @@ def trl_rollouts(job: dict) -> dict:
     return {"tools": rendered, "rollouts": results}
 
 
+def unknown_config_keys(overrides: Path) -> list[str]:
+    """The keys of the sample config (examples/verl/awm_grpo.yaml) that verl's own trainer config lacks."""
+    import yaml
+
+    root = Path(importlib.util.find_spec("verl").submodule_search_locations[0])
+    known = yaml.safe_load((root / "trainer" / "config" / "_generated_ppo_trainer.yaml").read_text())
+    unknown = []
+
+    def walk(ours: dict, theirs: dict, where: str) -> None:
+        for key, value in ours.items():
+            if key not in theirs:
+                unknown.append(where + key)
+            elif isinstance(value, dict) and isinstance(theirs[key], dict):
+                walk(value, theirs[key], f"{where}{key}.")
+
+    walk({k: v for k, v in yaml.safe_load(overrides.read_text()).items() if k not in ("hydra", "defaults")}, known, "")
+    return unknown
+
+
 def main() -> None:
     job = json.loads(Path(sys.argv[1]).read_text())  # a file: the tool sets are too long for a command line
     schemas = verl_schemas()
@@ -160,6 +179,7 @@ def main() -> None:
                                        for form, tools in job["tool_sets"].items()}
                              for version, model in models.items()}}
     out["verl"] = asyncio.run(verl_rollouts(job, schemas.OpenAIFunctionToolSchema))
+    out["unknown_config_keys"] = unknown_config_keys(Path(job["config"]))
     out["trl"] = trl_rollouts(job)
     print(json.dumps(out))
 
