@@ -66,6 +66,7 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
         print(version, {form: {k: c[k] for k in ("accepted", "refused_count", "nested", "nested_kept")}
                         for form, c in counts.items()})
 
+    assert all(seen["verl_loop_contract"].values()), seen["verl_loop_contract"]  # what AWMAgentLoop relies on
     assert seen["unknown_config_keys"] == []  # the sample config names only keys verl's trainer config has
 
     # verl: the reference replayed earns 1, nothing done 0; one episode per rollout, keyed by its request id,

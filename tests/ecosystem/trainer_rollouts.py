@@ -151,6 +151,44 @@ def trl_rollouts(job: dict) -> dict:
     return {"tools": rendered, "rollouts": results}
 
 
+def verl_loop_contract() -> dict:
+    """What AWMAgentLoop relies on in verl's agent loop, read from the installed source (ast): the checks that
+    hold. ToolAgentLoop.run takes the request id from self._make_request_id and the row's extra_info from its
+    kwargs; _call_tool passes agent_data to execute; AgentLoopOutput has reward_score and extra_fields; the
+    worker computes a reward only when reward_score is None, and makes one loop per sample with `tools=`."""
+    import ast
+
+    root = Path(importlib.util.find_spec("verl").submodule_search_locations[0]) / "experimental" / "agent_loop"
+    tool_loop = ast.parse((root / "tool_agent_loop.py").read_text())
+    agent_loop_text = (root / "agent_loop.py").read_text()
+    agent_loop = ast.parse(agent_loop_text)
+
+    def method(tree, cls: str, name: str):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                return next((f for f in node.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef)
+                             and f.name == name), None)
+        return None
+
+    def calls(function) -> list[ast.Call]:
+        return [n for n in ast.walk(function) if isinstance(n, ast.Call)] if function is not None else []
+
+    run = method(tool_loop, "ToolAgentLoop", "run")
+    call_tool = method(tool_loop, "ToolAgentLoop", "_call_tool")
+    output = next(n for n in ast.walk(agent_loop) if isinstance(n, ast.ClassDef) and n.name == "AgentLoopOutput")
+    fields = {n.target.id for n in output.body if isinstance(n, ast.AnnAssign)}
+    return {
+        "request_id_from_method": any(isinstance(c.func, ast.Attribute) and c.func.attr == "_make_request_id"
+                                      for c in calls(run)),
+        "extra_info_from_kwargs": "extra_info" in ast.unparse(run),
+        "execute_gets_agent_data": any(isinstance(c.func, ast.Attribute) and c.func.attr == "execute"
+                                       and any(k.arg == "agent_data" for k in c.keywords) for c in calls(call_tool)),
+        "output_fields": {"reward_score", "extra_fields"} <= fields,
+        "reward_only_when_unset": "reward_score is None" in agent_loop_text,
+        "loop_per_sample_with_tools": "tools=ToolListWrap(self.tools)" in agent_loop_text,
+    }
+
+
 def unknown_config_keys(overrides: Path) -> list[str]:
     """The keys of the sample config (examples/verl/awm_grpo.yaml) that verl's own trainer config lacks."""
     import yaml
@@ -180,6 +218,7 @@ def main() -> None:
                              for version, model in models.items()}}
     out["verl"] = asyncio.run(verl_rollouts(job, schemas.OpenAIFunctionToolSchema))
     out["unknown_config_keys"] = unknown_config_keys(Path(job["config"]))
+    out["verl_loop_contract"] = verl_loop_contract()
     out["trl"] = trl_rollouts(job)
     print(json.dumps(out))
 
