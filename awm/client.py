@@ -148,7 +148,7 @@ class Episode:
     def open(self) -> Episode:
         self._next_id += 1
         try:
-            response = self.client.http.post(self.url, json=Base._initialize(self._next_id), headers=self._headers())
+            response = self.client.http.post(self.url, json=_Base._initialize(self._next_id), headers=self._headers())
             _rpc_message(response, self._next_id)
             self.session_id = response.headers.get("mcp-session-id")
             self.client.http.post(self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -228,8 +228,6 @@ class Client(_Base):
             raise AWMClientError(f"freeing episode {key} was refused (HTTP {freed.status_code}): {_reason(freed)}")
 
 
-Base = _Base
-
 
 class AsyncEpisode(Episode):
     """An Episode of the AsyncClient: the same methods, awaited."""
@@ -246,7 +244,7 @@ class AsyncEpisode(Episode):
     async def open(self) -> AsyncEpisode:  # type: ignore[override]
         self._next_id += 1
         try:
-            response = await self.client.http.post(self.url, json=Base._initialize(self._next_id),
+            response = await self.client.http.post(self.url, json=_Base._initialize(self._next_id),
                                                    headers=self._headers())
             _rpc_message(response, self._next_id)
             self.session_id = response.headers.get("mcp-session-id")

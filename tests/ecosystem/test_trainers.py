@@ -97,5 +97,6 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
             assert r["reward"] == 0.0 and r["calls"] == 0, r
     assert len({r["episode"] for r in trl["rollouts"]}) == len(trl["rollouts"])
 
-    latencies = [x for r in rollouts + trl["rollouts"] for x in r["latencies"]]
-    print(f"per-step latency: {len(latencies)} calls, mean {sum(latencies) / len(latencies) * 1000:.1f} ms")
+    for name, runs in (("verl loop", rollouts), ("TRL environment", trl["rollouts"])):
+        latencies = [x for r in runs for x in r["latencies"]]
+        print(f"{name}: {len(latencies)} calls, mean {sum(latencies) / len(latencies) * 1000:.1f} ms a call")
