@@ -47,3 +47,19 @@ def test_the_sample_verl_config_fits_the_data(published, pool):
     assert rollout["multi_turn"]["max_assistant_turns"] > max(steps)
     # a reference rollout's tool results, with room for the model's own turns
     assert data["max_response_length"] >= 2 * max(per_task) / CHARS_PER_TOKEN, max(per_task)
+
+
+def test_the_final_turn_of_a_verl_response_and_a_row_without_its_episode():
+    import asyncio
+
+    import pytest
+
+    from awm.client import AWMClientError
+
+    decode = lambda ids, skip_special_tokens: " ".join(map(str, ids))  # noqa: E731 - a tokenizer's decode
+    # model tokens (mask 1), a tool result (0), the model's last turn (1), padding of tool tokens (0)
+    assert trainers_verl.final_text([1, 2, 3, 4, 5, 6, 7], [1, 1, 0, 0, 1, 1, 0], decode) == "5 6"
+    assert trainers_verl.final_text([], [], decode) == ""
+    episodes = trainers_verl.RolloutEpisodes("http://127.0.0.1:9", admin_token="t")
+    with pytest.raises(AWMClientError, match="lacks env_id, task_id.*--layout verl"):
+        asyncio.run(episodes.start("r1", {"index": 0}))
