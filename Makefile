@@ -30,7 +30,7 @@ $(CLIENTS_STAMP): tests/ecosystem/requirements.txt
 	$(CLIENTS)/bin/python -m pip install --quiet -r tests/ecosystem/requirements.txt
 	@touch $(CLIENTS_STAMP)
 
-# verl and TRL without torch, ray or CUDA (tests/ecosystem/trainers-requirements.txt): about 330 MB, 1-2 minutes.
+# verl and TRL without torch, ray or CUDA (tests/ecosystem/trainers-requirements.txt): about 300 MB, 2 minutes.
 $(TRAINERS_STAMP): tests/ecosystem/trainers-requirements.txt tests/ecosystem/trainers-deps.txt
 	@test -x $(TRAINERS)/bin/python || $(PYTHON) -m venv $(TRAINERS)
 	$(TRAINERS)/bin/python -m pip install --quiet --no-deps -r tests/ecosystem/trainers-requirements.txt
