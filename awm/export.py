@@ -12,8 +12,8 @@ level: trivial, easy, medium, hard, unsolved), so a trainer can split or filter 
 
 Layouts (`awm export --layout`): `awm` (the lines above), `hf` (a Hugging Face datasets table: a `prompt`
 column of chat messages, the tools as JSON text, one row per task; Parquet or JSONL by the file's suffix)
-and `verl` (verl's multi-turn rows: data_source, agent_name, prompt, ability, reward_model, extra_info with
-tools_kwargs and interaction_kwargs naming the environment and the task).
+and `verl` (verl's multi-turn rows for the awm.trainers.verl agent loop: data_source, agent_name, prompt,
+ability, reward_model, and a small fixed extra_info naming the environment and the task).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
 from awm.runtime.answers import answer_tool
 from awm.store import ArtifactStore, atomic_open, atomic_write_bytes
 from awm.toolspecs import published_spec
+from awm.trainers import verl as trainers_verl
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 EXPORT_VERSION = "2"
@@ -184,25 +185,9 @@ def hf_row(record: dict) -> dict:
 
 
 def verl_row(record: dict, index: int) -> dict:
-    """A verl multi-turn row. The tools' create_kwargs name the environment and the task, so a verl tool
-    reserves the rollout's episode when it is created; reward comes from scoring that episode."""
-    kwargs = {"env_id": record["env_id"], "task_id": record["task_id"]}
-    reference = record.get("reference") or {}
-    return {
-        "data_source": f"awm/{record['domain']}",
-        "agent_name": "tool_agent",
-        "prompt": record["prompt"],
-        "ability": "tool_use",
-        "reward_model": {"style": "rule", "ground_truth": json.dumps(reference.get("answer"), ensure_ascii=False)},
-        "extra_info": {
-            "split": record["split"], "index": index, **kwargs,
-            "need_tools_kwargs": True,
-            "tools_kwargs": {tool["name"]: {"create_kwargs": kwargs} for tool in record["tools"]},
-            "interaction_kwargs": {**kwargs, "answer_slots": record["answer_slots"]},
-            "tools": json.dumps(record["tools"], ensure_ascii=False),
-            "mcp": json.dumps(record["mcp"], ensure_ascii=False),
-        },
-    }
+    """A verl row (awm.trainers.verl.verl_row): for the awm.trainers.verl agent loop, which reserves the rollout's
+    episode from the small fixed extra_info and is rewarded by the server."""
+    return trainers_verl.verl_row(record, index)
 
 
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,

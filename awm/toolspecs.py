@@ -13,10 +13,15 @@ a strict model makes (every optional parameter present, most of them null) runs 
 leaves them out.
 
 Which form to serve (`awm serve --tool-format`, `awm export --tool-format`):
-  strict      (default) every client: strict and non-strict function calling, the Agents SDK, LangChain,
-              verl, OpenEnv; generic strict converters leave it as it is
+  strict      (default) strict and non-strict function calling, the Agents SDK, LangChain, OpenEnv,
+              verifiers; generic strict converters leave it as it is
   permissive  clients that show optional parameters as optional and never ask for strict mode, and want
-              fewer tokens per spec (no nulls to fill in)
+              fewer tokens per spec (no nulls to fill in); AWM's own agent (agent-world-model)
+  verl        verl's tool schema model (OpenAIFunctionToolSchema): one `type` string per property, optional
+              parameters left out of `required` (verl has no nullable), no null in enums (and only string enums), a union of types
+              reduced to one with the others named in the description, nested object parameters kept (and
+              their keys named in the description, since verl keeps only a property's type, description and
+              enum when it renders the tools); see verl_schema
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import copy
 import json
 from typing import Any
 
-TOOL_FORMATS = ("strict", "permissive")
+TOOL_FORMATS = ("strict", "permissive", "verl")
 
 # The JSON Schema keywords strict mode accepts (OpenAI Structured Outputs, "supported schemas").
 STRICT_KEYWORDS = frozenset({
@@ -198,6 +203,8 @@ def published_spec(spec: dict[str, Any], tool_format: str = "strict") -> dict[st
     """An MCP tool spec (name, description, inputSchema, annotations) in `tool_format`."""
     if tool_format == "permissive":
         return spec
+    if tool_format == "verl":
+        return {**spec, "inputSchema": verl_schema(spec["inputSchema"])}
     if tool_format != "strict":
         raise ValueError(f"tool format must be one of {', '.join(TOOL_FORMATS)}, not {tool_format!r}")
     return {**spec, "inputSchema": strict_schema(spec["inputSchema"])}
@@ -219,3 +226,86 @@ def without_omitted(schema: dict[str, Any], arguments: Any) -> Any:
         sub = properties.get(name)
         kept[name] = without_omitted(sub, value) if isinstance(value, dict) and isinstance(sub, dict) else value
     return kept
+
+
+_VERL_DROPPED = ("type", "anyOf", "oneOf", "allOf", "enum", "properties", "required", "items", "$defs", "$ref")
+
+
+def verl_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The verl-safe form of a tool's (permissive) input schema (`awm serve --tool-format verl`).
+
+    verl checks each tool with its pydantic model, where a parameter has `type` (one string before verl 0.9),
+    `description` and `enum` (strings before 0.9), and `required` is given (before 0.9), and renders the tools
+    from that model: so every property here has one `type` string and every object its `required`; an
+    optional parameter is simply not required (the runtime reads it as not given, as null is read in the
+    strict form); `null` is never a type nor an enum value, and an enum of other than strings is named in the
+    description instead; a union of types becomes its first non-null type
+    with the others named in the description (an integer-or-number union becomes number); a nested object keeps
+    its `properties` and `required`, an array its `items`, and a top-level object or array-of-objects parameter
+    names its keys in its description too, so a model sees them after verl's model drops the nesting."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ValueError("the input schema must be an object schema")
+    out = _verl(schema)
+    out.setdefault("properties", {})
+    for prop in out["properties"].values():
+        shape = _shape(prop)
+        if shape:
+            described = prop.get("description", "").rstrip()
+            prop["description"] = f"{described} ({shape})" if described else shape.capitalize()
+    return out
+
+
+def _verl(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {"type": "string"}
+    branches = [b for b in schema.get("anyOf") or schema.get("oneOf") or () if isinstance(b, dict)]
+    non_null = [b for b in branches if b.get("type") != "null"]
+    merged = dict(schema)
+    notes = []
+    if non_null:  # a union: its first branch, the others named
+        merged = {**{k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}, **non_null[0]}
+        if len(non_null) > 1:
+            notes.append("or " + ", or ".join(_type_name(b) for b in non_null[1:]))
+    kinds = [k for k in ([merged["type"]] if isinstance(merged.get("type"), str) else merged.get("type") or [])
+             if k != "null"]
+    if set(kinds) == {"integer", "number"}:
+        kinds = ["number"]
+    elif len(kinds) > 1:
+        notes.append("or " + ", or ".join(kinds[1:]))
+    kind = kinds[0] if kinds else "object" if "properties" in merged else "array" if "items" in merged else "string"
+    out = {key: copy.deepcopy(value) for key, value in merged.items() if key not in _VERL_DROPPED}
+    out["type"] = kind
+    if isinstance(merged.get("enum"), list):
+        values = [v for v in merged["enum"] if v is not None]
+        if values and all(isinstance(v, str) for v in values):
+            out["enum"] = values
+        elif values:  # verl before 0.9 takes string enums only: the values go into the description
+            notes.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values))
+    if kind == "object":
+        properties = merged.get("properties") if isinstance(merged.get("properties"), dict) else {}
+        out["properties"] = {name: _verl(sub) for name, sub in properties.items()}
+        out["required"] = [name for name in merged.get("required") or () if name in properties]
+    if kind == "array":
+        out["items"] = _verl(merged.get("items") or {})
+    if notes:
+        text = "; ".join(notes)
+        out["description"] = f"{out['description']} ({text})" if out.get("description") else text.capitalize()
+    return out
+
+
+def _type_name(schema: dict) -> str:
+    kind = schema.get("type")
+    return kind if isinstance(kind, str) else "/".join(kind) if isinstance(kind, list) else "any value"
+
+
+def _shape(schema: dict) -> str | None:
+    """A nested parameter's keys in words: 'an object with keys a (string, required), b (integer)'."""
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        inner = _shape(schema["items"])
+        return f"a list of objects{inner.removeprefix('an object')}" if inner else None
+    if schema.get("type") != "object" or not schema.get("properties"):
+        return None
+    required = set(schema.get("required") or ())
+    keys = ", ".join(f"{name} ({sub.get('type')}{', required' if name in required else ''})"
+                     for name, sub in schema["properties"].items())
+    return f"an object with keys {keys}"

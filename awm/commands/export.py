@@ -41,7 +41,7 @@ def register(sub) -> None:
                         help=f"where `awm serve` listens, for the concrete MCP URLs (default {DEFAULT_BASE_URL}); "
                              "the templates keep a {base_url} slot")
     parser.add_argument("--domain", action="append", help="only this domain (repeatable)")
-    parser.add_argument("--tool-format", choices=("strict", "permissive", "awm"), default="strict",
+    parser.add_argument("--tool-format", choices=("strict", "permissive", "verl", "awm"), default="strict",
                         help="the form of the tool specs, as `awm serve --tool-format` serves them (default strict)")
     parser.add_argument("--answer-mode", choices=("typed", "prose"), default="typed",
                         help="how a task that needs an answer is answered: typed, with the submit_answer tool listed "

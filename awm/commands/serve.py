@@ -130,9 +130,10 @@ def register(sub) -> None:
     parser.add_argument("--env", action="append", metavar="ENV_ID",
                         help="serve only this environment (repeatable; exactly one with stdio)")
     parser.add_argument("--task", help="stdio: the task the episode is for")
-    parser.add_argument("--tool-format", choices=("strict", "permissive", "awm"), default="strict",
+    parser.add_argument("--tool-format", choices=("strict", "permissive", "verl", "awm"), default="strict",
                         help="how agents see the tools: strict (every parameter required, optional ones nullable; "
                              "fits strict function calling), permissive (optional parameters left out of required), "
+                             "verl (one type per property, as verl's tool schema model takes them), "
                              "awm (list_tools and call_tool, as AWM-trained models expect); a reservation or "
                              "?tool_format= chooses per episode (default strict)")
     parser.add_argument("--final-db", type=Path, help="stdio: write the episode's final database here at the end")

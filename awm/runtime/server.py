@@ -111,7 +111,7 @@ class Session:
     opened: float | None = field(default_factory=time.time)
     last_active: float = field(default_factory=time.time)
     ended: float | None = None
-    tool_format: str = "strict"  # how the agent sees the tools: strict, permissive or awm
+    tool_format: str = "strict"  # how the agent sees the tools: strict, permissive, verl or awm
     connections: set[str] = field(default_factory=set)  # the MCP sessions open on this episode now
     opening: asyncio.Future | None = None  # a reservation's episode being created by its first session
 
@@ -414,7 +414,8 @@ def connection_of(ctx: ServerRequestContext) -> Connection:
 
 def served_tools(specs: list[dict]) -> dict[str, list[dict]]:
     """The tool specs an agent lists, per tool format."""
-    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs, "awm": META_TOOLS}
+    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs,
+            "verl": [published_spec(spec, "verl") for spec in specs], "awm": META_TOOLS}
 
 
 def call_result(result: Any) -> types.CallToolResult:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Callable
@@ -105,6 +106,42 @@ def _holds_null(arguments: dict) -> bool:
     return any(v is None or (isinstance(v, dict) and _holds_null(v)) for v in arguments.values())
 
 
+_INTEGER_TEXT = re.compile(r"-?(0|[1-9][0-9]*)")
+_NUMBER_TEXT = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def numbers_from_text(schema: dict, arguments: dict) -> dict:
+    """`arguments` with each optional integer or number parameter given as the text of one ("48", "2.5") made
+    that number (nested objects too). Clients that render the strict form's nullable numbers
+    (`["integer", "null"]`) as a text field, such as the MCP Inspector, send them so; a required parameter,
+    a parameter that also takes a string, and text that is not exactly one number stay as given (and are
+    refused by the schema check as before)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return arguments
+    required = set(schema.get("required") or ())
+    changed = None
+    for name, value in arguments.items():
+        sub = properties.get(name)
+        if not isinstance(sub, dict):
+            continue
+        new = value
+        if isinstance(value, dict):
+            new = numbers_from_text(sub, value)
+        elif isinstance(value, str) and name not in required:
+            kinds = sub.get("type")
+            kinds = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else set()
+            if "string" not in kinds and "integer" in kinds and _INTEGER_TEXT.fullmatch(value):
+                new = int(value)
+            elif "string" not in kinds and "number" in kinds and _NUMBER_TEXT.fullmatch(value):
+                number = float(value)
+                new = number if math.isfinite(number) else value
+        if new is not value:
+            changed = changed if changed is not None else dict(arguments)
+            changed[name] = new
+    return changed if changed is not None else arguments
+
+
 class ArgumentCheck:
     """The JSON Schemas of one environment's tools, compiled on first use."""
 
@@ -123,6 +160,8 @@ class ArgumentCheck:
         object argument (a `filters` object whose unused filters are null)."""
         if isinstance(arguments, dict) and tool in self.schemas and _holds_null(arguments):
             arguments = without_omitted(self.schemas[tool], arguments)
+        if isinstance(arguments, dict) and tool in self.schemas:
+            arguments = numbers_from_text(self.schemas[tool], arguments)
         return arguments, self._problem(tool, arguments)
 
     def _problem(self, tool: str, arguments: Any) -> dict | None:

@@ -78,3 +78,32 @@ def test_every_tool_of_a_built_corpus_has_a_strict_form_that_strict_rules_accept
     refused_before = [s.name for s in specs if strict_problems(s.input_schema)]
     assert refused_before  # the permissive form, as tools.json holds it, is not strict-safe
     assert [s.name for s in specs if strict_problems(strict_schema(s.input_schema))] == []
+
+
+def test_the_verl_form_has_one_type_per_property_no_nulls_and_keeps_nested_parameters():
+    from awm.toolspecs import verl_schema
+
+    schema = {"type": "object", "required": ["order"], "properties": {
+        "order": {"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "integer"}, "note": {"type": ["string", "null"]}}},
+        "status": {"type": "string", "enum": ["open", "closed", None]},
+        "size": {"type": "integer", "enum": [1, 2, 3]},
+        "amount": {"type": ["integer", "number", "null"]},
+        "when": {"anyOf": [{"type": "string", "format": "date"}, {"type": "integer"}, {"type": "null"}]},
+        "lines": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+        "tags": {"description": "free text"}}}
+    out = verl_schema(schema)
+    props = out["properties"]
+    assert out["required"] == ["order"]
+    assert {name: p["type"] for name, p in props.items()} == {
+        "order": "object", "status": "string", "size": "integer", "amount": "number", "when": "string",
+        "lines": "array", "tags": "string"}
+    assert props["order"]["properties"]["note"]["type"] == "string" and props["order"]["required"] == ["id"]
+    assert "id (integer, required), note (string)" in props["order"]["description"]
+    assert props["status"]["enum"] == ["open", "closed"]
+    assert "enum" not in props["size"] and props["size"]["description"] == "One of 1, 2, 3"
+    assert props["when"]["description"] == "Or integer" and props["when"]["format"] == "date"
+    assert props["lines"]["items"]["properties"]["sku"]["type"] == "string"
+    assert props["lines"]["description"] == "A list of objects with keys sku (string)"
+    assert "null" not in json.dumps(out)
+    assert published_spec({"name": "t", "description": "", "inputSchema": schema}, "verl")["inputSchema"] == out

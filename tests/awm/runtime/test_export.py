@@ -106,10 +106,18 @@ def test_hf_and_verl_layouts_as_parquet(published, tmp_path):
     assert rows and rows[0]["prompt"][0]["role"] == "system" and rows[0]["prompt"][1]["role"] == "user"
     assert json.loads(rows[0]["tools"])[0]["inputSchema"]["type"] == "object"
     assert json.loads(rows[0]["reference"])["solution"]
-    verl = pq.read_table(write_export(published, tmp_path / "verl.parquet", layout="verl").path).to_pylist()
+    verl_table = pq.read_table(write_export(published, tmp_path / "verl.parquet", layout="verl").path)
+    # a small fixed extra_info, the same on every row whatever the environments' tools (no per-tool columns)
+    assert sorted(verl_table.schema.field("extra_info").type.field(i).name
+                  for i in range(verl_table.schema.field("extra_info").type.num_fields)) == sorted(
+        ["index", "split", "domain", "env_id", "task_id", "answer_mode", "need_tools_kwargs", "interaction_kwargs"])
+    assert len(verl_table.schema.field("extra_info").type.field("interaction_kwargs").type) == 3
+    verl = verl_table.to_pylist()
     row = verl[0]
-    assert row["agent_name"] == "tool_agent" and row["prompt"] == rows[0]["prompt"]
-    assert row["extra_info"]["need_tools_kwargs"] and row["extra_info"]["index"] == 0
+    assert row["agent_name"] == "awm_agent" and row["prompt"] == rows[0]["prompt"]
+    assert not row["extra_info"]["need_tools_kwargs"] and row["extra_info"]["index"] == 0
+    assert row["extra_info"]["interaction_kwargs"] == {"name": "awm", "env_id": row["extra_info"]["env_id"],
+                                                       "task_id": row["extra_info"]["task_id"]}
     assert row["extra_info"]["split"] in ("train", "validation", "test")
     assert row["reward_model"]["style"] == "rule"
     jsonl = read_lines(write_export(published, tmp_path / "verl.jsonl", layout="verl").path)

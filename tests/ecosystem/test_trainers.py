@@ -1,0 +1,102 @@
+"""verl and TRL with their own code from PyPI (.venv-trainers, no torch): verl's tool schema model takes the
+verl tool format; the verl agent loop's episodes and TRL's environment replay references to reward 1 and
+null runs to 0, one episode per rollout, through awm.client against `awm serve` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from awm.artifacts import TOOLS_JSON
+from awm.export import write_export
+from awm.runtime import open_environment
+from awm.toolspecs import published_spec
+from tests.ecosystem.conftest import ROOT, TOKEN, admin
+
+ENV = "retail_banking__00"
+COPIES = 2
+TRAINERS_PYTHON = os.environ.get("AWM_TRAINERS_PYTHON", str(ROOT / ".venv-trainers" / "bin" / "python"))
+
+
+def run_trainers(job: dict, where) -> dict:
+    if not os.path.exists(TRAINERS_PYTHON):
+        pytest.skip(f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)")
+    path = where / "job.json"
+    path.write_text(json.dumps(job))
+    done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_rollouts.py"), str(path)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def openai_tools(specs: list[dict], tool_format: str) -> list[dict]:
+    return [{"type": "function", "function": {"name": s["name"], "description": s.get("description", ""),
+                                              "parameters": published_spec(s, tool_format)["inputSchema"]}}
+            for s in specs]
+
+
+def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, published, pool, tmp_path):
+    server, base = running
+    env = open_environment(ENV, home=published.home, pool=pool)
+    try:
+        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
+        question = next(t for t in env.tasks if t.kind == "question")
+    finally:
+        env.close()
+    specs = [spec.mcp() for env_id in published.env_ids() for spec in TOOLS_JSON.read(published, env_id).tools]
+    verl_rows = write_export(published, tmp_path / "verl.jsonl", base_url=base, layout="verl",
+                             answer_mode="prose", with_reference=True).path
+    hf_rows = write_export(published, tmp_path / "hf.jsonl", base_url=base, layout="hf", tool_format="awm").path
+    tasks = [{"env_id": ENV, "task_id": t.task_id, "answer": t.reference_answer,
+              "solution": [step.model_dump() for step in t.reference_solution]} for t in (action, question)]
+    seen = run_trainers({"base_url": base, "token": TOKEN, "copies": COPIES, "tasks": tasks,
+                         "verl_rows": str(verl_rows), "hf_rows": str(hf_rows),
+                         "config": str(ROOT / "examples" / "verl" / "awm_grpo.yaml"), "specs": specs, "tool_sets": {form: openai_tools(specs, form) for form in ("strict", "permissive", "verl")}},
+                        tmp_path)
+    steps = {t.task_id: t.steps for t in (action, question)}
+
+    # verl's own schema model (0.9.1, and 0.7.0's stricter one) takes every tool in the verl form, and what
+    # it renders still names every nested parameter
+    for version, counts in seen["schema_counts"].items():
+        assert counts["verl"]["accepted"] == len(specs) and counts["verl"]["refused_count"] == 0, (version, counts)
+        assert counts["verl"]["nested_kept"] == counts["verl"]["nested"], (version, counts["verl"])
+        print(version, {form: {k: c[k] for k in ("accepted", "refused_count", "nested", "nested_kept")}
+                        for form, c in counts.items()})
+
+    assert all(seen["verl_loop_contract"].values()), seen["verl_loop_contract"]  # what AWMAgentLoop relies on
+    assert seen["unknown_config_keys"] == []  # the sample config names only keys verl's trainer config has
+
+    # verl: the reference replayed earns 1, nothing done 0; one episode per rollout, keyed by its request id,
+    # every call in it, ended and freed
+    *rollouts, tail = seen["verl"]
+    assert tail == {"live_after": 0}
+    assert len(rollouts) == 2 * COPIES * len(tasks)
+    for r in rollouts:
+        assert r["key_is_request"] and r["tool_errors"] == 0, r
+        if r["model"] == "replay":
+            assert r["reward"] == 1.0 and r["calls"] == steps[r["task_id"]], r
+        else:
+            assert r["reward"] == 0.0 and r["calls"] == 0, r
+    keys = [r["episode"] for r in rollouts]
+    assert len(set(keys)) == len(keys)
+    listed = {s["episode"]: s for s in admin(base, "GET", "/admin/sessions").json()["sessions"]}
+    assert all(listed[k]["state"] == "ended" and listed[k]["connections"] == 0 for k in keys)
+
+    # TRL: the environment's tools render as TRL renders them (transformers' get_json_schema from the
+    # docstrings); reset from the row reserves the episode, awm_reward scores the final completion
+    trl = seen["trl"]
+    assert set(trl["tools"]) == {"list_tools", "call_tool"}
+    assert set(trl["tools"]["call_tool"]["function"]["parameters"]["required"]) == {"tool_name", "arguments"}
+    for r in trl["rollouts"]:
+        if r["model"] == "replay":
+            assert r["reward"] == 1.0 and r["calls"] == steps[r["task_id"]] and r["listed"], r  # list_tools is no call
+        else:
+            assert r["reward"] == 0.0 and r["calls"] == 0, r
+    assert len({r["episode"] for r in trl["rollouts"]}) == len(trl["rollouts"])
+
+    for name, runs in (("verl loop", rollouts), ("TRL environment", trl["rollouts"])):
+        latencies = [x for r in runs for x in r["latencies"]]
+        print(f"{name}: {len(latencies)} calls, mean {sum(latencies) / len(latencies) * 1000:.1f} ms a call")
