@@ -13,7 +13,7 @@ PYTHON312 ?= $(shell python3.12 -c 'import sys' 2>/dev/null && echo python3.12 |
 	{ v=$$(pyenv versions --bare 2>/dev/null | grep '^3\.12' | tail -1); test -n "$$v" && echo "$$(pyenv root)/versions/$$v/bin/python3.12"; })
 TRAINERS_STAMP := $(TRAINERS)/.installed
 
-.PHONY: run test test-fast ui bench lint format clean sandbox-deps
+.PHONY: run test test-fast ui bench lint format clean sandbox-deps venvs
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,7 +48,12 @@ $(AWM_AGENT_STAMP): tests/ecosystem/awm-agent-requirements.txt
 run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (AWM_DOMAINS, AWM_SLOTS, AWM_HOME)
 	$(PY) -m awm_assets.launch
 
-test: $(STAMP) $(CLIENTS_STAMP) $(TRAINERS_STAMP) $(AWM_AGENT_STAMP) sandbox-deps  ## lint and run the test suite
+# The project's venv and the clients' venvs, installed side by side (downloads and unpacking overlap): about the
+# time of the largest alone on a cold pip cache.
+venvs: $(STAMP) $(CLIENTS_STAMP) $(TRAINERS_STAMP) $(AWM_AGENT_STAMP)
+
+test: sandbox-deps  ## lint and run the test suite
+	@$(MAKE) --no-print-directory -j4 venvs
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
