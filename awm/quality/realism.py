@@ -6,6 +6,8 @@
                          here first (a request's own sentences name values and rarely repeat)
   user-goal share        tasks written in the first person of the world's end user (a customer, a patient,
                          a member), recognised by the introductions of awm/builder/phrasing.py
+  contradictions         tasks whose sentences state two ways the request arrived ("Ann Lee sent a letter by post.
+                         It arrived via the chat widget.")
   voice violations       tasks whose voice may not ask what they ask: someone writing for another person
                          (a partner, a child) in a task that is not a refusal (the world records no authority
                          to act for another), or a customer asking for a staff operation (assigning a member
@@ -25,12 +27,39 @@ from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, 
 
 _NAME = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)+"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_SENTENCE = re.compile(r"[^.?!]+(?:[.?!]+|$)")
-# What a customer may not ask for: a member of staff put on the work, stock counts, the prices of the catalogue.
+_SENTENCE = re.compile(r".+?(?:[.?!]+(?= |$)|$)")
+# What a customer may not ask for: a named member of staff put on the work, stock counts, the prices of the
+# catalogue (a preference such as "the same stylist as last time" is theirs to state).
 STAFF_OPERATIONS = re.compile(
-    r"\b(?:assign(?:ed|ing)?\b.{0,40}\bto\b|(?:have|with|to be handled by) [^.?!]{0,60}\b(?:handle|assigned|handled)|"
-    r"should handle it|to the stock\b|\bstock (?:level|count)|restock|units? of [^.?!]{0,60} (?:to|from) (?:the )?"
-    r"(?:stock|inventory)|(?:set|align|change|raise|lower|update) the price)", re.IGNORECASE)
+    r"(?i:\bassign\b[^.?!]{0,60}\bto\b|should handle it|to be handled by|looking after it|"
+    r"to the stock\b|\bstock (?:level|count)s?\b|\brestock|\bunits? of [^.?!]{0,60} (?:to|from) (?:the )?(?:stock|inventory)|"
+    r"\b(?:set|align|change|raise|lower|update) the price)|"
+    r"\b(?:have|with|put) (?:[a-z]+ )?" + _NAME + r" (?:handle it|assigned|on it)\b")
+
+
+# How a sentence says the request reached the business: each channel by the words that state it.
+CHANNELS = {
+    "phone": re.compile(r"(?i)\b(?:called|rang|voicemail|on hold|off the (?:phone|call)|on the phone|phoned)\b"),
+    "email": re.compile(r"(?i)\b(?:emailed|sent us an email|wrote to us|overnight emails)\b"),
+    "post": re.compile(r"(?i)\b(?:letter|by post)\b"),
+    "web": re.compile(r"(?i)\b(?:web form|online form|contact form|enquiry form|chat widget|chatbot)\b"),
+    "in person": re.compile(r"(?i)\b(?:came in|stopped by|in the lobby|at the counter)\b"),
+}
+
+
+def channels(sentence: str) -> set[str]:
+    """The channels a sentence says the request came by (quoted values aside)."""
+    text = re.sub(r"(?<![A-Za-z])'.+?'(?![A-Za-z])", "''", sentence)
+    return {name for name, pattern in CHANNELS.items() if pattern.search(text)}
+
+
+def contradiction(instruction: str) -> str | None:
+    """Two sentences of one instruction that state different channels, or None."""
+    said = [(s, channels(s)) for s in sentences(instruction)]
+    stated = set().union(*(c for _, c in said)) if said else set()
+    if len(stated) > 1:
+        return " / ".join(s for s, c in said if c)
+    return None
 
 
 def _template_regex(template: str) -> str:
@@ -85,7 +114,8 @@ def voice_violation(task: RealismText) -> str | None:
     voice = voice_of(task.instruction)
     if voice == "proxy" and not task.refusal:
         return "acts for another person without a recorded authority"
-    if voice in ("self", "proxy") and STAFF_OPERATIONS.search(task.instruction):
+    if voice in ("self", "proxy") and STAFF_OPERATIONS.search(re.sub(r"(?<![A-Za-z])'.+?'(?![A-Za-z])", "''",
+                                                                      task.instruction)):
         return "a customer asks for a staff operation"
     return None
 
@@ -98,6 +128,7 @@ def realism(tasks: list[RealismText]) -> dict:
     top = in_tasks.most_common(1)[0] if in_tasks else ("", 0)
     voices = Counter(voice_of(t.instruction) for t in tasks)
     violations = [(t.instruction, why) for t in tasks if (why := voice_violation(t))]
+    contradicting = [t.instruction for t in tasks if contradiction(t.instruction)]
     return {
         "tasks": len(tasks),
         "multi_request_share": round(sum(len(t.intents) > 1 for t in tasks) / n, 4),
@@ -107,4 +138,6 @@ def realism(tasks: list[RealismText]) -> dict:
         "proxy_share": round(voices["proxy"] / n, 4),
         "voice_violations": len(violations),
         "voice_violation_examples": [f"{why}: {text[:200]}" for text, why in violations[:5]],
+        "contradictions": len(contradicting),
+        "contradiction_examples": [text[:200] for text in contradicting[:5]],
     }
