@@ -6,7 +6,8 @@ business, requests whose steps depend on each other or on a condition, aggregati
 of its own (one goal per message, as a person writes; its steps come from the request's own depth: lookups,
 chained and conditional steps), joins at most one in ten with a second request about the same person (a
 customer's two matters in one message, never two unrelated errands), and has the realiser
-(awm/builder/phrasing.py) write each instruction. Everything is drawn from rngs seeded by the scenario, so a seed gives the same tasks.
+(awm/builder/phrasing.py) write each instruction. Everything is drawn from rngs seeded by the scenario, so a
+seed gives the same tasks.
 """
 
 from __future__ import annotations

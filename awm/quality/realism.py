@@ -32,7 +32,8 @@ _SENTENCE = re.compile(r".+?(?:[.?!]+(?= |$)|$)")
 # catalogue (a preference such as "the same stylist as last time" is theirs to state).
 STAFF_OPERATIONS = re.compile(
     r"(?i:\bassign\b[^.?!]{0,60}\bto\b|should handle it|to be handled by|looking after it|"
-    r"to the stock\b|\bstock (?:level|count)s?\b|\brestock|\bunits? of [^.?!]{0,60} (?:to|from) (?:the )?(?:stock|inventory)|"
+    r"to the stock\b|\bstock (?:level|count)s?\b|\brestock|"
+    r"\bunits? of [^.?!]{0,60} (?:to|from) (?:the )?(?:stock|inventory)|"
     r"\b(?:set|align|change|raise|lower|update) the price)|"
     r"\b(?:have|with|put) (?:[a-z]+ )?" + _NAME + r" (?:handle it|assigned|on it)\b")
 

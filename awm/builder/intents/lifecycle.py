@@ -171,7 +171,8 @@ def reschedule_case(w: World) -> Plan | None:
         "reschedule {case} for {date}, {time}, with {staff} looking after it",
         "change {case} to {time} on {date} and put {STAFF} {staff} on it",
         "{they} would like {case} moved to {date} at {time} || do that and assign {staff} to it",
-    ), {"case": case_np, "date": when[:10], "time": clock(when), "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
+    ), {"case": case_np, "date": when[:10], "time": clock(when), "staff": w.person(member)}, party=ref,
+        voices=STAFF_ONLY)
     return Plan(calls, [status_goal(w, case, action.target, **{tc: {"prefix": when[:16]}, w.fk("staff"): member["id"]})],
                 say, targets={("case", case["id"])})
 
@@ -574,8 +575,8 @@ def reorder_latest(w: World) -> Plan | None:
         "find {their} most recent {CASE} and open a new one for {them} at the same {SITE} with exactly the same "
         "items and quantities",
         "repeat {their} last {CASE}: same {SITE}, same items, same quantities",
-        "{they} would like the same again || look up {their} latest {CASE} and create a new {CASE} that "
-        "copies its items and quantities, at the same {SITE}",
+        "{they} would like [the same again|to repeat {their} last {CASE}|another one just like the last] || look up "
+        "{their} latest {CASE} and create a new {CASE} that copies its items and quantities, at the same {SITE}",
         "set up a new {CASE} for {them} that mirrors {their} newest one (same {SITE}, same items and "
         "quantities)",
     ), {}, party=ref, voices=BOTH)
@@ -1113,13 +1114,14 @@ def close_relationship(w: World) -> Plan | None:
     goals.append(Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"status": "suspended"}))
     verb, done = _cancel_words(w)
     say = Say("do", (
-        "{they_are} [closing {their} account|moving on] || {cancel} every {CASE} of {theirs} that can still be "
-        "{done}, refund each captured {PAYMENT} on those with the reason {reason}, and then suspend {their} record",
+        "{they_are} [closing {their} account|moving on|moving away|switching providers] || {cancel} every {CASE} "
+        "of {theirs} that can still be {done}, refund each captured {PAYMENT} on those with the reason {reason}, and then suspend {their} record",
         "wind up {their} dealings here: {cancel} whatever {CASE/pl} can still be {done}, refund the captured "
         "{PAYMENT/pl} on them (reason {reason}), and suspend {them} at the end",
-        "{they} won't be needing {their} account any more || for each of {their} {CASE/pl} that can still be "
-        "{done}, {cancel} it and refund its captured {PAYMENT/pl} with the reason {reason}; [once that's done|after that], suspend "
-        "{them}",
+        "[{they} won't be needing {their} account any more|{they_have} decided to leave|{they_are} winding things "
+        "down here] || for each of {their} {CASE/pl} that can still be "
+        "{done}, {cancel} it and refund its captured {PAYMENT/pl} with the reason {reason}; [once that's done|after "
+        "that], suspend {them}",
     ), {"cancel": verb, "done": done, "reason": quote(reason)}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, targets={("party", party["id"])} | {("case", c["id"]) for c in cases})
 
