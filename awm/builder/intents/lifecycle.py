@@ -1115,7 +1115,8 @@ def close_relationship(w: World) -> Plan | None:
     verb, done = _cancel_words(w)
     say = Say("do", (
         "{they_are} [closing {their} account|moving on|moving away|switching providers] || {cancel} every {CASE} "
-        "of {theirs} that can still be {done}, refund each captured {PAYMENT} on those with the reason {reason}, and then suspend {their} record",
+        "of {theirs} that can still be {done}, refund each captured {PAYMENT} on those with the reason {reason}, "
+        "and then suspend {their} record",
         "wind up {their} dealings here: {cancel} whatever {CASE/pl} can still be {done}, refund the captured "
         "{PAYMENT/pl} on them (reason {reason}), and suspend {them} at the end",
         "[{they} won't be needing {their} account any more|{they_have} decided to leave|{they_are} winding things "
