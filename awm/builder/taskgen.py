@@ -73,17 +73,19 @@ def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
 
 
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")  # a set keeps the first drawn of these whatever its depth
+DEEP_STEPS = 6  # requests of at least this many steps come before shallower ones
 
 
 def _deepest_first(plans: list[Plan]) -> list[Plan]:
     """The drawn requests in the order tasks are made of them: the refusals and the first conditional and aggregate
-    request as drawn (a set keeps its mix of shapes), then the rest by depth, most steps first (one goal per task,
-    so a task's steps are its request's own: lookups, chained steps, a confirmation), ties in drawn order."""
+    request as drawn (a set keeps its mix of shapes), then the deep requests (`DEEP_STEPS` or more: one goal per
+    task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each
+    group in drawn order (so the intents stay varied)."""
     kept: list[Plan] = []
     for plan in plans:
         if plan.shape == "infeasible" or (plan.shape in KEPT_SHAPES and all(p.shape != plan.shape for p in kept)):
             kept.append(plan)
-    rest = sorted((p for p in plans if not any(p is k for k in kept)), key=lambda p: -len(p.calls))
+    rest = sorted((p for p in plans if not any(p is k for k in kept)), key=lambda p: len(p.calls) < DEEP_STEPS)
     return kept + rest
 
 

@@ -40,7 +40,7 @@ STAFF_OPERATIONS = re.compile(
 
 # How a sentence says the request reached the business: each channel by the words that state it.
 CHANNELS = {
-    "phone": re.compile(r"(?i)\b(?:called|rang|voicemail|on hold|off the (?:phone|call)|on the phone|phoned)\b"),
+    "phone": re.compile(r"(?i)\b(?:called|rang|voicemail|waiting on hold|off the (?:phone|call)|on the phone|phoned)\b"),
     "email": re.compile(r"(?i)\b(?:emailed|sent us an email|wrote to us|overnight emails)\b"),
     "post": re.compile(r"(?i)\b(?:letter|by post)\b"),
     "web": re.compile(r"(?i)\b(?:web form|online form|contact form|enquiry form|chat widget|chatbot)\b"),

@@ -56,6 +56,8 @@ def test_the_measures_read_voice_filler_and_contradictions_as_a_reader_would():
     assert voice_violation(RealismText(assigning.replace("Hi, this is Ann Lee.", "Ann Lee called."), ("x",))) is None
     assert contradiction("Brittany Garza sent a letter by post. It arrived via the chat widget. Cancel it.")
     assert contradiction("Brittany Garza called earlier. Please add the note 'Sent by post'.") is None
+    assert contradiction("Ann Lee wrote to us. Please confirm their booking that is on hold.") is None  # a status
+    assert contradiction("Ann Lee is waiting on hold. She wrote to us last week.")
     assert sentences("Mail ann.lee@example.net. Is it 2.50? Yes!") == ["Mail ann.lee@example.net.", "Is it 2.50?",
                                                                         "Yes!"]
     report = realism([RealismText("Two things. Cancel order 1. Also, ship order 2.", ("a", "b")),
