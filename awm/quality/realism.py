@@ -31,11 +31,11 @@ _SENTENCE = re.compile(r".+?(?:[.?!]+(?= |$)|$)")
 # What a customer may not ask for: a named member of staff put on the work, stock counts, the prices of the
 # catalogue (a preference such as "the same stylist as last time" is theirs to state).
 STAFF_OPERATIONS = re.compile(
-    r"(?i:\bassign\b[^.?!]{0,60}\bto\b|should handle it|to be handled by|looking after it|"
+    r"(?i:\bassign\b[^.?!]{0,60}\bto\b|should handle it|to be handled by|"
     r"to the stock\b|\bstock (?:level|count)s?\b|\brestock|"
     r"\bunits? of [^.?!]{0,60} (?:to|from) (?:the )?(?:stock|inventory)|"
     r"\b(?:set|align|change|raise|lower|update) the price)|"
-    r"\b(?:have|with|put) (?:[a-z]+ )?" + _NAME + r" (?:handle it|assigned|on it)\b")
+    r"\b(?:have|with|put) (?:[a-z]+ )?" + _NAME + r" (?:handle it|assigned|on it|looking after it)\b")
 
 
 # How a sentence says the request reached the business: each channel by the words that state it.
@@ -44,7 +44,8 @@ CHANNELS = {
     "email": re.compile(r"(?i)\b(?:emailed|sent us an email|wrote to us|overnight emails)\b"),
     "post": re.compile(r"(?i)\b(?:letter|by post)\b"),
     "web": re.compile(r"(?i)\b(?:web form|online form|contact form|enquiry form|chat widget|chatbot)\b"),
-    "in person": re.compile(r"(?i)\b(?:came in|stopped by|in the lobby|at the counter)\b"),
+    "in person": re.compile(r"(?i)\b(?:(?:came in|stopped by) (?:earlier|today|this morning)|in the lobby|"
+                            r"at the counter)\b"),
 }
 
 

@@ -52,12 +52,16 @@ def test_the_measures_read_voice_filler_and_contradictions_as_a_reader_would():
     quoted = "Hi, this is Ann Lee. Cancel my order and send me an email with the subject 'It has been handled'."
     assert voice_violation(RealismText(assigning, ("reschedule_case",))) == "a customer asks for a staff operation"
     assert voice_violation(RealismText(preference, ("book_with_same_staff",))) is None
+    asking = "Hi, this is Ann Lee. Where does my latest booking stand, and who is looking after it?"
+    assert voice_violation(RealismText(asking, ("case_status_question",))) is None
     assert voice_violation(RealismText(quoted, ("cancel_case",))) is None
     assert voice_violation(RealismText(assigning.replace("Hi, this is Ann Lee.", "Ann Lee called."), ("x",))) is None
     assert contradiction("Brittany Garza sent a letter by post. It arrived via the chat widget. Cancel it.")
     assert contradiction("Brittany Garza called earlier. Please add the note 'Sent by post'.") is None
     assert contradiction("Ann Lee wrote to us. Please confirm their booking that is on hold.") is None  # a status
     assert contradiction("Ann Lee is waiting on hold. She wrote to us last week.")
+    assert contradiction("Ann Lee left a voicemail. Their car came in showing 16944 miles. Record it.") is None
+    assert contradiction("Ann Lee left a voicemail. Ann Lee came in this morning. Record it.")
     assert sentences("Mail ann.lee@example.net. Is it 2.50? Yes!") == ["Mail ann.lee@example.net.", "Is it 2.50?",
                                                                         "Yes!"]
     report = realism([RealismText("Two things. Cancel order 1. Also, ship order 2.", ("a", "b")),
