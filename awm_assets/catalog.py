@@ -117,4 +117,7 @@ def environment_catalog(context: dg.AssetExecutionContext, config: CatalogConfig
             ("top_phrasing_skeleton_share", "top_skeleton_share"),
             ("top_request_sentence_share", "top_request_sentence_share"),
             ("cross_domain_near_duplicate_share", "cross_domain_near_duplicate_share"))},
+        **{name: summary.diversity.get("realism", {}).get(key, 0) for name, key in (
+            ("multi_request_share", "multi_request_share"), ("top_context_sentence_share", "top_sentence_share"),
+            ("user_goal_share", "user_goal_share"), ("voice_violations", "voice_violations"))},
     })

@@ -356,6 +356,10 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
                f"                         near-duplicate in another domain "
                f"{diversity.get('cross_domain_near_duplicate_share', 0):.1%}, steps per task mean "
                f"{diversity.get('steps', {}).get('mean', 0)},\n                         {shapes}")
+    real = diversity.get("realism") or {}
+    realism_line = (f"{real.get('multi_request_share', 0):.1%} of tasks join two requests, most frequent sentence in "
+                    f"{real.get('top_sentence_share', 0):.1%} of tasks,\n                         first-person user "
+                    f"goals {real.get('user_goal_share', 0):.1%}, voice violations {real.get('voice_violations', 0)}")
     by_class = "\n                         ".join(
         ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.proofs.items())[i:i + 3])
         for i in range(0, len(totals.proofs), 3))
@@ -369,6 +373,7 @@ Done in {seconds:.0f}s.
                          (mutations) and accepted {accepted} of {alternatives} valid alternatives
   proofs by class        {by_class}
   task variety           {variety}
+  realism                {realism_line}
   published              {catalog.get('published_environments', 0)} environments, {catalog.get('published_tasks', 0)} tasks \
 (quarantined {catalog.get('quarantined_environments', 0)}, failed {catalog.get('failed_environments', 0)})
   artifacts              {store.corpus_dir}

@@ -4,8 +4,12 @@ An intent (awm/builder/intents) decides what must change and what must be answer
 realiser a `Say`: its core clauses (templates in a small language, below) and the values to fill in.
 The realiser, driven by a seeded rng, picks one core clause, a voice (a staff member asking, or the
 customer writing in the first person), a frame ("Can you ...?", "I need you to ...", a bare
-imperative, a question), an introduction naming who the request is about, and an optional closing
-remark, then checks the sentence for template holes and grammar faults.
+imperative, a question), an introduction naming who the request is about, and now and then a sentence of
+context a customer might add (awm/builder/intents/context.py; no closing remarks, no asides of staff: filler
+a request does not carry), then checks the sentence for template holes and grammar faults.
+
+Someone writing for a relative or colleague (the "proxy" voice) is not written by the realiser: no world
+records the authority to act for another person, so such a request could not rightly be carried out.
 
 A core clause may start with a sentence of context: "{their} {CASE} {code} is packed || ship it" gives
 "Their order ORD-1042 is packed. Can you ship it?".
@@ -20,6 +24,7 @@ The template language:
   {their} {them} {they} {they_have} {they_are} {they_were} {have_they} {are_they} {do_they} {did_they}
                 the person the request is about: "their", "them", ... when a staff member writes;
                 "my", "me", "I", "I've", "I'm", "I was", "have I", ... when that person writes
+  {us}          the business: "us" when a member of staff writes, "you" when the customer does
   {party}       that person, named in full the first time (staff voice) or "me" (their own voice)
 """
 
@@ -95,10 +100,10 @@ class Voice:
 STAFF = Voice("staff", {"their": "their", "them": "them", "they": "they", "they_have": "they have",
                         "they_are": "they are", "they_were": "they were", "have_they": "have they",
                         "are_they": "are they", "do_they": "do they", "did_they": "did they", "theirs": "theirs",
-                        "themselves": "themselves"})
+                        "themselves": "themselves", "us": "us"})
 SELF = Voice("self", {"their": "my", "them": "me", "they": "I", "they_have": "I've", "they_are": "I'm",
                       "they_were": "I was", "have_they": "have I", "are_they": "am I", "do_they": "do I",
-                      "did_they": "did I", "theirs": "mine", "themselves": "myself"})
+                      "did_they": "did I", "theirs": "mine", "themselves": "myself", "us": "you"})
 
 RELATIONS = ("partner", "child", "parent", "spouse", "colleague", "flatmate", "sibling")
 
@@ -309,7 +314,7 @@ ACTION_FRAMES = {
         "Please {do}.", "Can you {do}?", "Could you {do}?", "I'd like you to {do}.", "I need you to {do}.",
         "Would you be able to {do}?", "I was hoping you could {do}.", "Could you please {do}?",
         "I'd be grateful if you could {do}.", "Is it possible to {do}?", "I'm writing to ask you to {do}.",
-        "Can you help me? I'd like to {do}.", "{Do}, please.", "Would you kindly {do}?",
+        "Can you help me with this: I'd like to {do}.", "{Do}, please.", "Would you kindly {do}?",
     ),
 }
 # Frames that take any clause, for a core clause that does not start with a verb ("if ...", "on ...").
@@ -323,16 +328,16 @@ _NOT_A_VERB = {"if", "unless", "on", "for", "once", "when", "whichever", "whoeve
                "before", "while", "since", "as", "should", "with"}
 QUESTION_FRAMES = {
     "staff": (
-        "{Ask}?", "Quick question: {ask}?", "Can you check something for me? {Ask}?",
-        "I need to know this: {ask}?", "Could you look this up? {Ask}?", "Help me out here: {ask}?",
-        "For a report I'm writing: {ask}?", "Can you find out for me? {Ask}?", "One question: {ask}?",
-        "I'm trying to work something out. {Ask}?", "Do you know this? {Ask}?", "Please check: {ask}?",
-        "Settle a debate for me: {ask}?", "Before my meeting, {ask}?", "Could you dig this up? {Ask}?",
-        "Mind looking something up? {Ask}?", "Out of interest, {ask}?",
+        "{Ask}?", "Quick question: {ask}?", "Can you check something for me: {ask}?",
+        "I need to know this: {ask}?", "Could you look this up: {ask}?", "Help me out here: {ask}?",
+        "For a report I'm writing: {ask}?", "Can you find out for me: {ask}?", "One question: {ask}?",
+        "I'm trying to work something out: {ask}?", "Do you happen to know: {ask}?", "Please check: {ask}?",
+        "Settle a debate for me: {ask}?", "Before my meeting, {ask}?", "Could you dig this up: {ask}?",
+        "Mind looking something up: {ask}?", "Out of interest, {ask}?",
     ),
     "self": (
-        "{Ask}?", "I'd like to know: {ask}?", "Quick question: {ask}?", "Could you tell me something? {Ask}?",
-        "I've been wondering: {ask}?", "Can you check for me? {Ask}?", "Sorry to bother you, but {ask}?",
+        "{Ask}?", "I'd like to know: {ask}?", "Quick question: {ask}?", "Could you tell me: {ask}?",
+        "I've been wondering: {ask}?", "Can you check for me: {ask}?", "Sorry to bother you, but {ask}?",
     ),
 }
 # Introductions name the person the request is about; the core clause then says {their}, {them}.
@@ -360,9 +365,9 @@ STAFF_INTROS = (
 )
 _SELF_INTROS_BY_IDENT = {
     "name_email": ("Hi, this is {name} ({email}).", "Hello, my name is {name} and my email is {email}.",
-                   "Dear support, I'm {name}, reachable at {email}.", "Evening! {name} here, on {email}.",
-                   "Hi there. I'm {name}, {email}.", "{name} here ({email}).",
-                   "Good morning, I'm {name} (email: {email}).", "Hello! {name} writing, {email}."),
+                   "Dear support, I'm {name}, reachable at {email}.", "Evening, {name} here, on {email}.",
+                   "Hi there, I'm {name}, {email}.", "{name} here ({email}).",
+                   "Good morning, I'm {name} (email: {email}).", "Hello, {name} writing, {email}."),
     "email": ("Hi, my email address is {email}.", "Hello, I'm the [customer|account holder] at {email}.",
               "Hi, writing from {email}.", "Hello, this is the account {email}."),
     "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}.",
@@ -375,17 +380,6 @@ _PROXY_INTROS_BY_IDENT = {
     "email": ("Hi, I'm asking on behalf of my {relation}, whose email address is {email}.",
               "Hello, my {relation} has an account with you under {email}."),
     "name": ("Hello, I'm calling for my {relation}, {name}.", "Hi, this is about my {relation}, {name}."),
-}
-CLOSINGS = {
-    "do": ("", "", "", "Thanks.", "Thank you!", "Thanks in advance.", "Much appreciated.",
-           "Let me know once it's done.", "No rush.", "I need this fairly soon.",  # not "urgent": a priority value
-           "It's fairly time-sensitive.", "Thanks a lot.", "Cheers.",
-           "Shout if anything is unclear.", "Let me know if you hit a snag.", "Thanks for sorting this out.",
-           "I owe you one.", "Thanks, that's all for now.", "Appreciate the quick turnaround.",
-           "Ping me when it's finished.", "Many thanks.", "Have a good one.", "Cheers for your help."),
-    "ask": ("", "", "", "Thanks.", "Thank you!", "Appreciate it.", "Thanks for checking.", "Cheers.",
-            "I need it for a report.", "Thanks so much.", "Thanks for looking into it.",
-            "No rush on this one.", "Just curious.", "It's for the monthly summary.", "Many thanks."),
 }
 # Words a sentence may start with that a connector lowers ("Also, please ...").
 _FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next", "One", "Need", "It", "As",
@@ -489,10 +483,10 @@ def intro_options(say: Say, voice: str) -> tuple[str, ...]:
 
 
 def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pick: Callable[[int], int],
-                   frame: str, closing: str = "", intro: str | None = None, context: str | None = None,
+                   frame: str, intro: str | None = None, context: str | None = None,
                    relation: str = "partner") -> str:
     """The whole instruction for one request: introduction (when the clause needs one), a sentence of context
-    (when given), the framed clause, and the closing remark."""
+    (when given) and the framed clause."""
     ctx = _context(say, voice, labels, pick, relation)
     parts = []
     if say.needs_intro(clause, voice):
@@ -506,8 +500,6 @@ def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pi
     if lead:
         parts.append(capitalise(tidy(ctx.render(parse(vary(lead)))) + "."))
     parts.append(apply_frame(frame, tidy(ctx.render(parse(vary(core))))))
-    if closing:
-        parts.append(closing)
     return tidy(" ".join(parts))
 
 
@@ -519,7 +511,6 @@ CONNECTORS = {
     "ask": ("Also, {second}?", "One more thing: {second}?", "And {second}?", "Separately, {second}?",
             "Besides that, {second}?", "Another question: {second}?", "While you're at it, {second}?"),
 }
-OPENERS_OF_TWO = ("", "", "", "Two things. ", "I have two requests. ", "A couple of things. ")
 
 
 def connectors(mood: str, clause: str) -> tuple[str, ...]:
@@ -531,7 +522,7 @@ def connectors(mood: str, clause: str) -> tuple[str, ...]:
     return tuple(c for c in options if not _BEFORE_A_VERB.search(c.replace("{second}", "")))
 
 
-def _same_party(first: Say, second: Say) -> bool:
+def same_party(first: Say, second: Say) -> bool:
     """About the same person, named the same way (the second request looks them up as the first names them)."""
     return first.party is not None and second.party is not None and first.party.query == second.party.query
 
@@ -540,7 +531,7 @@ def compatible(first: Say, second: Say) -> tuple[str, ...]:
     """The voices two requests can be asked in together (none: they cannot be joined). The second must not
     need an introduction of its own: it is about the same person, about no one, or names them itself."""
     voices = tuple(v for v in first.voices if v in second.voices)
-    if second.party is None or _same_party(first, second):
+    if second.party is None or same_party(first, second):
         return voices
     if first.party is None and "self" not in second.voices:
         return ()
@@ -571,16 +562,14 @@ class Realiser:
         return chosen
 
     def voice(self, voices: tuple[str, ...]) -> str:
-        """The writer: a staff member, or (where the request allows it) the person themself or someone writing
-        for them."""
+        """The writer: a staff member, or (where the request allows it) the person themself, half the time."""
         if "self" not in voices:
             return voices[self.pick(len(voices))]
-        return ("staff", "staff", "self", "self", "proxy")[self.pick(5)]
+        return ("staff", "self")[self.pick(2)]
 
     def _context_sentence(self, voice: str, say: Say) -> str | None:
         pool = self.context.get("staff" if voice == "staff" else "self", ())
-        share = CONTEXT_SHARE if say.party is not None else CONTEXT_SHARE_WITHOUT_INTRO
-        if not pool or self.rng.random() >= share:
+        if not pool or self.rng.random() >= CONTEXT_SHARE:
             return None
         return self.choose(pool)
 
@@ -593,16 +582,15 @@ class Realiser:
         voice = self.voice(voices)
         relation = RELATIONS[self.pick(len(RELATIONS))]
         clause = first.clauses[self.pick(len(first.clauses))]
-        closing = CLOSINGS[first.mood][self.pick(len(CLOSINGS[first.mood]))]
         context = self._context_sentence(voice, first)
         frame = self.choose(frames(first.mood, voice, clause))
         if len(says) == 1:
-            return render_request(first, clause, voice, self.labels, self.pick, frame, closing, context=context,
+            return render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
                                   relation=relation)
         second = says[1]
         text = render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
                               relation=relation)
-        same = _same_party(first, second)
+        same = same_party(first, second)
         options = [c for c in second.clauses if " || " not in c and (not second.needs_intro(c, voice) or same)] or [
             c for c in second.clauses if " || " not in c]
         clause2 = options[self.pick(len(options))]
@@ -611,13 +599,10 @@ class Realiser:
         core2 = tidy(ctx.render(parse(vary(clause2))))
         options = connectors(second.mood, clause2)
         connector = options[self.pick(len(options))]
-        opener = OPENERS_OF_TWO[self.pick(len(OPENERS_OF_TWO))]
-        joined = opener + text + " " + connector.replace("{second}", core2)
-        return tidy(joined + (" " + closing if closing else ""))
+        return tidy(text + " " + connector.replace("{second}", core2))
 
 
-CONTEXT_SHARE = 0.5  # how often a request about a person opens with a sentence of context (after the introduction)
-CONTEXT_SHARE_WITHOUT_INTRO = 0.75  # and a request about no one in particular, which has no introduction
+CONTEXT_SHARE = 0.2  # how often a request that has sentences of context for its voice opens with one
 
 
 # --- checking the English ------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 
 The intents (awm/builder/intents) decide what each request changes and answers; this module draws the
 intents that fit a world (a business rule that must refuse, the ones specific to the world's category of
-business, requests whose steps depend on each other or on a condition, aggregations), joins short
-independent requests in pairs as a person would ask them, and has the realiser (awm/builder/phrasing.py)
-write each instruction. Everything is drawn from rngs seeded by the scenario, so a seed gives the same tasks.
+business, requests whose steps depend on each other or on a condition, aggregations), makes each request a task
+of its own (one goal per message, as a person writes; its steps come from the request's own depth: lookups,
+chained and conditional steps), joins at most one in ten with a second request about the same person (a
+customer's two matters in one message, never two unrelated errands), and has the realiser
+(awm/builder/phrasing.py) write each instruction. Everything is drawn from rngs seeded by the scenario, so a
+seed gives the same tasks.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from awm.builder.data import Rows
 from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
 from awm.builder.intents.context import context_for
-from awm.builder.phrasing import Realiser, compatible
+from awm.builder.phrasing import Realiser, compatible, same_party
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import WorldPlan, stable_seed
 from awm.contracts import DerivedArgument, Task, TaskSet, ToolCall
 
 TASKS_PER_ENV = 10
 SHORT_TASK_STEPS = 8  # independent requests this short may be asked together, two in one task
+PAIR_SHARE = 0.1  # at most this share of a set's tasks join two requests (then about the same person)
 PAIRABLE = ("action", "question", "aggregate", "infeasible", "chained", "conditional")
 # How many intents of each shape a task set starts with (when the world has them), before the rest.
 QUOTAS = (("infeasible", 1), ("specific", 3), ("chained", 3), ("conditional", 1), ("aggregate", 1))
@@ -66,6 +70,23 @@ def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
                     used |= plan.targets
                     break
     return plans
+
+
+KEPT_SHAPES = ("infeasible", "conditional", "aggregate")  # a set keeps the first drawn of these whatever its depth
+DEEP_STEPS = 6  # requests of at least this many steps come before shallower ones
+
+
+def _deepest_first(plans: list[Plan]) -> list[Plan]:
+    """The drawn requests in the order tasks are made of them: the refusals and the first conditional and aggregate
+    request as drawn (a set keeps its mix of shapes), then the deep requests (`DEEP_STEPS` or more: one goal per
+    task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each
+    group in drawn order (so the intents stay varied)."""
+    kept: list[Plan] = []
+    for plan in plans:
+        if plan.shape == "infeasible" or (plan.shape in KEPT_SHAPES and all(p.shape != plan.shape for p in kept)):
+            kept.append(plan)
+    rest = sorted((p for p in plans if not any(p is k for k in kept)), key=lambda p: len(p.calls) < DEEP_STEPS)
+    return kept + rest
 
 
 def _pairable(plan: Plan) -> bool:
@@ -195,34 +216,31 @@ def _clash(a: Plan, b: Plan) -> bool:
 
 
 def _mates(a: Plan, b: Plan) -> bool:
-    """Requests that can be asked together: any two, but not two refusals, and a refusal only when it may share
-    (most stand alone, so that a task that is nothing but a refusal stays common)."""
+    """Requests a person would send in one message: two matters of the same person (a customer's, named the same
+    way), neither a refusal that stands alone, and not two refusals."""
     if a.shape == "infeasible" and b.shape == "infeasible":
         return False
-    return not (a.shape == "infeasible" and a.alone) and not (b.shape == "infeasible" and b.alone)
+    if (a.shape == "infeasible" and a.alone) or (b.shape == "infeasible" and b.alone):
+        return False
+    return same_party(a.say, b.say)
 
 
 def _assemble(plans: list[Plan], count: int) -> list[list[Plan]]:
-    """Each task's requests: long ones alone, short independent ones with a short partner of the same mood
-    that can be asked in the same voice."""
+    """Each task's requests: one request per task, but for at most `PAIR_SHARE` of the tasks, where a short
+    request is joined by a short, independent request about the same person that can be asked in the same voice."""
     tasks: list[list[Plan]] = []
-    waiting: list[Plan] = []
+    pairs = int(count * PAIR_SHARE)
     for plan in plans:
-        if len(tasks) + sum(p.shape == "infeasible" for p in waiting) >= count:
+        if len(tasks) >= count:
             break
-        if not _pairable(plan):
-            tasks.append([plan])
-            continue
-        partner = next((p for p in waiting if _mates(p, plan) and compatible(p.say, plan.say)
-                        and not _clash(p, plan)), None)
+        partner = next((i for i, t in enumerate(tasks) if pairs and len(t) == 1 and _pairable(t[0])
+                        and _pairable(plan) and _mates(t[0], plan) and compatible(t[0].say, plan.say)
+                        and not _clash(t[0], plan)), None)
         if partner is None:
-            waiting.append(plan)
-        else:
-            waiting.remove(partner)
-            tasks.append([partner, plan])
-    for plan in sorted(waiting, key=lambda p: p.shape != "infeasible"):
-        if len(tasks) < count:
             tasks.append([plan])
+        else:
+            tasks[partner].append(plan)
+            pairs -= 1
     return tasks
 
 
@@ -254,15 +272,15 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect) -
 
 
 def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> TaskSet:
-    """`count` tasks from the intents that fit this world; short independent requests are paired."""
+    """`count` tasks from the intents that fit this world, one request each (a few join two matters of one person)."""
     sc = plan.scenario
     rng = random.Random(stable_seed("tasks", sc.seed))
     world = World(plan, rows, rng)
     fitting = [i for i in INTENTS.values() if i.fits(world)]
     order = _ordered(fitting, rng)
-    grouped = _assemble(_draw(world, order, 2 * count), count)
+    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count)), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
-        grouped = _assemble(_draw(world, order * 2, 4 * count), count)
+        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count)), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
     dialect = dialect_for(plan)

@@ -32,6 +32,7 @@ from awm.domains import split_env_id
 from awm.errors import AWMError
 from awm.quality.diversity import Masker, TaskText, corpus_diversity
 from awm.quality.findings import check_named_in
+from awm.quality.realism import RealismText, realism
 from awm.store import ArtifactStore, atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -240,12 +241,17 @@ def task_texts(store: ArtifactStore, entries: list[CatalogEntry]) -> list[TaskTe
 
 def task_diversity(store: ArtifactStore, entries: list[CatalogEntry]) -> dict:
     """How varied the published tasks are: intents, phrasing skeletons, vocabulary, cross-domain
-    near-duplicates, shapes, steps and tools per task (the builder's intents give the shapes)."""
+    near-duplicates, shapes, steps and tools per task (the builder's intents give the shapes), and under
+    "realism" whether they read like a real user's requests (awm/quality/realism.py)."""
     from awm.builder.intents import INTENTS
 
     shapes = {name: i.shape for name, i in INTENTS.items()}
     specific = {name for name, i in INTENTS.items() if i.specific}
-    return corpus_diversity(task_texts(store, entries), shapes, specific)
+    texts = task_texts(store, entries)
+    report = corpus_diversity(texts, shapes, specific)
+    report["realism"] = realism([RealismText(t.instruction, t.intents,
+                                             all(shapes.get(i) == "infeasible" for i in t.intents)) for t in texts])
+    return report
 
 
 def diversity_table(report: dict) -> str:
@@ -267,6 +273,12 @@ def diversity_table(report: dict) -> str:
             f"| steps per task | mean {report['steps']['mean']}, median {report['steps']['median']} |",
             f"| distinct tools per task | mean {report['distinct_tools']['mean']}, median "
             f"{report['distinct_tools']['median']} |"]
+    real = report.get("realism")
+    if real:
+        rows += [f"| tasks joining two requests | {real['multi_request_share']:.2%} |",
+                 f"| most frequent sentence | {real['top_sentence_share']:.2%} of tasks: `{real['top_sentence'][:80]}` |",
+                 f"| first-person user goals | {real['user_goal_share']:.2%} |",
+                 f"| voice violations | {real['voice_violations']} |"]
     for shape, counts in report["shapes"].items():
         rows.append(f"| {shape} tasks | {counts['tasks']} ({counts['share']:.2%}) |")
     return "\n".join(rows)

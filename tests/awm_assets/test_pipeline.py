@@ -76,6 +76,10 @@ def test_materialize_one_domain_end_to_end(tmp_path):
         assert catalog_meta["instruction_vocabulary"] > 100 and "| distinct intents |" in catalog_meta["task_diversity"]
         assert 0 < catalog_meta["top_request_sentence_share"] <= 1 and "request sentence" in catalog_meta["task_diversity"]
         assert 0 <= catalog_meta["cross_domain_near_duplicate_share"] <= 1
+        # and whether they read like a real user's requests
+        assert catalog_meta["voice_violations"] == 0 and catalog_meta["multi_request_share"] <= 0.1
+        assert 0 < catalog_meta["top_context_sentence_share"] <= 1 and 0 <= catalog_meta["user_goal_share"] <= 1
+        assert diversity["realism"]["tasks"] == 20 and "| voice violations | 0 |" in catalog_meta["task_diversity"]
 
         # a second materialization reuses every valid environment
         again = dg.materialize(STAGES, partition_key="dental_clinic", instance=instance,

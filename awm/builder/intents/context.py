@@ -1,314 +1,125 @@
-"""Sentences of context a request may open with, as people add them: a colleague's aside about the day, a
-customer's reason for writing. Each category of business has its own, and every business has the general ones.
-They change nothing the task asks for (no values, no conditions); they are part of how people write."""
+"""Sentences of context a customer's message may open with: why they write, what their days are like. They
+change nothing the task asks for (no values, no conditions, no facts about their records, no word on how the
+message arrived), so an agent must rightly ignore them; each category of business has a few of its own, and every
+business shares the general ones. A member of staff writes no such sentence: an aside about the day ("the phones
+have not stopped") is filler a request to the system does not carry.
+
+The realiser (awm/builder/phrasing.py) opens a first-person request with one now and then (`CONTEXT_SHARE`), so no
+sentence is in more than a small share of tasks (awm/quality/realism.py measures it)."""
 
 from __future__ import annotations
 
-GENERAL = {
-    "staff": (
-        "We're a bit behind today.", "The phones have not stopped this morning.", "This came in through the web form.",
-        "I promised to get back to them before noon.", "The manager asked me to pass this on.",
-        "I'm covering the front desk for a colleague.", "Sorry, I'm juggling a few things at once.",
-        "This one has been sitting in my inbox since yesterday.", "Let's get this off the list before lunch.",
-        "It came up in this morning's team meeting.", "The regional manager is asking about it.",
-        "I'd do it myself, but I'm stuck in meetings all afternoon.", "It's end of month, so everything is a rush.",
-        "Following up on something from last week.", "Small favour to ask.", "Another one from the queue.",
-        "I've double-checked the details below.", "Head office flagged this in the weekly review.",
-        "Let's keep the customer happy on this one.", "I know it's a busy day, sorry.",
-        "This should only take a minute.", "I'm new here, so I'd rather you handle it.",
-        "We talked about this on the morning call.", "It's on today's checklist.",
-        "The customer has been patient, so let's be quick.", "I promised a reply before close of business.",
-        "Quality assurance will sample this one later.", "We're trying to clear the backlog before Friday.",
-        "The system was sluggish earlier, so double-check it went through.", "Legal reminded us to keep good records.",
-        "I'm handing over to the evening team soon.", "Our supervisor is keen to see this sorted today.",
-        "It's part of the weekly clean-up.", "I flagged this during yesterday's huddle.",
-        "I'm working through the overnight emails.", "Accounts asked for this to be tidied up.",
-        "The audit trail needs to be complete on this one.", "I'd rather not leave it for the weekend.",
-        "We got a friendly reminder about this from management.", "The customer sounded frustrated on the phone.",
-        "Thanks again for picking this up.", "It arrived via the chat widget.",
-        "I've been asked to escalate anything older than a week.", "The numbers need to be right for the quarterly report.",
-        "Our new hire shadowed me on this, so let's do it by the book.", "The compliance officer is reviewing files tomorrow.",
-        "Apparently the previous shift ran out of time.", "I jotted the details down during the call.",
-        "Please treat this as routine.", "Customer satisfaction scores are slipping, so care matters here.",
-        "Finance needs the ledger reconciled by Monday.", "The branch director walked past and asked about it.",
-        "This landed on my desk by mistake, but it's simple enough.", "I double-checked the spelling of the name.",
-        "Our ticketing tool is down, so I'm asking directly.", "The intern prepared the details; they look right to me.",
-        "Let's avoid another complaint.", "We promised a callback within the hour.",
-        "Coffee first, then this one.", "Operations wants fewer loose ends this month.",
-        "Heads up: the office closes early today.", "Our regional newsletter featured this customer last year.",
-        "A journalist once wrote about a similar mix-up, so let's be careful.", "The fire drill interrupted me earlier.",
-        "My manager is on holiday, so I'm deciding things today.", "The printer is broken, so I'm typing this out.",
-        "We're piloting a faster process this quarter.", "The weather knocked out our Wi-Fi for an hour.",
-        "I'm double-booked this afternoon.", "The receptionist handed me a sticky note about it.",
-    ),
-    "self": (
-        "I've been a customer of yours for years.", "Sorry if this is the wrong place to ask.",
-        "I tried to do this on the website but got stuck.", "I hope this is a quick one.",
-        "A friend recommended you to me.", "I'm writing from my phone, so please excuse any typos.",
-        "Thanks for your help last time.", "I'm travelling this week and only have a minute.",
-        "I called earlier but the line was busy.", "Sorry for the short notice.", "I hope you can help.",
-        "This is my second message about it.", "I'm not very good with online forms.",
-        "I'd really appreciate a quick reply.", "My schedule changed at the last minute.",
-        "I read your help pages but couldn't find the answer.", "It's been on my to-do list for a while.",
-        "Hope you're having a good week.", "I'm happy to answer any questions.",
-        "My neighbour suggested I write in.", "I'm usually hard to reach during working hours.",
-        "Apologies for the long message.", "I'd prefer a written confirmation if possible.",
-        "I'm a bit anxious to get this settled.", "The chatbot couldn't help me with this.",
-        "I have a busy week ahead.", "Honestly, I'm quite disappointed so far.",
-        "Everything else has been great, by the way.", "My bank asked me to sort this out quickly.",
-        "I'm abroad at the moment, so email suits me best.", "I'm writing on my lunch break.",
-        "My English isn't perfect, so bear with me.", "I've recommended you to several colleagues.",
-        "The deadline on my side is tight.", "I was told to contact you directly.",
-        "My spouse usually handles these things.", "It's my first time doing this.",
-        "I tried calling twice without luck.", "I'd rather not repeat this story again.",
-        "Fingers crossed this is straightforward.", "I'm recovering from the flu, so forgive the brevity.",
-        "My accountant keeps asking me about it.", "I'm organised, but this slipped through.",
-        "My phone battery is nearly dead.", "I'm rather old-fashioned about paperwork.",
-        "Sorry, my handwriting on the form was messy.", "Our household budget is tight this month.",
-        "I'd be happy to leave a review afterwards.", "My previous provider was hopeless.",
-        "Weekends are hectic for us.", "I'm visually impaired, so plain replies help.",
-    ),
-}
+GENERAL = (
+    "I've been a customer of yours for years.", "A friend recommended you to me.",
+    "I'm travelling this week and only have a minute.", "Sorry for the short notice.", "I hope you can help.",
+    "I'm not very good with online forms.", "My schedule changed at the last minute.",
+    "It's been on my to-do list for a while.", "I'm usually hard to reach during working hours.",
+    "I'm a bit anxious to get this settled.", "I have a busy week ahead.", "I'm writing on my lunch break.",
+    "My English isn't perfect, so bear with me.", "The deadline on my side is tight.",
+    "My spouse usually handles these things.", "It's my first time doing this.",
+    "I'm organised, but this slipped through.", "I'm rather old-fashioned about paperwork.",
+    "Our household budget is tight this month.", "Weekends are hectic for us.",
+    "I'm recovering from the flu, so forgive the brevity.", "My accountant keeps asking me about it.",
+    "I'd rather not repeat this story again.", "I'm visually impaired, so plain replies help.",
+)
 
-BY_CATEGORY: dict[str, dict[str, tuple[str, ...]]] = {
-    "agriculture": {
-        "staff": ("Planting season has everyone rushing.", "The co-op board meets on Thursday.",
-                  "Harvest orders are piling up.",
-                  "The soil tests came back this week.",
-                  "Fertiliser prices jumped again.",),
-        "self": ("I'm out in the fields most of the day.", "The weather has been hard on my crops this year.",
-                 "My irrigation pump broke down last week.",
-                 "Our cattle need feed by the weekend.",),
-    },
-    "automotive": {
-        "staff": ("The service bays are full today.", "The parts delivery came in late again.",
-                  "We have three cars waiting on the lift.",
-                  "The diagnostic scanner keeps timing out.",
-                  "A warranty auditor visits on Thursday.",),
-        "self": ("My car is my only way to get to work.", "I need the car back before the weekend.",
-                 "The warning light came on again on the motorway.",
-                 "I commute forty miles each way.",),
-    },
-    "banking": {
-        "staff": ("Quarter end is keeping the branch busy.", "Compliance wants these handled by the book.",
-                  "The branch queue is out the door.",
-                  "The mortgage desk is swamped with refinancing requests.",
-                  "Regulators are visiting the branch soon.",),
-        "self": ("I check my statements every month.", "I'm a little worried about my account.",
-                 "I'm saving up for a deposit on a flat.",
-                 "My salary lands at the end of the month.",),
-    },
-    "commerce": {
-        "staff": ("The weekend sale doubled our orders.", "The warehouse is short-staffed.",
-                  "Returns always spike after the holidays.",
-                  "The courier lost two parcels yesterday.",
-                  "Our flash sale ends at midnight.",),
-        "self": ("I shop with you quite often.", "The parcel tracking page wasn't much help.",
-                 "It's a birthday present for my niece.",
-                 "The size guide on the website was confusing.",),
-    },
-    "education": {
-        "staff": ("Enrolment week is always hectic.", "The term starts on Monday.",
-                  "Parents have been calling all morning.",
-                  "Report cards go home on Friday.",
-                  "The admissions committee meets next week.",),
-        "self": ("I'm a parent trying to keep on top of the paperwork.", "Our family's schedule is packed this term.",
-                 "My son starts secondary school in September.",
-                 "The scholarship paperwork is overwhelming.",),
-    },
-    "energy": {
-        "staff": ("The crews are out on installations all day.", "Storm season has the call centre busy.",
-                  "The rebate programme closes at the end of the month.",
-                  "The heat pump installers are fully booked.",
-                  "Grid operators announced maintenance works.",),
-        "self": ("We're trying to cut our energy bills.", "We had a power cut last week.",
-                 "Our boiler is almost twenty years old.",
-                 "We just fitted new insulation in the loft.",),
-    },
-    "fintech": {
-        "staff": ("Fraud alerts have been up this week.", "The risk team flagged this one.",
-                  "Settlement runs at five, so let's be quick.",
-                  "Chargebacks doubled after the holiday sales.",
-                  "The reconciliation job failed overnight.",),
-        "self": ("I run a small business, so cash flow matters to me.", "I noticed this in the app this morning.",
-                 "My card was declined at the checkout twice.",
-                 "I track every transaction in a spreadsheet.",),
-    },
-    "fitness": {
-        "staff": ("The January rush has started early.", "The evening classes are packed.",
-                  "Two trainers called in sick.",
-                  "The spin studio is being renovated.",
-                  "Membership renewals peak this month.",),
-        "self": ("I'm trying to get back into a routine.", "My physio gave me some new advice.",
-                 "I'm training for a half marathon.",
-                 "My knee has been playing up lately.",),
-    },
-    "food_and_beverage": {
-        "staff": ("The kitchen is slammed tonight.", "We're short on delivery drivers.",
-                  "The supplier shorted us again this week.",
-                  "The walk-in fridge was serviced this morning.",
-                  "A food critic booked for Saturday.",),
-        "self": ("We're hosting family this weekend.", "I'm very careful about what I eat.",
-                 "We're vegetarian, so ingredients matter.",
-                 "My daughter has a severe allergy.",),
-    },
-    "government": {
-        "staff": ("The office opens to the public in ten minutes.", "Audit season means everything must be by the book.",
-                  "The counter queue is long today.",
-                  "The new regulations come into force next month.",
-                  "Inspectors visited the office yesterday.",),
-        "self": ("I've been waiting on this for weeks.", "I find the forms a bit confusing.",
-                 "My passport expires quite soon.",
-                 "I moved here from another county.",),
-    },
-    "healthcare": {
-        "staff": ("The waiting room is full this morning.", "The doctors are running about twenty minutes late.",
-                  "Flu season has us stretched.",
-                  "The pharmacy rang about a prescription query.",
-                  "Two nurses are on annual leave.",),
-        "self": ("I haven't been feeling well lately.", "I'm trying to sort out my care before I travel.",
-                 "My blood pressure readings have been odd.",
-                 "I'm caring for my elderly mother.",),
-    },
-    "hospitality": {
-        "staff": ("We're fully booked this weekend.", "A conference group just arrived.",
-                  "Housekeeping is running behind.",
-                  "The wedding party arrives tomorrow.",
-                  "The laundry service is running late.",),
-        "self": ("It's our anniversary trip.", "We're travelling with small children.",
-                 "We're celebrating a graduation.",
-                 "The view from our last room was lovely.",),
-    },
-    "human_resources": {
-        "staff": ("Payroll closes tomorrow.", "Hiring has picked up this quarter.",
-                  "The onboarding cohort starts next week.",
-                  "Benefits enrolment closes next week.",
-                  "Two interviews were rescheduled today.",),
-        "self": ("I'm between jobs at the moment.", "My manager asked me to sort this out.",
-                 "I'm starting a new contract on Monday.",
-                 "My payslip looked wrong this month.",),
-    },
-    "insurance": {
-        "staff": ("Claims volume is up after the storm.", "The underwriting team is reviewing its backlog.",
-                  "Renewals go out next week.",
-                  "The flood claims are still coming in.",
-                  "Underwriting tightened the rules recently.",),
-        "self": ("This has been a stressful few weeks.", "I want to make sure I'm properly covered.",
-                 "A branch fell on our garage roof.",
-                 "My premium went up without warning.",),
-    },
-    "logistics": {
-        "staff": ("The depots are over capacity after the holiday.", "Two trucks are stuck in traffic on the ring road.",
-                  "Peak season has started.",
-                  "Customs held three containers at the port.",
-                  "The forklift broke down in bay four.",),
-        "self": ("I ship with you regularly for my shop.", "My customer is waiting on this delivery.",
-                 "My customers expect next-day delivery.",
-                 "I have a trade show coming up.",),
-    },
-    "manufacturing": {
-        "staff": ("The line has been running double shifts.", "A machine went down on the night shift.",
-                  "Quality flagged a batch this morning.",
-                  "The lathe needs recalibrating.",
-                  "Raw material prices spiked this quarter.",),
-        "self": ("Our launch date is close.", "We depend on these parts for our own production.",
-                 "Our assembly line depends on this batch.",
-                 "We're launching a new product range.",),
-    },
-    "marketing": {
-        "staff": ("The campaign launches on Monday.", "The client changed the brief again.",
-                  "The print deadline is tight.",
-                  "The printer jammed during the brochure run.",
-                  "The client wants bolder colours.",),
-        "self": ("Our event is coming up fast.", "Our budget for this quarter is fixed.",
-                 "Our exhibition stand needs to look sharp.",
-                 "We've booked a billboard downtown.",),
-    },
-    "media": {
-        "staff": ("The new release schedule just came out.", "The catalogue update goes live tonight.",
-                  "Royalty statements are due this week.",
-                  "The editorial calendar was reshuffled.",
-                  "The new album drops on Friday.",),
-        "self": ("I'm a big fan of what you publish.", "I mostly use the service on weekends.",
-                 "I binge-watched the whole series last weekend.",
-                 "My book club meets on Thursday.",),
-    },
-    "nonprofit": {
-        "staff": ("The appeal closes on Friday.", "Our volunteers are stretched thin.",
-                  "The board wants the figures by Monday.",
-                  "The gala raised more than expected.",
-                  "Volunteers are stuffing envelopes all day.",),
-        "self": ("I care a lot about your cause.", "I'd like to help more this year.",
-                 "Giving back matters a lot to me.",
-                 "I volunteer most Saturdays.",),
-    },
-    "professional_services": {
-        "staff": ("Filing deadlines are close.", "The partners want this wrapped up this week.",
-                  "Billing closes at month end.",
-                  "Timesheets are due by noon.",
-                  "The senior partner is in court all day.",),
-        "self": ("My accountant suggested I get in touch.", "I'd like this settled before the deadline.",
-                 "I'm self-employed, so paperwork piles up.",
-                 "My lawyer recommended your firm.",),
-    },
-    "real_estate": {
-        "staff": ("Move-in day is busy for the whole team.", "The maintenance crew is booked solid.",
-                  "Leases renew at the end of the month.",
-                  "Viewings are booked back to back today.",
-                  "The boiler in block C failed again.",),
-        "self": ("I've just moved into the area.", "We're trying to get settled in.",
-                 "We're expecting a baby soon, so space matters.",
-                 "The lease renewal letter confused me.",),
-    },
-    "technology": {
-        "staff": ("We're in the middle of a release.", "The on-call engineer is swamped.",
-                  "Support volume doubled after the outage.",
-                  "The deployment pipeline is frozen until tomorrow.",
-                  "Our status page shows a partial outage.",),
-        "self": ("My whole team relies on this.", "We had some downtime yesterday.",
-                 "Our developers rely on this every day.",
-                 "We're migrating to a new platform.",),
-    },
-    "telecom": {
-        "staff": ("There's a network outage in the north of the city.", "New phone launches always swamp us.",
-                  "The technicians are all out on jobs.",
-                  "The new fibre rollout is behind schedule.",
-                  "Roaming complaints spiked over the holidays.",),
-        "self": ("I work from home, so I need this working.", "My signal has been patchy all week.",
-                 "I stream a lot of video for work.",
-                 "The router keeps dropping the connection.",),
-    },
-    "transportation": {
-        "staff": ("Rush hour is about to start.", "Half the fleet is in for maintenance.",
-                  "The airport counter is swamped.",
-                  "Two buses broke down this morning.",
-                  "The depot is short of drivers.",),
-        "self": ("I'm in a hurry to get to the airport.", "I rely on you for my daily commute.",
-                 "I travel with a wheelchair.",
-                 "My flight lands late tonight.",),
-    },
-    "travel": {
-        "staff": ("Storms are disrupting departures today.", "School holidays start on Friday.",
-                  "The counter has a long queue.",
-                  "A volcanic ash cloud grounded several flights.",
-                  "Peak season pricing starts next week.",),
-        "self": ("We've been planning this trip for months.", "I'm travelling with my family.",
-                 "It's our honeymoon.",
-                 "I get seasick easily, so details matter.",),
-    },
-    "utilities": {
-        "staff": ("The storm knocked out power in two districts.", "Billing runs tonight.",
-                  "Meter readings are late this month.",
-                  "Crews are replacing a water main downtown.",
-                  "The smart meter rollout reached our area.",),
-        "self": ("My last bill was higher than usual.", "I'm trying to keep my household costs down.",
-                 "We have a newborn at home, so heating is essential.",
-                 "I work night shifts and sleep during the day.",),
-    },
+BY_CATEGORY: dict[str, tuple[str, ...]] = {
+    "agriculture": (
+        "I'm out in the fields most of the day.", "We run a small family farm.", "Harvest keeps me busy this month.",
+    ),
+    "automotive": (
+        "My car is my only way to get to work.", "I need the car back before the weekend.",
+        "I commute forty miles each way.",
+    ),
+    "banking": (
+        "I check my statements every month.", "I'm saving up for a deposit on a flat.",
+        "My salary lands at the end of the month.",
+    ),
+    "commerce": (
+        "I shop with you quite often.", "It's a birthday present for my niece.",
+    ),
+    "education": (
+        "I'm a parent trying to keep on top of the paperwork.", "Our family's schedule is packed this term.",
+        "My son starts secondary school in September.",
+    ),
+    "energy": (
+        "We're trying to cut our energy bills.", "Our boiler is almost twenty years old.",
+        "We just fitted new insulation in the loft.",
+    ),
+    "fintech": (
+        "I run a small business, so cash flow matters to me.", "I track every transaction in a spreadsheet.",
+    ),
+    "fitness": (
+        "I'm trying to get back into a routine.", "I'm training for a half marathon.",
+    ),
+    "food_and_beverage": (
+        "We're hosting family this weekend.", "I'm very careful about what I eat.",
+        "We're vegetarian, so ingredients matter.", "My daughter has a severe allergy.",
+    ),
+    "government": (
+        "I find the forms a bit confusing.", "I moved here from another county.",
+    ),
+    "healthcare": (
+        "I'm trying to sort out my care before I travel.", "I'm caring for my elderly mother.",
+    ),
+    "hospitality": (
+        "It's our anniversary trip.", "We're travelling with small children.", "We're celebrating a graduation.",
+    ),
+    "human_resources": (
+        "I'm between jobs at the moment.", "I'm starting a new contract on Monday.",
+    ),
+    "insurance": (
+        "This has been a stressful few weeks.", "I want to make sure I'm properly covered.",
+    ),
+    "logistics": (
+        "I ship with you regularly for my shop.", "My customers expect next-day delivery.",
+        "I have a trade show coming up.",
+    ),
+    "manufacturing": (
+        "Our launch date is close.", "We depend on these parts for our own production.",
+        "Our assembly line depends on this batch.", "We're launching a new product range.",
+    ),
+    "marketing": (
+        "Our event is coming up fast.", "Our budget for this quarter is fixed.",
+    ),
+    "media": (
+        "I'm a big fan of what you publish.", "I mostly use the service on weekends.",
+        "My book club meets on Thursday.",
+    ),
+    "nonprofit": (
+        "I care a lot about your cause.", "I'd like to help more this year.", "Giving back matters a lot to me.",
+        "I volunteer most Saturdays.",
+    ),
+    "professional_services": (
+        "My accountant suggested I get in touch.", "I'd like this settled before the deadline.",
+        "I'm self-employed, so paperwork piles up.", "My lawyer recommended your firm.",
+    ),
+    "real_estate": (
+        "I've just moved into the area.", "We're trying to get settled in.",
+        "We're expecting a baby soon, so space matters.",
+    ),
+    "technology": (
+        "My whole team relies on this.", "Our developers rely on this every day.",
+        "We're migrating to a new platform.",
+    ),
+    "telecom": (
+        "I work from home, so I need this working.", "I stream a lot of video for work.",
+    ),
+    "transportation": (
+        "I rely on you for my daily commute.", "I travel with a wheelchair.",
+    ),
+    "travel": (
+        "We've been planning this trip for months.", "I'm travelling with my family.", "It's our honeymoon.",
+        "I get seasick easily, so details matter.",
+    ),
+    "utilities": (
+        "I'm trying to keep my household costs down.", "We have a newborn at home, so heating is essential.",
+        "I work night shifts and sleep during the day.",
+    ),
 }
 
 
 def context_for(category: str) -> dict[str, tuple[str, ...]]:
-    """The context sentences of one category of business and the general ones, by voice ("staff", "self")."""
-    own = BY_CATEGORY.get(category, {})
-    return {voice: own.get(voice, ()) + GENERAL[voice] for voice in GENERAL}
+    """The context sentences a request may open with, by voice ("self": the category's own, then the general ones;
+    "staff": none)."""
+    return {"self": BY_CATEGORY.get(category, ()) + GENERAL, "staff": ()}

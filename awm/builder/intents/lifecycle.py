@@ -31,6 +31,7 @@ from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
 BOTH = ("staff", "self")
+STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the work): a customer does not ask them
 _WHY_CANCEL = T("[ since {they} can no longer make it| because {their} plans changed| as {they_have} changed "
                 "{their} mind| because {they} found another option|]")
 
@@ -111,7 +112,7 @@ def open_new_case(w: World) -> Plan | None:
         "[book|raise] {a CASE} [at|through] {site} for {party} || include {q1} x {item1} and {q2} x {item2}, [and "
         "have {staff} handle it|with {staff} assigned]",
     ), {"site": site["name"], "q1": q1, "q2": q2, "item1": first["name"], "item2": second["name"],
-        "staff": w.person(member)}, party=ref, voices=BOTH)
+        "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
     return Plan(calls, [Goal(
         kind="rows_created", table=w.table("case"), count=1,
         expect={w.fk("party"): party["id"], w.fk("site"): site["id"], w.fk("staff"): member["id"]},
@@ -170,7 +171,8 @@ def reschedule_case(w: World) -> Plan | None:
         "reschedule {case} for {date}, {time}, with {staff} looking after it",
         "change {case} to {time} on {date} and put {STAFF} {staff} on it",
         "{they} would like {case} moved to {date} at {time} || do that and assign {staff} to it",
-    ), {"case": case_np, "date": when[:10], "time": clock(when), "staff": w.person(member)}, party=ref, voices=BOTH)
+    ), {"case": case_np, "date": when[:10], "time": clock(when), "staff": w.person(member)}, party=ref,
+        voices=STAFF_ONLY)
     return Plan(calls, [status_goal(w, case, action.target, **{tc: {"prefix": when[:16]}, w.fk("staff"): member["id"]})],
                 say, targets={("case", case["id"])})
 
@@ -573,8 +575,8 @@ def reorder_latest(w: World) -> Plan | None:
         "find {their} most recent {CASE} and open a new one for {them} at the same {SITE} with exactly the same "
         "items and quantities",
         "repeat {their} last {CASE}: same {SITE}, same items, same quantities",
-        "{they} would like the same again || look up {their} latest {CASE} and create a new {CASE} that "
-        "copies its items and quantities, at the same {SITE}",
+        "{they} would like [the same again|to repeat {their} last {CASE}|another one just like the last] || look up "
+        "{their} latest {CASE} and create a new {CASE} that copies its items and quantities, at the same {SITE}",
         "set up a new {CASE} for {them} that mirrors {their} newest one (same {SITE}, same items and "
         "quantities)",
     ), {}, party=ref, voices=BOTH)
@@ -612,7 +614,7 @@ def book_with_same_staff(w: World) -> Plan | None:
         "set up {a CASE} for {them} with {item} (quantity 1), handled by whichever {STAFF} handled {their} most "
         "recent {CASE}, at the same {SITE}",
         "{they} would like {item} again with the same {STAFF} as last time || open a new {CASE} at that "
-        "{SITE}, add {item} (quantity 1), and assign it to that person",
+        "{SITE}, add {item} (quantity 1), and book that same person for it",
         "arrange {a CASE} with 1 x {item} for {them}, assigned to the {STAFF} from {their} latest {CASE} and "
         "at the same {SITE}",
     ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
@@ -1112,13 +1114,15 @@ def close_relationship(w: World) -> Plan | None:
     goals.append(Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"status": "suspended"}))
     verb, done = _cancel_words(w)
     say = Say("do", (
-        "{they_are} [closing {their} account|leaving us] || {cancel} every {CASE} of {theirs} that can still be "
-        "{done}, refund each captured {PAYMENT} on those with the reason {reason}, and then suspend {their} record",
-        "wind up {their} business with us: {cancel} whatever {CASE/pl} can still be {done}, refund the captured "
+        "{they_are} [closing {their} account|moving on|moving away|switching providers] || {cancel} every {CASE} "
+        "of {theirs} that can still be {done}, refund each captured {PAYMENT} on those with the reason {reason}, "
+        "and then suspend {their} record",
+        "wind up {their} dealings here: {cancel} whatever {CASE/pl} can still be {done}, refund the captured "
         "{PAYMENT/pl} on them (reason {reason}), and suspend {them} at the end",
-        "{they} won't be using us any more || for each of {their} {CASE/pl} that can still be {done}, {cancel} it "
-        "and refund its captured {PAYMENT/pl} with the reason {reason}; [once that's done|after that], suspend "
-        "{them}",
+        "[{they} won't be needing {their} account any more|{they_have} decided to leave|{they_are} winding things "
+        "down here] || for each of {their} {CASE/pl} that can still be "
+        "{done}, {cancel} it and refund its captured {PAYMENT/pl} with the reason {reason}; [once that's done|after "
+        "that], suspend {them}",
     ), {"cancel": verb, "done": done, "reason": quote(reason)}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, targets={("party", party["id"])} | {("case", c["id"]) for c in cases})
 

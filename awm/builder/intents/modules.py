@@ -267,7 +267,7 @@ def unfreeze_account(w: World) -> Plan | None:
 def balance_total_question(w: World) -> Plan | None:
     return _party_total_question(w, "account", "balance", (
         "what do all of {their} {ACCOUNT/pl} hold together",
-        "what is the combined balance of every {ACCOUNT} {they_have} with us",
+        "what is the combined balance of every {ACCOUNT} {they_have} with {us}",
         "adding up the balances of all {their} {ACCOUNT/pl}, frozen ones included, what is the total",
     ), at_least=2)
 
@@ -1158,7 +1158,7 @@ def open_tickets_question(w: World) -> Plan | None:
     ref = w.party_ref(party)
     say = Say("ask", (
         "how many of {their} {TICKET/pl} are still unresolved (open, in progress or escalated)",
-        "how many {TICKET/pl} {do_they} have with us that are not resolved or closed yet",
+        "how many {TICKET/pl} {do_they} have with {us} that are not resolved or closed yet",
     ), {}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("ticket"), {w.fk("party"): party["id"]})],
                 [w.number_answer(len(live))], say, answer=str(len(live)))
@@ -1237,7 +1237,7 @@ def pause_subscription(w: World) -> Plan | None:
     say = Say("do", (
         "pause {their} active {item} {SUBSCRIPTION}" + tail,
         "{they_are} away for a while || put {their} {item} {SUBSCRIPTION} on pause" + tail,
-        "pause the {item} {SUBSCRIPTION} {they_have} with us" + tail,
+        "pause the {item} {SUBSCRIPTION} {they_have} with {us}" + tail,
     ), slots, party=ref, voices=BOTH)
     return Plan(calls, goals, say, targets={("subscription", sub["id"])})
 

@@ -492,7 +492,7 @@ define("farm_rush_planting_order", "action", ("agriculture",), lambda w: rush(
     )), flavours=("fulfillment",))
 define("farm_patronage_dividend", "chained", ("agriculture",), lambda w: share_of_spend(
     w, 2, "Patronage dividend", (
-        "pay {their} patronage dividend: {pct}% of everything {they_have} paid us in captured {PAYMENT/pl}, "
+        "pay {their} patronage dividend: {pct}% of everything {they_have} paid {us} in captured {PAYMENT/pl}, "
         "credited to {their} {ACCOUNT} with the memo {memo}; tell me the amount",
         "work out {pct}% of {their} captured {PAYMENT/pl} across all {their} {CASE/pl} and credit that to "
         "{their} {ACCOUNT} as {memo}, then tell me what it came to",

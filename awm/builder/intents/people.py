@@ -330,8 +330,8 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
     say = Say("do", (
         "if {their} captured {PAYMENT/pl} across all {their} {CASE/pl} add up to more than {threshold}, move "
         "{them} to the gold tier; if not, tell me the total",
-        "check what {they_have} paid us in captured {PAYMENT/pl} overall || upgrade {them} to the gold tier if "
-        "it comes to more than {threshold}, and otherwise just tell me the figure",
+        "[check|look up|work out] what {they_have} paid {us} in captured {PAYMENT/pl} [overall|in total|so far] || "
+        "upgrade {them} to the gold tier if it comes to more than {threshold}, and otherwise just tell me the figure",
         "upgrade {them} to gold if {their} captured {PAYMENT/pl} total more than {threshold}, and if they "
         "don't, give me the total instead",
         "{they_have} been [loyal|a good customer] || [add up|total] {their} captured {PAYMENT/pl}: above {threshold}, "

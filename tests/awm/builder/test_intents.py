@@ -277,7 +277,7 @@ def test_two_requests_asked_together_never_make_a_value_one_of_them_looks_up_by_
     domain, slot = env_id.rsplit("__", 1)
     plan = plan_world(make_scenario(domain, int(slot)))
     taskset = generate_tasks(plan, generate_rows(plan))
-    assert sum(bool(t.segments) for t in taskset.tasks) >= 4
+    assert sum(bool(t.segments) for t in taskset.tasks) <= 1  # one goal per task, but for a person's two matters
     assert task_findings(taskset, env_id, 10) == []
 
 

@@ -1,0 +1,135 @@
+"""Tasks a real user would send: one goal per task, no stock filler, no contradicting context, the right voice
+(awm/quality/realism.py measures it; awm/builder/taskgen.py and phrasing.py write it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, Plan
+from awm.builder.intents.context import BY_CATEGORY, GENERAL, context_for
+from awm.builder.phrasing import (
+    _SELF_INTROS_BY_IDENT,
+    STAFF_INTROS,
+    Context,
+    PartyRef,
+    Say,
+    alternatives,
+    every_choice,
+    parse,
+    voice_named,
+)
+from awm.builder.taskgen import PAIR_SHARE, _assemble, generate_tasks
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import Goal
+from awm.quality.realism import RealismText, contradiction, realism, sentences, voice_of, voice_violation
+
+SAMPLE_DOMAINS = builtin_domains()[::3]  # 34 domains of every kind, two slots each: 680 tasks
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[RealismText]:
+    texts = []
+    for domain in SAMPLE_DOMAINS:
+        for slot in (0, 5):
+            plan = plan_world(make_scenario(domain, slot))
+            for t in generate_tasks(plan, generate_rows(plan)).tasks:
+                intents = tuple(t.template.split("+"))
+                texts.append(RealismText(t.instruction, intents, all(INTENTS[i].shape == "infeasible" for i in intents)))
+    return texts
+
+
+def test_the_measures_read_voice_filler_and_contradictions_as_a_reader_would():
+    proxy = "Hi, I'm writing for my child, Ann Lee (ann.lee@example.com). Could you cancel their order ORD-1001?"
+    own = "Hello, my name is Ann Lee and my email is ann.lee@example.com. Could you cancel my order ORD-1001?"
+    staff = "Ann Lee (ann.lee@example.com) called earlier. Please cancel their order ORD-1001."
+    assert [voice_of(t) for t in (proxy, own, staff)] == ["proxy", "self", "staff"]
+    assert voice_violation(RealismText(proxy, ("cancel_case",))) is not None
+    assert voice_violation(RealismText(proxy, ("cancel_shipped",), refusal=True)) is None  # nothing is done for them
+    assigning = "Hi, this is Ann Lee. Please move my booking BOO-1 to 2025-07-01 and assign it to host Mary Murray."
+    preference = "Hi, this is Ann Lee. Book me in again with the same stylist as last time."
+    quoted = "Hi, this is Ann Lee. Cancel my order and send me an email with the subject 'It has been handled'."
+    assert voice_violation(RealismText(assigning, ("reschedule_case",))) == "a customer asks for a staff operation"
+    assert voice_violation(RealismText(preference, ("book_with_same_staff",))) is None
+    asking = "Hi, this is Ann Lee. Where does my latest booking stand, and who is looking after it?"
+    assert voice_violation(RealismText(asking, ("case_status_question",))) is None
+    assert voice_violation(RealismText(quoted, ("cancel_case",))) is None
+    assert voice_violation(RealismText(assigning.replace("Hi, this is Ann Lee.", "Ann Lee called."), ("x",))) is None
+    assert contradiction("Brittany Garza sent a letter by post. It arrived via the chat widget. Cancel it.")
+    assert contradiction("Brittany Garza called earlier. Please add the note 'Sent by post'.") is None
+    assert contradiction("Ann Lee wrote to us. Please confirm their booking that is on hold.") is None  # a status
+    assert contradiction("Ann Lee is waiting on hold. She wrote to us last week.")
+    assert contradiction("Ann Lee left a voicemail. Their car came in showing 16944 miles. Record it.") is None
+    assert contradiction("Ann Lee left a voicemail. Ann Lee came in this morning. Record it.")
+    assert sentences("Mail ann.lee@example.net. Is it 2.50? Yes!") == ["Mail ann.lee@example.net.", "Is it 2.50?",
+                                                                        "Yes!"]
+    report = realism([RealismText("Two things. Cancel order 1. Also, ship order 2.", ("a", "b")),
+                      RealismText("Two things. Ship order 3.", ("c",)), RealismText(proxy, ("d",))])
+    assert report["multi_request_share"] == round(1 / 3, 4)
+    assert report["top_sentence"] == "Two things." and report["top_sentence_share"] == round(2 / 3, 4)
+    assert report["voice_violations"] == 1 and report["user_goal_share"] == 0 and report["proxy_share"] == round(1 / 3, 4)
+
+
+def test_a_sample_of_the_corpus_reads_like_real_users(sample):
+    """One goal per task (at most a tenth join two requests, of one person), no sentence in more than a small share
+    of tasks, a share of first-person requests, no voice violation, no contradicting context."""
+    report = realism(sample)
+    assert report["tasks"] == 20 * len(SAMPLE_DOMAINS)
+    assert report["multi_request_share"] <= PAIR_SHARE
+    assert report["top_sentence_share"] <= 0.01, report["top_sentence"]  # 0.5% on the 10,000 tasks of `make run`
+    assert report["user_goal_share"] >= 0.15
+    assert report["voice_violations"] == 0, report["voice_violation_examples"]
+    assert report["proxy_share"] == 0
+    assert report["contradictions"] == 0, report["contradiction_examples"]
+
+
+def test_every_introduction_beside_every_context_sentence_states_one_channel_at_most():
+    """Each introduction in each wording, with each sentence of context its voice may add: no two ways the request
+    arrived ("sent a letter by post" beside "it arrived via the chat widget")."""
+    staff_context = {s for category in [*BY_CATEGORY, "none"] for s in context_for(category)["staff"]}
+    self_context = set(GENERAL) | {s for pool in BY_CATEGORY.values() for s in pool}
+    checked = 0
+    for voice, intros, context in (("staff", STAFF_INTROS, staff_context | {""}),
+                                   ("self", [i for p in _SELF_INTROS_BY_IDENT.values() for i in p], self_context)):
+        for intro in intros:
+            for pick in every_choice(limit=alternatives(intro)):
+                ctx = Context({"name": "Ann Lee", "email": "ann.lee@example.com"}, {}, voice_named(voice), pick,
+                              party_full="Ann Lee (ann.lee@example.com)")
+                rendered = ctx.render(parse(intro))
+                for sentence in context:
+                    text = f"{rendered} {sentence} Please cancel the order."
+                    checked += 1
+                    assert contradiction(text) is None, text
+    assert checked > 1000 and not staff_context  # a member of staff adds no aside about their day
+
+
+def _plan(name: str, email: str, table: str, pk: int) -> Plan:
+    say = Say("do", ("cancel {their} {CASE}",), {}, party=PartyRef(name, email, "name_email"), voices=("staff",))
+    return Plan([(f"cancel_{table}", {f"{table}_id": pk})],
+                [Goal(kind="row_equals", table=table, pk=pk, expect={"status": "cancelled"})], say,
+                intent=f"cancel_{table}_{pk}", shape="action")
+
+
+def test_two_requests_share_a_task_only_when_they_are_about_the_same_person_and_rarely():
+    """Requests about different people are never joined; two about one person may be, in at most a tenth of a
+    set's tasks."""
+    ann = [_plan("Ann Lee", "ann@example.com", t, n) for n, t in enumerate(("order", "booking", "ticket"), 1)]
+    bob = [_plan("Bob Roe", "bob@example.com", t, n) for n, t in enumerate(("invoice", "claim"), 10)]
+    tasks = _assemble([bob[0], *ann, bob[1]], 10)
+    assert sorted(len(t) for t in tasks) == [1, 1, 1, 2]
+    joined = next(t for t in tasks if len(t) == 2)
+    assert {p.say.party.name for p in joined} == {"Ann Lee"}
+    assert [len(t) for t in _assemble([bob[0], *ann, bob[1]], 9)] == [1, 1, 1, 1, 1]  # 9 tasks: no pair allowed
+    strangers = [_plan(f"P{n} Lee", f"p{n}@example.com", "order", n) for n in range(1, 9)]
+    assert all(len(t) == 1 for t in _assemble(strangers, 10))
+
+
+@pytest.mark.parametrize("domain", ["dental_clinic", "retail_banking", "hotel_group"])
+def test_customers_never_write_for_someone_else_or_ask_for_staff_operations(domain):
+    """Every slot of a few domains: the first-person requests are the customer's own, and ask nothing only staff do."""
+    for slot in range(10):
+        plan = plan_world(make_scenario(domain, slot))
+        for t in generate_tasks(plan, generate_rows(plan)).tasks:
+            intents = tuple(t.template.split("+"))
+            assert voice_violation(RealismText(t.instruction, intents)) is None, t.instruction
