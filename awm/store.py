@@ -51,6 +51,21 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux reports it in /proc/self/status; elsewhere it is
+    set and restored, which is not thread-safe but brief)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
     """Write `path` through a temporary file in the same folder, flushed, fsynced and renamed over it on
@@ -59,6 +74,7 @@ def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> It
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; the file gets what open() would give it
         with os.fdopen(fd, mode, encoding=encoding) as fh:
             yield fh
             fh.flush()
