@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 from awm import artifacts
 from awm.contracts import Failure, Provenance
 from awm.domains import split_env_id, validate_domain_slug
-from awm.errors import CorruptArtifactError, MissingArtifactError
+from awm.errors import AWMError, CorruptArtifactError, MissingArtifactError
 from awm.home import DEFAULT_HOME, default_home  # noqa: F401 (DEFAULT_HOME re-exported: callers take it from the store)
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,35 @@ def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> It
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_directory(path: Path) -> Iterator[Path]:
+    """Build the directory `path` in a temporary folder beside it, then put it in place: the old directory
+    (if any) is renamed aside, the new one renamed to `path`, the old one removed. On any failure the
+    temporary folder is removed and the old `path` is untouched. Modes follow the umask."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise AWMError(f"{path} exists and is not a directory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700
+        yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb") as fh:
+                    os.fsync(fh.fileno())
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old.tmp", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 
