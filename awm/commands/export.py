@@ -29,14 +29,16 @@ def export(args) -> int:
                        f"{' '.join(args.split)}; give the fractions with --fractions")
     fractions = tuple(numbers or args.fractions or DEFAULT_FRACTIONS)
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    if args.from_eval and not args.sft:
+        raise AWMError("--from-eval selects the trajectories of an SFT export: give --sft with it")
     if args.sft:
         from awm.sft import write_sft
 
         out = args.out or store.home / "export" / "sft"
         summary = write_sft(store, out, domains=args.domain, env_ids=args.env, splits=names or None,
                             fractions=fractions, held_out=args.hold_out_domain, tool_format=args.tool_format,
-                            answer_mode=args.answer_mode, progress=progress)
-        print(f"wrote {summary.tasks} reference trajectories of {summary.environments} environments to "
+                            answer_mode=args.answer_mode, from_eval=args.from_eval, progress=progress)
+        print(f"wrote {summary.tasks} {'passing' if args.from_eval else 'reference'} trajectories of {summary.environments} environments to "
               f"{summary.path} ({_counts(summary.splits)})")
         return 0
     out = args.out or store.home / "export" / args.layout
@@ -99,5 +101,8 @@ def register(sub) -> None:
                         help="write supervised fine-tuning data instead: each task's reference solution replayed "
                              "through the runtime (real tool outputs) and its answer, as OpenAI chat messages with "
                              "the tools in the OpenAI function shape (default out AWM_HOME/export/sft)")
+    parser.add_argument("--from-eval", metavar="AGENT",
+                        help="with --sft: the trajectories `awm eval` wrote for this agent that scored reward 1 "
+                             "(rejection sampling), instead of the replayed references")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.set_defaults(handler=export)
