@@ -149,6 +149,7 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
     if answer_mode not in ANSWER_MODES:
         raise AWMError(f"answer mode must be one of {', '.join(ANSWER_MODES)}, not {answer_mode!r}")
     home = store.home.resolve()
+    evaluated = evaluated_difficulty(store.home)
     current: tuple[str, list[dict], TaskSet, Scenario] | None = None
     for entry in store.iter_catalog():
         env_id = entry["env_id"]
@@ -194,12 +195,30 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                                          "tool_format": tool_format}}},
             "stdio": stdio_entry(home, env_id, task.task_id, tool_format),
         }
-        if entry.get("difficulty"):  # written by evaluations: per agent, pass rate and level
-            record["difficulty"] = entry["difficulty"]
+        difficulty = {**(entry.get("difficulty") or {}), **evaluated.get((env_id, task.task_id), {})}
+        if difficulty:  # written by evaluations: per agent, pass rate and level
+            record["difficulty"] = difficulty
         if with_reference:
             record["reference"] = {"solution": [c.model_dump() for c in task.reference_solution],
                                    "answer": task.reference_answer}
         yield record
+
+
+def evaluated_difficulty(home: Path) -> dict[tuple[str, str], dict[str, dict]]:
+    """Each evaluated task's difficulty per agent, from the evaluations' own reports
+    (AWM_HOME/evals/<agent>/<domain>/report.json, written by `awm eval`): {(env_id, task_id): {agent: {pass_rate,
+    rollouts, level}}}."""
+    found: dict[tuple[str, str], dict[str, dict]] = {}
+    for path in sorted(Path(home).glob("evals/*/*/report.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            for task in report["tasks"]:
+                found.setdefault((task["env_id"], task["task_id"]), {})[report["agent"]] = {
+                    "pass_rate": task["pass_rate"], "rollouts": task["n"], "level": task["difficulty"]}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise AWMError(f"{path} is not an evaluation report awm export can read ({exc}); rerun the "
+                           "evaluation or remove it") from exc
+    return found
 
 
 @dataclass

@@ -70,19 +70,30 @@ def example():
 
 
 def test_the_worked_example_replays_exported_tasks_over_mcp_to_reward_one(published, pool, tmp_path, example, capsys):
+    import httpx2
+
     export = tmp_path / "tasks.jsonl"
     write_export(published, export, with_reference=True)
+    folder = write_export(published, tmp_path / "export", with_reference=True).path  # a directory export too
+    token_file = tmp_path / "token"
+    token_file.write_text("example-token\n")
     running = serve_in_thread(RuntimeServer(published, pool, "example-token"))
     try:
-        for record in read_lines(export)[:3]:
-            assert example.main([str(export), "--env", record["env_id"], "--task", record["task_id"],
-                                 "--token", "example-token", "--base-url", running.url]) == 0
+        for n, record in enumerate(read_lines(export)[:3]):
+            source = [str(folder), "--token-file", str(token_file)] if n else [str(export), "--token", "example-token"]
+            assert example.main([*source, "--env", record["env_id"], "--task", record["task_id"],
+                                 "--base-url", running.url]) == 0
             printed = json.loads(capsys.readouterr().out)
             assert printed["reward"] == 1.0 and printed["steps"] == len(record["reference"]["solution"])
+            sessions = httpx2.get(f"{running.url}/admin/sessions",
+                                  headers={"Authorization": "Bearer example-token"}).json()["sessions"]
+            assert sessions == []  # the example ended its episode
         with pytest.raises(Exception, match="401"):
             example.main([str(export), "--token", "wrong", "--base-url", running.url])
     finally:
         running.stop()
+    with pytest.raises(SystemExit, match="has no task nowhere__00"):
+        example.pick_task(folder, "nowhere__00", None)
 
 
 def test_splits_keep_environments_whole_and_hold_out_whole_domains(published, tmp_path):
