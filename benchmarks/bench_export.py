@@ -48,14 +48,16 @@ print(json.dumps({name: len(rows) for name, rows in loaded.items()}))
 """
 
 
-def measured(command: list[str], env: dict) -> dict:
-    """Wall time and the child's peak RSS (through a `resource` wrapper, so other children do not count)."""
+def measured(command: list[str], env: dict, cwd: str) -> dict:
+    """Wall time and the child's peak RSS (through a `resource` wrapper, so other children do not count). Run in
+    `cwd`, away from any checkout: `python -m` puts the working directory first on the path."""
     wrapper = ("import resource, subprocess, sys, json, time\n"
                "t = time.perf_counter(); p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
                "print(json.dumps({'wall_s': time.perf_counter() - t, 'rc': p.returncode, "
                "'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}), file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", wrapper, *command], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", wrapper, *command], env=env, capture_output=True, text=True,
+                          cwd=cwd)
     stats = json.loads(proc.stderr.strip().splitlines()[-1])
     if stats["rc"] != 0:
         raise SystemExit(f"{' '.join(command)} failed ({stats['rc']}):\n{proc.stderr[-3000:]}")
@@ -79,19 +81,23 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, AWM_HOME=str(args.home), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
     env["PYTHONPATH"] = str((args.pythonpath or ROOT).resolve())
     tasks = sum(1 for _ in open(args.home / "catalog.jsonl", encoding="utf-8"))
+    imported = subprocess.run([sys.executable, "-c", "import awm; print(awm.__file__)"], env=env, cwd="/",
+                              capture_output=True, text=True).stdout.strip()
+    if not Path(imported).resolve().is_relative_to(Path(env["PYTHONPATH"])):
+        raise SystemExit(f"the export would run {imported}, not the code under {env['PYTHONPATH']}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="awm-bench-export-") as tmp:
         for name in args.outputs:
             flags, target, (builder, load_path) = OUTPUTS[name]
             out = Path(tmp) / target
             write = measured([sys.executable, "-m", "awm.cli", "--home", str(args.home), "export", *flags,
-                              "--out", str(out)], env)
+                              "--out", str(out)], env, tmp)
             row = {"output": name, "bytes": size(out), "bytes_per_task": round(size(out) / tasks),
                    "write_s": write["wall_s"], "write_peak_rss_mb": write["peak_rss_mb"],
                    "files": sorted(p.name for p in out.iterdir()) if out.is_dir() else [out.name]}
             if not args.no_load:
                 load = measured([sys.executable, "-c", LOAD, builder or "-", str(Path(tmp) / load_path),
-                                 str(Path(tmp) / f"cache-{name}")], env)
+                                 str(Path(tmp) / f"cache-{name}")], env, tmp)
                 row.update(load_s=load["wall_s"], load_peak_rss_mb=load["peak_rss_mb"],
                            splits=json.loads(load["stdout"].strip().splitlines()[-1]))
             rows.append(row)
@@ -99,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['write_s']:6.1f} s {row['write_peak_rss_mb']:5d} MB"
                   + ("" if args.no_load else f"  load {row['load_s']:6.1f} s {row['load_peak_rss_mb']:5d} MB  "
                      f"{row['splits']}"), flush=True)
-            for path in Path(tmp).iterdir():  # one output on disk at a time
+            for path in list(Path(tmp).iterdir()):  # one output on disk at a time
                 subprocess.run(["rm", "-rf", str(path)], check=True)
     result = {"corpus_tasks": tasks, "code": "--pythonpath" if args.pythonpath else "this checkout", "cpus": os.cpu_count(), "load_average": os.getloadavg(), "outputs": rows}
     results = ROOT / "benchmarks" / "results"
