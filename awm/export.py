@@ -300,17 +300,38 @@ def is_single_file(out: Path) -> bool:
     return Path(out).suffix in FILE_SUFFIXES and not Path(out).is_dir()
 
 
-def slim_row(record: dict, table: dict[str, list[dict]]) -> dict:
+class ToolsTable:
+    """tools.jsonl of a directory export (layout awm), written as the environments come: one line per
+    environment with its tools; only the number of shared tools per environment stays in memory."""
+
+    def __init__(self, path: Path, tool_format: str):
+        self.path, self.tool_format = path, tool_format
+        self.shared: dict[str, int] = {}
+        self.fh = None
+
+    def add(self, env_id: str, tools: list[dict]) -> int:
+        """How many of `tools` (a task's) are its environment's; writes them the first time."""
+        if env_id not in self.shared:
+            shared = [t for t in tools if t["name"] != "submit_answer"]
+            self.fh = self.fh or open(self.path, "w", encoding="utf-8")
+            self.fh.write(_json_line({"env_id": env_id, "tool_format": self.tool_format,
+                                      "tools": json.dumps(shared, ensure_ascii=False)}))
+            self.shared[env_id] = len(shared)
+        return self.shared[env_id]
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+def slim_row(record: dict, table: ToolsTable) -> dict:
     """An awm-layout row of a directory export: the environment's tools go to the tools table once (they are
     96% of a record, the same for every task of an environment); the row keeps the tools only this task has
-    (submit_answer, in typed mode) as `task_tools`. The task's tools are `table[env_id] + task_tools`
+    (submit_answer, in typed mode) as `task_tools`. The task's tools are the table's + `task_tools`
     (`task_tools_of`)."""
     row = dict(record)
     tools = row.pop("tools")
-    shared = table.get(record["env_id"])
-    if shared is None:
-        shared = table[record["env_id"]] = [t for t in tools if t["name"] != "submit_answer"]
-    row["task_tools"] = json.dumps(tools[len(shared):], ensure_ascii=False)
+    row["task_tools"] = json.dumps(tools[table.add(record["env_id"], tools):], ensure_ascii=False)
     row["tools_table"] = TOOLS_TABLE
     return row
 
@@ -374,7 +395,7 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
     tasks, environments, split_counts = 0, set(), dict.fromkeys(SPLITS, 0)
     per_split_envs: dict[str, set[str]] = {name: set() for name in SPLITS}
     domains_seen: set[str] = set()
-    table: dict[str, list[dict]] = {}
+    table: ToolsTable | None = None
 
     def rows() -> Iterator[tuple[str, dict]]:
         nonlocal tasks
@@ -397,23 +418,21 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
     else:
         with atomic_directory(out) as folder:
             sinks = SplitSinks(folder, fmt)
+            table = ToolsTable(folder / TOOLS_TABLE, tool_format) if layout == "awm" else None
             try:
                 for split, row in rows():
                     sinks.write(split, row)
                 files = sinks.close()
             finally:
                 sinks.discard()
-            if table:
-                with open(folder / TOOLS_TABLE, "w", encoding="utf-8") as fh:
-                    for env_id, tools in table.items():
-                        fh.write(_json_line({"env_id": env_id, "tool_format": tool_format,
-                                             "tools": json.dumps(tools, ensure_ascii=False)}))
+                if table is not None:
+                    table.close()
             from awm.export_card import dataset_card
 
             card = dataset_card(store, files, split_counts, {k: len(v) for k, v in per_split_envs.items()},
                                 sorted(environments), sorted(domains_seen), layout=layout, tool_format=tool_format,
                                 answer_mode=answer_mode, reward=reward, fractions=fractions, held_out=held_out,
-                                with_reference=with_reference, tools_table=TOOLS_TABLE if table else None,
+                                with_reference=with_reference, tools_table=TOOLS_TABLE if table and table.shared else None,
                                 license=license)
             (folder / "README.md").write_text(card, encoding="utf-8")
     return ExportSummary(out, tasks, len(environments), split_counts)
