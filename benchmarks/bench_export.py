@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pythonpath", type=Path, help="run the export with this checkout's code")
     parser.add_argument("--label", default="", help="results file export_<label>.json")
     parser.add_argument("--no-load", action="store_true", help="only write")
+    parser.add_argument("--load-existing", nargs="+", type=Path, metavar="PATH",
+                        help="only load these exports (files or directories written before), e.g. an older version's")
     args = parser.parse_args(argv)
+    if args.load_existing:
+        return load_existing(args)
 
     env = dict(os.environ, AWM_HOME=str(args.home), HF_DATASETS_DISABLE_PROGRESS_BARS="1")
     env["PYTHONPATH"] = str((args.pythonpath or ROOT).resolve())
@@ -112,6 +116,25 @@ def main(argv: list[str] | None = None) -> int:
     results.mkdir(parents=True, exist_ok=True)
     path = results / (f"export_{args.label}.json" if args.label else "export.json")
     path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+def load_existing(args) -> int:
+    env = dict(os.environ, HF_DATASETS_DISABLE_PROGRESS_BARS="1")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="awm-bench-export-") as tmp:
+        for n, path in enumerate(args.load_existing):
+            builder = "-" if path.is_dir() else {".parquet": "parquet", ".jsonl": "json"}[path.suffix]
+            load = measured([sys.executable, "-c", LOAD, builder, str(path.resolve()), str(Path(tmp) / f"cache-{n}")],
+                            env, tmp)
+            row = {"output": path.name, "bytes": size(path), "load_s": load["wall_s"],
+                   "load_peak_rss_mb": load["peak_rss_mb"], "splits": json.loads(load["stdout"].strip().splitlines()[-1])}
+            rows.append(row)
+            print(f"{path.name:12s} {row['bytes'] / 1e6:8.1f} MB  load {row['load_s']:6.1f} s "
+                  f"{row['load_peak_rss_mb']:5d} MB  {row['splits']}", flush=True)
+    path = ROOT / "benchmarks" / "results" / f"export_load_{args.label or 'existing'}.json"
+    path.write_text(json.dumps({"load_average": os.getloadavg(), "outputs": rows}, indent=2) + "\n")
     print(f"wrote {path}")
     return 0
 
