@@ -351,15 +351,16 @@ def read_tools_table(path: Path) -> dict[str, list[dict]]:
 class Progress:
     """Counts rows and reports every `every` of them (and at the end) to `report`."""
 
-    def __init__(self, total: int, report=None, every: int = 1000):
-        self.total, self.report, self.every, self.done = total, report, every, 0
+    def __init__(self, total: int | None, report=None, every: int = 1000, noun: str = "tasks"):
+        self.total, self.report, self.every, self.done, self.noun = total, report, every, 0, noun
         self.started = time.monotonic()
 
     def tick(self) -> None:
         self.done += 1
         if self.report and (self.done % self.every == 0 or self.done == self.total):
             elapsed = time.monotonic() - self.started
-            self.report(f"exported {self.done:,} of {self.total:,} tasks ({elapsed:.0f} s)")
+            of = f" of {self.total:,}" if self.total is not None else ""
+            self.report(f"exported {self.done:,}{of} {self.noun} ({elapsed:.0f} s)")
 
 
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,

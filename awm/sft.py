@@ -179,7 +179,8 @@ def write_sft(store: ArtifactStore, out: Path, domains: list[str] | None = None,
     skipped: list[str] = []
     rows = (eval_rows(store, selection, from_eval, skipped) if from_eval
             else reference_rows(store, selection, tool_format, answer_mode, pool, skipped))
-    counter = Progress(selection.tasks, progress)
+    counter = (Progress(None, progress, 100, "passing trajectories") if from_eval
+               else Progress(selection.tasks, progress, 100))
     counts = dict.fromkeys(SPLITS, 0)
     envs: dict[str, set[str]] = {name: set() for name in SPLITS}
     with atomic_directory(out) as folder:
