@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -52,6 +52,7 @@ class ExportSummary:
     tasks: int
     environments: int
     splits: dict[str, int] | None = None
+    empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
 
 
 def mcp_url(base_url: str, env_id: str, task_id: str | None = None) -> str:
@@ -75,28 +76,32 @@ def _point(env_id: str) -> float:
 
 
 def assign_splits(env_ids: list[str], fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-                  held_out: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+                  held_out: set[str] | frozenset[str] = frozenset(), empty: list[str] | None = None) -> dict[str, str]:
     """The split of every environment of the corpus: `split_of`, then, when a split with a non-zero fraction
     got no environment (a small corpus), the environment nearest to that split's share of the hash range is
     moved into it from the split with the most environments (never one of a held-out domain, never the last
-    one of its split). Stable for one corpus; raises when there are too few environments to fill the splits."""
+    one of its split). With fewer environments than non-zero splits, they fill train, then validation, then
+    test, in hash order. Stable for one corpus. The non-zero splits left empty are added to `empty`."""
+    needed = [name for name, f in zip(SPLITS, fractions) if f > 0]
     splits = {env: split_of(env, fractions, held_out) for env in env_ids}
+    free = sorted((env for env in env_ids if split_env_id(env)[0] not in held_out), key=_point)
+    if len(env_ids) < len(needed):
+        splits.update({env: needed[i] for i, env in enumerate(free)})
     bounds = dict(zip(SPLITS, ((0.0, fractions[0]), (fractions[0], fractions[0] + fractions[1]),
                                (fractions[0] + fractions[1], 1.0))))
     for wanted in ("validation", "test", "train"):
-        if fractions[SPLITS.index(wanted)] == 0 or wanted in splits.values():
+        if wanted not in needed or wanted in splits.values():
             continue
         counts = {name: sum(1 for v in splits.values() if v == name) for name in SPLITS}
         movable = [env for env, name in splits.items() if counts[name] > 1
                    and not (name == "test" and split_env_id(env)[0] in held_out)]
         if not movable:
-            needed = [name for name, f in zip(SPLITS, fractions) if f > 0]
-            raise AWMError(f"{len(env_ids)} published environment(s) cannot fill the {', '.join(needed)} splits "
-                           "(an environment's tasks stay in one split): build more environments, or give the "
-                           "splits you do not need a fraction of 0 (awm export --fractions 0.9 0 0.1)")
+            continue
         low, high = bounds[wanted]
         env = min(movable, key=lambda e: (min(abs(_point(e) - low), abs(_point(e) - high)), e))
         splits[env] = wanted
+    if empty is not None:
+        empty.extend(name for name in needed if name not in splits.values())
     return splits
 
 
@@ -227,6 +232,7 @@ class Selection:
 
     splits: dict[str, str]
     tasks: int
+    empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
 
     def __contains__(self, env_id: str) -> bool:
         return env_id in self.splits
@@ -254,7 +260,8 @@ def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list
         if entry.get("origin") == "awm1k":  # imported: exported by the awm1k layout, not from our artifacts
             continue
         tasks[entry["env_id"]] = tasks.get(entry["env_id"], 0) + 1
-    assigned = assign_splits(list(tasks), fractions, held)
+    empty: list[str] = []
+    assigned = assign_splits(list(tasks), fractions, held, empty)
     missing = sorted(wanted - {split_env_id(env)[0] for env in tasks}) if wanted else []
     if missing:
         raise AWMError(f"the catalog publishes no environment of the domain {', '.join(missing)}")
@@ -268,7 +275,7 @@ def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list
         asked = "; ".join(f"{name} {', '.join(values)}" for name, values in
                           (("domain", domains), ("environment", env_ids), ("split", splits)) if values)
         raise AWMError(f"no published task matches {asked or 'the export'}")
-    return Selection(chosen, sum(tasks[env] for env in chosen))
+    return Selection(chosen, sum(tasks[env] for env in chosen), empty)
 
 
 def hf_row(record: dict) -> dict:
@@ -436,7 +443,7 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
                                 with_reference=with_reference, tools_table=TOOLS_TABLE if table and table.shared else None,
                                 license=license)
             (folder / "README.md").write_text(card, encoding="utf-8")
-    return ExportSummary(out, tasks, len(environments), split_counts)
+    return ExportSummary(out, tasks, len(environments), split_counts, selection.empty)
 
 
 def _json_line(row: dict) -> str:

@@ -198,7 +198,8 @@ def write_sft(store: ArtifactStore, out: Path, domains: list[str] | None = None,
             raise AWMError(f"no trajectory scored reward 1 ({len(skipped)} skipped: {'; '.join(skipped[:5])})")
         (folder / "README.md").write_text(_card(files, counts, envs, from_eval, tool_format, answer_mode, skipped),
                                           encoding="utf-8")
-    return ExportSummary(Path(out), sum(counts.values()), len(set().union(*envs.values())), counts)
+    return ExportSummary(Path(out), sum(counts.values()), len(set().union(*envs.values())), counts,
+                         selection.empty)
 
 
 def _card(files: dict[str, str], counts: dict[str, int], envs: dict[str, set[str]], from_eval: str | None,

@@ -38,6 +38,7 @@ def export(args) -> int:
         summary = write_sft(store, out, domains=args.domain, env_ids=args.env, splits=names or None,
                             fractions=fractions, held_out=args.hold_out_domain, tool_format=args.tool_format,
                             answer_mode=args.answer_mode, from_eval=args.from_eval, progress=progress)
+        _warn_empty(summary.empty)
         print(f"wrote {summary.tasks} {'passing' if args.from_eval else 'reference'} trajectories of {summary.environments} environments to "
               f"{summary.path} ({_counts(summary.splits)})")
         return 0
@@ -48,7 +49,17 @@ def export(args) -> int:
                            license=args.license, progress=progress)
     print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path} "
           f"({_counts(summary.splits)})")
+    _warn_empty(summary.empty)
     return 0
+
+
+def _warn_empty(empty: list[str]) -> None:
+    import sys
+
+    if empty:
+        print(f"warning: the corpus has too few environments for the {' and '.join(empty)} split"
+              f"{'s' if len(empty) > 1 else ''} (an environment's tasks stay in one split): they are empty. Build "
+              "more environments, or give them a fraction of 0 (--fractions 0.9 0.1 0)", file=sys.stderr)
 
 
 def _counts(splits: dict[str, int] | None) -> str:
@@ -90,7 +101,7 @@ def register(sub) -> None:
     parser.add_argument("--fractions", type=float, nargs=3, metavar=("TRAIN", "VALIDATION", "TEST"),
                         help="fractions of environments per split, over the whole corpus (default "
                              f"{' '.join(map(str, DEFAULT_FRACTIONS))}); a split the hash leaves empty gets one "
-                             "environment, and too few environments for the non-zero splits is an error")
+                             "environment; with too few environments they fill train, then validation, then test, with a warning")
     parser.add_argument("--hold-out-domain", action="append", metavar="DOMAIN",
                         help="put every environment of this domain in the test split (repeatable)")
     parser.add_argument("--with-reference", action="store_true",

@@ -239,7 +239,7 @@ def test_filters_select_environments_domains_and_splits_and_keep_the_whole_corpu
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_small_corpora_still_get_every_split_or_a_clear_error():
+def test_small_corpora_still_get_every_split_or_a_clear_warning(published, tmp_path, capsys):
     from awm.export import assign_splits, split_of
 
     envs = [f"pet_grooming__{i:02d}" for i in range(4)]
@@ -248,10 +248,20 @@ def test_small_corpora_still_get_every_split_or_a_clear_error():
     assert hashed != set(assigned.values()) == {"train", "validation", "test"}  # the hash alone leaves one out
     assert assign_splits(envs) == assigned and list(assigned.values()).count("train") >= 1
     assert set(assign_splits(envs[:2], (0.5, 0.0, 0.5)).values()) == {"train", "test"}
-    with pytest.raises(AWMError, match="2 published environment.s. cannot fill the train, validation, test splits"):
-        assign_splits(envs[:2])
+    empty: list[str] = []
+    assert sorted(assign_splits(envs[:2], empty=empty).values()) == ["train", "validation"]  # train first
+    assert empty == ["test"] and list(assign_splits(envs[:1]).values()) == ["train"]
     big = [f"pet_grooming__{i:02d}" for i in range(60)]
     assert assign_splits(big) == {e: split_of(e) for e in big}  # a corpus the hash fills is left as it was
+    one = next(published.iter_catalog())["env_id"]
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "catalog.jsonl").write_text("".join(line + "\n" for line in published.catalog_path.read_text().splitlines()
+                                                 if json.loads(line)["env_id"] == one))
+    (small / "corpus").symlink_to(published.home / "corpus")
+    assert awm(["--home", str(small), "export", "--quiet", "--out", str(tmp_path / "one.jsonl")]) == 0
+    assert {r["split"] for r in read_lines(tmp_path / "one.jsonl")} == {"train"}
+    assert "too few environments for the validation and test splits" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("umask, file_mode, dir_mode", [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700)])
