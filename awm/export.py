@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -32,7 +35,7 @@ from awm.domains import split_env_id, validate_domain_slug
 from awm.errors import AWMError
 from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
 from awm.runtime.answers import answer_tool
-from awm.store import ArtifactStore, atomic_open, atomic_write_bytes
+from awm.store import ArtifactStore, atomic_directory, atomic_open
 from awm.toolspecs import published_spec
 from awm.trainers import verl as trainers_verl
 
@@ -49,6 +52,7 @@ class ExportSummary:
     tasks: int
     environments: int
     splits: dict[str, int] | None = None
+    empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
 
 
 def mcp_url(base_url: str, env_id: str, task_id: str | None = None) -> str:
@@ -65,6 +69,40 @@ def split_of(env_id: str, fractions: tuple[float, float, float] = DEFAULT_FRACTI
     point = int.from_bytes(hashlib.sha256(env_id.encode()).digest()[:8], "big") / 2**64
     train, validation, _ = fractions
     return "train" if point < train else "validation" if point < train + validation else "test"
+
+
+def _point(env_id: str) -> float:
+    return int.from_bytes(hashlib.sha256(env_id.encode()).digest()[:8], "big") / 2**64
+
+
+def assign_splits(env_ids: list[str], fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+                  held_out: set[str] | frozenset[str] = frozenset(), empty: list[str] | None = None) -> dict[str, str]:
+    """The split of every environment of the corpus: `split_of`, then, when a split with a non-zero fraction
+    got no environment (a small corpus), the environment nearest to that split's share of the hash range is
+    moved into it from the split with the most environments (never one of a held-out domain, never the last
+    one of its split). With fewer environments than non-zero splits, they fill train, then validation, then
+    test, in hash order. Stable for one corpus. The non-zero splits left empty are added to `empty`."""
+    needed = [name for name, f in zip(SPLITS, fractions) if f > 0]
+    splits = {env: split_of(env, fractions, held_out) for env in env_ids}
+    free = sorted((env for env in env_ids if split_env_id(env)[0] not in held_out), key=_point)
+    if len(env_ids) < len(needed):
+        splits.update({env: needed[i] for i, env in enumerate(free)})
+    bounds = dict(zip(SPLITS, ((0.0, fractions[0]), (fractions[0], fractions[0] + fractions[1]),
+                               (fractions[0] + fractions[1], 1.0))))
+    for wanted in ("validation", "test", "train"):
+        if wanted not in needed or wanted in splits.values():
+            continue
+        counts = {name: sum(1 for v in splits.values() if v == name) for name in SPLITS}
+        movable = [env for env, name in splits.items() if counts[name] > 1
+                   and not (name == "test" and split_env_id(env)[0] in held_out)]
+        if not movable:
+            continue
+        low, high = bounds[wanted]
+        env = min(movable, key=lambda e: (min(abs(_point(e) - low), abs(_point(e) - high)), e))
+        splits[env] = wanted
+    if empty is not None:
+        empty.extend(name for name in needed if name not in splits.values())
+    return splits
 
 
 ANSWER_MODES = ("typed", "prose")
@@ -106,24 +144,21 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                  with_reference: bool = False, tool_format: str = "strict",
                  fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
                  held_out: list[str] | None = None, answer_mode: str = "typed",
-                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0)) -> Iterator[dict]:
+                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0), env_ids: list[str] | None = None,
+                 splits: list[str] | None = None) -> Iterator[dict]:
     """The export records, in catalog order. `answer_mode`: typed (the agent answers with the submit_answer
-    tool, listed with the task's tools) or prose (a final message, read strictly)."""
+    tool, listed with the task's tools) or prose (a final message, read strictly). `domains`, `env_ids` and
+    `splits` select; the splits are assigned over the whole corpus first (`assign_splits`), so a filtered
+    export puts every environment in the split the whole export does."""
+    selection = select(store, domains, env_ids, splits, fractions, held_out)
     if answer_mode not in ANSWER_MODES:
         raise AWMError(f"answer mode must be one of {', '.join(ANSWER_MODES)}, not {answer_mode!r}")
-    wanted = {validate_domain_slug(d) for d in domains} if domains else None
-    held = {validate_domain_slug(d) for d in held_out or ()}
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
-        raise AWMError(f"split fractions must be three non-negative numbers adding up to 1, not {list(fractions)}")
-    if not store.catalog_path.exists():
-        raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
     home = store.home.resolve()
+    evaluated = evaluated_difficulty(store.home)
     current: tuple[str, list[dict], TaskSet, Scenario] | None = None
     for entry in store.iter_catalog():
         env_id = entry["env_id"]
-        if entry.get("origin") == "awm1k":  # imported: exported by the awm1k layout, not from our artifacts
-            continue
-        if wanted is not None and split_env_id(env_id)[0] not in wanted:
+        if env_id not in selection:  # also leaves out imported AWM-1K environments (see select)
             continue
         if current is None or current[0] != env_id:
             toolset = artifacts.TOOLS_JSON.read(store, env_id)
@@ -144,7 +179,7 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             "env_id": env_id,
             "domain": entry["domain"],
             "task_id": task.task_id,
-            "split": split_of(env_id, fractions, held),
+            "split": selection[env_id],
             "instruction": task.instruction,
             "kind": task.kind,
             "answer_slots": task.answer_slots,
@@ -165,12 +200,82 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                                          "tool_format": tool_format}}},
             "stdio": stdio_entry(home, env_id, task.task_id, tool_format),
         }
-        if entry.get("difficulty"):  # written by evaluations: per agent, pass rate and level
-            record["difficulty"] = entry["difficulty"]
+        difficulty = {**(entry.get("difficulty") or {}), **evaluated.get((env_id, task.task_id), {})}
+        if difficulty:  # written by evaluations: per agent, pass rate and level
+            record["difficulty"] = difficulty
         if with_reference:
             record["reference"] = {"solution": [c.model_dump() for c in task.reference_solution],
                                    "answer": task.reference_answer}
         yield record
+
+
+def evaluated_difficulty(home: Path) -> dict[tuple[str, str], dict[str, dict]]:
+    """Each evaluated task's difficulty per agent, from the evaluations' own reports
+    (AWM_HOME/evals/<agent>/<domain>/report.json, written by `awm eval`): {(env_id, task_id): {agent: {pass_rate,
+    rollouts, level}}}."""
+    found: dict[tuple[str, str], dict[str, dict]] = {}
+    for path in sorted(Path(home).glob("evals/*/*/report.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            for task in report["tasks"]:
+                found.setdefault((task["env_id"], task["task_id"]), {})[report["agent"]] = {
+                    "pass_rate": task["pass_rate"], "rollouts": task["n"], "level": task["difficulty"]}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise AWMError(f"{path} is not an evaluation report awm export can read ({exc}); rerun the "
+                           "evaluation or remove it") from exc
+    return found
+
+
+@dataclass
+class Selection:
+    """The environments an export takes, each with its split (in catalog order), and what was asked for."""
+
+    splits: dict[str, str]
+    tasks: int
+    empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
+
+    def __contains__(self, env_id: str) -> bool:
+        return env_id in self.splits
+
+    def __getitem__(self, env_id: str) -> str:
+        return self.splits[env_id]
+
+
+def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list[str] | None = None,
+           splits: list[str] | None = None, fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+           held_out: list[str] | None = None) -> Selection:
+    """Which published environments an export takes, and their splits; a filter naming nothing the catalog
+    publishes is an error, not an empty export."""
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+        raise AWMError(f"split fractions must be three non-negative numbers adding up to 1, not {list(fractions)}")
+    wanted = {validate_domain_slug(d) for d in domains} if domains else None
+    held = {validate_domain_slug(d) for d in held_out or ()}
+    bad = sorted(set(splits or ()) - set(SPLITS))
+    if bad:
+        raise AWMError(f"unknown split {', '.join(map(repr, bad))}: the splits are {', '.join(SPLITS)}")
+    if not store.catalog_path.exists():
+        raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
+    tasks: dict[str, int] = {}
+    for entry in store.iter_catalog():
+        if entry.get("origin") == "awm1k":  # imported: exported by the awm1k layout, not from our artifacts
+            continue
+        tasks[entry["env_id"]] = tasks.get(entry["env_id"], 0) + 1
+    empty: list[str] = []
+    assigned = assign_splits(list(tasks), fractions, held, empty)
+    missing = sorted(wanted - {split_env_id(env)[0] for env in tasks}) if wanted else []
+    if missing:
+        raise AWMError(f"the catalog publishes no environment of the domain {', '.join(missing)}")
+    unknown = sorted(set(env_ids or ()) - set(tasks))
+    if unknown:
+        raise AWMError(f"the catalog publishes no environment {', '.join(unknown)} (`awm inspect` lists them)")
+    chosen = {env: split for env, split in assigned.items()
+              if (wanted is None or split_env_id(env)[0] in wanted) and (not env_ids or env in env_ids)
+              and (not splits or split in splits)}
+    if not chosen:
+        asked = "; ".join(f"{name} {', '.join(values)}" for name, values in
+                          (("domain", domains), ("environment", env_ids), ("split", splits)) if values)
+        raise AWMError(f"no published task matches {asked or 'the export'}")
+    return Selection(chosen, sum(tasks[env] for env in chosen), empty)
 
 
 def hf_row(record: dict) -> dict:
@@ -190,46 +295,275 @@ def verl_row(record: dict, index: int) -> dict:
     return trainers_verl.verl_row(record, index)
 
 
+FILE_SUFFIXES = (".jsonl", ".parquet")
+FORMATS = ("jsonl", "parquet")
+TOOLS_TABLE = "tools.jsonl"
+
+
+def is_single_file(out: Path) -> bool:
+    """An --out ending in .jsonl or .parquet is one file (every split in it, a `split` column); anything else
+    is a directory with one file per split and a dataset card (what `datasets.load_dataset` reads as a
+    DatasetDict)."""
+    return Path(out).suffix in FILE_SUFFIXES and not Path(out).is_dir()
+
+
+class ToolsTable:
+    """tools.jsonl of a directory export (layout awm), written as the environments come: one line per
+    environment with its tools; only the number of shared tools per environment stays in memory."""
+
+    def __init__(self, path: Path, tool_format: str):
+        self.path, self.tool_format = path, tool_format
+        self.shared: dict[str, int] = {}
+        self.fh = None
+
+    def add(self, env_id: str, tools: list[dict]) -> int:
+        """How many of `tools` (a task's) are its environment's; writes them the first time."""
+        if env_id not in self.shared:
+            shared = [t for t in tools if t["name"] != "submit_answer"]
+            self.fh = self.fh or open(self.path, "w", encoding="utf-8")
+            self.fh.write(_json_line({"env_id": env_id, "tool_format": self.tool_format,
+                                      "tools": json.dumps(shared, ensure_ascii=False)}))
+            self.shared[env_id] = len(shared)
+        return self.shared[env_id]
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+def slim_row(record: dict, table: ToolsTable) -> dict:
+    """An awm-layout row of a directory export: the environment's tools go to the tools table once (they are
+    96% of a record, the same for every task of an environment); the row keeps the tools only this task has
+    (submit_answer, in typed mode) as `task_tools`. The task's tools are the table's + `task_tools`
+    (`task_tools_of`)."""
+    row = dict(record)
+    tools = row.pop("tools")
+    row["task_tools"] = json.dumps(tools[table.add(record["env_id"], tools):], ensure_ascii=False)
+    row["tools_table"] = TOOLS_TABLE
+    return row
+
+
+def task_tools_of(row: dict, tools_table: dict[str, list[dict]]) -> list[dict]:
+    """The tools a task of a directory export (layout awm) sees, in the order the server lists them.
+    `tools_table`: env_id to tools, from the export's tools.jsonl (`read_tools_table`)."""
+    return tools_table[row["env_id"]] + json.loads(row["task_tools"])
+
+
+def read_tools_table(path: Path) -> dict[str, list[dict]]:
+    """tools.jsonl of a directory export: env_id to its tools."""
+    with open(path, encoding="utf-8") as fh:
+        return {line["env_id"]: json.loads(line["tools"]) for line in map(json.loads, fh)}
+
+
+class Progress:
+    """Counts rows and reports every `every` of them (and at the end) to `report`."""
+
+    def __init__(self, total: int | None, report=None, every: int = 1000, noun: str = "tasks"):
+        self.total, self.report, self.every, self.done, self.noun = total, report, every, 0, noun
+        self.started = time.monotonic()
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.report and (self.done % self.every == 0 or self.done == self.total):
+            elapsed = time.monotonic() - self.started
+            of = f" of {self.total:,}" if self.total is not None else ""
+            self.report(f"exported {self.done:,}{of} {self.noun} ({elapsed:.0f} s)")
+
+
 def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_URL,
                  domains: list[str] | None = None, with_reference: bool = False, tool_format: str = "strict",
                  layout: str = "awm", fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
                  held_out: list[str] | None = None, answer_mode: str = "typed",
-                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0)) -> ExportSummary:
-    """Write the export atomically (streamed to a temporary file beside `out`, then renamed over it); in the
-    hf and verl layouts, Parquet when `out` ends in .parquet (needs pyarrow), else JSONL."""
+                 reward: tuple[float, float, float] = (1.0, 0.1, 0.0), env_ids: list[str] | None = None,
+                 splits: list[str] | None = None, file_format: str | None = None, license: str | None = None,
+                 progress=None) -> ExportSummary:
+    """Write the export atomically, streamed (memory does not grow with the corpus), reporting progress to
+    `progress` (a callable taking a line) every 1,000 tasks.
+
+    One file when `out` ends in .jsonl or .parquet (every split, with a `split` column); else a directory
+    with one file per split (`train.jsonl` ..., or .parquet with `file_format="parquet"`, the default of the
+    hf and verl layouts), `tools.jsonl` (layout awm: each environment's tools once) and a dataset card
+    (README.md: counts, splits, proof rates, reward mapping, licence), which `datasets.load_dataset(out)`
+    reads as a DatasetDict. Parquet needs pyarrow. A directory is built beside `out` and renamed over it."""
     if layout not in LAYOUTS:
         raise AWMError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     out = Path(out)
+    single = is_single_file(out)
+    fmt = (("parquet" if out.suffix == ".parquet" and layout != "awm" else "jsonl") if single
+           else file_format or ("jsonl" if layout == "awm" else "parquet"))
+    if fmt not in FORMATS:
+        raise AWMError(f"file format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt == "parquet" and layout == "awm":
+        raise AWMError("the awm layout is JSONL (its records nest values of every shape); write Parquet with "
+                       "--layout hf or verl")
+    selection = select(store, domains, env_ids, splits, fractions, held_out)
     records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out, answer_mode,
-                           reward)
-    rows = (r if layout == "awm" else hf_row(r) if layout == "hf" else verl_row(r, i) for i, r in enumerate(records))
-    tasks, environments, splits = 0, set(), dict.fromkeys(SPLITS, 0)
+                           reward, env_ids, splits)
+    counter = Progress(selection.tasks, progress)
+    tasks, environments, split_counts = 0, set(), dict.fromkeys(SPLITS, 0)
+    per_split_envs: dict[str, set[str]] = {name: set() for name in SPLITS}
+    domains_seen: set[str] = set()
+    table: ToolsTable | None = None
 
-    def counted(rows):
+    def rows() -> Iterator[tuple[str, dict]]:
         nonlocal tasks
-        for row in rows:
+        for index, record in enumerate(records):
+            if layout == "awm":
+                row = record if single else slim_row(record, table)
+            else:
+                row = hf_row(record) if layout == "hf" else verl_row(record, index)
             tasks += 1
-            environments.add(row.get("env_id") or row["extra_info"]["env_id"])
-            splits[row.get("split") or row["extra_info"]["split"]] += 1
-            yield row
+            environments.add(record["env_id"])
+            domains_seen.add(record["domain"])
+            split_counts[record["split"]] += 1
+            per_split_envs[record["split"]].add(record["env_id"])
+            counter.tick()
+            yield record["split"], row
 
-    if out.suffix == ".parquet" and layout != "awm":
-        _write_parquet(out, list(counted(rows)))
+    if single:
+        with atomic_open(out, "wb") as fh:
+            write_rows(fh, fmt, (row for _, row in rows()), out.parent)
     else:
-        with atomic_open(out, "w", encoding="utf-8") as fh:  # streamed: the whole export never sits in memory
-            for row in counted(rows):
-                fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
-    return ExportSummary(out, tasks, len(environments), splits)
+        with atomic_directory(out) as folder:
+            sinks = SplitSinks(folder, fmt)
+            table = ToolsTable(folder / TOOLS_TABLE, tool_format) if layout == "awm" else None
+            try:
+                for split, row in rows():
+                    sinks.write(split, row)
+                files = sinks.close()
+            finally:
+                sinks.discard()
+                if table is not None:
+                    table.close()
+            from awm.export_card import dataset_card
+
+            card = dataset_card(store, files, split_counts, {k: len(v) for k, v in per_split_envs.items()},
+                                sorted(environments), sorted(domains_seen), layout=layout, tool_format=tool_format,
+                                answer_mode=answer_mode, reward=reward, fractions=fractions, held_out=held_out,
+                                with_reference=with_reference, tools_table=TOOLS_TABLE if table and table.shared else None,
+                                license=license)
+            (folder / "README.md").write_text(card, encoding="utf-8")
+    return ExportSummary(out, tasks, len(environments), split_counts, selection.empty)
 
 
-def _write_parquet(out: Path, rows: list[dict]) -> None:
+def _json_line(row: dict) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def write_rows(fh, fmt: str, rows: Iterator[dict], spool_dir: Path) -> None:
+    """Write `rows` to the open binary file `fh` as JSONL or Parquet, streamed."""
+    if fmt == "jsonl":
+        for row in rows:
+            fh.write(_json_line(row).encode("utf-8"))
+        return
+    sink = ParquetSink(spool_dir)
     try:
-        import pyarrow as pa
+        for row in rows:
+            sink.add(row)
+        sink.finish(fh)
+    finally:
+        sink.discard()
+
+
+class SplitSinks:
+    """One streamed file per split in `folder` (only the splits that get rows)."""
+
+    def __init__(self, folder: Path, fmt: str):
+        self.folder, self.fmt = folder, fmt
+        self.sinks: dict[str, object] = {}
+
+    def write(self, split: str, row: dict) -> None:
+        sink = self.sinks.get(split)
+        if sink is None:
+            sink = self.sinks[split] = (open(self.folder / f"{split}.jsonl", "w", encoding="utf-8")
+                                        if self.fmt == "jsonl" else ParquetSink(self.folder))
+        if self.fmt == "jsonl":
+            sink.write(_json_line(row))
+        else:
+            sink.add(row)
+
+    def close(self) -> dict[str, str]:
+        """Finish every file (Parquet: all with one schema, the union of every split's, so the splits load as
+        one DatasetDict); the split names to their file names, in split order."""
+        if self.fmt == "parquet" and self.sinks:
+            sinks = list(self.sinks.values())
+            for sink in sinks:
+                sink._unify()
+            shared = sinks[0].pa.unify_schemas([sink.schema for sink in sinks], promote_options="permissive")
+            for sink in sinks:
+                sink.schema = shared
+        files = {}
+        for split in SPLITS:
+            sink = self.sinks.get(split)
+            if sink is None:
+                continue
+            name = f"{split}.{self.fmt}"
+            if self.fmt == "jsonl":
+                sink.close()
+            else:
+                with open(self.folder / name, "wb") as fh:
+                    sink.finish(fh)
+            files[split] = name
+        return files
+
+    def discard(self) -> None:
+        for sink in self.sinks.values():
+            if self.fmt == "jsonl":
+                sink.close()
+            else:
+                sink.discard()
+
+
+class ParquetSink:
+    """Rows to one Parquet file with bounded memory: they are spooled as JSONL (the Arrow schema unified batch
+    by batch, so a value missing from the first rows still gets its type), then written in row groups."""
+
+    BATCH = 512
+
+    def __init__(self, folder: Path):
+        try:
+            import pyarrow as pa
+        except ImportError as exc:
+            raise AWMError("writing Parquet needs pyarrow (pip install 'awm-platform[export]'), or write JSONL "
+                           f"(an --out ending in .jsonl, or --format jsonl): {exc}") from exc
+        self.pa = pa
+        fd, name = tempfile.mkstemp(prefix=".rows.", suffix=".tmp", dir=folder)
+        self.spool_path = Path(name)
+        self.spool = os.fdopen(fd, "w", encoding="utf-8")
+        self.batch: list[dict] = []
+        self.schema = None
+
+    def add(self, row: dict) -> None:
+        self.spool.write(_json_line(row))
+        self.batch.append(row)
+        if len(self.batch) >= self.BATCH:
+            self._unify()
+
+    def _unify(self) -> None:
+        if self.batch:
+            schema = self.pa.Table.from_pylist(self.batch).schema
+            self.schema = schema if self.schema is None else self.pa.unify_schemas(
+                [self.schema, schema], promote_options="permissive")
+            self.batch = []
+
+    def finish(self, fh) -> None:
         import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise AWMError("writing Parquet needs pyarrow (pip install 'awm-platform[export]'), or write JSONL "
-                       f"(an --out not ending in .parquet): {exc}") from exc
-    table = pa.Table.from_pylist(rows)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    atomic_write_bytes(out, sink.getvalue().to_pybytes())
+
+        self._unify()
+        self.spool.close()
+        writer = None
+        with open(self.spool_path, encoding="utf-8") as spool:
+            while True:
+                batch = [json.loads(line) for _, line in zip(range(self.BATCH), spool)]
+                if not batch:
+                    break
+                table = self.pa.Table.from_pylist(batch, schema=self.schema)
+                writer = writer or pq.ParquetWriter(fh, self.schema)
+                writer.write_table(table)
+        if writer is None:
+            raise AWMError("no rows to write")
+        writer.close()
+
+    def discard(self) -> None:
+        self.spool.close()
+        self.spool_path.unlink(missing_ok=True)

@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 from awm import artifacts
 from awm.contracts import Failure, Provenance
 from awm.domains import split_env_id, validate_domain_slug
-from awm.errors import CorruptArtifactError, MissingArtifactError
+from awm.errors import AWMError, CorruptArtifactError, MissingArtifactError
 from awm.home import DEFAULT_HOME, default_home  # noqa: F401 (DEFAULT_HOME re-exported: callers take it from the store)
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,21 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux reports it in /proc/self/status; elsewhere it is
+    set and restored, which is not thread-safe but brief)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
     """Write `path` through a temporary file in the same folder, flushed, fsynced and renamed over it on
@@ -59,6 +75,7 @@ def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> It
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; the file gets what open() would give it
         with os.fdopen(fd, mode, encoding=encoding) as fh:
             yield fh
             fh.flush()
@@ -66,6 +83,35 @@ def atomic_open(path: Path, mode: str = "wb", encoding: str | None = None) -> It
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_directory(path: Path) -> Iterator[Path]:
+    """Build the directory `path` in a temporary folder beside it, then put it in place: the old directory
+    (if any) is renamed aside, the new one renamed to `path`, the old one removed. On any failure the
+    temporary folder is removed and the old `path` is untouched. Modes follow the umask."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise AWMError(f"{path} exists and is not a directory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700
+        yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb") as fh:
+                    os.fsync(fh.fileno())
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old.tmp", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     agent_config = {k: v for k, v in (("base_url", args.base_url), ("concurrency", args.concurrency),
                                       ("timeout_s", args.timeout_s)) if v is not None}
     run_config = {"ops": {"agent_rollouts": {"config": limits.model_dump(exclude={"min_tasks"})}}}
+    if args.difficulty_to_catalog:
+        run_config["ops"]["evaluation_report"] = {"config": {"write_catalog": True}}
     if agent_config:
         run_config["resources"] = {"agent": {"config": agent_config}}
     print(f"AWM: evaluating {model} on {len(domains)} domain(s), {total} rollouts (k={limits.k}) into "
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         printer.join()
         print(("\r" if tty else "") + progress_line(progress, total, started))
         progress.unlink(missing_ok=True)
-    print_summary(model, reports, time.monotonic() - started, limits.k, home)
+    print_summary(model, reports, time.monotonic() - started, limits.k, home, args.difficulty_to_catalog)
     return 1 if any("error" in r for r in reports.values()) else 0
 
 
@@ -152,7 +154,8 @@ def _cell(value) -> str:
     return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def print_summary(model: str, reports: dict[str, dict], seconds: float, k: int, home: Path) -> None:
+def print_summary(model: str, reports: dict[str, dict], seconds: float, k: int, home: Path,
+                  on_catalog: bool = False) -> None:
     print(f"\nDone in {seconds:.0f}s.")
     print(f"  {'domain':28} {'tasks':>6} {'rollouts':>8} {'pass@1':>7} {f'pass@{k}':>7} {'hacking':>7} "
           f"{'failed':>6} {'model calls':>11} {'reused':>6}")
@@ -165,7 +168,8 @@ def print_summary(model: str, reports: dict[str, dict], seconds: float, k: int, 
         widths = (6, 8, 7, 7, 7, 6, 11, 6)
         print(f"  {domain:28} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     print(f"  trajectories and reports  {agent_dir(home, model)}")
-    print("  difficulty per task       on each task's catalog line (difficulty." + json.dumps(model) + ")")
+    print("  difficulty per task       in each domain's report.json (awm export carries it)"
+          + (", and on each task's catalog line (difficulty." + json.dumps(model) + ")" if on_catalog else ""))
     print("  browse in Dagster         make ui   (assets agent_rollouts, evaluation_report)")
 
 

@@ -113,6 +113,9 @@ def agent_rollouts(context: dg.AssetExecutionContext, config: RolloutConfig, sto
 
 class ReportConfig(dg.Config):
     k: int | None = Field(default=None, ge=1, description="pass@k's k (default: the k the rollouts were run with)")
+    write_catalog: bool = Field(default=False, description="also set each task's difficulty on the corpus's own "
+                                "catalog line (`awm eval --difficulty-to-catalog`); by default it is written only "
+                                "to the evaluation's report.json, which `awm export` reads")
 
 
 @dg.asset(
@@ -128,8 +131,8 @@ def evaluation_report(context: dg.AssetExecutionContext, config: ReportConfig,
                       store: ArtifactStoreResource) -> dg.MaterializeResult:
     """pass@1 and unbiased pass@k per domain, category, intent, kind and difficulty; averages of steps, tool
     errors and tokens; reward-hacking flags (rollouts with unexpected database changes); charts; each failed
-    rollout with its trajectory. Writes report.json beside the trajectories and each task's difficulty onto
-    its catalog line."""
+    rollout with its trajectory. Writes report.json beside the trajectories, with each task's difficulty; onto
+    the corpus's catalog only when asked (config write_catalog)."""
     domain, model = partition_of(context)
     st = store.store()
     try:
@@ -148,7 +151,7 @@ def evaluation_report(context: dg.AssetExecutionContext, config: ReportConfig,
               "hacking": [{"env_id": r.env_id, "task_id": r.task_id, "sample": r.sample, "reward": r.reward,
                            "unexpected_changes": r.unexpected_changes, "trajectory": r.path} for r in summary.hacking]}
     atomic_write_text(folder / "report.json", json.dumps(report, indent=1))
-    updated = write_difficulty(st, model, summary.tasks)
+    updated = write_difficulty(st, model, summary.tasks) if config.write_catalog else 0
     metadata = {key: value for key, value in headline.items() if isinstance(value, (int, float)) and value is not None}
     metadata.update({
         "outcomes": dg.MetadataValue.json(headline["outcomes"]),

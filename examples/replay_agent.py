@@ -5,11 +5,12 @@ gets the URL to hand to the agent, then asks the server for the episode's reward
 The agent side uses only what a real agent gets: that URL (which fixes the
 environment and the task) and the tools the server lists.
 
-    awm export --with-reference --out tasks.jsonl
-    AWM_ADMIN_TOKEN=secret awm serve &
-    python examples/replay_agent.py tasks.jsonl --token secret --env retail_banking__00 --task t01
+    awm export --with-reference --out tasks.jsonl          # or a directory export (awm export --with-reference)
+    (umask 077; python -c "import secrets; print(secrets.token_urlsafe(32))" > ~/.awm-token)
+    AWM_ADMIN_TOKEN_FILE=~/.awm-token awm serve &
+    python examples/replay_agent.py tasks.jsonl --token-file ~/.awm-token --env retail_banking__00 --task t01
 
-It prints the score, and exits 0 when the reward is 1.
+It prints the score, ends the episode (the server frees it), and exits 0 when the reward is 1.
 """
 
 from __future__ import annotations
@@ -27,14 +28,22 @@ from mcp import Client
 
 
 def pick_task(export: Path, env_id: str | None, task_id: str | None) -> dict:
-    """One line of an `awm export --with-reference` file (the first one if no environment is named)."""
-    with open(export, encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            if env_id in (None, record["env_id"]) and task_id in (None, record["task_id"]):
-                if "reference" not in record:
-                    raise SystemExit(f"{export} has no reference solutions; export with --with-reference")
-                return record
+    """One record of an `awm export --with-reference` file or directory (the first one if no environment is
+    named). Only the lines that name the environment and the task are parsed, and the search stops at the
+    first match: a 400 MB export is scanned, not loaded."""
+    files = sorted(export.glob("*.jsonl")) if export.is_dir() else [export]
+    files = [f for f in files if f.name != "tools.jsonl"]  # a directory export's tools table
+    needles = [json.dumps(value) for value in (env_id, task_id) if value is not None]
+    for path in files:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if not all(needle in line for needle in needles):
+                    continue
+                record = json.loads(line)
+                if env_id in (None, record["env_id"]) and task_id in (None, record["task_id"]):
+                    if "reference" not in record:
+                        raise SystemExit(f"{export} has no reference solutions; export with --with-reference")
+                    return record
     raise SystemExit(f"{export} has no task {env_id or '*'} {task_id or '*'}")
 
 
@@ -64,22 +73,30 @@ async def replay(record: dict, token: str, base_url: str | None = None) -> dict:
                                    json={"env_id": record["env_id"], "task_id": record["task_id"], "key": key})
         reserved.raise_for_status()
         transcript = await run_agent(reserved.json()["url"], record["reference"]["solution"])
-        response = await http.post(f"{server}/admin/episodes/{key}/score", headers=headers,
-                                   json={"answer": record["reference"]["answer"]})
-    response.raise_for_status()
+        try:
+            response = await http.post(f"{server}/admin/episodes/{key}/score", headers=headers,
+                                       json={"answer": record["reference"]["answer"]})
+            response.raise_for_status()
+        finally:  # end the episode: the server frees its database and its reservation
+            (await http.delete(f"{server}/admin/episodes/{key}", headers=headers)).raise_for_status()
     return {**response.json(), "steps": len(transcript)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("export", type=Path, help="a file written by `awm export --with-reference`")
+    parser.add_argument("export", type=Path, help="a file or directory written by `awm export --with-reference`")
     parser.add_argument("--env", help="environment id (default: the first line's)")
     parser.add_argument("--task", help="task id (default: the first of the environment)")
     parser.add_argument("--token", default=os.environ.get("AWM_ADMIN_TOKEN"), help="the server's admin token")
+    parser.add_argument("--token-file", type=Path, default=os.environ.get("AWM_ADMIN_TOKEN_FILE"),
+                        help="a file holding it (as `awm serve --admin-token-file` reads it)")
     parser.add_argument("--base-url", help="where `awm serve` listens, if not where the export says")
     args = parser.parse_args(argv)
+    if not args.token and args.token_file:
+        text = Path(args.token_file).expanduser().read_text(encoding="utf-8")
+        args.token = text.removesuffix("\n").removesuffix("\r")  # as awm serve reads it
     if not args.token:
-        parser.error("give --token or set AWM_ADMIN_TOKEN (the token `awm serve` was started with)")
+        parser.error("give --token or --token-file, or set AWM_ADMIN_TOKEN(_FILE) (the token `awm serve` uses)")
     record = pick_task(args.export, args.env, args.task)
     score = asyncio.run(replay(record, args.token, args.base_url))
     print(json.dumps(score, indent=2))

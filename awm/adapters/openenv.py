@@ -8,7 +8,8 @@
 Rewards are mapped as AWM's own OpenEnv environment does: the final step earns the verdict's reward (complete
 1.0, partial 0.1, else 0.0: the environment's RewardMapping), and a format error (an unknown tool, arguments
 that break the tool's schema, an action that is neither a call nor an answer) earns `format_error_reward`
-(-1.0) on its step and is counted in the state. The generic MCP actions of OpenEnv (ListToolsAction,
+(-1.0) on its step and is counted in the state; every other step earns 0.0 (a number, never None, so a
+trainer can sum a trajectory's step rewards). The generic MCP actions of OpenEnv (ListToolsAction,
 CallToolAction) work too. Serve it with `create_awm_app()` (uvicorn), talk to it with `AWMEnvClient`.
 """
 
@@ -141,7 +142,7 @@ class AWMOpenEnv(OpenEnvEnvironment):
             return self._format_error("the episode is over or was never started: reset first")
         self._state.step_count += 1
         if isinstance(action, ListToolsAction):
-            return AWMObservation(env_id=self._state.env_id, task_id=self._state.task_id,
+            return AWMObservation(env_id=self._state.env_id, task_id=self._state.task_id, reward=0.0,
                                   tools=self._tools(self.episode.env))
         if isinstance(action, CallToolAction):
             return self._call(action.tool_name, action.arguments)
@@ -157,7 +158,7 @@ class AWMOpenEnv(OpenEnvEnvironment):
 
     def _call(self, tool: str, arguments: dict[str, Any]) -> AWMObservation:
         result = self.episode.call(tool, arguments)
-        observation = AWMObservation(env_id=self._state.env_id, task_id=self._state.task_id, tool=tool)
+        observation = AWMObservation(env_id=self._state.env_id, task_id=self._state.task_id, tool=tool, reward=0.0)
         if not is_error(result):
             observation.result = result
             return observation

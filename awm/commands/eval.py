@@ -16,6 +16,8 @@ def evaluate(args) -> int:
                         ("--timeout-s", args.timeout_s)):
         if value is not None:
             argv += [flag, str(value)]
+    if args.difficulty_to_catalog:
+        argv.append("--difficulty-to-catalog")
     env = dict(os.environ)
     if args.home is not None:
         env["AWM_HOME"] = str(args.home)
@@ -34,6 +36,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--wall-clock-s", type=float, default=300.0, help="seconds per rollout (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="seed of each task's first rollout (default 0)")
     parser.add_argument("--timeout-s", type=float, default=None, help="seconds per model request (default 60)")
+    parser.add_argument("--difficulty-to-catalog", action="store_true",
+                        help="also write each task's difficulty onto the corpus's catalog line (by default only "
+                             "to the evaluation's own report.json under AWM_HOME/evals, which awm export reads)")
 
 
 def register(sub) -> None:

@@ -69,6 +69,15 @@ def answer_tool(task: Task | None) -> dict | None:
     }
 
 
+def reference_submission(task: Task | None) -> dict[str, Any] | None:
+    """The `submit_answer` arguments of the task's reference answer (each slot's expected value), or None when
+    the task expects no answer."""
+    if task is None or not task.answer_schema:
+        return None
+    goals = [g for g in task.goals if g.kind == "answer"]
+    return {slot.name: goal.expect["value"] for slot, goal in zip(task.answer_schema, goals)}
+
+
 class SubmissionError(ValueError):
     """A submitted value that is not of its slot's type (the message names the slot)."""
 

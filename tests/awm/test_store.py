@@ -19,6 +19,20 @@ def test_atomic_write_leaves_no_temp_files(tmp_path):
     assert [p.name for p in target.parent.iterdir()] == ["b.json"]
 
 
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_artifacts_are_written_with_the_mode_the_umask_gives(tmp_path, umask, mode):
+    """A trainer running as another user reads the corpus when the umask lets it (mkstemp alone makes 0600)."""
+    old = os.umask(umask)
+    try:
+        store = ArtifactStore(tmp_path)
+        written = [store.write_text("banking__00", "scenario.json", "{}"), tmp_path / "export" / "tasks.jsonl"]
+        atomic_write_text(written[1], "{}\n")
+        atomic_write_text(written[1], "{}\n")  # replacing keeps the mode the umask gives
+    finally:
+        os.umask(old)
+    assert [oct(p.stat().st_mode & 0o777) for p in written] == [oct(mode)] * 2
+
+
 def test_truncated_json_names_the_file(corpus, tmp_path):
     store = ArtifactStore(tmp_path)
     env = "retail_banking__00"

@@ -25,14 +25,15 @@ from tests.eval.conftest import DOMAIN
 from tests.llm.conftest import API_KEY
 
 
-def materialize(instance, store, agent, model, k=1, seed=0):
+def materialize(instance, store, agent, model, k=1, seed=0, write_catalog=False):
     instance.add_dynamic_partitions(AGENT_PARTITIONS_NAME, [model])
     key = dg.MultiPartitionKey({"domain": DOMAIN, "agent": model})
     result = dg.materialize(
         [agent_rollouts, evaluation_report], partition_key=key, instance=instance,
         resources={"store": ArtifactStoreResource(home=str(store.home)),
                    "agent": AgentResource(base_url=agent.url, transport_retries=0)},
-        run_config={"ops": {"agent_rollouts": {"config": {"k": k, "seed": seed}}}})
+        run_config={"ops": {"agent_rollouts": {"config": {"k": k, "seed": seed}},
+                            "evaluation_report": {"config": {"write_catalog": write_catalog}}}})
     assert result.success
     return ({k: v.value for k, v in result.asset_materializations_for_node(node)[0].metadata.items()}
             for node in ("agent_rollouts", "evaluation_report"))
@@ -60,9 +61,10 @@ def test_the_evaluation_job_covers_both_assets_on_the_domain_by_agent_grid():
 
 @pytest.mark.slow
 def test_policies_through_dagster_and_a_second_materialization_makes_no_model_call(eval_corpus, agent, instance):
+    catalog_before = eval_corpus.catalog_path.read_text()
     rollouts, report = materialize(instance, eval_corpus, agent, "awm-agent-reference")
     assert rollouts["rollouts"] == 20 and rollouts["passed"] == 20 and rollouts["model_calls"] > 20
-    assert report["pass@1"] == 1.0 and report["hacking_flags"] == 0 and report["difficulty_written"] == 20
+    assert report["pass@1"] == 1.0 and report["hacking_flags"] == 0 and report["difficulty_written"] == 0
     assert "Every rollout passed." in report["failed_rollout_table"]
     assert "![evaluation](data:image/png;base64," in report["charts"]
     served = agent.stats()["served"]
@@ -76,11 +78,16 @@ def test_policies_through_dagster_and_a_second_materialization_makes_no_model_ca
     _, hacker = materialize(instance, eval_corpus, agent, "awm-agent-hacker")
     assert hacker["pass@1"] == 0.0 and hacker["hacking_flags"] > 0
     assert "unexpected database changes" in hacker["failed_rollout_table"]
-    catalog = [json.loads(line) for line in eval_corpus.catalog_path.read_text().splitlines()]
-    assert all(e["difficulty"]["awm-agent-reference"]["level"] == "trivial" for e in catalog)
-    assert all(e["difficulty"]["awm-agent-null"]["level"] == "unsolved" for e in catalog)
-    exported = list(export_lines(eval_corpus))
+    assert eval_corpus.catalog_path.read_text() == catalog_before  # the evaluation writes its own output only
+    exported = list(export_lines(eval_corpus, fractions=(0.5, 0.5, 0.0)))  # which the export reads
     assert len(exported) == 20 and all(r["difficulty"]["awm-agent-reference"]["pass_rate"] == 1.0 for r in exported)
+    assert all(r["difficulty"]["awm-agent-null"]["level"] == "unsolved" for r in exported)
+
+    _, onto = materialize(instance, eval_corpus, agent, "awm-agent-reference", write_catalog=True)  # when asked
+    assert onto["difficulty_written"] == 20
+    catalog = [json.loads(line) for line in eval_corpus.catalog_path.read_text().splitlines()]
+    assert all(set(e["difficulty"]) == {"awm-agent-reference"} for e in catalog)
+    assert all(e["difficulty"]["awm-agent-reference"]["level"] == "trivial" for e in catalog)
 
     # the catalog rebuilt from unchanged environments keeps the estimates
     build_catalog(eval_corpus, eval_corpus.env_ids(DOMAIN))

@@ -34,7 +34,7 @@ def test_reference_replays_earn_one_null_zero_and_format_errors_are_counted_in_p
         assert first.tools and all(not strict_problems(t["inputSchema"]) for t in first.tools)
         for step in task.reference_solution:
             observation = openenv.step(AWMAction(tool=step.tool, arguments=step.arguments))
-            assert observation.error is None and observation.reward is None, observation.error
+            assert observation.error is None and observation.reward == 0.0, observation.error  # a number, not None
         final = openenv.step(AWMAction(answer=task.reference_answer))
         assert final.done and final.reward == 1.0 and final.verdict["complete"]
         assert openenv.state.step_count == task.steps + 1
@@ -75,6 +75,7 @@ def test_reference_replays_earn_one_and_null_zero_through_the_openenv_server_and
             for step in task.reference_solution if replay else ():
                 result = await client.step(AWMAction(tool=step.tool, arguments=step.arguments))
                 assert result.observation.error is None, result.observation.error
+                assert result.reward == 0.0 and result.observation.reward == 0.0
             final = await client.step(AWMAction(answer=task.reference_answer if replay else None))
             assert final.done
             state = await client.state()

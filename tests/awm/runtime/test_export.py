@@ -70,19 +70,30 @@ def example():
 
 
 def test_the_worked_example_replays_exported_tasks_over_mcp_to_reward_one(published, pool, tmp_path, example, capsys):
+    import httpx2
+
     export = tmp_path / "tasks.jsonl"
     write_export(published, export, with_reference=True)
+    folder = write_export(published, tmp_path / "export", with_reference=True).path  # a directory export too
+    token_file = tmp_path / "token"
+    token_file.write_text("example-token\n")
     running = serve_in_thread(RuntimeServer(published, pool, "example-token"))
     try:
-        for record in read_lines(export)[:3]:
-            assert example.main([str(export), "--env", record["env_id"], "--task", record["task_id"],
-                                 "--token", "example-token", "--base-url", running.url]) == 0
+        for n, record in enumerate(read_lines(export)[:3]):
+            source = [str(folder), "--token-file", str(token_file)] if n else [str(export), "--token", "example-token"]
+            assert example.main([*source, "--env", record["env_id"], "--task", record["task_id"],
+                                 "--base-url", running.url]) == 0
             printed = json.loads(capsys.readouterr().out)
             assert printed["reward"] == 1.0 and printed["steps"] == len(record["reference"]["solution"])
+            sessions = httpx2.get(f"{running.url}/admin/sessions",
+                                  headers={"Authorization": "Bearer example-token"}).json()["sessions"]
+            assert sessions == []  # the example ended its episode
         with pytest.raises(Exception, match="401"):
             example.main([str(export), "--token", "wrong", "--base-url", running.url])
     finally:
         running.stop()
+    with pytest.raises(SystemExit, match="has no task nowhere__00"):
+        example.pick_task(folder, "nowhere__00", None)
 
 
 def test_splits_keep_environments_whole_and_hold_out_whole_domains(published, tmp_path):
@@ -160,3 +171,129 @@ def test_typed_exports_list_submit_answer_with_the_answer_schema_and_record_the_
     assert typed[0]["reward_mapping"] == {"complete": 1.0, "partial": 0.0, "incomplete": 0.0}
     with pytest.raises(AWMError, match="answer mode must be one of typed, prose"):
         write_export(published, tmp_path / "bad.jsonl", answer_mode="free")
+
+
+def test_a_directory_export_loads_as_a_dataset_dict_with_a_card_and_the_tools_once_per_environment(published, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    from awm.export import read_tools_table, task_tools_of
+
+    seen: list[str] = []
+    summary = write_export(published, tmp_path / "awm", reward=(1.0, 0.0, 0.0), progress=seen.append)
+    whole = read_lines(write_export(published, tmp_path / "whole.jsonl", reward=(1.0, 0.0, 0.0)).path)
+    loaded = datasets.load_dataset(str(tmp_path / "awm"), cache_dir=str(tmp_path / "cache"))
+    assert isinstance(loaded, datasets.DatasetDict) and set(loaded) == {"train", "validation", "test"}
+    assert {name: len(rows) for name, rows in loaded.items()} == summary.splits
+    assert all(set(rows["split"]) == {name} for name, rows in loaded.items())
+    train = datasets.load_dataset(str(tmp_path / "awm"), cache_dir=str(tmp_path / "cache"), split="train")
+    assert len(train) == summary.splits["train"] < len(whole)
+    table = read_tools_table(tmp_path / "awm" / "tools.jsonl")
+    assert len(table) == summary.environments
+    by_task = {(r["env_id"], r["task_id"]): r for r in whole}
+    for row in (row for rows in loaded.values() for row in rows):
+        record = by_task[(row["env_id"], row["task_id"])]
+        assert task_tools_of(row, table) == record["tools"]  # nothing a trainer needs is lost
+        assert {k: v for k, v in row.items() if k not in ("task_tools", "tools_table")} == \
+            {k: v for k, v in record.items() if k != "tools"}
+    assert (tmp_path / "awm" / "train.jsonl").stat().st_size * 3 < sum(
+        len(json.dumps(r)) for r in whole if r["split"] == "train")
+    tools = datasets.load_dataset(str(tmp_path / "awm"), "tools", split="train", cache_dir=str(tmp_path / "cache"))
+    assert sorted(tools["env_id"]) == sorted(table)
+    card = (tmp_path / "awm" / "README.md").read_text()
+    assert f"| train | {summary.splits['train']:,} |" in card and "## Licence" in card
+    assert "complete, 0 when partial" in card and "| wrong_row |" in card
+    assert seen[-1].startswith(f"exported {summary.tasks:,} of {summary.tasks:,} tasks")
+
+
+def test_hf_and_verl_directory_exports_are_parquet_per_split_and_load(published, tmp_path):
+    datasets = pytest.importorskip("datasets")
+    pytest.importorskip("pyarrow")
+    for layout in ("hf", "verl"):
+        summary = write_export(published, tmp_path / layout, layout=layout, with_reference=True)
+        assert sorted(p.name for p in (tmp_path / layout).iterdir()) == \
+            ["README.md", "test.parquet", "train.parquet", "validation.parquet"]
+        loaded = datasets.load_dataset(str(tmp_path / layout), cache_dir=str(tmp_path / "cache"))
+        assert {name: len(rows) for name, rows in loaded.items()} == summary.splits
+    rows = loaded["train"]
+    assert rows[0]["prompt"][0]["role"] == "system"
+
+
+def test_filters_select_environments_domains_and_splits_and_keep_the_whole_corpus_split(published, tmp_path, capsys):
+    whole = read_lines(write_export(published, tmp_path / "whole.jsonl").path)
+    env = whole[-1]["env_id"]
+    home = ["--home", str(published.home), "export", "--quiet"]
+    assert awm([*home, "--out", str(tmp_path / "one.jsonl"), "--env", env]) == 0
+    one = read_lines(tmp_path / "one.jsonl")
+    assert one == [r for r in whole if r["env_id"] == env]  # its split as in the whole export
+    assert awm([*home, "--out", str(tmp_path / "val.jsonl"), "--split", "validation"]) == 0
+    assert read_lines(tmp_path / "val.jsonl") == [r for r in whole if r["split"] == "validation"]
+    assert awm([*home, "--out", str(tmp_path / "val"), "--split", "validation", "test"]) == 0
+    assert sorted(p.name for p in (tmp_path / "val").iterdir()) == ["README.md", "test.jsonl", "tools.jsonl",
+                                                                    "validation.jsonl"]
+    capsys.readouterr()
+    assert awm([*home, "--out", str(tmp_path / "x.jsonl"), "--env", "nowhere__00"]) == 2
+    assert awm([*home, "--out", str(tmp_path / "x.jsonl"), "--split", "dev"]) == 2
+    assert awm([*home, "--out", str(tmp_path / "x.jsonl"), "--domain", "pet_grooming", "--domain", "zoo_keeping"]) == 2
+    err = capsys.readouterr().err
+    assert "no environment nowhere__00" in err and "unknown split 'dev'" in err and "domain zoo_keeping" in err
+    assert awm([*home, "--out", str(tmp_path / "f.jsonl"), "--split", "0.5", "0.25", "0.25"]) == 0  # older spelling
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_small_corpora_still_get_every_split_or_a_clear_warning(published, tmp_path, capsys):
+    from awm.export import assign_splits, split_of
+
+    envs = [f"pet_grooming__{i:02d}" for i in range(4)]
+    hashed = {split_of(e) for e in envs}
+    assigned = assign_splits(envs)
+    assert hashed != set(assigned.values()) == {"train", "validation", "test"}  # the hash alone leaves one out
+    assert assign_splits(envs) == assigned and list(assigned.values()).count("train") >= 1
+    assert set(assign_splits(envs[:2], (0.5, 0.0, 0.5)).values()) == {"train", "test"}
+    empty: list[str] = []
+    assert sorted(assign_splits(envs[:2], empty=empty).values()) == ["train", "validation"]  # train first
+    assert empty == ["test"] and list(assign_splits(envs[:1]).values()) == ["train"]
+    big = [f"pet_grooming__{i:02d}" for i in range(60)]
+    assert assign_splits(big) == {e: split_of(e) for e in big}  # a corpus the hash fills is left as it was
+    one = next(published.iter_catalog())["env_id"]
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "catalog.jsonl").write_text("".join(line + "\n" for line in published.catalog_path.read_text().splitlines()
+                                                 if json.loads(line)["env_id"] == one))
+    (small / "corpus").symlink_to(published.home / "corpus")
+    assert awm(["--home", str(small), "export", "--quiet", "--out", str(tmp_path / "one.jsonl")]) == 0
+    assert {r["split"] for r in read_lines(tmp_path / "one.jsonl")} == {"train"}
+    assert "too few environments for the validation and test splits" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("umask, file_mode, dir_mode", [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700)])
+def test_export_files_are_readable_per_the_umask(published, tmp_path, umask, file_mode, dir_mode):
+    import os
+
+    old = os.umask(umask)
+    try:
+        write_export(published, tmp_path / "dir", layout="hf")
+        write_export(published, tmp_path / "dir", layout="hf")  # replaced whole
+        single = write_export(published, tmp_path / "one.jsonl").path
+    finally:
+        os.umask(old)
+    assert oct((tmp_path / "dir").stat().st_mode & 0o777) == oct(dir_mode)
+    files = [single, *(tmp_path / "dir").iterdir()]
+    assert {oct(p.stat().st_mode & 0o777) for p in files} == {oct(file_mode)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "one.jsonl"]  # no temporary left
+
+
+def test_parquet_is_streamed_with_the_schema_of_every_batch(tmp_path, monkeypatch):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from awm.export import ParquetSink
+
+    monkeypatch.setattr(ParquetSink, "BATCH", 2)
+    sink = ParquetSink(tmp_path)
+    rows = [{"a": 1, "ref": None}, {"a": 2, "ref": None}, {"a": 3, "ref": "x", "extra": {"k": [1]}}]
+    for row in rows:
+        sink.add(row)
+    with open(tmp_path / "t.parquet", "wb") as fh:
+        sink.finish(fh)
+    sink.discard()
+    assert pq.read_table(tmp_path / "t.parquet").to_pylist() == [
+        {"a": 1, "ref": None, "extra": None}, {"a": 2, "ref": None, "extra": None},
+        {"a": 3, "ref": "x", "extra": {"k": [1]}}]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
