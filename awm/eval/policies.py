@@ -31,6 +31,7 @@ from typing import Any
 from awm import artifacts
 from awm.contracts import Task, ToolCall
 from awm.errors import AWMError
+from awm.runtime.answers import SUBMIT_ANSWER, reference_submission
 from awm.store import ArtifactStore
 
 AGENT_MODEL_PREFIX = "awm-agent-"
@@ -195,6 +196,11 @@ class SimulatedAgent:
         names = {t.get("function", {}).get("name") for t in tools if isinstance(t, dict)}
         env, task = self.find_task(messages, names)
         plan = self.plan(policy, env, task, seed)
+        if policy.name in ("reference", "noisy") and SUBMIT_ANSWER in names:
+            # offered `submit_answer` (a task that expects an answer), the policy submits its answer typed
+            submission = reference_submission(task)
+            if submission is not None:
+                plan.calls.append(ToolCall(tool=SUBMIT_ANSWER, arguments=submission))
         made = sum(len(m.get("tool_calls") or []) for m in messages if m.get("role") == "assistant")
         if made < len(plan.calls):
             call = plan.calls[made]

@@ -42,6 +42,7 @@ from awm.errors import AWMError
 from awm.export import system_prompt
 from awm.llm.cache import CachedResponse, ResponseCache
 from awm.llm.settings import LLMSettings
+from awm.runtime.answers import answer_tool
 from awm.runtime.pool import SandboxError
 from awm.stages.catalog import DEFAULT_MIN_TASKS, environment_status
 from awm.store import ArtifactStore, atomic_write_text
@@ -215,9 +216,13 @@ class RolloutEngine:
         env_hash = _hash({name: self.store.hash(env_id, name) for name in ENV_FILES
                           if self.store.exists(env_id, name)})
         published = {e.task_id for e in entries}
+        # a task that expects an answer is answered with `submit_answer` (the system prompt says so): offered
+        # beside the environment's tools, as every episode of that task offers it
         return [_Task(env_id, scenario.domain, t,
                       [{"role": "system", "content": system_prompt(scenario, taskset.acting_user, t)},
-                       {"role": "user", "content": t.instruction}], tools, scenario.category, env_hash)
+                       {"role": "user", "content": t.instruction}],
+                      tools + openai_tools([published_spec(submit)]) if (submit := answer_tool(t)) else tools,
+                      scenario.category, env_hash)
                 for t in taskset.tasks if t.task_id in published], None
 
     def _params(self, seed: int) -> dict:
