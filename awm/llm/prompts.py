@@ -64,7 +64,8 @@ class ScenarioDraft(Contract):
                                      description="the category's own entity groups this business keeps")
     item_categories: list[str] = Field(min_length=ITEM_CATEGORIES_RANGE[0], max_length=ITEM_CATEGORIES_RANGE[1])
     items: list[str] = Field(min_length=ITEMS_RANGE[0], max_length=ITEMS_RANGE[1])
-    price_range: tuple[float, float]
+    price_range: tuple[float, float] = Field(description="[lowest, highest] item price in US dollars; the lowest "
+                                             "may be 0 where some of what it offers is free")
 
     @field_validator("labels")
     @classmethod
@@ -91,8 +92,8 @@ class ScenarioDraft(Contract):
     @model_validator(mode="after")
     def _prices(self) -> ScenarioDraft:
         low, high = self.price_range
-        if not 0 < low < high:
-            raise ValueError(f"price_range {list(self.price_range)} must be [low, high] with 0 < low < high")
+        if not 0 <= low < high:  # 0: some of what it offers is free (a volunteer network's services)
+            raise ValueError(f"price_range {list(self.price_range)} must be [low, high] with 0 <= low < high")
         if len(set(self.modules)) != len(self.modules):
             raise ValueError("modules repeat")
         module = PACK_MODULES.get(self.category)
@@ -260,7 +261,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v3",
+    version="v4",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one
@@ -282,7 +283,7 @@ Rules:
 {_GROUP_LINES}
 - item_categories ({ITEM_CATEGORIES_RANGE[0]} to {ITEM_CATEGORIES_RANGE[1]}) and items ({ITEMS_RANGE[0]} to \
 {ITEMS_RANGE[1]}) are what it offers, named as this business would.
-- price_range is [lowest, highest] item price in US dollars.
+- price_range is [lowest, highest] item price in US dollars (lowest 0 where some of what it offers is free).
 {_COMMON_RULES}
 """,
     user="""
