@@ -32,7 +32,17 @@ from awm.concurrency import STAGE_WORK
 from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
 from awm.domains import env_id_for, split_env_id
 from awm.errors import AWMError, StageError
-from awm.llm.client import CallTags, LLMClient
+from awm.llm.client import CallTags, LLMClient, estimate_tokens
+from awm.llm.fit import (
+    WRITTEN_IDS_PER_TABLE,
+    SourceMergeError,
+    merge_sources,
+    part_of_tool,
+    plan_parts,
+    rows_answer_tokens,
+    tools_answer_tokens,
+    top_level_functions,
+)
 from awm.llm.ledger import summarize
 from awm.llm.prompts import (
     DATABASES,
@@ -76,6 +86,10 @@ class RowsError(AWMError):
     """Sample data that does not fit the schema or uses the wall clock."""
 
 
+class ToolPartsError(AWMError):
+    """Parts of the tools answer that do not fit together (a tool written twice, a helper defined differently)."""
+
+
 class VerifierProofError(StageError):
     """Verifiers that failed their proof; `details` maps each task id to what went wrong."""
 
@@ -114,7 +128,7 @@ class LLMBackend:
         s = self.client.settings
         return {"builder": BUILDER, "model": s.model, "base_url": s.shown_url, "profile": s.profile,
                 "temperature": s.temperature, "max_tokens": s.limits().max_tokens, "seed": s.seed,
-                "tasks_per_env": self.tasks_per_env}
+                "request_tokens": s.request_tokens, "tasks_per_env": self.tasks_per_env}
 
     def prompt_hash(self, stage: str) -> str:
         return stage_prompt_hash(stage)
@@ -125,7 +139,7 @@ class LLMBackend:
         s = self.client.settings
         code = source_digest((stage_spec(stage).module, "awm.backends.llm"), ("python",), BOOKKEEPING)
         payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.limits().max_tokens, s.seed,
-                              self.tasks_per_env, code])
+                              self.tasks_per_env, code] + ([s.request_tokens] if s.request_tokens else []))
         return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
     def usage(self, stage: str, domains: list[str] | None = None) -> dict:
@@ -155,10 +169,12 @@ class LLMBackend:
 
     # --- asking -------------------------------------------------------------------------------
     def _ask(self, template: PromptTemplate, env_id: str, subject: str | None = None,
-             attempt: AttemptContext | None = None, **values: str):
+             attempt: AttemptContext | None = None, show_answer: bool = True, **values: str):
+        """`show_answer` False: the newest rejected answer is not shown again (a stage asked in parts: it may be
+        another part's)."""
         attempt = attempt or current_attempt()
         feedback = attempt.errors_for(subject) if attempt else []
-        answer = attempt.last_answer(subject) if attempt else None
+        answer = attempt.last_answer(subject) if attempt and show_answer else None
         messages = template.render(feedback=feedback, answer=answer, **values)
         domain, _ = split_env_id(env_id)
         tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
@@ -243,22 +259,74 @@ class LLMBackend:
             scenario=self._scenario_block(scenario), tasks=self._tasks_block(tasks))
         return SchemaSpec(env_id=scenario.env_id, tables=draft.tables)
 
+    def _part_plan(self, template: PromptTemplate, env_id: str, tables, answer_tokens, **values: str):
+        """The schema's tables in parts that each fit one request (awm/llm/fit.py): planned from the prompt as it
+        will be sent (the earlier attempts' errors included) with an empty part."""
+        attempt = current_attempt()
+        feedback = attempt.errors_for(None) if attempt else []
+        messages = template.render(feedback=feedback, answer=attempt.last_answer(None) if attempt else None,
+                                   part=json_block("part", {}), **values)
+        budget, budget_from = self.client.request_budget()
+        return plan_parts(template.stage, tables, answer_tokens, estimate_tokens(messages), budget, budget_from)
+
     def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
         tasks = artifacts.TASKS.read(self.store, scenario.env_id)
-        draft = self._ask(
-            DATABASES, scenario.env_id,
-            request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
-            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
-            tasks=self._tasks_block(tasks))
-        return rows_by_table(draft, schema)
+        values = dict(request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
+                      scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+                      tasks=self._tasks_block(tasks))
+        parts = self._part_plan(DATABASES, scenario.env_id, schema.tables, rows_answer_tokens, **values)
+        written: list = []
+        ids: dict[str, list] = {}
+        for n, names in enumerate(parts, 1):
+            part = {"part": n, "parts": len(parts), "tables": names,
+                    "other_tables": [t.name for t in schema.tables if t.name not in names]}
+            if n > 1:
+                part["written_ids"] = {table: values_ for table, values_ in ids.items() if _referenced(
+                    schema, names, table)}
+            draft = self._ask(DATABASES, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              **values)
+            extra = [t.table for t in draft.tables if t.table not in names]
+            if extra and len(parts) > 1:
+                raise RowsError(f"part {n} of {len(parts)} gave rows for {', '.join(extra)}, which other parts "
+                                f"write; give rows only for {', '.join(names)}")
+            for table_rows in draft.tables:
+                if "id" in table_rows.columns:
+                    at = table_rows.columns.index("id")
+                    ids[table_rows.table] = [row[at] for row in table_rows.rows][:WRITTEN_IDS_PER_TABLE]
+            written.extend(draft.tables)
+        return rows_by_table(RowsDraft(tables=written), schema)
 
     def tools(self, scenario: Scenario, schema: SchemaSpec, tasks: TaskSet) -> tuple[str, ToolSet]:
-        draft = self._ask(
-            TOOLS, scenario.env_id,
-            request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
-            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
-            tasks=self._tasks_block(tasks))
-        return draft.source, ToolSet(env_id=scenario.env_id, tools=draft.tools)
+        values = dict(request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
+                      scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+                      tasks=self._tasks_block(tasks))
+        parts = self._part_plan(TOOLS, scenario.env_id, schema.tables, tools_answer_tokens, **values)
+        called = list(dict.fromkeys(call.tool for task in tasks.tasks for call in task.reference_solution))
+        sources: list[str] = []
+        specs: list = []
+        helpers: list[str] = []
+        for n, names in enumerate(parts):
+            written = [t.name for t in specs]
+            part = {"part": n + 1, "parts": len(parts), "tables": names,
+                    "other_tables": [t.name for t in schema.tables if t.name not in names],
+                    "tools": [tool for tool in called if part_of_tool(tool, parts) == n and tool not in written],
+                    "written": written, "helpers": helpers}
+            draft = self._ask(TOOLS, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              **values)
+            again = sorted({t.name for t in draft.tools} & set(written))
+            if again:
+                raise ToolPartsError(f"part {n + 1} of {len(parts)} wrote {', '.join(again)} again, which an earlier "
+                                     "part wrote; write only the tools of this part")
+            sources.append(draft.source)
+            specs.extend(draft.tools)
+            names_written = {t.name for t in draft.tools}
+            helpers = list(dict.fromkeys(helpers + [f for f in top_level_functions(draft.source)
+                                                    if f not in names_written]))
+        try:
+            source = merge_sources(sources)
+        except SourceMergeError as exc:
+            raise ToolPartsError(str(exc)) from None
+        return source, ToolSet(env_id=scenario.env_id, tools=specs)
 
     def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
         env_id = scenario.env_id
@@ -286,6 +354,12 @@ class LLMBackend:
         if failures:
             raise VerifierProofError(env_id, failures)
         return verifiers
+
+
+def _referenced(schema: SchemaSpec, names: list[str], parent: str) -> bool:
+    """Whether a table of `names` has a foreign key to `parent`."""
+    return any((c.references or "").split(".")[0] == parent for t in schema.tables if t.name in names
+               for c in t.columns)
 
 
 def rows_by_table(draft: RowsDraft, schema: SchemaSpec) -> dict[str, list[dict]]:

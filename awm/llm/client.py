@@ -56,7 +56,7 @@ from awm.llm.errors import (
 from awm.llm.ledger import CallRecord, Ledger
 from awm.llm.prompts import output_schema
 from awm.llm.repair import strip_wrapping
-from awm.llm.settings import LLMSettings
+from awm.llm.settings import DEFAULT_REQUEST_TOKENS, LLMSettings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -225,13 +225,26 @@ class LLMClient:
                 self.refusals.append(endpoint.refusal)
             self._resolved = True
 
+    def request_budget(self) -> tuple[int, str]:
+        """(the most one request may take, prompt + answer, in tokens; where that number comes from): the setting
+        (AWM_LLM_REQUEST_TOKENS, default 24,000), or the context window when that is smaller."""
+        self.resolve()
+        wanted = self.settings.request_tokens or DEFAULT_REQUEST_TOKENS
+        source = "AWM_LLM_REQUEST_TOKENS" if self.settings.request_tokens else "the default request budget"
+        context = self.limits.context_tokens
+        if context is not None and context < wanted:
+            return context, f"the context window ({self.limits.source['context_tokens']})"
+        return wanted, source
+
     def describe(self) -> dict[str, Any]:
         """What the client negotiated, for metadata and provenance."""
         self.resolve()
+        budget, budget_from = self.request_budget()
         return {"profile": self.profile, "structured_output": self._mode, "modes": list(self._chain),
                 "refusals": list(self.refusals), "timeout_s": self.limits.timeout_s,
                 "concurrency": self.limits.concurrency, "max_tokens": self.limits.max_tokens,
-                "context_tokens": self.limits.context_tokens, "limits_from": dict(self.limits.source)}
+                "context_tokens": self.limits.context_tokens, "request_tokens": budget,
+                "limits_from": {**self.limits.source, "request_tokens": budget_from}}
 
     # --- one call -------------------------------------------------------------------
     def params(self, schema: dict) -> dict[str, Any]:
@@ -289,22 +302,27 @@ class LLMClient:
             return None
 
     def _max_tokens(self, record: CallRecord, messages: list[dict[str, str]]) -> int:
-        """The completion limit of this call: the setting, clamped to what the context leaves (recorded)."""
+        """The completion limit of this call: the setting, clamped to what the request budget (the context, or
+        less) leaves after the prompt, measured before sending (the clamp is recorded)."""
         wanted = self.limits.max_tokens
+        budget, budget_from = self.request_budget()
         context = self.limits.context_tokens
-        if context is None:
-            return wanted
         prompt = estimate_tokens(messages)
-        room = context - prompt
+        room = budget - prompt
         if room < MIN_ANSWER_TOKENS:
             record.outcome = "too_long"
-            record.error = f"prompt of about {prompt} tokens in a context of {context}"
+            if context is not None and budget == context:
+                record.error = f"prompt of about {prompt} tokens in a context of {context}"
+                raise LLMConfigError(
+                    f"the {record.stage} prompt is about {prompt} tokens and the context window is {context} "
+                    f"({self.limits.source['context_tokens']}), which leaves {room} for the answer; use a model or "
+                    "server with a longer context and set AWM_LLM_CONTEXT to it")
+            record.error = f"prompt of about {prompt} tokens in a request budget of {budget}"
             raise LLMConfigError(
-                f"the {record.stage} prompt is about {prompt} tokens and the context window is {context} "
-                f"({self.limits.source['context_tokens']}), which leaves {room} for the answer; use a model or "
-                "server with a longer context and set AWM_LLM_CONTEXT to it")
+                f"the {record.stage} prompt is about {prompt} tokens and a request may take {budget} ({budget_from}), "
+                f"which leaves {room} for the answer; raise AWM_LLM_REQUEST_TOKENS (up to the context window)")
         if wanted > room:
-            record.clamped = f"max_tokens {wanted} clamped to {room}: the prompt takes about {prompt} of {context}"
+            record.clamped = f"max_tokens {wanted} clamped to {room}: the prompt takes about {prompt} of {budget}"
             return room
         return wanted
 

@@ -366,7 +366,7 @@ $schema
 
 DATABASES = PromptTemplate(
     stage="databases",
-    version="v1",
+    version="v2",
     output=RowsDraft,
     system=f"""
 You write the initial state of a business's SQLite database: realistic rows for every table.
@@ -379,6 +379,9 @@ Rules:
 - Dates and times are ISO 8601 strings around the fixed reference time {REFERENCE_NOW_ISO}; never 'now'.
 - Honour NOT NULL, UNIQUE, CHECK (enum, minimum, maximum) constraints. At least 100 rows in total, no empty
   table. Each table is given as columns (names) and rows (lists of values in that column order).
+- The rows are asked for in parts (<part>): write rows only for the tables listed in its "tables", every one
+  of them; the other tables are written in other parts. Rows written by earlier parts have the ids listed in
+  its "written_ids": foreign keys to those tables point at those ids.
 {_COMMON_RULES}
 """,
     user="""
@@ -390,7 +393,9 @@ $schema_sql
 
 $tasks
 
-Write the rows.
+$part
+
+Write the rows of the tables of this part.
 
 JSON Schema of the answer:
 $schema
@@ -399,7 +404,7 @@ $schema
 
 TOOLS = PromptTemplate(
     stage="tools",
-    version="v1",
+    version="v2",
     output=ToolsDraft,
     system=f"""
 You write the tool API of a business: Python functions over its SQLite database, and an MCP tool spec for each.
@@ -419,6 +424,10 @@ The code is untrusted and runs in a sandbox. Rules for source (one Python module
 Rules for tools (the specs): one per function, in the same order: name, description (what it does, when to use
 it), inputSchema (a JSON Schema object whose properties are exactly the function's arguments after db, with
 required listing those without a default), annotations ({{"readOnlyHint": true}} for tools that only read).
+The tools are asked for in parts (<part>): write the tools of the tables listed in its "tables" (their read
+tools and the actions on them) and every tool listed in its "tools", and none of the tools in its "written"
+(earlier parts wrote them). Helper functions listed in its "helpers" exist already: call them without
+defining them again (a helper defined again must be identical).
 {_COMMON_RULES}
 """,
     user="""
@@ -430,7 +439,9 @@ $schema_sql
 
 $tasks
 
-Write the tools.
+$part
+
+Write the tools of this part.
 
 JSON Schema of the answer:
 $schema

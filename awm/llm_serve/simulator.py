@@ -8,6 +8,7 @@ output format. Faults turn a good answer into a specific kind of bad one.
 
 from __future__ import annotations
 
+import ast
 import json
 from functools import lru_cache
 from typing import Any
@@ -16,6 +17,7 @@ from awm.backends.offline import OfflineBackend
 from awm.builder.verifiergen import verifier_source
 from awm.builder.world import make_scenario
 from awm.contracts import Scenario, Task
+from awm.llm.fit import part_of_tool
 from awm.llm.prompts import identify, parse_blocks
 from awm.llm.rephrase import stated_values
 
@@ -77,8 +79,8 @@ class SimulatedModel:
         return stage, request, blocks
 
     def answer(self, stage: str, request: dict[str, Any], blocks: dict[str, str]) -> dict[str, Any]:
-        key = json.dumps({"request": request, "scenario": blocks.get("scenario"), "task": blocks.get("task")},
-                         sort_keys=True)
+        key = json.dumps({"request": request, "scenario": blocks.get("scenario"), "task": blocks.get("task"),
+                          "part": blocks.get("part")}, sort_keys=True)
         return json.loads(_answer(stage, key, self.base_seed))
 
     def spoil(self, fault: str, stage: str, request: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
@@ -137,14 +139,19 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
     if stage == "schemas":
         spec = builder.schema(scenario, None)
         return json.dumps({"tables": [t.model_dump(mode="json") for t in spec.tables]})
+    part = json.loads(inputs["part"]) if inputs.get("part") else {}
     if stage == "databases":
         tables = []
         for table, rows in builder.database_rows(scenario, None).items():
+            if part.get("tables") is not None and table not in part["tables"]:
+                continue  # another part's
             columns = list(dict.fromkeys(c for row in rows for c in row))
             tables.append({"table": table, "columns": columns, "rows": [[row.get(c) for c in columns] for row in rows]})
         return json.dumps({"tables": tables})
     if stage == "tools":
         source, toolset = builder.tools(scenario, None, None)
+        if part.get("parts", 1) > 1:
+            source, toolset = _tools_part(source, toolset, part)
         return json.dumps({"source": source, "tools": [t.mcp() for t in toolset.tools]})
     if stage == "verifier":
         if inputs["task"] is None:
@@ -152,6 +159,30 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
         task = Task.model_validate_json(inputs["task"])
         return json.dumps({"code": verifier_source(scenario.env_id, task)})
     raise PromptNotUnderstood(f"no stage {stage!r}")
+
+
+def _tools_part(source: str, toolset, part: dict[str, Any]):
+    """The tools of one part (awm/llm/fit.py decides which part writes a tool), with the module's helpers and
+    settings, which every part repeats word for word."""
+    parts, mine = [], None
+    tables = list(part["tables"])
+    others = list(part.get("other_tables", []))
+    # the parts as the request lays them out: this part's tables and, as one other part, the rest
+    n = int(part["part"]) - 1
+    parts = [others, tables] if n else [tables, others]
+    mine = 1 if n else 0
+    chosen = [t for t in toolset.tools if t.name in part.get("tools", []) or
+              (t.name not in part.get("written", []) and part_of_tool(t.name, parts) == mine)]
+    names = {t.name for t in toolset.tools}
+    keep = {t.name for t in chosen}
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in names and node.name not in keep:
+            continue
+        kept.append("\n".join(lines[node.lineno - 1:node.end_lineno]))
+    return "\n\n\n".join(kept) + "\n", toolset.model_copy(update={"tools": chosen})
 
 
 # How the simulated model opens a rewritten request: every stated value kept, the wording changed.
