@@ -26,13 +26,16 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from awm import artifacts
 from awm.attempts import AttemptContext, current_attempt
 from awm.concurrency import STAGE_WORK
-from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
+from awm.contracts import Scenario, SchemaSpec, Task, TaskSet, ToolSet, Verifier, VerifierSet
 from awm.domains import env_id_for, split_env_id
 from awm.errors import AWMError, StageError
 from awm.llm.client import CallTags, LLMClient, estimate_tokens
+from awm.llm.errors import LLMOutputError
 from awm.llm.fit import (
     WRITTEN_IDS_PER_TABLE,
     SourceMergeError,
@@ -57,6 +60,7 @@ from awm.llm.prompts import (
     json_block,
     stage_prompt_hash,
 )
+from awm.llm.repair import strip_wrapping
 from awm.registry import stage as stage_spec
 from awm.schema_sql import to_ddl
 from awm.sources import source_digest
@@ -67,6 +71,7 @@ BUILDER = "llm-1"
 # the client's code (modes, clamping, repairs), so a change here alone rebuilds nothing (awm/sources.py).
 BOOKKEEPING = ("awm.llm.cache", "awm.llm.ledger")
 DEFAULT_TASKS = 10
+REST_ROUNDS = 2  # requests for the rest of a partly valid tasks answer, within one attempt
 SIMILAR_NAME_RATIO = 0.9
 _LOGIN_WORDS = re.compile(r"\b(log ?in|logins?|log out|sign ?in|sign ?out|passwords?|passcodes?|credentials?|"
                           r"two[- ]factor|2fa|mfa)\b", re.IGNORECASE)
@@ -234,23 +239,51 @@ class LLMBackend:
         return sorted(siblings, key=lambda s: s.slot)
 
     def tasks(self, scenario: Scenario) -> TaskSet:
+        """Exactly `tasks_per_env` tasks. An answer of which only some tasks are valid (a task that breaks its
+        schema or a rule, or tasks missing) keeps the valid ones and asks only for the rest, with the kept tasks
+        and why the others were rejected, up to REST_ROUNDS times in the attempt; then the attempt fails."""
         count = self.tasks_per_env
-        draft = self._ask(
-            TASKS, scenario.env_id,
-            request=json_block("request", {"stage": "tasks", "env_id": scenario.env_id, "count": count}),
-            scenario=self._scenario_block(scenario), count=str(count))
-        if len(draft.tasks) != count:
-            raise TaskPolicyError(f"{len(draft.tasks)} tasks were written, exactly {count} were asked for")
         expected = [f"t{n:02d}" for n in range(1, count + 1)]
-        if [t.task_id for t in draft.tasks] != expected:
-            raise TaskPolicyError(f"task ids must be {', '.join(expected)} in order, got "
-                                  f"{', '.join(t.task_id for t in draft.tasks)}")
-        for task in draft.tasks:
-            found = _LOGIN_WORDS.search(task.instruction)
-            if found:
-                raise TaskPolicyError(f"{task.task_id} is about {found.group(0)!r}: tasks about logging in, passwords "
-                                      "or credentials are not allowed (the acting user is already signed in)")
-        return TaskSet(env_id=scenario.env_id, acting_user=draft.acting_user, tasks=draft.tasks)
+        kept: dict[str, Task] = {}
+        acting_user: str | None = None
+        problems: dict[str, str] = {}
+        for round_ in range(REST_ROUNDS + 1):
+            wanted = [t for t in expected if t not in kept]
+            request = {"stage": "tasks", "env_id": scenario.env_id, "count": len(wanted)}
+            rest = ""
+            if kept:
+                request.update({"of": count, "task_ids": wanted})
+                rest = "\n" + json_block("kept_tasks", {"acting_user": acting_user, "tasks": [
+                    kept[t].model_dump(mode="json") for t in expected if t in kept]}) + "\n\n" + block(
+                    "rejected_tasks", "These tasks of the answer were rejected; write them again:\n" + "\n".join(
+                        f"- {task}: {why}" for task, why in sorted(problems.items()))) + "\n"
+            try:
+                draft = self._ask(TASKS, scenario.env_id, request=json_block("request", request),
+                                  scenario=self._scenario_block(scenario), count=str(len(wanted)), rest=rest)
+                data = draft.model_dump(mode="json")
+                error: Exception | None = None
+            except LLMOutputError as exc:
+                data, error = _json_object(exc.answer), exc
+            if data is None:  # nothing to keep: the error as it is
+                raise error
+            user, good, bad = _sort_tasks(data, wanted, acting_user)
+            if user is None:
+                raise error or TaskPolicyError("acting_user is missing: the staff member every task is performed for")
+            acting_user = user
+            kept.update(good)
+            problems = bad
+            attempt = current_attempt()
+            if problems and error is None and attempt is not None and attempt.calls and self.client.cache is not None:
+                self.client.cache.evict([attempt.calls[-1].cache_key])  # a rejected answer: never replayed
+            if not problems:
+                break
+            if not good and round_ == 0:  # no task of the answer was usable: nothing kept, the error as it is
+                raise error or TaskPolicyError("; ".join(f"{t}: {why}" for t, why in sorted(problems.items())))
+        if problems:
+            raise TaskPolicyError(f"{len(kept)} of {count} tasks were valid after {REST_ROUNDS} requests for the "
+                                  "rest; still rejected: " + "; ".join(f"{t}: {why}" for t, why in
+                                                                       sorted(problems.items())))
+        return TaskSet(env_id=scenario.env_id, acting_user=acting_user, tasks=[kept[t] for t in expected])
 
     def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
         draft = self._ask(
@@ -354,6 +387,51 @@ class LLMBackend:
         if failures:
             raise VerifierProofError(env_id, failures)
         return verifiers
+
+
+def _json_object(answer: str | None) -> dict | None:
+    """The JSON object of an answer the client rejected (safe repairs only), or None."""
+    if not answer:
+        return None
+    text, _ = strip_wrapping(answer)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _sort_tasks(data: dict, wanted: list[str], acting_user: str | None) -> tuple[str | None, dict, dict]:
+    """(acting user, the valid tasks of `wanted` by id, why each other task of `wanted` was rejected)."""
+    user = data.get("acting_user")
+    if not isinstance(user, str) or len(user.strip()) < 3:
+        user = acting_user
+    good: dict[str, Task] = {}
+    bad: dict[str, str] = {}
+    items = data.get("tasks") if isinstance(data.get("tasks"), list) else []
+    by_id: dict[str, object] = {}
+    for item in items:
+        task_id = item.get("task_id") if isinstance(item, dict) else None
+        if isinstance(task_id, str) and task_id not in by_id:
+            by_id[task_id] = item
+    for task_id in wanted:
+        item = by_id.get(task_id)
+        if item is None:
+            bad[task_id] = "missing from the answer"
+            continue
+        try:
+            task = Task.model_validate(item)
+        except ValidationError as exc:
+            bad[task_id] = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<task>'}: {e['msg']}"
+                                     for e in exc.errors()[:4])[:600]
+            continue
+        found = _LOGIN_WORDS.search(task.instruction)
+        if found:
+            bad[task_id] = (f"it is about {found.group(0)!r}: tasks about logging in, passwords or credentials are "
+                            "not allowed (the acting user is already signed in)")
+            continue
+        good[task_id] = task
+    return user, good, bad
 
 
 def _referenced(schema: SchemaSpec, names: list[str], parent: str) -> bool:

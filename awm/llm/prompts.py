@@ -300,7 +300,7 @@ $schema
 
 TASKS = PromptTemplate(
     stage="tasks",
-    version="v1",
+    version="v2",
     output=TasksDraft,
     system=f"""
 You write the tasks that users give an AI assistant operating the tools of a business. The assistant acts for
@@ -319,13 +319,15 @@ Rules:
   rows_created (table, count, expect; optionally child_table, child_fk, children), row_deleted (table, pk),
   answer (expect: {{"value": ...}} that the final answer must state).
 - template names the kind of task in a few snake_case words.
+- When the request lists task_ids (the rest of an answer whose other tasks were kept, shown in <kept_tasks>),
+  write exactly those tasks, with those ids, for the same acting_user, different from the kept ones.
 {_COMMON_RULES}
 """,
     user="""
 $request
 
 $scenario
-
+$rest
 Write $count tasks for this business.
 
 JSON Schema of the answer:

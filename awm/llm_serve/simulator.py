@@ -35,6 +35,7 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
     "lax_verifier": ("verifier",),
     "duplicate": ("scenarios",),
     "login_task": ("tasks",),
+    "partial_tasks": ("tasks",),
     "wall_clock": ("databases",),
     "malformed_tool_call": ("agent",),
     "dropped_value": ("phrasing",),
@@ -106,6 +107,10 @@ class SimulatedModel:
         if fault == "dropped_value":  # a rewrite that loses the first value the instruction states
             value = sorted(stated_values(answer["instruction"]), key=answer["instruction"].find)[:1]
             return {"instruction": answer["instruction"].replace(value[0], "it", 1) if value else "Do it."}
+        if fault == "partial_tasks":  # the first task without goals, the last one missing: the others valid
+            tasks = [dict(t) for t in answer["tasks"]]
+            tasks[0]["goals"] = []
+            return {**answer, "tasks": tasks[:-1] if len(tasks) > 2 else tasks}
         if fault == "login_task":
             tasks = [dict(t) for t in answer["tasks"]]
             tasks[0]["instruction"] = "Reset the password of the staff member Dana Fox and tell me the new one."
@@ -131,11 +136,14 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
     if inputs["scenario"] is None:
         raise PromptNotUnderstood(f"the {stage} prompt has no <scenario> block")
     scenario = Scenario.model_validate_json(inputs["scenario"])
-    builder = OfflineBackend(base_seed=base_seed, tasks_per_env=int(request.get("count", 10)))
+    # "of": the rest of an answer whose other tasks were kept (the tasks of those ids, of that many)
+    builder = OfflineBackend(base_seed=base_seed, tasks_per_env=int(request.get("of", request.get("count", 10))))
     if stage == "tasks":
         taskset = builder.tasks(scenario)
+        wanted = request.get("task_ids")
         return json.dumps({"acting_user": taskset.acting_user,
-                           "tasks": [t.model_dump(mode="json") for t in taskset.tasks]})
+                           "tasks": [t.model_dump(mode="json") for t in taskset.tasks
+                                     if wanted is None or t.task_id in wanted]})
     if stage == "schemas":
         spec = builder.schema(scenario, None)
         return json.dumps({"tables": [t.model_dump(mode="json") for t in spec.tables]})

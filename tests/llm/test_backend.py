@@ -77,9 +77,12 @@ def test_login_tasks_and_wall_clock_rows_are_rejected(serve, home):
     store = ArtifactStore(home)
     backend = llm_backend(serve, store)
     assert scenarios.build(store, "airline__00", backend).ok
-    serve.faults({"fault": "login_task", "stage": "tasks", "times": 1})
+    serve.faults({"fault": "login_task", "stage": "tasks", "times": None})  # every answer, the rest's too
     outcome = tasks.build(store, "airline__00", backend)
-    assert outcome.status == "failed" and "TaskPolicyError: t01 is about 'password'" in outcome.error
+    assert outcome.status == "failed" and "TaskPolicyError: 9 of 10 tasks were valid" in outcome.error
+    assert "t01: it is about 'password'" in outcome.error
+    assert len([r for r in serve.requests() if r["stage"] == "tasks"]) == 3  # the answer, then the rest twice
+    serve.faults()
     assert tasks.build(store, "airline__00", backend).ok
 
 
