@@ -174,7 +174,8 @@ class LLMBackend:
 
     # --- asking -------------------------------------------------------------------------------
     def _ask(self, template: PromptTemplate, env_id: str, subject: str | None = None,
-             attempt: AttemptContext | None = None, show_answer: bool = True, **values: str):
+             attempt: AttemptContext | None = None, show_answer: bool = True, keep_invalid: bool = False,
+             **values: str):
         """`show_answer` False: the newest rejected answer is not shown again (a stage asked in parts: it may be
         another part's)."""
         attempt = attempt or current_attempt()
@@ -185,7 +186,7 @@ class LLMBackend:
         tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
                         attempt=attempt.attempt if attempt else None)
         return self.client.complete(template.stage, messages, template.output, template.schema_name, tags,
-                                    on_record=attempt.calls.append if attempt else None)
+                                    on_record=attempt.calls.append if attempt else None, keep_invalid=keep_invalid)
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
@@ -258,7 +259,7 @@ class LLMBackend:
                     "rejected_tasks", "These tasks of the answer were rejected; write them again:\n" + "\n".join(
                         f"- {task}: {why}" for task, why in sorted(problems.items()))) + "\n"
             try:
-                draft = self._ask(TASKS, scenario.env_id, request=json_block("request", request),
+                draft = self._ask(TASKS, scenario.env_id, request=json_block("request", request), keep_invalid=True,
                                   scenario=self._scenario_block(scenario), count=str(len(wanted)), rest=rest)
                 data = draft.model_dump(mode="json")
                 error: Exception | None = None

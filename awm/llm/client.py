@@ -256,10 +256,12 @@ class LLMClient:
 
     def complete(self, stage: str, messages: list[dict[str, str]], output: type[M], schema_name: str,
                  tags: CallTags = CallTags(), on_record: Callable[[CallRecord], None] | None = None,
-                 check: Callable[[M], str | None] | None = None) -> M:
+                 check: Callable[[M], str | None] | None = None, keep_invalid: bool = False) -> M:
         """The stage's output for `messages`. `check`, when given, is the caller's own rule on a parsed answer (the
         reason it is rejected, or None): a rejected answer is recorded as such and raised as a RejectedOutputError
-        (it stays cached, so a re-run replays the same exchange for free)."""
+        (it stays cached, so a re-run replays the same exchange for free). `keep_invalid`: an answer that is JSON but
+        breaks the schema is cached too and replayed as the same SchemaViolationError (a caller that keeps the valid
+        part of such an answer gets the same part again on a re-run, for free)."""
         schema = output_schema(output)
         key = cache_key(self.settings.model, messages, self.params(schema))
         record = CallRecord(stage=stage, model=self.settings.model, cache_key=key, cache_hit=False, latency_ms=0.0,
@@ -267,12 +269,12 @@ class LLMClient:
                             attempt=tags.attempt)
         started = time.perf_counter()
         try:
-            parsed = self._cached(key, output, record) if self.settings.cache and self.cache else None
+            parsed = self._cached(key, output, record, keep_invalid) if self.settings.cache and self.cache else None
             if parsed is not None:
                 record.cache_hit = True
             else:
                 self.resolve()
-                parsed = self._call(record, messages, output, schema_name, schema)
+                parsed = self._call(record, messages, output, schema_name, schema, keep_invalid)
             why = check(parsed) if check is not None else None
             if why:  # cached all the same: a re-run replays the same answers, rejection included, for free
                 record.outcome, record.error = "rejected", why[:500]
@@ -289,7 +291,7 @@ class LLMClient:
             if on_record is not None:
                 on_record(record)
 
-    def _cached(self, key: str, output: type[M], record: CallRecord) -> M | None:
+    def _cached(self, key: str, output: type[M], record: CallRecord, keep_invalid: bool = False) -> M | None:
         hit = self.cache.get(key)
         if hit is None:
             return None
@@ -297,6 +299,13 @@ class LLMClient:
             parsed = parse_output(hit.content, hit.finish_reason, output, self.limits.max_tokens)
             record.response = hit.content  # a stage that rejects it shows it to the model like a fresh answer
             return parsed
+        except SchemaViolationError as exc:
+            if not keep_invalid:
+                self.cache.evict([key])
+                return None
+            record.cache_hit, record.response = True, hit.content
+            record.outcome, record.error = "invalid", str(exc)[:500]
+            raise
         except LLMOutputError:
             self.cache.evict([key])  # written by an older output model; ask again
             return None
@@ -327,7 +336,7 @@ class LLMClient:
         return wanted
 
     def _call(self, record: CallRecord, messages: list[dict[str, str]], output: type[M], schema_name: str,
-              schema: dict) -> M:
+              schema: dict, keep_invalid: bool = False) -> M:
         max_tokens = self._max_tokens(record, messages)
         record.max_tokens = max_tokens
         with STAGE_WORK.released(), self._semaphore:  # other environments' stage work runs meanwhile
@@ -350,6 +359,9 @@ class LLMClient:
         except LLMOutputError as exc:
             record.outcome = "truncated" if isinstance(exc, TruncatedOutputError) else "invalid"
             record.error = str(exc)[:500]
+            if keep_invalid and isinstance(exc, SchemaViolationError) and self.settings.cache and self.cache:
+                self.cache.put(record.cache_key, self.settings.model, record.stage, CachedResponse(
+                    content, choice.finish_reason, record.prompt_tokens, record.completion_tokens))
             if isinstance(exc, TruncatedOutputError) and record.clamped:
                 raise TruncatedOutputError(f"{exc} ({record.clamped})") from exc
             raise

@@ -43,6 +43,12 @@ def test_eight_valid_tasks_of_ten_are_kept_and_only_the_other_two_asked_for(serv
     assert not store.exists("bakery__00", ATTEMPT_LOG)
     calls = [r for r in backend.client.ledger.records() if r.stage == "tasks"]
     assert [r.outcome for r in calls] == ["invalid", "ok"]
+    # built again: the same exchange replayed from the cache (the partly valid answer, then the rest), no request
+    assert tasks.build(store, "bakery__00", backend, force=True).ok
+    assert len(serve.requests()) == 2
+    again = [r for r in backend.client.ledger.records() if r.stage == "tasks"][2:]
+    assert [(r.outcome, r.cache_hit) for r in again] == [("invalid", True), ("ok", True)]
+    assert store.read_model("bakery__00", "tasks.json", TaskSet).tasks == built.tasks
 
 
 def test_an_answer_with_no_valid_task_fails_the_attempt_as_it_did(serve, home):
