@@ -156,15 +156,17 @@ def dagster_run(domain: str, home: Path, url: str, tasks_per_env: int, **llm) ->
         run = dg.materialize([scenarios, tasks], partition_key=domain, instance=instance, resources=resources,
                              raise_on_error=False,
                              run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
+        logs = [e for e in instance.all_logs(run.run_id) if e.dagster_event is not None]
     seconds = time.perf_counter() - started
     retries = Counter(e.step_key for e in run.all_events if e.event_type_value == "STEP_UP_FOR_RETRY")
-    step_seconds: dict[str, float] = {}
+    step_seconds: dict[str, float] = {}  # first start to success or failure, retries included
     starts: dict[str, float] = {}
-    for event in run.all_events:
-        if event.event_type_value == "STEP_START":
-            starts.setdefault(event.step_key, event.timestamp)
-        elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and event.step_key in starts:
-            step_seconds[event.step_key] = round(event.timestamp - starts[event.step_key], 1)
+    for entry in logs:
+        kind, step = entry.dagster_event.event_type_value, entry.dagster_event.step_key
+        if kind == "STEP_START":
+            starts.setdefault(step, entry.timestamp)
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE") and step in starts:
+            step_seconds[step] = round(entry.timestamp - starts[step], 1)
     store = ArtifactStore(home)
     env_id = f"{domain}__00"
     stages = {}
