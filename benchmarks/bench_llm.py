@@ -156,12 +156,16 @@ def main_real(argv: list[str]) -> None:
 
     from awm.store import atomic_write_text
 
-    report = run(args)
-    report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
-    report["command"] = " ".join([Path(sys.executable).name, "benchmarks/bench_llm.py", *argv])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, json.dumps(report, indent=2, default=str) + "\n")
+    context = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+               "command": " ".join([Path(sys.executable).name, "benchmarks/bench_llm.py", *argv])}
+
+    def write(report: dict, complete: bool = False) -> None:
+        atomic_write_text(out, json.dumps({**report, **context, "complete": complete}, indent=2, default=str) + "\n")
+
+    report = run(args, progress=write)
+    write(report, complete=True)
     print(f"{'stage':<10} {'calls':>5} {'api':>4} {'hits':>4} {'reqs':>4} {'prompt':>7} {'compl':>6} "
           f"{'max prompt':>10} {'model s':>8}  outcomes / repairs / modes")
     for stage, row in report["ledger_by_stage"].items():
@@ -171,7 +175,8 @@ def main_real(argv: list[str]) -> None:
     first = report["first_run"]
     print(f"\nfirst run: success {first['success']} in {first['seconds']} s; tasks published: "
           f"{len(first['published'].get('tasks', []))}; rerun from the cache: "
-          f"{report['rerun_by_stage']} in {report['rerun_from_cache']['seconds']} s")
+          f"{ {s: (r['api_calls'], r['cache_hits']) for s, r in report['rerun_by_stage'].items()} } "
+          f"(API calls, cache hits) in {report['rerun_from_cache']['seconds']} s")
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 

@@ -265,7 +265,10 @@ def prompt_sizes(server: RealServer, home: Path, domain: str, tasks_per_env: int
     return {"context": server.n_ctx, "request_budget": budget, "prompt_tokens": sizes}
 
 
-def run(args) -> dict:
+def run(args, progress=None) -> dict:
+    """The whole run; `progress(report)` is called after each phase with the report so far (a run cut short
+    still leaves what it measured)."""
+    progress = progress or (lambda report: None)
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "scripts"))
     warnings.filterwarnings("ignore")
@@ -287,12 +290,16 @@ def run(args) -> dict:
             report["models"] = json.loads(response.read())["data"]
         home = tmp / "home"
         report["first_run"] = dagster_run(args.domain, home, server.url, args.tasks_per_env)
+        report["first_run_by_stage"] = ledger_by_stage(home, {report["first_run"]["run_id"]}, args.n_ctx)
+        report["ledger_by_stage"] = ledger_by_stage(home, n_ctx=args.n_ctx)
+        progress(report)
         report["phrasing"] = phrasing_run(args.domain, home, server.url, args.tasks_per_env)
+        report["ledger_by_stage"] = ledger_by_stage(home, n_ctx=args.n_ctx)
+        progress(report)
         shutil.rmtree(home / "corpus", ignore_errors=True)  # every artifact lost, the response cache kept
         report["rerun_from_cache"] = dagster_run(args.domain, home, server.url, args.tasks_per_env)
-        report["ledger_by_stage"] = ledger_by_stage(home, n_ctx=args.n_ctx)
-        report["first_run_by_stage"] = ledger_by_stage(home, {report["first_run"]["run_id"]}, args.n_ctx)
         report["rerun_by_stage"] = ledger_by_stage(home, {report["rerun_from_cache"]["run_id"]}, args.n_ctx)
+        progress(report)
         report["prompt_sizes"] = prompt_sizes(server, home, args.domain, args.tasks_per_env)
     finally:
         server.stop()
