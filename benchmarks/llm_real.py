@@ -35,11 +35,12 @@ ALIAS = "awm-real"
 
 
 def llama_python() -> Path:
-    python = LLM_VENV / "bin" / "python"
+    """The Python that has llama-cpp-python's server: .venv-llm's, or AWM_LLM_SERVER_PYTHON's."""
+    python = Path(os.environ.get("AWM_LLM_SERVER_PYTHON") or LLM_VENV / "bin" / "python")
     if not python.exists() or subprocess.run([str(python), "-c", "import llama_cpp.server"],
                                              capture_output=True).returncode != 0:
-        raise SystemExit(f"llama-cpp-python's server is not installed in {LLM_VENV.name}: run `make bench-llm-real` "
-                         "(it installs llama-cpp-python[server] there)")
+        raise SystemExit(f"llama-cpp-python's server is not importable by {python}: run `make bench-llm-real` (it "
+                         f"installs llama-cpp-python[server] into {LLM_VENV.name}) or set AWM_LLM_SERVER_PYTHON")
     return python
 
 
