@@ -39,6 +39,8 @@ MODULES_RANGE = (1, 8)
 ITEM_CATEGORIES_RANGE = (3, 6)
 ITEMS_RANGE = (6, 12)
 
+# Inputs a prompt may go without: the rest of a partly valid tasks answer, the part of a stage asked in parts.
+OPTIONAL_BLOCKS = {"rest": "", "part": ""}
 FEEDBACK_CHARS = 2400  # the previous attempts' errors in one prompt, at most
 FEEDBACK_ERROR_CHARS = 800  # one error, at most
 FEEDBACK_ANSWER_CHARS = 12000  # the rejected answer shown again, at most (about 3K tokens)
@@ -195,7 +197,7 @@ class PromptTemplate:
         """The messages; `feedback` the earlier attempts' errors, `answer` the newest rejected answer."""
         system = f"AWM stage prompt: {self.stage} {self.version}\n{self.system.strip()}"
         user = Template(self.user.strip()).substitute(
-            **values, schema=json.dumps(self.schema, separators=(",", ":")))
+            **{**OPTIONAL_BLOCKS, **values}, schema=json.dumps(self.schema, separators=(",", ":")))
         note = render_feedback(feedback or [], answer if feedback else None)
         if note:
             user = f"{user}\n\n{note}"
