@@ -37,9 +37,13 @@ from awm.errors import AWMError, StageError
 from awm.llm.client import CallTags, LLMClient, estimate_tokens
 from awm.llm.errors import LLMOutputError
 from awm.llm.fit import (
+    ANSWER_TOKENS,
+    MIN_ANSWER_TOKENS,
+    TASK_ANSWER_TOKENS,
     WRITTEN_IDS_PER_TABLE,
     SourceMergeError,
     merge_sources,
+    part_answer_tokens,
     part_of_tool,
     plan_parts,
     rows_answer_tokens,
@@ -175,7 +179,7 @@ class LLMBackend:
     # --- asking -------------------------------------------------------------------------------
     def _ask(self, template: PromptTemplate, env_id: str, subject: str | None = None,
              attempt: AttemptContext | None = None, show_answer: bool = True, keep_invalid: bool = False,
-             **values: str):
+             answer_tokens: int | None = None, **values: str):
         """`show_answer` False: the newest rejected answer is not shown again (a stage asked in parts: it may be
         another part's)."""
         attempt = attempt or current_attempt()
@@ -186,7 +190,8 @@ class LLMBackend:
         tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
                         attempt=attempt.attempt if attempt else None)
         return self.client.complete(template.stage, messages, template.output, template.schema_name, tags,
-                                    on_record=attempt.calls.append if attempt else None, keep_invalid=keep_invalid)
+                                    on_record=attempt.calls.append if attempt else None, keep_invalid=keep_invalid,
+                                    answer_tokens=answer_tokens or ANSWER_TOKENS.get(template.stage))
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
@@ -260,6 +265,7 @@ class LLMBackend:
                         f"- {task}: {why}" for task, why in sorted(problems.items()))) + "\n"
             try:
                 draft = self._ask(TASKS, scenario.env_id, request=json_block("request", request), keep_invalid=True,
+                                  answer_tokens=MIN_ANSWER_TOKENS + TASK_ANSWER_TOKENS * len(wanted),
                                   scenario=self._scenario_block(scenario), count=str(len(wanted)), rest=rest)
                 data = draft.model_dump(mode="json")
                 error: Exception | None = None
@@ -318,6 +324,7 @@ class LLMBackend:
                 part["written_ids"] = {table: values_ for table, values_ in ids.items() if _referenced(
                     schema, names, table)}
             draft = self._ask(DATABASES, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], rows_answer_tokens),
                               **values)
             extra = [t.table for t in draft.tables if t.table not in names]
             if extra and len(parts) > 1:
@@ -346,6 +353,7 @@ class LLMBackend:
                     "tools": [tool for tool in called if part_of_tool(tool, parts) == n and tool not in written],
                     "written": written, "helpers": helpers}
             draft = self._ask(TOOLS, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], tools_answer_tokens),
                               **values)
             again = sorted({t.name for t in draft.tools} & set(written))
             if again:

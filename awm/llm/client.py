@@ -256,12 +256,15 @@ class LLMClient:
 
     def complete(self, stage: str, messages: list[dict[str, str]], output: type[M], schema_name: str,
                  tags: CallTags = CallTags(), on_record: Callable[[CallRecord], None] | None = None,
-                 check: Callable[[M], str | None] | None = None, keep_invalid: bool = False) -> M:
+                 check: Callable[[M], str | None] | None = None, keep_invalid: bool = False,
+                 answer_tokens: int | None = None) -> M:
         """The stage's output for `messages`. `check`, when given, is the caller's own rule on a parsed answer (the
         reason it is rejected, or None): a rejected answer is recorded as such and raised as a RejectedOutputError
         (it stays cached, so a re-run replays the same exchange for free). `keep_invalid`: an answer that is JSON but
         breaks the schema is cached too and replayed as the same SchemaViolationError (a caller that keeps the valid
-        part of such an answer gets the same part again on a re-run, for free)."""
+        part of such an answer gets the same part again on a re-run, for free). `answer_tokens`: the most the stage's
+        answer is expected to need; the call's max_tokens is not set above it (a model that loops on whitespace stops
+        there, not at the end of the context)."""
         schema = output_schema(output)
         key = cache_key(self.settings.model, messages, self.params(schema))
         record = CallRecord(stage=stage, model=self.settings.model, cache_key=key, cache_hit=False, latency_ms=0.0,
@@ -274,7 +277,7 @@ class LLMClient:
                 record.cache_hit = True
             else:
                 self.resolve()
-                parsed = self._call(record, messages, output, schema_name, schema, keep_invalid)
+                parsed = self._call(record, messages, output, schema_name, schema, keep_invalid, answer_tokens)
             why = check(parsed) if check is not None else None
             if why:  # cached all the same: a re-run replays the same answers, rejection included, for free
                 record.outcome, record.error = "rejected", why[:500]
@@ -336,8 +339,12 @@ class LLMClient:
         return wanted
 
     def _call(self, record: CallRecord, messages: list[dict[str, str]], output: type[M], schema_name: str,
-              schema: dict, keep_invalid: bool = False) -> M:
+              schema: dict, keep_invalid: bool = False, answer_tokens: int | None = None) -> M:
         max_tokens = self._max_tokens(record, messages)
+        if answer_tokens is not None and max_tokens > answer_tokens:
+            record.clamped = (f"max_tokens {max_tokens} set to {answer_tokens}, the most the {record.stage} answer is "
+                              "expected to need")
+            max_tokens = answer_tokens
         record.max_tokens = max_tokens
         with STAGE_WORK.released(), self._semaphore:  # other environments' stage work runs meanwhile
             response = self._create(record, messages, schema_name, schema, max_tokens)

@@ -30,6 +30,18 @@ MIN_PART_ANSWER = 512  # a part must leave at least this much room for its answe
 WRITTEN_IDS_PER_TABLE = 200  # ids of an earlier part's table listed for a later part, at most
 
 
+# The most each stage's answer is expected to need, in tokens (max_tokens is not set above it): about twice the
+# largest answers of the offline-sized worlds (benchmarks/llm_prompt_sizes.py), and at least 2,048.
+ANSWER_TOKENS = {"scenarios": 2048, "schemas": 16384, "verifier": 16384, "phrasing": 1024}
+TASK_ANSWER_TOKENS = 1200  # one task of a tasks answer (the offline worlds: about 500)
+MIN_ANSWER_TOKENS = 2048
+
+
+def part_answer_tokens(tables: list[Table], answer_tokens) -> int:
+    """The most one part's answer is expected to need: twice the estimate of its tables, at least 2,048."""
+    return max(MIN_ANSWER_TOKENS, 2 * sum(answer_tokens(t) for t in tables))
+
+
 class PromptTooLargeError(LLMConfigError):
     """A stage whose prompt and smallest part cannot fit one request."""
 

@@ -134,3 +134,16 @@ def test_a_budget_set_smaller_asks_in_more_parts(serve, home):
     parts = [r for r in serve.requests() if r["stage"] == "databases"]
     assert len(parts) > whole and all(r["max_tokens"] <= 14000 for r in parts)
 
+
+
+def test_max_tokens_of_a_stage_is_set_from_the_answer_it_is_expected_to_need(serve, home):
+    """A scenario answer is about 500 tokens: a model that loops (on whitespace, say) stops at 2,048, not at the
+    20K the request budget would leave."""
+    store = ArtifactStore(home)
+    backend = llm_backend(serve, store)
+    assert scenarios.build(store, "bakery__00", backend).ok
+    assert tasks.build(store, "bakery__00", backend).ok
+    sent = {r["stage"]: r["max_tokens"] for r in serve.requests()}
+    assert sent == {"scenarios": 2048, "tasks": 2048 + 1200 * 10}
+    record = next(r for r in backend.client.ledger.records() if r.stage == "scenarios")
+    assert record.clamped.endswith("set to 2048, the most the scenarios answer is expected to need")
