@@ -60,7 +60,11 @@ class ScenarioDraft(Contract):
     category: str = Field(min_length=2)
     flavour: FlavourName
     sub_business: str = Field(min_length=3)
-    labels: dict[str, str]
+    # The core roles are required properties of the schema, so a server's schema grammar writes every one of them
+    # (a small model left to a plain string map dropped 'party' five times in a row).
+    labels: dict[str, str] = Field(json_schema_extra={
+        "properties": {role: {"type": "string", "minLength": 1} for role in CORE_ROLES},
+        "required": list(CORE_ROLES)})
     modules: list[ModuleName] = Field(min_length=MODULES_RANGE[0], max_length=MODULES_RANGE[1])
     entity_groups: list[str] = Field(default_factory=list, max_length=2,
                                      description="the category's own entity groups this business keeps")
@@ -263,7 +267,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v4",
+    version="v5",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one

@@ -38,3 +38,14 @@ def test_the_volunteer_network_scenario_builds_through_the_llm_path(serve, home)
     store = ArtifactStore(home)
     outcome = scenarios.build(store, "volunteer_network__00", llm_backend(serve, store))
     assert outcome.status == "built", outcome.error
+
+
+def test_the_core_roles_are_required_properties_of_the_labels_schema():
+    """A server's schema grammar (json_object_schema, json_schema) can then not leave a core role out, as a small
+    real model did on every attempt when labels were only a string map."""
+    from awm.builder.entities import CORE_ROLES
+    from awm.llm.prompts import output_schema
+
+    labels = output_schema(ScenarioDraft)["properties"]["labels"]
+    assert labels["required"] == list(CORE_ROLES) and set(labels["properties"]) == set(CORE_ROLES)
+    assert labels["additionalProperties"] == {"type": "string"}  # the category's own roles stay allowed
