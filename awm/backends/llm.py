@@ -26,13 +26,30 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from awm import artifacts
 from awm.attempts import AttemptContext, current_attempt
 from awm.concurrency import STAGE_WORK
-from awm.contracts import Scenario, SchemaSpec, TaskSet, ToolSet, Verifier, VerifierSet
+from awm.contracts import Scenario, SchemaSpec, Task, TaskSet, ToolSet, Verifier, VerifierSet
 from awm.domains import env_id_for, split_env_id
 from awm.errors import AWMError, StageError
-from awm.llm.client import CallTags, LLMClient
+from awm.llm.client import CallTags, LLMClient, estimate_tokens
+from awm.llm.errors import LLMOutputError
+from awm.llm.fit import (
+    ANSWER_TOKENS,
+    MIN_ANSWER_TOKENS,
+    TASK_ANSWER_TOKENS,
+    WRITTEN_IDS_PER_TABLE,
+    SourceMergeError,
+    merge_sources,
+    part_answer_tokens,
+    part_of_tool,
+    plan_parts,
+    rows_answer_tokens,
+    tools_answer_tokens,
+    top_level_functions,
+)
 from awm.llm.ledger import summarize
 from awm.llm.prompts import (
     DATABASES,
@@ -47,6 +64,7 @@ from awm.llm.prompts import (
     json_block,
     stage_prompt_hash,
 )
+from awm.llm.repair import strip_wrapping
 from awm.registry import stage as stage_spec
 from awm.schema_sql import to_ddl
 from awm.sources import source_digest
@@ -57,6 +75,7 @@ BUILDER = "llm-1"
 # the client's code (modes, clamping, repairs), so a change here alone rebuilds nothing (awm/sources.py).
 BOOKKEEPING = ("awm.llm.cache", "awm.llm.ledger")
 DEFAULT_TASKS = 10
+REST_ROUNDS = 2  # requests for the rest of a partly valid tasks answer, within one attempt
 SIMILAR_NAME_RATIO = 0.9
 _LOGIN_WORDS = re.compile(r"\b(log ?in|logins?|log out|sign ?in|sign ?out|passwords?|passcodes?|credentials?|"
                           r"two[- ]factor|2fa|mfa)\b", re.IGNORECASE)
@@ -74,6 +93,10 @@ class TaskPolicyError(AWMError):
 
 class RowsError(AWMError):
     """Sample data that does not fit the schema or uses the wall clock."""
+
+
+class ToolPartsError(AWMError):
+    """Parts of the tools answer that do not fit together (a tool written twice, a helper defined differently)."""
 
 
 class VerifierProofError(StageError):
@@ -114,7 +137,7 @@ class LLMBackend:
         s = self.client.settings
         return {"builder": BUILDER, "model": s.model, "base_url": s.shown_url, "profile": s.profile,
                 "temperature": s.temperature, "max_tokens": s.limits().max_tokens, "seed": s.seed,
-                "tasks_per_env": self.tasks_per_env}
+                "request_tokens": s.request_tokens, "tasks_per_env": self.tasks_per_env}
 
     def prompt_hash(self, stage: str) -> str:
         return stage_prompt_hash(stage)
@@ -125,7 +148,7 @@ class LLMBackend:
         s = self.client.settings
         code = source_digest((stage_spec(stage).module, "awm.backends.llm"), ("python",), BOOKKEEPING)
         payload = json.dumps([stage_prompt_hash(stage), s.model, s.temperature, s.limits().max_tokens, s.seed,
-                              self.tasks_per_env, code])
+                              self.tasks_per_env, code] + ([s.request_tokens] if s.request_tokens else []))
         return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
     def usage(self, stage: str, domains: list[str] | None = None) -> dict:
@@ -155,16 +178,20 @@ class LLMBackend:
 
     # --- asking -------------------------------------------------------------------------------
     def _ask(self, template: PromptTemplate, env_id: str, subject: str | None = None,
-             attempt: AttemptContext | None = None, **values: str):
+             attempt: AttemptContext | None = None, show_answer: bool = True, keep_invalid: bool = False,
+             answer_tokens: int | None = None, **values: str):
+        """`show_answer` False: the newest rejected answer is not shown again (a stage asked in parts: it may be
+        another part's)."""
         attempt = attempt or current_attempt()
         feedback = attempt.errors_for(subject) if attempt else []
-        answer = attempt.last_answer(subject) if attempt else None
+        answer = attempt.last_answer(subject) if attempt and show_answer else None
         messages = template.render(feedback=feedback, answer=answer, **values)
         domain, _ = split_env_id(env_id)
         tags = CallTags(run_id=self.run_id, domain=domain, env_id=env_id, subject=subject,
                         attempt=attempt.attempt if attempt else None)
         return self.client.complete(template.stage, messages, template.output, template.schema_name, tags,
-                                    on_record=attempt.calls.append if attempt else None)
+                                    on_record=attempt.calls.append if attempt else None, keep_invalid=keep_invalid,
+                                    answer_tokens=answer_tokens or ANSWER_TOKENS.get(template.stage))
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
@@ -218,23 +245,52 @@ class LLMBackend:
         return sorted(siblings, key=lambda s: s.slot)
 
     def tasks(self, scenario: Scenario) -> TaskSet:
+        """Exactly `tasks_per_env` tasks. An answer of which only some tasks are valid (a task that breaks its
+        schema or a rule, or tasks missing) keeps the valid ones and asks only for the rest, with the kept tasks
+        and why the others were rejected, up to REST_ROUNDS times in the attempt; then the attempt fails."""
         count = self.tasks_per_env
-        draft = self._ask(
-            TASKS, scenario.env_id,
-            request=json_block("request", {"stage": "tasks", "env_id": scenario.env_id, "count": count}),
-            scenario=self._scenario_block(scenario), count=str(count))
-        if len(draft.tasks) != count:
-            raise TaskPolicyError(f"{len(draft.tasks)} tasks were written, exactly {count} were asked for")
         expected = [f"t{n:02d}" for n in range(1, count + 1)]
-        if [t.task_id for t in draft.tasks] != expected:
-            raise TaskPolicyError(f"task ids must be {', '.join(expected)} in order, got "
-                                  f"{', '.join(t.task_id for t in draft.tasks)}")
-        for task in draft.tasks:
-            found = _LOGIN_WORDS.search(task.instruction)
-            if found:
-                raise TaskPolicyError(f"{task.task_id} is about {found.group(0)!r}: tasks about logging in, passwords "
-                                      "or credentials are not allowed (the acting user is already signed in)")
-        return TaskSet(env_id=scenario.env_id, acting_user=draft.acting_user, tasks=draft.tasks)
+        kept: dict[str, Task] = {}
+        acting_user: str | None = None
+        problems: dict[str, str] = {}
+        for round_ in range(REST_ROUNDS + 1):
+            wanted = [t for t in expected if t not in kept]
+            request = {"stage": "tasks", "env_id": scenario.env_id, "count": len(wanted)}
+            rest = ""
+            if kept:
+                request.update({"of": count, "task_ids": wanted})
+                rest = "\n" + json_block("kept_tasks", {"acting_user": acting_user, "tasks": [
+                    kept[t].model_dump(mode="json") for t in expected if t in kept]}) + "\n\n" + block(
+                    "rejected_tasks", "These tasks of the answer were rejected; write them again:\n" + "\n".join(
+                        f"- {task}: {why}" for task, why in sorted(problems.items()))) + "\n"
+            try:
+                draft = self._ask(TASKS, scenario.env_id, request=json_block("request", request), keep_invalid=True,
+                                  answer_tokens=MIN_ANSWER_TOKENS + TASK_ANSWER_TOKENS * len(wanted),
+                                  scenario=self._scenario_block(scenario), count=str(len(wanted)), rest=rest)
+                data = draft.model_dump(mode="json")
+                error: Exception | None = None
+            except LLMOutputError as exc:
+                data, error = _json_object(exc.answer), exc
+            if data is None:  # nothing to keep: the error as it is
+                raise error
+            user, good, bad = _sort_tasks(data, wanted, acting_user)
+            if user is None:
+                raise error or TaskPolicyError("acting_user is missing: the staff member every task is performed for")
+            acting_user = user
+            kept.update(good)
+            problems = bad
+            attempt = current_attempt()
+            if problems and error is None and attempt is not None and attempt.calls and self.client.cache is not None:
+                self.client.cache.evict([attempt.calls[-1].cache_key])  # a rejected answer: never replayed
+            if not problems:
+                break
+            if not good and round_ == 0:  # no task of the answer was usable: nothing kept, the error as it is
+                raise error or TaskPolicyError("; ".join(f"{t}: {why}" for t, why in sorted(problems.items())))
+        if problems:
+            raise TaskPolicyError(f"{len(kept)} of {count} tasks were valid after {REST_ROUNDS} requests for the "
+                                  "rest; still rejected: " + "; ".join(f"{t}: {why}" for t, why in
+                                                                       sorted(problems.items())))
+        return TaskSet(env_id=scenario.env_id, acting_user=acting_user, tasks=[kept[t] for t in expected])
 
     def schema(self, scenario: Scenario, tasks: TaskSet) -> SchemaSpec:
         draft = self._ask(
@@ -243,22 +299,76 @@ class LLMBackend:
             scenario=self._scenario_block(scenario), tasks=self._tasks_block(tasks))
         return SchemaSpec(env_id=scenario.env_id, tables=draft.tables)
 
+    def _part_plan(self, template: PromptTemplate, env_id: str, tables, answer_tokens, **values: str):
+        """The schema's tables in parts that each fit one request (awm/llm/fit.py): planned from the prompt as it
+        will be sent (the earlier attempts' errors included) with an empty part."""
+        attempt = current_attempt()
+        feedback = attempt.errors_for(None) if attempt else []
+        messages = template.render(feedback=feedback, answer=attempt.last_answer(None) if attempt else None,
+                                   part=json_block("part", {}), **values)
+        budget, budget_from = self.client.request_budget()
+        return plan_parts(template.stage, tables, answer_tokens, estimate_tokens(messages), budget, budget_from)
+
     def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
         tasks = artifacts.TASKS.read(self.store, scenario.env_id)
-        draft = self._ask(
-            DATABASES, scenario.env_id,
-            request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
-            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
-            tasks=self._tasks_block(tasks))
-        return rows_by_table(draft, schema)
+        values = dict(request=json_block("request", {"stage": "databases", "env_id": scenario.env_id}),
+                      scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+                      tasks=self._tasks_block(tasks))
+        parts = self._part_plan(DATABASES, scenario.env_id, schema.tables, rows_answer_tokens, **values)
+        written: list = []
+        ids: dict[str, list] = {}
+        for n, names in enumerate(parts, 1):
+            part = {"part": n, "parts": len(parts), "tables": names,
+                    "other_tables": [t.name for t in schema.tables if t.name not in names]}
+            if n > 1:
+                part["written_ids"] = {table: values_ for table, values_ in ids.items() if _referenced(
+                    schema, names, table)}
+            draft = self._ask(DATABASES, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], rows_answer_tokens),
+                              **values)
+            extra = [t.table for t in draft.tables if t.table not in names]
+            if extra and len(parts) > 1:
+                raise RowsError(f"part {n} of {len(parts)} gave rows for {', '.join(extra)}, which other parts "
+                                f"write; give rows only for {', '.join(names)}")
+            for table_rows in draft.tables:
+                if "id" in table_rows.columns:
+                    at = table_rows.columns.index("id")
+                    ids[table_rows.table] = [row[at] for row in table_rows.rows][:WRITTEN_IDS_PER_TABLE]
+            written.extend(draft.tables)
+        return rows_by_table(RowsDraft(tables=written), schema)
 
     def tools(self, scenario: Scenario, schema: SchemaSpec, tasks: TaskSet) -> tuple[str, ToolSet]:
-        draft = self._ask(
-            TOOLS, scenario.env_id,
-            request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
-            scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
-            tasks=self._tasks_block(tasks))
-        return draft.source, ToolSet(env_id=scenario.env_id, tools=draft.tools)
+        values = dict(request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
+                      scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
+                      tasks=self._tasks_block(tasks))
+        parts = self._part_plan(TOOLS, scenario.env_id, schema.tables, tools_answer_tokens, **values)
+        called = list(dict.fromkeys(call.tool for task in tasks.tasks for call in task.reference_solution))
+        sources: list[str] = []
+        specs: list = []
+        helpers: list[str] = []
+        for n, names in enumerate(parts):
+            written = [t.name for t in specs]
+            part = {"part": n + 1, "parts": len(parts), "tables": names,
+                    "other_tables": [t.name for t in schema.tables if t.name not in names],
+                    "tools": [tool for tool in called if part_of_tool(tool, parts) == n and tool not in written],
+                    "written": written, "helpers": helpers}
+            draft = self._ask(TOOLS, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
+                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], tools_answer_tokens),
+                              **values)
+            again = sorted({t.name for t in draft.tools} & set(written))
+            if again:
+                raise ToolPartsError(f"part {n + 1} of {len(parts)} wrote {', '.join(again)} again, which an earlier "
+                                     "part wrote; write only the tools of this part")
+            sources.append(draft.source)
+            specs.extend(draft.tools)
+            names_written = {t.name for t in draft.tools}
+            helpers = list(dict.fromkeys(helpers + [f for f in top_level_functions(draft.source)
+                                                    if f not in names_written]))
+        try:
+            source = merge_sources(sources)
+        except SourceMergeError as exc:
+            raise ToolPartsError(str(exc)) from None
+        return source, ToolSet(env_id=scenario.env_id, tools=specs)
 
     def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
         env_id = scenario.env_id
@@ -286,6 +396,57 @@ class LLMBackend:
         if failures:
             raise VerifierProofError(env_id, failures)
         return verifiers
+
+
+def _json_object(answer: str | None) -> dict | None:
+    """The JSON object of an answer the client rejected (safe repairs only), or None."""
+    if not answer:
+        return None
+    text, _ = strip_wrapping(answer)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _sort_tasks(data: dict, wanted: list[str], acting_user: str | None) -> tuple[str | None, dict, dict]:
+    """(acting user, the valid tasks of `wanted` by id, why each other task of `wanted` was rejected)."""
+    user = data.get("acting_user")
+    if not isinstance(user, str) or len(user.strip()) < 3:
+        user = acting_user
+    good: dict[str, Task] = {}
+    bad: dict[str, str] = {}
+    items = data.get("tasks") if isinstance(data.get("tasks"), list) else []
+    by_id: dict[str, object] = {}
+    for item in items:
+        task_id = item.get("task_id") if isinstance(item, dict) else None
+        if isinstance(task_id, str) and task_id not in by_id:
+            by_id[task_id] = item
+    for task_id in wanted:
+        item = by_id.get(task_id)
+        if item is None:
+            bad[task_id] = "missing from the answer"
+            continue
+        try:
+            task = Task.model_validate(item)
+        except ValidationError as exc:
+            bad[task_id] = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<task>'}: {e['msg']}"
+                                     for e in exc.errors()[:4])[:600]
+            continue
+        found = _LOGIN_WORDS.search(task.instruction)
+        if found:
+            bad[task_id] = (f"it is about {found.group(0)!r}: tasks about logging in, passwords or credentials are "
+                            "not allowed (the acting user is already signed in)")
+            continue
+        good[task_id] = task
+    return user, good, bad
+
+
+def _referenced(schema: SchemaSpec, names: list[str], parent: str) -> bool:
+    """Whether a table of `names` has a foreign key to `parent`."""
+    return any((c.references or "").split(".")[0] == parent for t in schema.tables if t.name in names
+               for c in t.columns)
 
 
 def rows_by_table(draft: RowsDraft, schema: SchemaSpec) -> dict[str, list[dict]]:

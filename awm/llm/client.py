@@ -56,7 +56,7 @@ from awm.llm.errors import (
 from awm.llm.ledger import CallRecord, Ledger
 from awm.llm.prompts import output_schema
 from awm.llm.repair import strip_wrapping
-from awm.llm.settings import LLMSettings
+from awm.llm.settings import DEFAULT_REQUEST_TOKENS, LLMSettings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -225,13 +225,26 @@ class LLMClient:
                 self.refusals.append(endpoint.refusal)
             self._resolved = True
 
+    def request_budget(self) -> tuple[int, str]:
+        """(the most one request may take, prompt + answer, in tokens; where that number comes from): the setting
+        (AWM_LLM_REQUEST_TOKENS, default 24,000), or the context window when that is smaller."""
+        self.resolve()
+        wanted = self.settings.request_tokens or DEFAULT_REQUEST_TOKENS
+        source = "AWM_LLM_REQUEST_TOKENS" if self.settings.request_tokens else "the default request budget"
+        context = self.limits.context_tokens
+        if context is not None and context < wanted:
+            return context, f"the context window ({self.limits.source['context_tokens']})"
+        return wanted, source
+
     def describe(self) -> dict[str, Any]:
         """What the client negotiated, for metadata and provenance."""
         self.resolve()
+        budget, budget_from = self.request_budget()
         return {"profile": self.profile, "structured_output": self._mode, "modes": list(self._chain),
                 "refusals": list(self.refusals), "timeout_s": self.limits.timeout_s,
                 "concurrency": self.limits.concurrency, "max_tokens": self.limits.max_tokens,
-                "context_tokens": self.limits.context_tokens, "limits_from": dict(self.limits.source)}
+                "context_tokens": self.limits.context_tokens, "request_tokens": budget,
+                "limits_from": {**self.limits.source, "request_tokens": budget_from}}
 
     # --- one call -------------------------------------------------------------------
     def params(self, schema: dict) -> dict[str, Any]:
@@ -243,10 +256,15 @@ class LLMClient:
 
     def complete(self, stage: str, messages: list[dict[str, str]], output: type[M], schema_name: str,
                  tags: CallTags = CallTags(), on_record: Callable[[CallRecord], None] | None = None,
-                 check: Callable[[M], str | None] | None = None) -> M:
+                 check: Callable[[M], str | None] | None = None, keep_invalid: bool = False,
+                 answer_tokens: int | None = None) -> M:
         """The stage's output for `messages`. `check`, when given, is the caller's own rule on a parsed answer (the
         reason it is rejected, or None): a rejected answer is recorded as such and raised as a RejectedOutputError
-        (it stays cached, so a re-run replays the same exchange for free)."""
+        (it stays cached, so a re-run replays the same exchange for free). `keep_invalid`: an answer that is JSON but
+        breaks the schema is cached too and replayed as the same SchemaViolationError (a caller that keeps the valid
+        part of such an answer gets the same part again on a re-run, for free). `answer_tokens`: the most the stage's
+        answer is expected to need; the call's max_tokens is not set above it (a model that loops on whitespace stops
+        there, not at the end of the context)."""
         schema = output_schema(output)
         key = cache_key(self.settings.model, messages, self.params(schema))
         record = CallRecord(stage=stage, model=self.settings.model, cache_key=key, cache_hit=False, latency_ms=0.0,
@@ -254,12 +272,12 @@ class LLMClient:
                             attempt=tags.attempt)
         started = time.perf_counter()
         try:
-            parsed = self._cached(key, output, record) if self.settings.cache and self.cache else None
+            parsed = self._cached(key, output, record, keep_invalid) if self.settings.cache and self.cache else None
             if parsed is not None:
                 record.cache_hit = True
             else:
                 self.resolve()
-                parsed = self._call(record, messages, output, schema_name, schema)
+                parsed = self._call(record, messages, output, schema_name, schema, keep_invalid, answer_tokens)
             why = check(parsed) if check is not None else None
             if why:  # cached all the same: a re-run replays the same answers, rejection included, for free
                 record.outcome, record.error = "rejected", why[:500]
@@ -276,7 +294,7 @@ class LLMClient:
             if on_record is not None:
                 on_record(record)
 
-    def _cached(self, key: str, output: type[M], record: CallRecord) -> M | None:
+    def _cached(self, key: str, output: type[M], record: CallRecord, keep_invalid: bool = False) -> M | None:
         hit = self.cache.get(key)
         if hit is None:
             return None
@@ -284,33 +302,49 @@ class LLMClient:
             parsed = parse_output(hit.content, hit.finish_reason, output, self.limits.max_tokens)
             record.response = hit.content  # a stage that rejects it shows it to the model like a fresh answer
             return parsed
+        except SchemaViolationError as exc:
+            if not keep_invalid:
+                self.cache.evict([key])
+                return None
+            record.cache_hit, record.response = True, hit.content
+            record.outcome, record.error = "invalid", str(exc)[:500]
+            raise
         except LLMOutputError:
             self.cache.evict([key])  # written by an older output model; ask again
             return None
 
     def _max_tokens(self, record: CallRecord, messages: list[dict[str, str]]) -> int:
-        """The completion limit of this call: the setting, clamped to what the context leaves (recorded)."""
+        """The completion limit of this call: the setting, clamped to what the request budget (the context, or
+        less) leaves after the prompt, measured before sending (the clamp is recorded)."""
         wanted = self.limits.max_tokens
+        budget, budget_from = self.request_budget()
         context = self.limits.context_tokens
-        if context is None:
-            return wanted
         prompt = estimate_tokens(messages)
-        room = context - prompt
+        room = budget - prompt
         if room < MIN_ANSWER_TOKENS:
             record.outcome = "too_long"
-            record.error = f"prompt of about {prompt} tokens in a context of {context}"
+            if context is not None and budget == context:
+                record.error = f"prompt of about {prompt} tokens in a context of {context}"
+                raise LLMConfigError(
+                    f"the {record.stage} prompt is about {prompt} tokens and the context window is {context} "
+                    f"({self.limits.source['context_tokens']}), which leaves {room} for the answer; use a model or "
+                    "server with a longer context and set AWM_LLM_CONTEXT to it")
+            record.error = f"prompt of about {prompt} tokens in a request budget of {budget}"
             raise LLMConfigError(
-                f"the {record.stage} prompt is about {prompt} tokens and the context window is {context} "
-                f"({self.limits.source['context_tokens']}), which leaves {room} for the answer; use a model or "
-                "server with a longer context and set AWM_LLM_CONTEXT to it")
+                f"the {record.stage} prompt is about {prompt} tokens and a request may take {budget} ({budget_from}), "
+                f"which leaves {room} for the answer; raise AWM_LLM_REQUEST_TOKENS (up to the context window)")
         if wanted > room:
-            record.clamped = f"max_tokens {wanted} clamped to {room}: the prompt takes about {prompt} of {context}"
+            record.clamped = f"max_tokens {wanted} clamped to {room}: the prompt takes about {prompt} of {budget}"
             return room
         return wanted
 
     def _call(self, record: CallRecord, messages: list[dict[str, str]], output: type[M], schema_name: str,
-              schema: dict) -> M:
+              schema: dict, keep_invalid: bool = False, answer_tokens: int | None = None) -> M:
         max_tokens = self._max_tokens(record, messages)
+        if answer_tokens is not None and max_tokens > answer_tokens:
+            record.clamped = (f"max_tokens {max_tokens} set to {answer_tokens}, the most the {record.stage} answer is "
+                              "expected to need")
+            max_tokens = answer_tokens
         record.max_tokens = max_tokens
         with STAGE_WORK.released(), self._semaphore:  # other environments' stage work runs meanwhile
             response = self._create(record, messages, schema_name, schema, max_tokens)
@@ -332,6 +366,9 @@ class LLMClient:
         except LLMOutputError as exc:
             record.outcome = "truncated" if isinstance(exc, TruncatedOutputError) else "invalid"
             record.error = str(exc)[:500]
+            if keep_invalid and isinstance(exc, SchemaViolationError) and self.settings.cache and self.cache:
+                self.cache.put(record.cache_key, self.settings.model, record.stage, CachedResponse(
+                    content, choice.finish_reason, record.prompt_tokens, record.completion_tokens))
             if isinstance(exc, TruncatedOutputError) and record.clamped:
                 raise TruncatedOutputError(f"{exc} ({record.clamped})") from exc
             raise

@@ -39,6 +39,8 @@ MODULES_RANGE = (1, 8)
 ITEM_CATEGORIES_RANGE = (3, 6)
 ITEMS_RANGE = (6, 12)
 
+# Inputs a prompt may go without: the rest of a partly valid tasks answer, the part of a stage asked in parts.
+OPTIONAL_BLOCKS = {"rest": "", "part": ""}
 FEEDBACK_CHARS = 2400  # the previous attempts' errors in one prompt, at most
 FEEDBACK_ERROR_CHARS = 800  # one error, at most
 FEEDBACK_ANSWER_CHARS = 12000  # the rejected answer shown again, at most (about 3K tokens)
@@ -58,13 +60,18 @@ class ScenarioDraft(Contract):
     category: str = Field(min_length=2)
     flavour: FlavourName
     sub_business: str = Field(min_length=3)
-    labels: dict[str, str]
+    # The core roles are required properties of the schema, so a server's schema grammar writes every one of them
+    # (a small model left to a plain string map dropped 'party' five times in a row).
+    labels: dict[str, str] = Field(json_schema_extra={
+        "properties": {role: {"type": "string", "minLength": 1} for role in CORE_ROLES},
+        "required": list(CORE_ROLES)})
     modules: list[ModuleName] = Field(min_length=MODULES_RANGE[0], max_length=MODULES_RANGE[1])
     entity_groups: list[str] = Field(default_factory=list, max_length=2,
                                      description="the category's own entity groups this business keeps")
     item_categories: list[str] = Field(min_length=ITEM_CATEGORIES_RANGE[0], max_length=ITEM_CATEGORIES_RANGE[1])
     items: list[str] = Field(min_length=ITEMS_RANGE[0], max_length=ITEMS_RANGE[1])
-    price_range: tuple[float, float]
+    price_range: tuple[float, float] = Field(description="[lowest, highest] item price in US dollars; the lowest "
+                                             "may be 0 where some of what it offers is free")
 
     @field_validator("labels")
     @classmethod
@@ -91,8 +98,8 @@ class ScenarioDraft(Contract):
     @model_validator(mode="after")
     def _prices(self) -> ScenarioDraft:
         low, high = self.price_range
-        if not 0 < low < high:
-            raise ValueError(f"price_range {list(self.price_range)} must be [low, high] with 0 < low < high")
+        if not 0 <= low < high:  # 0: some of what it offers is free (a volunteer network's services)
+            raise ValueError(f"price_range {list(self.price_range)} must be [low, high] with 0 <= low < high")
         if len(set(self.modules)) != len(self.modules):
             raise ValueError("modules repeat")
         module = PACK_MODULES.get(self.category)
@@ -194,7 +201,7 @@ class PromptTemplate:
         """The messages; `feedback` the earlier attempts' errors, `answer` the newest rejected answer."""
         system = f"AWM stage prompt: {self.stage} {self.version}\n{self.system.strip()}"
         user = Template(self.user.strip()).substitute(
-            **values, schema=json.dumps(self.schema, separators=(",", ":")))
+            **{**OPTIONAL_BLOCKS, **values}, schema=json.dumps(self.schema, separators=(",", ":")))
         note = render_feedback(feedback or [], answer if feedback else None)
         if note:
             user = f"{user}\n\n{note}"
@@ -260,7 +267,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v3",
+    version="v5",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one
@@ -282,7 +289,7 @@ Rules:
 {_GROUP_LINES}
 - item_categories ({ITEM_CATEGORIES_RANGE[0]} to {ITEM_CATEGORIES_RANGE[1]}) and items ({ITEMS_RANGE[0]} to \
 {ITEMS_RANGE[1]}) are what it offers, named as this business would.
-- price_range is [lowest, highest] item price in US dollars.
+- price_range is [lowest, highest] item price in US dollars (lowest 0 where some of what it offers is free).
 {_COMMON_RULES}
 """,
     user="""
@@ -299,7 +306,7 @@ $schema
 
 TASKS = PromptTemplate(
     stage="tasks",
-    version="v1",
+    version="v2",
     output=TasksDraft,
     system=f"""
 You write the tasks that users give an AI assistant operating the tools of a business. The assistant acts for
@@ -318,13 +325,15 @@ Rules:
   rows_created (table, count, expect; optionally child_table, child_fk, children), row_deleted (table, pk),
   answer (expect: {{"value": ...}} that the final answer must state).
 - template names the kind of task in a few snake_case words.
+- When the request lists task_ids (the rest of an answer whose other tasks were kept, shown in <kept_tasks>),
+  write exactly those tasks, with those ids, for the same acting_user, different from the kept ones.
 {_COMMON_RULES}
 """,
     user="""
 $request
 
 $scenario
-
+$rest
 Write $count tasks for this business.
 
 JSON Schema of the answer:
@@ -365,7 +374,7 @@ $schema
 
 DATABASES = PromptTemplate(
     stage="databases",
-    version="v1",
+    version="v2",
     output=RowsDraft,
     system=f"""
 You write the initial state of a business's SQLite database: realistic rows for every table.
@@ -378,6 +387,9 @@ Rules:
 - Dates and times are ISO 8601 strings around the fixed reference time {REFERENCE_NOW_ISO}; never 'now'.
 - Honour NOT NULL, UNIQUE, CHECK (enum, minimum, maximum) constraints. At least 100 rows in total, no empty
   table. Each table is given as columns (names) and rows (lists of values in that column order).
+- The rows are asked for in parts (<part>): write rows only for the tables listed in its "tables", every one
+  of them; the other tables are written in other parts. Rows written by earlier parts have the ids listed in
+  its "written_ids": foreign keys to those tables point at those ids.
 {_COMMON_RULES}
 """,
     user="""
@@ -389,7 +401,9 @@ $schema_sql
 
 $tasks
 
-Write the rows.
+$part
+
+Write the rows of the tables of this part.
 
 JSON Schema of the answer:
 $schema
@@ -398,7 +412,7 @@ $schema
 
 TOOLS = PromptTemplate(
     stage="tools",
-    version="v1",
+    version="v2",
     output=ToolsDraft,
     system=f"""
 You write the tool API of a business: Python functions over its SQLite database, and an MCP tool spec for each.
@@ -418,6 +432,10 @@ The code is untrusted and runs in a sandbox. Rules for source (one Python module
 Rules for tools (the specs): one per function, in the same order: name, description (what it does, when to use
 it), inputSchema (a JSON Schema object whose properties are exactly the function's arguments after db, with
 required listing those without a default), annotations ({{"readOnlyHint": true}} for tools that only read).
+The tools are asked for in parts (<part>): write the tools of the tables listed in its "tables" (their read
+tools and the actions on them) and every tool listed in its "tools", and none of the tools in its "written"
+(earlier parts wrote them). Helper functions listed in its "helpers" exist already: call them without
+defining them again (a helper defined again must be identical).
 {_COMMON_RULES}
 """,
     user="""
@@ -429,7 +447,9 @@ $schema_sql
 
 $tasks
 
-Write the tools.
+$part
+
+Write the tools of this part.
 
 JSON Schema of the answer:
 $schema

@@ -23,6 +23,7 @@ from pydantic import Field
 from awm.contracts import Contract, Task, TaskSet
 from awm.llm.client import CallTags
 from awm.llm.errors import LLMError, LLMOutputError, RejectedOutputError
+from awm.llm.fit import ANSWER_TOKENS
 from awm.llm.prompts import PromptTemplate, json_block
 from awm.quality.diversity import CODE, EMAIL, QUOTED
 
@@ -155,7 +156,8 @@ class Rephraser:
                                              CallTags(run_id=self.run_id, domain=domain, env_id=env_id,
                                                       subject=task.task_id, attempt=attempt),
                                              check=lambda d: "; ".join(rewrite_problems(
-                                                 task.instruction, " ".join(d.instruction.split()))) or None)
+                                                 task.instruction, " ".join(d.instruction.split()))) or None,
+                                             answer_tokens=ANSWER_TOKENS["phrasing"])
             except RejectedOutputError as exc:  # a rewrite that lost or added a value (recorded as rejected)
                 rewrite = " ".join(exc.output.instruction.split())
                 self.rejected.append((f"{env_id}/{task.task_id}", rewrite, str(exc)))

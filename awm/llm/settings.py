@@ -8,6 +8,8 @@
                                defaults of the next four (awm/llm/profiles.py)
     AWM_LLM_MAX_TOKENS         completion token limit per call (a response that hits it is an error)
     AWM_LLM_CONTEXT            the server's context window in tokens (prompt + completion)
+    AWM_LLM_REQUEST_TOKENS     the most one request may take, prompt + completion (default 24,000, or the
+                               context when smaller): the databases and tools stages split to fit it
     AWM_LLM_TIMEOUT            seconds per HTTP request
     AWM_LLM_TRANSPORT_RETRIES  retries of 429, 5xx, timeouts and connection errors inside the client
     AWM_LLM_BACKOFF            first transport backoff in seconds (doubles each retry)
@@ -34,6 +36,7 @@ from awm.llm.profiles import profile
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_REQUEST_TOKENS = 24_000  # prompt + completion of one request, at most (the context when smaller)
 StructuredOutput = Literal["auto", "json_schema", "guided_json", "json_object_schema", "json_object", "none"]
 ProfileName = Literal["auto", "openai", "vllm", "llama.cpp", "ollama"]
 LIMIT_FIELDS = ("timeout_s", "concurrency", "max_tokens", "context_tokens")
@@ -86,6 +89,7 @@ class LLMSettings(BaseModel):
     profile: ProfileName = "auto"
     max_tokens: int | None = Field(default=None, ge=16)  # None: the profile's
     context_tokens: int | None = Field(default=None, ge=256)  # None: the server's or the profile's
+    request_tokens: int | None = Field(default=None, ge=1024)  # None: DEFAULT_REQUEST_TOKENS
     timeout_s: float | None = Field(default=None, gt=0)  # None: the profile's
     transport_retries: int = Field(default=4, ge=0, le=20)
     backoff_s: float = Field(default=1.0, ge=0)
@@ -203,6 +207,7 @@ _ENV_FIELDS = (
     ("profile", "AWM_LLM_PROFILE", "str"),
     ("max_tokens", "AWM_LLM_MAX_TOKENS", "int"),
     ("context_tokens", "AWM_LLM_CONTEXT", "int"),
+    ("request_tokens", "AWM_LLM_REQUEST_TOKENS", "int"),
     ("timeout_s", "AWM_LLM_TIMEOUT", "float"),
     ("transport_retries", "AWM_LLM_TRANSPORT_RETRIES", "int"),
     ("backoff_s", "AWM_LLM_BACKOFF", "float"),

@@ -8,6 +8,7 @@ output format. Faults turn a good answer into a specific kind of bad one.
 
 from __future__ import annotations
 
+import ast
 import json
 from functools import lru_cache
 from typing import Any
@@ -16,6 +17,7 @@ from awm.backends.offline import OfflineBackend
 from awm.builder.verifiergen import verifier_source
 from awm.builder.world import make_scenario
 from awm.contracts import Scenario, Task
+from awm.llm.fit import part_of_tool
 from awm.llm.prompts import identify, parse_blocks
 from awm.llm.rephrase import stated_values
 
@@ -33,6 +35,7 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
     "lax_verifier": ("verifier",),
     "duplicate": ("scenarios",),
     "login_task": ("tasks",),
+    "partial_tasks": ("tasks",),
     "wall_clock": ("databases",),
     "malformed_tool_call": ("agent",),
     "dropped_value": ("phrasing",),
@@ -77,8 +80,8 @@ class SimulatedModel:
         return stage, request, blocks
 
     def answer(self, stage: str, request: dict[str, Any], blocks: dict[str, str]) -> dict[str, Any]:
-        key = json.dumps({"request": request, "scenario": blocks.get("scenario"), "task": blocks.get("task")},
-                         sort_keys=True)
+        key = json.dumps({"request": request, "scenario": blocks.get("scenario"), "task": blocks.get("task"),
+                          "part": blocks.get("part")}, sort_keys=True)
         return json.loads(_answer(stage, key, self.base_seed))
 
     def spoil(self, fault: str, stage: str, request: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
@@ -104,6 +107,10 @@ class SimulatedModel:
         if fault == "dropped_value":  # a rewrite that loses the first value the instruction states
             value = sorted(stated_values(answer["instruction"]), key=answer["instruction"].find)[:1]
             return {"instruction": answer["instruction"].replace(value[0], "it", 1) if value else "Do it."}
+        if fault == "partial_tasks":  # the first task without goals, the last one missing: the others valid
+            tasks = [dict(t) for t in answer["tasks"]]
+            tasks[0]["goals"] = []
+            return {**answer, "tasks": tasks[:-1] if len(tasks) > 2 else tasks}
         if fault == "login_task":
             tasks = [dict(t) for t in answer["tasks"]]
             tasks[0]["instruction"] = "Reset the password of the staff member Dana Fox and tell me the new one."
@@ -129,22 +136,30 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
     if inputs["scenario"] is None:
         raise PromptNotUnderstood(f"the {stage} prompt has no <scenario> block")
     scenario = Scenario.model_validate_json(inputs["scenario"])
-    builder = OfflineBackend(base_seed=base_seed, tasks_per_env=int(request.get("count", 10)))
+    # "of": the rest of an answer whose other tasks were kept (the tasks of those ids, of that many)
+    builder = OfflineBackend(base_seed=base_seed, tasks_per_env=int(request.get("of", request.get("count", 10))))
     if stage == "tasks":
         taskset = builder.tasks(scenario)
+        wanted = request.get("task_ids")
         return json.dumps({"acting_user": taskset.acting_user,
-                           "tasks": [t.model_dump(mode="json") for t in taskset.tasks]})
+                           "tasks": [t.model_dump(mode="json") for t in taskset.tasks
+                                     if wanted is None or t.task_id in wanted]})
     if stage == "schemas":
         spec = builder.schema(scenario, None)
         return json.dumps({"tables": [t.model_dump(mode="json") for t in spec.tables]})
+    part = json.loads(inputs["part"]) if inputs.get("part") else {}
     if stage == "databases":
         tables = []
         for table, rows in builder.database_rows(scenario, None).items():
+            if part.get("tables") is not None and table not in part["tables"]:
+                continue  # another part's
             columns = list(dict.fromkeys(c for row in rows for c in row))
             tables.append({"table": table, "columns": columns, "rows": [[row.get(c) for c in columns] for row in rows]})
         return json.dumps({"tables": tables})
     if stage == "tools":
         source, toolset = builder.tools(scenario, None, None)
+        if part.get("parts", 1) > 1:
+            source, toolset = _tools_part(source, toolset, part)
         return json.dumps({"source": source, "tools": [t.mcp() for t in toolset.tools]})
     if stage == "verifier":
         if inputs["task"] is None:
@@ -152,6 +167,30 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
         task = Task.model_validate_json(inputs["task"])
         return json.dumps({"code": verifier_source(scenario.env_id, task)})
     raise PromptNotUnderstood(f"no stage {stage!r}")
+
+
+def _tools_part(source: str, toolset, part: dict[str, Any]):
+    """The tools of one part (awm/llm/fit.py decides which part writes a tool), with the module's helpers and
+    settings, which every part repeats word for word."""
+    parts, mine = [], None
+    tables = list(part["tables"])
+    others = list(part.get("other_tables", []))
+    # the parts as the request lays them out: this part's tables and, as one other part, the rest
+    n = int(part["part"]) - 1
+    parts = [others, tables] if n else [tables, others]
+    mine = 1 if n else 0
+    chosen = [t for t in toolset.tools if t.name in part.get("tools", []) or
+              (t.name not in part.get("written", []) and part_of_tool(t.name, parts) == mine)]
+    names = {t.name for t in toolset.tools}
+    keep = {t.name for t in chosen}
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    kept = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in names and node.name not in keep:
+            continue
+        kept.append("\n".join(lines[node.lineno - 1:node.end_lineno]))
+    return "\n\n\n".join(kept) + "\n", toolset.model_copy(update={"tools": chosen})
 
 
 # How the simulated model opens a rewritten request: every stated value kept, the wording changed.

@@ -83,10 +83,10 @@ def test_clean_run_then_rematerializing_makes_zero_calls(serve, home):
     assert tasks_meta["llm_calls"] == 2 and tasks_meta["llm_prompt_tokens"] > 0
     expected = (tasks_meta["llm_prompt_tokens"] * 0.5 + tasks_meta["llm_completion_tokens"] * 1.5) / 1e6
     assert tasks_meta["llm_cost_usd"] == pytest.approx(expected, abs=1e-6)
-    assert "| dental_clinic | 30 | 0 |" in report["llm_cost_by_domain"]
+    assert "| dental_clinic | 34 | 0 |" in report["llm_cost_by_domain"]  # 17 calls an environment
     assert tasks_meta["llm_structured_output"] == "json_schema"
     served = len(serve.requests())
-    assert served == 2 * (5 + 10)
+    assert served == 2 * (7 + 10)  # databases and tools in two parts each (24K tokens a request)
 
     again = materialize(STAGES, "dental_clinic", home, serve, slots=2)
     assert again.success and len(serve.requests()) == served  # valid environments are reused: no calls
@@ -97,6 +97,12 @@ def test_clean_run_then_rematerializing_makes_zero_calls(serve, home):
     assert rebuilt.success and len(serve.requests()) == served  # every answer came from the cache
     assert metadata(rebuilt, "verification_reports")["llm_cache_hits"] == 20
     assert metadata(rebuilt, "verification_reports")["total_publishable"] == 20
+
+
+def part_number(entry: dict) -> int | None:
+    """Which part of a stage asked in parts a request is (awm/llm/fit.py), from its <part> block."""
+    text = prompt(entry)
+    return json.loads(text.split("<part>\n")[1].split("\n</part>")[0]).get("part") if "<part>" in text else None
 
 
 FAULTS = {  # fault -> (prompt stage, what the retry's prompt must say about the rejected answer)
@@ -119,7 +125,8 @@ def test_each_injected_fault_is_corrected_by_a_retry_whose_prompt_has_the_error(
     for fault, (stage, error) in FAULTS.items():
         calls = [r for r in received if r["stage"] == stage]
         bad = next(n for n, r in enumerate(calls) if fault in r["faults"])
-        retry = next(r for r in calls[bad + 1:] if r["task_id"] == calls[bad]["task_id"] and r["status"] == 200)
+        retry = next(r for r in calls[bad + 1:] if r["task_id"] == calls[bad]["task_id"] and r["status"] == 200
+                     and part_number(r) == part_number(calls[bad]))  # databases and tools are asked in parts
         assert "<previous_attempt_errors>" in prompt(retry), fault
         assert error in prompt(retry), (fault, prompt(retry)[-1500:])
         assert "<previous_attempt_errors>" not in prompt(calls[bad])

@@ -32,13 +32,13 @@ def test_every_stage_has_a_template_whose_hash_is_stable_and_distinct():
     assert len(set(hashes.values())) == len(hashes) == 6
     edited = dataclasses.replace(TASKS, system=TASKS.system + "\nAlso be brief.")
     assert edited.hash != TASKS.hash
-    assert dataclasses.replace(TASKS, version="v2").hash != TASKS.hash
+    assert dataclasses.replace(TASKS, version="v99").hash != TASKS.hash
 
 
 def test_a_rendered_prompt_names_its_stage_and_carries_its_inputs_and_schema():
     messages = TASKS.render(request=json_block("request", {"stage": "tasks", "env_id": "x__00", "count": 3}),
                             scenario=json_block("scenario", {"name": "A shop"}), count="3")
-    assert identify(messages) == ("tasks", "v1")
+    assert identify(messages) == ("tasks", "v2")
     user = messages[1]["content"]
     blocks = parse_blocks(user)
     assert blocks["scenario"] == '{"name":"A shop"}' and '"count":3' in blocks["request"]

@@ -27,7 +27,7 @@ class ScriptedModel:
         self.settings = SimpleNamespace(model="scripted-1")
         self.calls: list[dict] = []
 
-    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None):
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None, answer_tokens=None):
         instruction = json.loads(re.search(r"<task>\n(.*?)\n</task>", messages[1]["content"], re.S).group(1))[
             "instruction"]
         self.calls.append({"stage": stage, "schema": schema_name, "prompt": messages[1]["content"], "tags": tags})
@@ -145,7 +145,7 @@ class FailingModel(ScriptedModel):
         super().__init__(*rewrites)
         self.errors = list(errors)
 
-    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None):
+    def complete(self, stage, messages, output, schema_name, tags, on_record=None, check=None, answer_tokens=None):
         if self.errors:
             self.calls.append({"stage": stage, "prompt": messages[1]["content"], "tags": tags})
             raise self.errors.pop(0)
