@@ -108,7 +108,7 @@ def test_endpoint_timeouts_and_errors_fail_rollouts_that_the_next_run_repeats(ev
     assert sum(not r.reused for r in rerun) == 3  # only the failed ones ran again
 
 
-@pytest.mark.parametrize(("limits", "reason"), [(EvalLimits(max_steps=2, seed=303), "step_limit"),
+@pytest.mark.parametrize(("limits", "reason"), [(EvalLimits(max_steps=1, seed=303), "step_limit"),
                                                 (EvalLimits(max_tokens=50, seed=304), "token_limit"),
                                                 (EvalLimits(wall_clock_s=0.05, seed=305), "wall_clock")])
 def test_limits_end_rollouts_as_failed(eval_corpus, agent, limits, reason):
