@@ -17,7 +17,7 @@ the tool format). Each rollout:
      rubric's reward is the server's reward for that verdict, and its metrics the server's counts.
 
 It runs in the trainer's environment, beside `verifiers` (which pins mcp<2), not in the server's (mcp 2.x), so
-it imports nothing of the awm core: install `verifiers==0.3.1`, then this package without its dependencies
+it imports nothing of the awm core but `awm.client` (httpx alone): install `verifiers==0.3.1`, then this package without its dependencies
 (`pip install --no-deps awm-platform`, or a checkout on PYTHONPATH). It uses the v0 environment API of
 verifiers (`vf.MultiTurnEnv`, `vf.Rubric`, `vf.load_environment`).
 """
@@ -37,6 +37,8 @@ import verifiers as vf
 from datasets import Dataset
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from awm import client
 
 EXPORT_VERSIONS = {"2"}
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -111,22 +113,12 @@ def dataset_rows(records: list[dict]) -> list[dict]:
 
 
 def admin_token_from(token: str | None = None, token_file: str | Path | None = None) -> str:
-    """The server's admin token, from (in order) `token_file`, `token`, $AWM_ADMIN_TOKEN_FILE, $AWM_ADMIN_TOKEN,
-    as `awm serve` reads it (in a file, one final line break is dropped)."""
-    token_file = token_file or (None if token else os.environ.get("AWM_ADMIN_TOKEN_FILE"))
-    if token_file:
-        path = Path(token_file).expanduser()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise AWMVerifiersError(f"cannot read the admin token file {path}: {exc}") from exc
-        token = text[:-1] if text.endswith("\n") else text
-    token = token or os.environ.get("AWM_ADMIN_TOKEN")
-    if not token:
-        raise AWMVerifiersError("no admin token: pass admin_token or admin_token_file, or set AWM_ADMIN_TOKEN_FILE "
-                                "or AWM_ADMIN_TOKEN (the token `awm serve` was started with); reserving and scoring "
-                                "episodes needs it")
-    return token
+    """The server's admin token, as `awm.client` reads it (a trainer-side module that, like this one, imports
+    nothing of the awm core)."""
+    try:
+        return client.admin_token_from(token, token_file)
+    except client.AWMClientError as exc:
+        raise AWMVerifiersError(f"{exc}; reserving and scoring episodes needs it") from exc
 
 
 def final_answer(completion: Any) -> str | None:
