@@ -12,10 +12,12 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from awm.runtime import open_environment
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
 
 TOKEN = "ecosystem-token"
+ENV = "retail_banking__00"  # the environment the clients play
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients" / "bin" / "python"))
 
@@ -42,3 +44,14 @@ def running(published, pool):  # noqa: F811 - fixtures
 
 def admin(base: str, method: str, path: str, **kwargs) -> httpx2.Response:
     return httpx2.request(method, f"{base}{path}", headers={"Authorization": f"Bearer {TOKEN}"}, **kwargs)
+
+
+def chosen_tasks(published, pool) -> list:  # noqa: F811 - fixtures passed in
+    """ENV's action task with the most steps, and a question task."""
+    env = open_environment(ENV, home=published.home, pool=pool)
+    try:
+        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
+        question = next(t for t in env.tasks if t.kind == "question")
+        return [action, question]
+    finally:
+        env.close()

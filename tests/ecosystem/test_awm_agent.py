@@ -11,10 +11,8 @@ import subprocess
 
 import pytest
 
-from awm.runtime import open_environment
-from tests.ecosystem.conftest import ROOT, admin
+from tests.ecosystem.conftest import ENV, ROOT, admin, chosen_tasks
 
-ENV = "retail_banking__00"
 AGENT_PYTHON = os.environ.get("AWM_AGENT_PYTHON", str(ROOT / ".venv-awm-agent" / "bin" / "python"))
 
 
@@ -23,12 +21,7 @@ def test_awm_agent_replays_to_one_and_null_runs_to_zero_through_the_permissive_f
     if not os.path.exists(AGENT_PYTHON):
         pytest.skip(f"no virtualenv of AWM's agent at {AGENT_PYTHON} (make test builds it where Python 3.12 is)")
     server, base = running
-    env = open_environment(ENV, home=published.home, pool=pool)
-    try:
-        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
-        question = next(t for t in env.tasks if t.kind == "question")
-    finally:
-        env.close()
+    action, question = chosen_tasks(published, pool)
     runs = []
     for task in (action, question):
         for model, tool_format in (("replay", "permissive"), ("null", "permissive"), ("replay", "strict")):

@@ -9,9 +9,7 @@ import json
 from awm.runtime import open_environment
 from awm.toolspecs import strict_problems
 from tests.conftest import dialect_of
-from tests.ecosystem.conftest import admin, run_client
-
-ENV = "retail_banking__00"
+from tests.ecosystem.conftest import ENV, admin, run_client
 
 
 def test_strict_converters_keep_the_served_schemas_and_per_call_clients_keep_one_episode(running, published, pool):  # noqa: F811

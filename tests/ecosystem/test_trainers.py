@@ -12,11 +12,9 @@ import pytest
 
 from awm.artifacts import TOOLS_JSON
 from awm.export import write_export
-from awm.runtime import open_environment
 from awm.toolspecs import published_spec
-from tests.ecosystem.conftest import ROOT, TOKEN, admin
+from tests.ecosystem.conftest import ENV, ROOT, TOKEN, admin, chosen_tasks
 
-ENV = "retail_banking__00"
 COPIES = 2
 TRAINERS_PYTHON = os.environ.get("AWM_TRAINERS_PYTHON", str(ROOT / ".venv-trainers" / "bin" / "python"))
 
@@ -40,12 +38,7 @@ def openai_tools(specs: list[dict], tool_format: str) -> list[dict]:
 
 def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, published, pool, tmp_path):
     server, base = running
-    env = open_environment(ENV, home=published.home, pool=pool)
-    try:
-        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
-        question = next(t for t in env.tasks if t.kind == "question")
-    finally:
-        env.close()
+    action, question = chosen_tasks(published, pool)
     specs = [spec.mcp() for env_id in published.env_ids() for spec in TOOLS_JSON.read(published, env_id).tools]
     verl_rows = write_export(published, tmp_path / "verl.jsonl", base_url=base, layout="verl",
                              answer_mode="prose", with_reference=True).path

@@ -7,23 +7,11 @@ import asyncio
 import json
 
 from awm.export import write_export
-from awm.runtime import open_environment
-from tests.ecosystem.conftest import TOKEN, admin, run_client
+from tests.ecosystem.conftest import ENV, TOKEN, admin, chosen_tasks, run_client
 
-ENV = "retail_banking__00"
 COPIES = 2
 MODELS = ("replay", "null", "garbled")
 
-
-def chosen_tasks(published, pool) -> list:
-    """The action task with the most steps, and a question task."""
-    env = open_environment(ENV, home=published.home, pool=pool)
-    try:
-        action = max((t for t in env.tasks if t.kind == "action"), key=lambda t: t.steps)
-        question = next(t for t in env.tasks if t.kind == "question")
-        return [action, question]
-    finally:
-        env.close()
 
 
 def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running, published, pool, tmp_path):
