@@ -312,7 +312,7 @@ def _children(pid: int) -> list[int]:
 class _SandboxedProcess(subprocess.Popen):
     """bwrap, standing for the worker: it exits as the worker does, but a death by signal N shows as exit
     code 128 + N; `poll` and `wait` report it as -N, as for a plain child, so the pool can tell a worker the
-    kernel stopped at its CPU-time limit (SIGXCPU) from one that crashed."""
+    kernel stopped at the end of its CPU-time budget (SIGPROF) from one that crashed."""
 
     worker_pid: int | None = None
 

@@ -72,6 +72,7 @@ from awm.runtime.worker import MAX_FRAME_BYTES, FrameReader, WorkerLimits, encod
 log = logging.getLogger(__name__)
 
 KILL_GRACE_SECONDS = 1.0
+CPU_STOPS = (-signal.SIGPROF, -signal.SIGXCPU)  # exit codes of a worker the kernel ended for its CPU time
 ADMIN_OP_SECONDS = 30.0  # load, open, snapshot, close: our own code, generous
 START_SECONDS = 60.0
 MAX_IMAGE_BYTES = (MAX_FRAME_BYTES - (1 << 20)) // 4 * 3  # a database file, base64 in one frame with room to spare
@@ -433,10 +434,11 @@ class _Worker:
             # asked to, it exited before reading what is waiting (if it died otherwise, the head is the culprit)
             recycled = self._recycling is not None and code == 0
             culprit = waiting.pop(0) if waiting and not recycled else None
-            # stopped at its deadline: by us (SIGKILL), by the kernel at its CPU-time limit (SIGXCPU), or by itself
-            # because the code ran on after its deadline, having caught the timeout (SWALLOWED_EXIT)
+            # stopped at its deadline: by us (SIGKILL), by the kernel at the end of its CPU-time budget (SIGPROF;
+            # SIGXCPU, were a CPU-time limit set), or by itself because the code ran on after its deadline, having
+            # caught the timeout (SWALLOWED_EXIT)
             swallowed = culprit is not None and code == SWALLOWED_EXIT
-            killed = culprit is not None and (self._killed == culprit.id or code == -signal.SIGXCPU or swallowed)
+            killed = culprit is not None and (self._killed == culprit.id or code in CPU_STOPS or swallowed)
             self._discard_process()
             self.loaded = set()
             self.restarting = True

@@ -18,8 +18,8 @@ Generated code is untrusted data. Three layers keep it in its box:
 3. Process: code the timer cannot interrupt (a C-level loop such as
    sum(range(10 ** 13))) is stopped by the parent, which kills the worker at the
    deadline plus a grace period and rebuilds its episodes (awm/runtime/pool.py);
-   a per-call CPU-time limit (RLIMIT_CPU) makes the kernel end it even without
-   the parent.
+   a per-call CPU-time timer (ITIMER_PROF, whose SIGPROF keeps its default action)
+   makes the kernel end it even without the parent.
 """
 
 from __future__ import annotations
@@ -469,6 +469,10 @@ SWALLOWED_EXIT = 86  # a worker's exit code when generated code kept running pas
 SWALLOW_GRACE_SECONDS = 0.5
 
 
+# The kernel's CPU-time backstop fires this long after the call's deadline (in CPU seconds of the worker).
+CPU_MARGIN_SECONDS = 2.0
+
+
 class _Timer:
     """SIGALRM-based deadline for the main thread of a sandbox worker.
 
@@ -503,6 +507,7 @@ def install_call_limits() -> None:
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("call limits need the main thread of a sandbox worker process")
     _Timer.install()
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)  # the CPU-time backstop ends the process (see call_limits)
 
 
 def _statm() -> list[bytes]:
@@ -529,20 +534,24 @@ def _below(hard: int, value: int) -> int:
 
 @contextmanager
 def call_limits(seconds: float, memory_bytes: int | None) -> Iterator[None]:
-    """Run the body with a wall-clock deadline, a CPU-time limit and an address-space budget.
+    """Run the body with a wall-clock deadline, a CPU-time budget and an address-space budget.
 
     Exceeding the deadline raises SandboxTimeout inside the body (between bytecodes, or
     from a regular-expression match); exceeding the memory budget raises MemoryError at
-    the allocation. The CPU-time limit (RLIMIT_CPU, whole seconds, a little above the
-    deadline) is enforced by the kernel, which ends the process with SIGXCPU: the
+    the allocation. The CPU-time budget (CPU_MARGIN_SECONDS above the deadline) is a
+    timer on the kernel's own CPU clock of this process, started here (ITIMER_PROF): at
+    its end the kernel ends the process with SIGPROF, left at its default action: the
     backstop for a C-level loop no signal handler can interrupt, even if the parent that
-    would otherwise stop the worker is gone. All limits are lifted on the way out.
+    would otherwise stop the worker is gone. It is relative on purpose: a limit on the
+    process's total CPU time (RLIMIT_CPU) compares the kernel's tick-sampled clock with a
+    total read from the precise one (`time.process_time()`), and in a worker that has run
+    a while they drift apart by seconds (measured: 1 s ahead after 41 s of CPU under
+    contention), so such a limit ended ordinary calls. All limits are lifted on the way out.
     """
     as_soft, as_hard = resource.getrlimit(resource.RLIMIT_AS)
-    cpu_soft, cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)
     if memory_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (_below(as_hard, address_space_bytes() + memory_bytes), as_hard))
-    resource.setrlimit(resource.RLIMIT_CPU, (_below(cpu_hard, int(time.process_time() + seconds) + 2), cpu_hard))
+    signal.setitimer(signal.ITIMER_PROF, seconds + CPU_MARGIN_SECONDS)
     _Timer.deadline = time.monotonic() + seconds
     _Timer.armed = True
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
@@ -556,6 +565,6 @@ def call_limits(seconds: float, memory_bytes: int | None) -> Iterator[None]:
         finally:
             _Timer.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_soft, cpu_hard))
+            signal.setitimer(signal.ITIMER_PROF, 0)
             if memory_bytes:
                 resource.setrlimit(resource.RLIMIT_AS, (as_soft, as_hard))

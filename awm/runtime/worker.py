@@ -574,10 +574,10 @@ _malloc_trim: Any = None
 
 
 def _harden() -> None:
-    """No core dumps (a worker ended by SIGXCPU would write one); the parent decides when a worker stops.
+    """No core dumps; the parent decides when a worker stops.
 
     A worker outlives its parent only while a call runs: it exits at the end of its
-    request pipe, and the call's CPU-time limit ends a runaway one.
+    request pipe, and the call's CPU-time budget (SIGPROF) ends a runaway one.
     """
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)

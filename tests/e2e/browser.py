@@ -85,7 +85,10 @@ def scroll_to(element) -> None:
 
 def open_check_partitions(page, url: str, asset: str, check: str) -> None:
     open_page(page, f"{url}/assets/{asset}?view=checks&checkDetail={check}")
-    page.get_by_role("tab", name="Partitions").last.click()
+    # the check's own tabs (beside "Execution history"): the asset's Partitions tab shows first, and the
+    # check's panel renders later, so "the last Partitions tab" could still be the asset's
+    check_tabs = page.get_by_role("tablist").filter(has=page.get_by_role("tab", name="Execution history"))
+    check_tabs.get_by_role("tab", name="Partitions").click()
     page.get_by_text(re.compile(r"^Passed \(\d+\)$")).wait_for()
 
 

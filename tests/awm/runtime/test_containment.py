@@ -284,7 +284,8 @@ def test_a_judged_episode_stays_writable_and_the_shared_initial_state_stays_inta
 
 
 def test_the_kernel_cpu_limit_ends_a_runaway_worker_without_the_parent(database):
-    """With the parent's kill far away, RLIMIT_CPU (SIGXCPU) still stops a C-level loop."""
+    """With the parent's kill far away, the call's CPU-time budget (SIGPROF from the kernel) still stops a
+    C-level loop."""
     with WorkerPool(workers=1, call_seconds=0.5, kill_grace=60) as pool:
         environment = Environment("sandbox_test__00", TOOLS, toolset(), taskset(), verifiers(), database, pool=pool)
         with environment.reset("t01") as bystander, environment.reset() as attacker:

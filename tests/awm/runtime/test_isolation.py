@@ -172,10 +172,10 @@ def test_a_sandboxed_process_outlives_the_thread_that_started_it(os_isolated):
 
 
 def test_a_sandboxed_process_reports_its_exit_like_a_plain_child(os_isolated):
-    """A death by signal shows as -N, as for a plain child: the pool tells a SIGXCPU stop from a crash so."""
-    crashed = start_python(os_isolated, ["-c", "import os, signal; os.kill(os.getpid(), signal.SIGXCPU)"],
+    """A death by signal shows as -N, as for a plain child: the pool tells a SIGPROF stop from a crash so."""
+    crashed = start_python(os_isolated, ["-c", "import os, signal; os.kill(os.getpid(), signal.SIGPROF)"],
                            stdin=subprocess.DEVNULL)
-    assert crashed.wait(timeout=30) == -signal.SIGXCPU
+    assert crashed.wait(timeout=30) == -signal.SIGPROF
     exited = start_python(os_isolated, ["-c", "raise SystemExit(3)"], stdin=subprocess.DEVNULL)
     assert exited.wait(timeout=30) == 3
 

@@ -104,6 +104,32 @@ time.sleep(0.3)  # a stale alarm must not fire after the body ended
 print("limits restored", {r: resource.getrlimit(r) for r in limits} == limits)
 """
 
+CPU_BUDGET_PROBE = """
+import resource, signal, time
+from awm.runtime.sandbox import CPU_MARGIN_SECONDS, call_limits, install_call_limits
+install_call_limits()
+cpu = resource.getrlimit(resource.RLIMIT_CPU)
+began = time.process_time()
+while time.process_time() - began < 1.5:  # a worker that has already run a while
+    pass
+with call_limits(0.5, None):
+    left = signal.getitimer(signal.ITIMER_PROF)[0]
+print("budget from the call's start", abs(left - (0.5 + CPU_MARGIN_SECONDS)) < 0.1)  # in whole ticks
+print("no total CPU limit", resource.getrlimit(resource.RLIMIT_CPU) == cpu)
+print("timer stopped", signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0))
+"""
+
+
+def test_the_cpu_backstop_counts_from_the_start_of_the_call_on_the_kernels_clock():
+    """The kernel's CPU-time backstop is a timer started with the call, not a limit on the worker's total:
+    such a limit was computed from `time.process_time()`, while the kernel compares its own tick-sampled
+    total, and in a long-lived worker the two drift apart by more than the margin (a CI run's worker was
+    ended by SIGXCPU during an ordinary replay)."""
+    done = subprocess.run([sys.executable, "-c", CPU_BUDGET_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:3] == ["budget from the call's start True", "no total CPU limit True",
+                                           "timer stopped True"], done.stdout
+
 
 def test_call_limits_stop_a_loop_and_a_memory_bomb_then_lift():
     """In a process of its own, as the limits run in a sandbox worker: they set the process's CPU-time limit
