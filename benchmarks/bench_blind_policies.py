@@ -11,11 +11,15 @@ Policies (each judged with the task's own verifier and the runtime's outcome che
   typed_prior        no call, per slot the value most often expected for its type and role (refusal or not)
                      over the whole corpus: the best a policy that learnt the corpus's answers, not the
                      worlds, can do
+  call_guess         the reference's first call (a lookup, made so the answer is not given with no call),
+                     then the typed guess: the base rate of a guess once a call is made
+  call_prior         the reference's first call, then the typed prior
   work_no_answer     the reference solution's calls, no answer (what the real work alone earns)
   work_dump          the reference solution's calls, the dump in place of the answer
 Per policy: tasks at reward 1 (complete), partial verdicts, and mean reward under the paper's mapping
-(complete 1, partial 0.1) and with partial credit off (RewardMapping(partial=0)). A policy that does no
-work earns nothing beyond the tasks whose typed guess happens to be right (the base rate of a guess).
+(complete 1, partial 0.1) and with partial credit off (RewardMapping(partial=0)). A task that expects an answer
+is complete only after a successful tool call, so every no-call policy earns 0; a policy that makes one call
+and guesses earns nothing beyond the tasks whose guess happens to be right (the base rate of a guess).
 Prints a table; writes benchmarks/results/blind_policies.json.
 
     python benchmarks/bench_blind_policies.py --home .awm            # every published task
@@ -41,8 +45,8 @@ from awm.quality.mutations import BLIND_DUMP, UNIVERSAL_REFUSAL  # noqa: E402
 from awm.runtime import Environment, WorkerPool  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 
-POLICIES = ("nothing", "dump", "refusal", "dump+refusal", "typed_guess", "typed_prior", "work_no_answer",
-            "work_dump")
+POLICIES = ("nothing", "dump", "refusal", "dump+refusal", "typed_guess", "typed_prior", "call_guess", "call_prior",
+            "work_no_answer", "work_dump")
 
 
 def typed_guess(task: Task) -> dict | None:
@@ -72,7 +76,10 @@ def trajectories(task: Task, prior: dict) -> dict[str, tuple[list, object]]:
               "work_dump": (work, BLIND_DUMP)}
     if guess is not None:
         chosen["typed_guess"] = ([], json.dumps(guess))
-        chosen["typed_prior"] = ([], json.dumps({s.name: prior[(s.type, s.refusal)] for s in task.answer_schema}))
+        prior_answer = json.dumps({s.name: prior[(s.type, s.refusal)] for s in task.answer_schema})
+        chosen["typed_prior"] = ([], prior_answer)
+        chosen["call_guess"] = (work[:1], json.dumps(guess))
+        chosen["call_prior"] = (work[:1], prior_answer)
     return chosen
 
 

@@ -34,7 +34,8 @@ A verifier that judges a mutant complete lets a wrong agent collect the reward.
 Acceptance variants are valid trajectories the verifier must accept (else a right agent is punished):
   extra_reads        every read call of the reference made twice (the ones before its last write again
                      at the end);
-  skipped_lookups    only the reference's write calls (it already knows the ids);
+  skipped_lookups    only the reference's write calls (it already knows the ids; not for a task whose answer
+                     would then be given with no call);
   corrected_write    the reference, with a write on another row made and then undone (its old values written
                      back) before it;
   reordered_steps    the independent parts of a combined task in the other order;
@@ -679,8 +680,10 @@ class ShortcutMutator:
             again = [c for c in reference[:last] if c.tool not in self.writes]
             variants.append(Mutation("extra_reads", f"{len(reads)} read calls made twice", reference[:last] + tail
                                      + again, task.reference_answer))
-            variants.append(Mutation("skipped_lookups", f"only the {len(writes)} write calls", writes,
-                                     task.reference_answer))
+            if writes or not any(g.kind == "answer" for g in task.goals):
+                # (with no write left, it would answer without a call: a guess, which earns nothing)
+                variants.append(Mutation("skipped_lookups", f"only the {len(writes)} write calls", writes,
+                                         task.reference_answer))
         corrected = self._corrected_write(reference, touched)
         if corrected is not None:
             wrong, undo = corrected
@@ -776,6 +779,8 @@ def typed_answer_mutations(task: Task) -> list[Mutation]:
     right = {slot: value for slot, value, _ in answers}
     first_slot, first_value, first_type = answers[0]
     mutations = [
+        Mutation("blind_answer", "no call, and the right typed submission", answer=json.dumps(right),
+                 replay=False, after=0),
         Mutation("malformed_submission", "a submission with an extra key of alternatives",
                  answer=json.dumps({**right, "other_possibilities": [first_value]}), replay=False),
         Mutation("malformed_submission", f"a submission with a list for {first_slot}",
@@ -812,6 +817,8 @@ def prose_answer_mutations(task: Task) -> list[Mutation]:
         Mutation("blind_answer", "no call, and every number up to 400 as the answer", answer=BLIND_DUMP,
                  replay=False, after=0),
         Mutation("blind_answer", "no call, and the same refusal for every request", answer=UNIVERSAL_REFUSAL,
+                 replay=False, after=0),
+        Mutation("blind_answer", "no call, and the reference answer (right, but a guess)", answer=answer,
                  replay=False, after=0),
         Mutation("unlisted_hedge", "the answer with a hedge in words no list names",
                  answer=f"{answer} That is my best reckoning, though I would not wager on it.", replay=False),

@@ -29,7 +29,7 @@ from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCode
 from awm.runtime.answers import SUBMIT_ANSWER, answer_tool, submit
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
 from awm.runtime.sandbox import functions_of, load_module
-from awm.runtime.tools import ArgumentCheck, is_error
+from awm.runtime.tools import ArgumentCheck, is_error, is_evidence
 from awm.store import ArtifactStore, check_sqlite_file
 
 
@@ -234,7 +234,8 @@ class Environment:
                                       task.instruction if footprint == "reference" else None)
         else:
             future = self.pool.replay(self._env_key(), sent)
-        return PendingTrajectory(task, problems, future, fork_problems)
+        return PendingTrajectory(task, problems, future, fork_problems, [after for after, _ in judgements],
+                                 [fork[0] for fork in forks])
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
         """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
@@ -252,7 +253,7 @@ class Environment:
         task = self.task(task_id)
         future = self.pool.judge(self.verifier_program(task_id), f"{self.env_id}/{task_id}", answer_text(answer),
                                  self.footprint(task_id), env_key=self._env_key(), final=Path(final_db))
-        return _with_partial(task, future.result())
+        return _with_partial(task, future.result())  # a saved state has no calls to ground an answer on
 
     def score_database(self, task_id: str, final_db: Path, answer: str | dict | None = None) -> dict:
         verdict = self.judge_database(task_id, final_db, answer)
@@ -278,9 +279,12 @@ class PendingTrajectory:
     footprint the verdicts were judged against (the reference's own changes, when it was "reference")."""
 
     def __init__(self, task: Task | None, problems: list[dict | None], future: Future,
-                 branch_problems: list[list[dict | None] | None] = ()):
+                 branch_problems: list[list[dict | None] | None] = (), judged_after: list[int] = (),
+                 branched_after: list[int] = ()):
         self._task, self._problems, self._future = task, problems, future
         self._branch_problems = branch_problems
+        # how many of the sent calls were made before each verdict and each branch (see _grounded)
+        self._judged_after, self._branched_after = judged_after, branched_after
         self.footprint: dict | None = None
         self.branches: list[tuple[list[Any], dict | None]] = []
         self.changed: list[bool] = []  # per branch: whether its calls changed the state it began from
@@ -291,13 +295,18 @@ class PendingTrajectory:
         outcome = self._future.result()
         self.footprint = outcome.get("footprint")
         results = _merged(self._problems, outcome["results"])
-        verdicts = [_with_partial(self._task, v) for v in outcome["verdicts"]] if self._task is not None else []
+        ran = outcome["results"]  # the calls sent, in order; a verdict after n of them counts their successes
+        verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after])))
+                    for v, after in zip(outcome["verdicts"], self._judged_after)] if self._task is not None else []
         self.branches = [
             ([], None) if problems is None  # a call it needed was refused before it was sent
             else ([], None) if branch["verdict"] is None and not branch["results"]  # not run: its group counted
             else (_merged(problems, branch["results"]),
-                  _with_partial(self._task, branch["verdict"]) if branch["verdict"] is not None else None)
-            for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
+                  _with_partial(self._task, _grounded(self._task, branch["verdict"],
+                                                      _evidence(ran[:after]) + _evidence(branch["results"])))
+                  if branch["verdict"] is not None else None)
+            for problems, branch, after in zip(self._branch_problems, outcome.get("branches", []),
+                                               self._branched_after)]
         self.changed = [problems is not None and bool(branch.get("changed"))
                         for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
         self.states = [branch.get("state") if problems is not None else None
@@ -310,6 +319,28 @@ def _merged(problems: list[dict | None], results: list[Any]) -> list[Any]:
     """A result per call: the worker's for the calls it ran, the argument problem for the ones not sent."""
     ran = iter(results)
     return [next(ran) if problem is None else problem for problem in problems]
+
+
+UNGROUNDED = ("the answer was given without a tool call that answered: an answer must come from what the "
+              "tools showed, not a guess")
+
+
+def _grounded(task: Task | None, verdict: dict, evidence_calls: int) -> dict:
+    """A task that expects an answer is complete only if the episode made at least one call the world answered
+    (a result, or the tool's own business error such as a refusal; not `submit_answer`, not an unknown tool or
+    bad arguments: awm.runtime.tools.is_evidence): a fixed answer with no call earns nothing, however often it
+    happens to be right (a count of 0, the first status of a closed set, the corpus's most frequent answer). A
+    trajectory that calls tools and then guesses earns at most the base rate of a right guess
+    (benchmarks/bench_blind_policies.py measures both)."""
+    if (task is not None and evidence_calls == 0 and verdict.get("complete")
+            and any(goal.kind == "answer" for goal in task.goals)):
+        kept = [e for e in verdict["evidence"] if e != "every goal is met"]
+        verdict = {**verdict, "complete": False, "evidence": [*kept, UNGROUNDED]}
+    return verdict
+
+
+def _evidence(results: list[Any]) -> int:
+    return sum(is_evidence(result) for result in results)
 
 
 def _with_partial(task: Task, verdict: dict) -> dict:
@@ -343,6 +374,7 @@ class Episode:
         self.record = record
         self.calls = 0
         self.tool_errors = 0
+        self.evidence_calls = 0  # calls the world answered (see _grounded)
         self.submission: dict | None = None  # the typed answer submitted with submit_answer, once
 
     @property
@@ -357,9 +389,11 @@ class Episode:
         self.calls += 1
         return self.env.arguments.checked(tool, {} if arguments is None else arguments)
 
-    def _counted(self, result: Any) -> Any:
+    def _counted(self, result: Any, tool: bool = False) -> Any:
         if is_error(result):
             self.tool_errors += 1
+        if tool and is_evidence(result):
+            self.evidence_calls += 1
         return result
 
     @property
@@ -385,7 +419,7 @@ class Episode:
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
             return self._counted(problem)
-        return self._counted(self.env.pool.call(self.record, tool, arguments).result())
+        return self._counted(self.env.pool.call(self.record, tool, arguments).result(), tool=True)
 
     async def acall(self, tool: str, arguments: dict | None = None) -> Any:
         answered = self._answered(tool, arguments)
@@ -394,7 +428,8 @@ class Episode:
         arguments, problem = self._checked(tool, arguments)
         if problem is not None:
             return self._counted(problem)
-        return self._counted(await self.env.pool.call(self.record, tool, arguments, asyncio.get_running_loop()))
+        return self._counted(await self.env.pool.call(self.record, tool, arguments, asyncio.get_running_loop()),
+                             tool=True)
 
     def _judge_task(self, task_id: str | None) -> Task:
         task = self.env.task(task_id) if task_id is not None else self.task
@@ -413,11 +448,12 @@ class Episode:
         """The task's verifier on (initial DB, this episode's DB, answer), joined with the outcome (every changed
         row accounted for by the task's footprint): {"complete", "evidence", "partial", "diff"}."""
         task = self._judge_task(task_id)
-        return _with_partial(task, self._judge_future(task, answer).result())
+        return _with_partial(task, _grounded(task, self._judge_future(task, answer).result(), self.evidence_calls))
 
     async def ajudge(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)
-        return _with_partial(task, await self._judge_future(task, answer, asyncio.get_running_loop()))
+        verdict = await self._judge_future(task, answer, asyncio.get_running_loop())
+        return _with_partial(task, _grounded(task, verdict, self.evidence_calls))
 
     def _score(self, verdict: dict) -> dict:
         return {"reward": self.env.reward.reward(verdict), "complete": verdict["complete"],

@@ -42,6 +42,18 @@ def is_error(result: Any) -> bool:
     return isinstance(result, dict) and set(result) == {"error"} and isinstance(result["error"], dict)
 
 
+# Errors the runtime gives instead of a tool's answer: a call that got one learnt nothing about the world.
+RUNTIME_ERROR_CODES = frozenset({"unknown_tool", "invalid_arguments", "tool_failed", "timeout", "resource_limit",
+                                 "database_error", "sandbox_crashed", "episode_lost", "episode_ended",
+                                 "already_submitted"})
+
+
+def is_evidence(result: Any) -> bool:
+    """Whether a call's result is the world's answer: a result, or a business error the tool itself gave (not
+    found, not allowed: what a refusal cites), not one of RUNTIME_ERROR_CODES."""
+    return not is_error(result) or result["error"].get("code") not in RUNTIME_ERROR_CODES
+
+
 def _short(text: str) -> str:
     """A message for a structured error: at most MAX_MESSAGE_CHARS, and valid Unicode (generated code can
     raise with a lone surrogate in its message)."""

@@ -13,7 +13,9 @@ from awm.builder.intents.base import long_date
 from awm.contracts import AnswerSlot, Goal, Task, ToolCall
 from awm.runtime import is_error, open_environment
 from awm.runtime.answers import SUBMIT_ANSWER, SubmissionError, answer_tool, read_submission
+from awm.runtime.environment import UNGROUNDED
 from awm.runtime.server import RuntimeServer, serve_in_thread
+from awm.runtime.tools import is_evidence
 from awm.store import ArtifactStore
 from tests.awm.runtime.test_server import TOKEN, admin, mcp_url
 
@@ -172,6 +174,42 @@ def test_a_fixed_answer_with_no_call_earns_nothing_on_any_task(env):
     for task in env.tasks:
         verdicts = env.judge_trajectories(task.task_id, [([], answer) for answer in blind])
         assert not any(v["complete"] for v in verdicts), task.task_id
+
+
+def test_the_right_answer_with_no_call_the_world_answered_earns_nothing(env):
+    """A fixed answer is right by chance on some tasks (a count of 0, the first status of a closed set); with no
+    call the world answered it earns nothing, typed or in prose, and a call that only met the runtime's own
+    error (an unknown tool) does not count. After the reference's calls the same answer earns 1."""
+    tried = 0
+    for task in questions(env):
+        right = right_values(task)
+        reference = [(c.tool, c.arguments) for c in task.reference_solution]
+        with env.reset(task.task_id) as episode:
+            assert is_error(episode.call("no_such_tool", {}))
+            assert episode.call(SUBMIT_ANSWER, right) == {"submitted": right}
+            score = episode.score()
+            assert not score["complete"] and score["reward"] == 0.0, task.task_id
+            if all(g.kind == "answer" for g in task.goals):  # (a task that also writes fails on its rows first)
+                assert score["evidence"] == [UNGROUNDED], task.task_id
+                tried += 1
+        verdicts = env.judge_trajectories(task.task_id, [([], task.reference_answer), ([], json.dumps(right)),
+                                                         (reference, task.reference_answer)])
+        assert [v["complete"] for v in verdicts] == [False, False, True], task.task_id
+    assert tried >= 3
+
+
+def test_a_refusal_grounded_on_the_tools_own_refusal_counts(env):
+    """A business error the tool gives (the rule it enforces) is the world's answer: an agent that tries the
+    forbidden write, is refused, and reports the refusal has evidence; a call refused for its arguments has none."""
+    refusal = next(t for t in env.tasks if t.answer_schema and t.answer_schema[0].refusal)
+    assert is_evidence({"error": {"code": "not_allowed", "message": "the account is frozen"}})
+    assert not is_evidence({"error": {"code": "invalid_arguments", "message": "missing id"}})
+    with env.reset(refusal.task_id) as episode:
+        assert is_error(episode.call(refusal.reference_solution[0].tool, {"no_such_argument": 1}))
+        assert episode.evidence_calls == 0
+        step = refusal.reference_solution[0]
+        assert not is_error(episode.call(step.tool, step.arguments))
+        assert episode.evidence_calls == 1
 
 
 def test_submit_answer_over_mcp_is_listed_for_its_task_and_scored_without_an_answer(published, pool):

@@ -302,6 +302,7 @@ def test_facades_cannot_be_changed_at_runtime_so_other_environments_verdicts_hol
         one_worker.unregister(hostile)
     assert len(results) == 5 and all(r.startswith("refused: ") for r in results), results
     with env.reset("t01") as episode:
+        episode.call("names", {})  # (an answer given with no call earns nothing whatever it says)
         assert episode.judge(wrong)["complete"] is False
         assert episode.judge("it came to 1748.99")["complete"] is True
     _, verdicts = env.send_trajectory([("names", {})], "t01", [wrong, "1748.99"]).result()
