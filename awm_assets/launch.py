@@ -262,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     ordered = register(domains)
     ranges = contiguous_ranges(ordered, domains, workers)
 
+    home.mkdir(parents=True, exist_ok=True)  # a new AWM_HOME is made, as the stores make theirs
     progress = home / f".progress-{os.getpid()}"
     signal.signal(signal.SIGTERM, _stopped)  # a terminated launcher stops its workers and removes its progress file
     progress.write_text("")

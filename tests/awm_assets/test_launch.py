@@ -80,9 +80,10 @@ def test_a_terminated_launcher_stops_its_workers_and_leaves_no_progress_file(tmp
     import signal
     import time
 
-    home = tmp_path / "home"
-    env = {**os.environ, "AWM_HOME": str(home), "AWM_DOMAINS": "bakery", "AWM_SLOTS": "1"}
-    env.pop("DAGSTER_HOME", None)
+    home = tmp_path / "new" / "home"  # not there yet, and the Dagster instance elsewhere (it used to crash)
+    env = {**os.environ, "AWM_HOME": str(home), "AWM_DOMAINS": "bakery", "AWM_SLOTS": "1",
+           "DAGSTER_HOME": str(tmp_path / "dagster")}
+    (tmp_path / "dagster").mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "awm_assets.launch"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
