@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import (
     Plan,
     World,
@@ -350,7 +351,7 @@ def refund_cancelled(w: World) -> Plan | None:
 
 @intent("action", flavours=("fulfillment",))
 def return_and_refund(w: World) -> Plan | None:
-    cutoff = (datetime(2025, 6, 1, 9) - timedelta(days=30)).isoformat()
+    cutoff = (REFERENCE_NOW - timedelta(days=30)).isoformat()
     options = [(c, captured(w, c)) for c in w.rows["case"] if c["status"] == "delivered"
                and c["placed_at"] >= cutoff and w.party_of(c)["status"] == "active"]
     options = [(c, p[0]) for c, p in options if len(p) == 1]
@@ -920,7 +921,7 @@ def next_booking_question(w: World) -> Plan | None:
     tc = w.fl.time_column
     options = []
     for party in w.rows["party"]:
-        upcoming = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable and c[tc] > "2025-06-01"),
+        upcoming = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable and c[tc] > TODAY),
                           key=lambda c: c[tc])
         if upcoming and (len(upcoming) == 1 or upcoming[0][tc][:10] != upcoming[1][tc][:10]):
             options.append((party, upcoming[0]))
@@ -1026,7 +1027,7 @@ def add_to_locked_case(w: World) -> Plan | None:
 
 @intent("infeasible", flavours=("fulfillment",))
 def return_too_late(w: World) -> Plan | None:
-    cutoff = (datetime(2025, 6, 1, 9) - timedelta(days=30)).isoformat()
+    cutoff = (REFERENCE_NOW - timedelta(days=30)).isoformat()
     cases = [c for c in w.rows["case"] if c["status"] == "delivered" and c["placed_at"] < cutoff
              and w.party_of(c)["status"] == "active"]
     case = w.pick(cases)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from awm.builder.clock import TODAY
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.steps import add_note, notify
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -679,7 +680,7 @@ def withdraw_if_poorly_rated(w: World) -> Plan | None:
 
 @intent("action", needs=("promotion",))
 def apply_promotion(w: World) -> Plan | None:
-    promos = [p for p in w.rows["promotion"] if p["active"] and p["valid_from"] <= "2025-06-01" <= p["valid_to"]]
+    promos = [p for p in w.rows["promotion"] if p["active"] and p["valid_from"] <= TODAY <= p["valid_to"]]
     cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and c["total_amount"] > 0]
     promo, case = w.pick(promos), w.pick(cases)
     if promo is None or case is None:
@@ -702,7 +703,7 @@ def apply_promotion(w: World) -> Plan | None:
 
 @intent("infeasible", needs=("promotion",))
 def expired_promotion(w: World) -> Plan | None:
-    promos = [p for p in w.rows["promotion"] if p["active"] and p["valid_to"] < "2025-06-01"]
+    promos = [p for p in w.rows["promotion"] if p["active"] and p["valid_to"] < TODAY]
     cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and c["total_amount"] > 0]
     promo, case = w.pick(promos), w.pick(cases)
     if promo is None or case is None:
@@ -720,7 +721,7 @@ def expired_promotion(w: World) -> Plan | None:
 
 @intent("aggregate", needs=("promotion",))
 def best_promotion_question(w: World) -> Plan | None:
-    valid = [p for p in w.rows["promotion"] if p["active"] and p["valid_from"] <= "2025-06-01" <= p["valid_to"]]
+    valid = [p for p in w.rows["promotion"] if p["active"] and p["valid_from"] <= TODAY <= p["valid_to"]]
     ranked = sorted(valid, key=lambda p: -p["percent_off"])
     if len(ranked) < 2 or ranked[0]["percent_off"] == ranked[1]["percent_off"]:
         return None
@@ -1185,7 +1186,7 @@ def escalate_finished_ticket(w: World) -> Plan | None:
 @intent("action", flavours=("appointment", "reservation"), needs=("notification",))
 def remind_upcoming(w: World) -> Plan | None:
     tc = w.fl.time_column
-    case = w.pick([c for c in w.rows["case"] if c["status"] in w.fl.editable and c[tc] > "2025-06-01"
+    case = w.pick([c for c in w.rows["case"] if c["status"] in w.fl.editable and c[tc] > TODAY
                    and w.party_of(c)["status"] == "active"])
     if case is None:
         return None

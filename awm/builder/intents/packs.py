@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import Plan, World, intent, long_date, status_words
 from awm.builder.intents.steps import act, add_note, captured, get_case, notify, refund, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -107,7 +108,7 @@ def follow_up_booking(w: World, days: int, clauses: tuple[str, ...]) -> Plan | N
     tc = w.fl.time_column
     options = []
     for party in w.active_parties("case"):
-        upcoming = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable and c[tc] > "2025-06-01"
+        upcoming = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable and c[tc] > TODAY
                            and c[w.fk("staff")] is not None), key=lambda c: c[tc])
         if upcoming and (len(upcoming) == 1 or upcoming[0][tc] != upcoming[1][tc]):
             member = w.by_id("staff", upcoming[0][w.fk("staff")])
@@ -142,7 +143,7 @@ def call_off_day(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> 
     groups: dict[tuple[int, str], list[dict]] = {}
     for case in w.rows["case"]:
         groups.setdefault((case[w.fk("site")], case[tc][:10]), []).append(case)
-    options = [(k, [c for c in v if c["status"] in cancel.sources]) for k, v in groups.items() if k[1] > "2025-06-01"]
+    options = [(k, [c for c in v if c["status"] in cancel.sources]) for k, v in groups.items() if k[1] > TODAY]
     options = [(k, cases) for k, cases in options if 1 <= len(cases) <= 3]
     if not options:
         return None
@@ -310,7 +311,7 @@ def fee_invoice(w: World, fees: tuple[float, ...], clauses: tuple[str, ...]) -> 
 def exchange(w: World, clauses: tuple[str, ...]) -> Plan | None:
     """A recent delivered order returned and refunded, and the same quantity of another item ordered instead at
     the same site."""
-    cutoff = (datetime(2025, 6, 1, 9) - timedelta(days=30)).isoformat()
+    cutoff = (REFERENCE_NOW - timedelta(days=30)).isoformat()
     options = []
     for case in w.rows["case"]:
         lines = w.children("line", "case", case["id"])
@@ -1066,7 +1067,7 @@ def reissue_invoice(w: World) -> Plan | None:
     """An unpaid invoice with a wrong amount voided and issued again for a stated amount, same person, case and due
     date."""
     inv = w.pick([i for i in w.rows["invoice"] if i["status"] == "open" and w.party_of(i)["status"] == "active"
-                  and i["due_on"] > "2025-06-01"])
+                  and i["due_on"] > TODAY])
     if inv is None:
         return None
     amount = round(inv["amount"] * w.pick([0.5, 0.8, 0.9]), 2)
@@ -1250,7 +1251,7 @@ def rebook_next_day(w: World) -> Plan | None:
     """A booking moved to the same time on the next day, with a note saying why."""
     action = w.fl.action("reschedule")
     tc = w.fl.time_column
-    case = w.pick([c for c in w.rows["case"] if c["status"] in action.sources and c[tc] > "2025-06-01"
+    case = w.pick([c for c in w.rows["case"] if c["status"] in action.sources and c[tc] > TODAY
                    and w.party_of(c)["status"] == "active"])
     if case is None:
         return None
