@@ -9,11 +9,23 @@ One request per line on stdin, one answer per line on stdout (JSON; databases as
 sees no artifact root):
 
   load    {code, db}             the app over a copy of db in /tmp; answers its OpenAPI document
-  reset   {}                     the working database back to the initial one (SQLite backup, engines disposed)
-  call    {method, path, query, body}   one HTTP request through ASGI in-process (no socket): status and body
-  verify  {code, final, answer, initial?}  verify_task_completion on read-only copies of the initial database and
-                                 of `final` ("work": the episode's database, "initial": the unchanged one)
+  open    {episode}              a new episode: its own copy of the initial database in /tmp
+  close   {episode}              the episode's database deleted
+  reset   {episode?}             the episode's database back to the initial one (SQLite backup)
+  call    {method, path, query, body, episode?}   one HTTP request through ASGI in-process (no socket), on the
+                                 episode's database: status and body
+  verify  {code, final, answer, initial?, episode?}  verify_task_completion on read-only copies of the initial
+                                 database and of `final` ("work": the episode's database, "initial": the unchanged
+                                 one)
+  snapshot {episode?}            the episode's database
   quit    {}
+
+Without `episode`, a request is for the one the host starts with ("work"). Every engine their code creates
+connects through the host (its `create_engine(...)` line is rewritten, as their server rewrites it, to a
+connection factory without a pool), so one loaded app serves every episode: each request runs on its episode's
+database. A call and a verifier run under an address-space budget (`--memory-mb`, RLIMIT_AS, the budget our
+sandbox gives a call): an allocation beyond it raises MemoryError in their code, the request answers a 500
+naming the budget, and the host carries on.
 """
 
 from __future__ import annotations
@@ -23,6 +35,8 @@ import base64
 import hashlib
 import json
 import os
+import re
+import resource
 import shutil
 import sqlite3
 import sys
@@ -34,7 +48,10 @@ from urllib.parse import urlencode
 SCRATCH = os.environ.get("TMPDIR", "/tmp")
 INITIAL = os.path.join(SCRATCH, "awm1k-initial.db")
 WORK = os.path.join(SCRATCH, "awm1k-work.db")
-OPS = {"load", "reset", "call", "verify", "snapshot"}
+OPS = {"load", "open", "close", "reset", "call", "verify", "snapshot"}
+DEFAULT_EPISODE = "work"
+EPISODE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 class PipeLoop(asyncio.SelectorEventLoop):
@@ -74,15 +91,48 @@ class PipeLoop(asyncio.SelectorEventLoop):
 
 
 def patched_code(code: str, db_path: str) -> str:
-    """Their code with every `create_engine(...)` pointed at `db_path`, as their own server does
-    (awm/core/server.py of the reference code rewrites the line the same way)."""
+    """Their code with every `create_engine(...)` line rewritten, as their own server rewrites it
+    (awm/core/server.py of the reference code points it at the database file): here the engine connects
+    through the host's factory (`__awm1k_connect__`: the current episode's database) and keeps no pool, so no
+    connection outlives a request and the next one may be another episode's."""
     lines = []
     for line in code.split("\n"):
         if "create_engine(" in line:
             left = line.split("create_engine(")[0]
-            line = f"{left}create_engine('sqlite:///{db_path}', connect_args={{'check_same_thread': False}})"
+            line = (f"{left}create_engine('sqlite:///{db_path}', creator=__awm1k_connect__, "
+                    "poolclass=__awm1k_pool__)")
         lines.append(line)
     return "\n".join(lines)
+
+
+def address_space_bytes() -> int:
+    """This process's virtual size (what RLIMIT_AS limits), as awm/runtime/sandbox.py reads it."""
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[0]) * _PAGE
+
+
+class MemoryBudget:
+    """An address-space budget over a request: RLIMIT_AS at the current size plus `budget` bytes while it
+    runs (the limit our sandbox puts on a call, awm/runtime/sandbox.py call_limits), lifted after."""
+
+    def __init__(self, budget: int | None):
+        self.budget = budget
+
+    def __enter__(self) -> None:
+        self.saved = resource.getrlimit(resource.RLIMIT_AS)
+        if self.budget:
+            soft, hard = self.saved
+            limit = address_space_bytes() + self.budget
+            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard),
+                                                    hard))
+
+    def __exit__(self, *exc) -> None:
+        if self.budget:
+            resource.setrlimit(resource.RLIMIT_AS, self.saved)
+
+    def message(self) -> str:
+        return (f"MemoryError: the call went over its memory budget ({self.budget // (1 << 20)} MiB of address "
+                "space); the environment carries on")
 
 
 def digest(path: str) -> str:
@@ -91,11 +141,48 @@ def digest(path: str) -> str:
 
 
 class Host:
-    def __init__(self) -> None:
+    def __init__(self, memory_bytes: int | None = None) -> None:
         self.loop = PipeLoop()
         asyncio.set_event_loop(self.loop)
         self.namespace: dict | None = None
         self.app = None
+        self.budget = MemoryBudget(memory_bytes)
+        self.episodes: dict[str, str] = {DEFAULT_EPISODE: WORK}
+        self.current = WORK  # the database the app's engines connect to now
+
+    def _connect(self):
+        return sqlite3.connect(self.current, check_same_thread=False)
+
+    def _episode(self, episode: str | None) -> str:
+        path = self.episodes.get(episode or DEFAULT_EPISODE)
+        if path is None:
+            raise KeyError(f"no episode {episode!r} is open in this host")
+        return path
+
+    def open(self, episode: str) -> dict:
+        if not isinstance(episode, str) or not EPISODE_NAME.fullmatch(episode):
+            raise ValueError(f"an episode name is 1-64 letters, digits, '_' or '-', not {episode!r}")
+        if episode in self.episodes:
+            raise ValueError(f"episode {episode!r} is already open")
+        path = os.path.join(SCRATCH, f"episode-{episode}.db")
+        self.episodes[episode] = path
+        try:
+            return self.reset(episode)
+        except BaseException:
+            del self.episodes[episode]
+            raise
+
+    def close(self, episode: str) -> dict:
+        if episode == DEFAULT_EPISODE:
+            raise ValueError("the host's own episode is not closed")
+        path = self.episodes.pop(episode, None)
+        if path is not None:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                try:
+                    os.unlink(path + suffix)
+                except FileNotFoundError:
+                    pass
+        return {"closed": path is not None}
 
     # --- the app ------------------------------------------------------------------------------------------
     def load(self, code: str, db: str) -> dict:
@@ -108,6 +195,13 @@ class Host:
         module.__file__ = os.path.join(SCRATCH, "awm1k_app.py")
         sys.modules[module.__name__] = module
         namespace = module.__dict__
+        namespace["__awm1k_connect__"] = self._connect
+        try:
+            from sqlalchemy.pool import NullPool
+        except ImportError:  # code without SQLAlchemy has no create_engine line to rewrite
+            NullPool = None
+        namespace["__awm1k_pool__"] = NullPool
+        self.current = WORK
         exec(compile(patched_code(code, WORK), module.__file__, "exec"), namespace)
         app = namespace.get("app")
         if app is None or not callable(app):
@@ -122,11 +216,12 @@ class Host:
             return []
         return [v for v in (self.namespace or {}).values() if isinstance(v, Engine)]
 
-    def reset(self) -> dict:
+    def reset(self, episode: str | None = None) -> dict:
         started = time.perf_counter()
+        path = self._episode(episode)
         for engine in self._engines():
             engine.dispose()
-        source, target = sqlite3.connect(INITIAL), sqlite3.connect(WORK)
+        source, target = sqlite3.connect(INITIAL), sqlite3.connect(path)
         try:
             source.backup(target)
         finally:
@@ -134,11 +229,13 @@ class Host:
             target.close()
         return {"ms": (time.perf_counter() - started) * 1000}
 
-    def call(self, method: str, path: str, query: dict | None = None, body=None) -> dict:
+    def call(self, method: str, path: str, query: dict | None = None, body=None, episode: str | None = None) -> dict:
         if self.app is None:
             raise RuntimeError("no environment loaded")
+        self.current = self._episode(episode)
         started = time.perf_counter()
-        status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
+        with self.budget:
+            status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
         text = payload.decode("utf-8", "replace")
         try:
             parsed = json.loads(text) if text else None
@@ -175,12 +272,15 @@ class Host:
 
         try:
             await self.app(scope, receive, send)
+        except MemoryError:  # over the budget (MemoryBudget): their code's allocation failed, the host is fine
+            return 500, json.dumps({"error": self.budget.message()}).encode()
         except Exception as exc:  # an unhandled error of a route: the 500 Starlette sent, and the error
             return 500, json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}).encode()
         return status, b"".join(chunks)
 
     # --- verifiers ----------------------------------------------------------------------------------------
-    def verify(self, code: str, final: str = "work", answer: str | None = None, initial: str | None = None) -> dict:
+    def verify(self, code: str, final: str = "work", answer: str | None = None, initial: str | None = None,
+               episode: str | None = None) -> dict:
         """Their verify_task_completion on read-only copies: the files are mode 0444 in a directory of their
         own, and their digests before and after say whether anything was written all the same."""
         folder = os.path.join(SCRATCH, f"verify-{time.monotonic_ns()}")
@@ -194,7 +294,7 @@ class Host:
         if final == "initial":
             shutil.copyfile(first, last)
         elif final == "work":
-            self._copy_work(last)
+            self._copy_work(last, episode)
         else:
             with open(last, "wb") as fh:
                 fh.write(base64.b64decode(final))
@@ -208,7 +308,10 @@ class Host:
             verify = namespace.get("verify_task_completion")
             if not callable(verify):
                 raise RuntimeError("the verifier code defines no verify_task_completion")
-            result = verify(initial_db_path=first, final_db_path=last, final_answer=answer)
+            with self.budget:
+                result = verify(initial_db_path=first, final_db_path=last, final_answer=answer)
+        except MemoryError:
+            error = self.budget.message()
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
         after = (digest(first), digest(last))
@@ -224,17 +327,17 @@ class Host:
             answer["evidence"] = [str(e)[:500] for e in evidence[:10]]
         return answer
 
-    def _copy_work(self, target: str) -> None:
-        source, copy = sqlite3.connect(WORK), sqlite3.connect(target)
+    def _copy_work(self, target: str, episode: str | None = None) -> None:
+        source, copy = sqlite3.connect(self._episode(episode)), sqlite3.connect(target)
         try:
             source.backup(copy)
         finally:
             source.close()
             copy.close()
 
-    def snapshot(self) -> dict:
+    def snapshot(self, episode: str | None = None) -> dict:
         path = os.path.join(SCRATCH, "snapshot.db")
-        self._copy_work(path)
+        self._copy_work(path, episode)
         with open(path, "rb") as fh:
             data = fh.read()
         os.unlink(path)
@@ -245,7 +348,8 @@ def main() -> int:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what their code prints goes to stderr, never into the answers
     sys.stdout = sys.stderr
-    host = Host()
+    memory_mb = float(sys.argv[sys.argv.index("--memory-mb") + 1]) if "--memory-mb" in sys.argv else 0
+    host = Host(int(memory_mb * (1 << 20)) or None)
     for line in sys.stdin:
         request = json.loads(line)
         op = request.pop("op", None)

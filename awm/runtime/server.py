@@ -43,7 +43,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -441,20 +441,35 @@ class ProvenFiles:
 
     def __init__(self, store: ArtifactStore, env_id: str, task_ids: list[str]):
         self.store, self.env_id = store, env_id
-        recorded = _recorded_proofs(store, env_id)
+        recorded = self.recorded()
         self._signatures = self._signatures_now(recorded)  # before hashing: a change meanwhile is seen later
         changed = [name for name, digest in sorted(recorded.items()) if self._hash(name) != digest]
         if changed:
             raise UnprovenArtifactError(
-                f"{env_id} is not served: {', '.join(changed)} changed after its proofs were recorded; rebuild it "
-                f"(awm backfill --domain {split_env_id(env_id)[0]}) or restore the files")
-        proven = {t.task_id for t in artifacts.REPORT.read(store, env_id).passed}
-        unproven = sorted(set(task_ids) - proven)
+                f"{env_id} is not served: {', '.join(changed)} changed after {self.recorder}; {self.rebuild}")
+        unproven = sorted(set(task_ids) - self.served_tasks())
         if unproven:
-            raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks its report.json "
-                                        f"does not prove: {', '.join(unproven)}")
+            raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks {self.task_record} "
+                                        f"does not {self.task_verb}: {', '.join(unproven)}")
         self.hashes = recorded
         self._checked = (self._signatures, None)
+
+    # What the files are checked against (an imported environment's, awm/awm1k/serving.py, differ)
+    recorder = "its proofs were recorded"
+    task_record = "its report.json"
+    task_verb = "prove"
+
+    @property
+    def rebuild(self) -> str:
+        return f"rebuild it (awm backfill --domain {split_env_id(self.env_id)[0]}) or restore the files"
+
+    def recorded(self) -> dict[str, str]:
+        """File -> sha256 the files must have (UnprovenArtifactError if nothing is recorded)."""
+        return _recorded_proofs(self.store, self.env_id)
+
+    def served_tasks(self) -> set[str]:
+        """The tasks that may be served (the ones the proofs passed)."""
+        return {t.task_id for t in artifacts.REPORT.read(self.store, self.env_id).passed}
 
     def _hash(self, name: str) -> str | None:
         try:
@@ -830,6 +845,19 @@ def _rpc_error(status: int, code: int, message: str, data: Any = None, request_i
 # --- the whole catalog ---------------------------------------------------------------------------
 
 
+class EnvironmentSource(Protocol):
+    """Environments the server serves beside the catalog's own, from code it does not build (imported AWM-1K
+    environments, awm/awm1k/serving.py). `load` returns an object with Environment's serving surface (env_id,
+    tasks, tools_for, areset -> an episode with acall, ascore, asnapshot, close, calls, tool_errors) and the
+    files it is served from, checked like ProvenFiles."""
+
+    def catalog(self) -> dict[str, list[str]]: ...
+
+    def load(self, env_id: str, task_ids: list[str], reward: RewardMapping | None) -> tuple[Any, ProvenFiles]: ...
+
+    def close(self) -> None: ...
+
+
 class RuntimeServer:
     """Every published environment of a store, loaded on first use, behind one ASGI app.
 
@@ -843,10 +871,12 @@ class RuntimeServer:
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None,
                  tool_format: str = "strict", reserved_only: bool = False, max_unreserved: int | None = None,
-                 max_connections: int = DEFAULT_MAX_CONNECTIONS):
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS, sources: tuple[EnvironmentSource, ...] = ()):
         """`max_sessions` bounds what the server holds (see SessionRegistry); unreserved sessions may take
         `max_unreserved` of it (default half), none with `reserved_only`; `max_connections` is the most MCP
-        sessions open at once on one reserved episode."""
+        sessions open at once on one reserved episode. `sources` serve environments not built here (imported
+        AWM-1K ones: awm/awm1k/serving.py) beside the catalog's, with the same sessions, reservations and
+        scores."""
         problem = admin_token_problem(admin_token)
         if tool_format not in SERVED_TOOL_FORMATS:
             raise ValueError(f"tool format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
@@ -877,6 +907,13 @@ class RuntimeServer:
         self.bound_url: str | None = None  # set once listening (run_http)
         self._token_digest = _digest(admin_token)
         self.catalog = published_catalog(store)
+        self.sources: dict[str, EnvironmentSource] = {}  # env_id -> the source that loads it
+        for source in sources:
+            for env_id, task_ids in source.catalog().items():
+                if env_id not in self.catalog:
+                    self.catalog[env_id] = task_ids
+                    self.sources[env_id] = source
+        self._all_sources = tuple(sources)
         if env_ids:
             unknown = sorted(set(env_ids) - set(self.catalog))
             if unknown:
@@ -931,6 +968,9 @@ class RuntimeServer:
         return service
 
     def _load(self, env_id: str) -> tuple[Environment, ProvenFiles]:
+        source = self.sources.get(env_id)
+        if source is not None:
+            return source.load(env_id, self.catalog[env_id], self.reward)
         files = ProvenFiles(self.store, env_id, self.catalog[env_id])
         env = Environment.from_store(self.store, env_id, self.reward, self.pool, task_ids=self.catalog[env_id])
         return env, files
@@ -1110,6 +1150,8 @@ class RuntimeServer:
                     for service in self.services.values():
                         service.stop()
                     self.registry.free_all()
+                    for source in self._all_sources:
+                        source.close()
         finally:
             if attached:
                 self.pool.detach()
@@ -1162,8 +1204,8 @@ def published_catalog(store: ArtifactStore) -> dict[str, list[str]]:
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
     catalog: dict[str, list[str]] = {}
     for entry in store.iter_catalog(torn=[]):  # a torn line is logged and left out; the rest is served
-        if entry.get("origin") == "awm1k":  # imported AWM-1K code runs only in the foreign runtime (docs/awm1k.md)
-            continue
+        if entry.get("origin") == "awm1k":  # imported AWM-1K code runs only in the foreign runtime: served
+            continue                          # through an EnvironmentSource (awm/awm1k/serving.py)
         if isinstance(entry.get("env_id"), str) and isinstance(entry.get("task_id"), str):
             catalog.setdefault(entry["env_id"], []).append(entry["task_id"])
     return catalog
