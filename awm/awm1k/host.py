@@ -20,10 +20,11 @@ sees no artifact root):
   snapshot {episode?}            the episode's database
   quit    {}
 
-Without `episode`, a request is for the one the host starts with ("work"). Every engine their code creates
-connects through the host (its `create_engine(...)` line is rewritten, as their server rewrites it, to a
-connection factory without a pool), so one loaded app serves every episode: each request runs on its episode's
-database. A call and a verifier run under an address-space budget (`--memory-mb`, RLIMIT_AS, the budget our
+Without `episode`, a request is for the one the host starts with ("work"). Their app is loaded once, on one
+working database (its `create_engine(...)` line rewritten as their server rewrites it), and one loaded app
+serves every episode: each episode's database is a file of its own, and a request for another episode than
+the last one first saves the working database to the last one's file and puts its own in place (SQLite
+backup), whatever the app does with the path (SQLAlchemy sessions, sqlite3 on engine.url.database). A call and a verifier run under an address-space budget (`--memory-mb`, RLIMIT_AS, the budget our
 sandbox gives a call): an allocation beyond it raises MemoryError in their code, the request answers a 500
 naming the budget, and the host carries on.
 """
@@ -91,16 +92,13 @@ class PipeLoop(asyncio.SelectorEventLoop):
 
 
 def patched_code(code: str, db_path: str) -> str:
-    """Their code with every `create_engine(...)` line rewritten, as their own server rewrites it
-    (awm/core/server.py of the reference code points it at the database file): here the engine connects
-    through the host's factory (`__awm1k_connect__`: the current episode's database) and keeps no pool, so no
-    connection outlives a request and the next one may be another episode's."""
+    """Their code with every `create_engine(...)` pointed at `db_path`, as their own server does
+    (awm/core/server.py of the reference code rewrites the line the same way)."""
     lines = []
     for line in code.split("\n"):
         if "create_engine(" in line:
             left = line.split("create_engine(")[0]
-            line = (f"{left}create_engine('sqlite:///{db_path}', creator=__awm1k_connect__, "
-                    "poolclass=__awm1k_pool__)")
+            line = f"{left}create_engine('sqlite:///{db_path}', connect_args={{'check_same_thread': False}})"
         lines.append(line)
     return "\n".join(lines)
 
@@ -147,35 +145,51 @@ class Host:
         self.namespace: dict | None = None
         self.app = None
         self.budget = MemoryBudget(memory_bytes)
-        self.episodes: dict[str, str] = {DEFAULT_EPISODE: WORK}
-        self.current = WORK  # the database the app's engines connect to now
-
-    def _connect(self):
-        return sqlite3.connect(self.current, check_same_thread=False)
+        # Their app works on WORK, whatever it does with the path (an engine, a cached connection, sqlite3 on
+        # engine.url.database). Each episode keeps its database in a file of its own; the live one is in WORK,
+        # copied back (SQLite backup) when a request for another episode takes its place.
+        self.episodes: dict[str, str] = {DEFAULT_EPISODE: os.path.join(SCRATCH, f"episode-{DEFAULT_EPISODE}.db")}
+        self.live: str | None = DEFAULT_EPISODE  # the episode whose database is in WORK
+        self.switches = 0
 
     def _episode(self, episode: str | None) -> str:
-        path = self.episodes.get(episode or DEFAULT_EPISODE)
-        if path is None:
-            raise KeyError(f"no episode {episode!r} is open in this host")
-        return path
+        name = episode or DEFAULT_EPISODE
+        if name not in self.episodes:
+            raise KeyError(f"no episode {name!r} is open in this host")
+        return name
+
+    def _current(self, name: str) -> str:
+        """The file holding the episode's database now."""
+        return WORK if name == self.live else self.episodes[name]
+
+    def _switch(self, name: str) -> None:
+        """Make `name` the live episode: the live one's database saved to its file, `name`'s put in WORK."""
+        if name == self.live:
+            return
+        self._dispose()
+        if self.live is not None:
+            _backup(WORK, self.episodes[self.live])
+        _backup(self.episodes[name], WORK)
+        self.live = name
+        self.switches += 1
 
     def open(self, episode: str) -> dict:
         if not isinstance(episode, str) or not EPISODE_NAME.fullmatch(episode):
             raise ValueError(f"an episode name is 1-64 letters, digits, '_' or '-', not {episode!r}")
         if episode in self.episodes:
             raise ValueError(f"episode {episode!r} is already open")
+        started = time.perf_counter()
         path = os.path.join(SCRATCH, f"episode-{episode}.db")
+        shutil.copyfile(INITIAL, path)
         self.episodes[episode] = path
-        try:
-            return self.reset(episode)
-        except BaseException:
-            del self.episodes[episode]
-            raise
+        return {"ms": (time.perf_counter() - started) * 1000}
 
     def close(self, episode: str) -> dict:
         if episode == DEFAULT_EPISODE:
             raise ValueError("the host's own episode is not closed")
         path = self.episodes.pop(episode, None)
+        if self.live == episode:
+            self.live = None
         if path is not None:
             for suffix in ("", "-journal", "-wal", "-shm"):
                 try:
@@ -195,13 +209,7 @@ class Host:
         module.__file__ = os.path.join(SCRATCH, "awm1k_app.py")
         sys.modules[module.__name__] = module
         namespace = module.__dict__
-        namespace["__awm1k_connect__"] = self._connect
-        try:
-            from sqlalchemy.pool import NullPool
-        except ImportError:  # code without SQLAlchemy has no create_engine line to rewrite
-            NullPool = None
-        namespace["__awm1k_pool__"] = NullPool
-        self.current = WORK
+        self.live = DEFAULT_EPISODE
         exec(compile(patched_code(code, WORK), module.__file__, "exec"), namespace)
         app = namespace.get("app")
         if app is None or not callable(app):
@@ -216,24 +224,23 @@ class Host:
             return []
         return [v for v in (self.namespace or {}).values() if isinstance(v, Engine)]
 
-    def reset(self, episode: str | None = None) -> dict:
-        started = time.perf_counter()
-        path = self._episode(episode)
+    def _dispose(self) -> None:
         for engine in self._engines():
             engine.dispose()
-        source, target = sqlite3.connect(INITIAL), sqlite3.connect(path)
-        try:
-            source.backup(target)
-        finally:
-            source.close()
-            target.close()
+
+    def reset(self, episode: str | None = None) -> dict:
+        started = time.perf_counter()
+        name = self._episode(episode)
+        if name == self.live:
+            self._dispose()
+        _backup(INITIAL, self._current(name))
         return {"ms": (time.perf_counter() - started) * 1000}
 
     def call(self, method: str, path: str, query: dict | None = None, body=None, episode: str | None = None) -> dict:
         if self.app is None:
             raise RuntimeError("no environment loaded")
-        self.current = self._episode(episode)
         started = time.perf_counter()
+        self._switch(self._episode(episode))
         with self.budget:
             status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
         text = payload.decode("utf-8", "replace")
@@ -328,12 +335,7 @@ class Host:
         return answer
 
     def _copy_work(self, target: str, episode: str | None = None) -> None:
-        source, copy = sqlite3.connect(self._episode(episode)), sqlite3.connect(target)
-        try:
-            source.backup(copy)
-        finally:
-            source.close()
-            copy.close()
+        _backup(self._current(self._episode(episode)), target)
 
     def snapshot(self, episode: str | None = None) -> dict:
         path = os.path.join(SCRATCH, "snapshot.db")
@@ -342,6 +344,16 @@ class Host:
             data = fh.read()
         os.unlink(path)
         return {"db": base64.b64encode(data).decode()}
+
+
+def _backup(source: str, target: str) -> None:
+    """`target` made a copy of the SQLite database `source` (the backup API: safe with connections open)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
 
 
 def main() -> int:

@@ -6,7 +6,8 @@ reservations and scores: awm.client works against them unchanged.
     ForeignEnvironment               one environment: one ForeignHost (the OS-isolated sandbox) with their app
                                      loaded once; what the server's EnvironmentService needs of an Environment
     ForeignEpisode                   one episode: its own copy of the database in the host; each call one route
-                                     through ASGI there; its score is their verifier's verdict on it
+                                     through ASGI there; its score is their verifier's verdict on it (and for a
+                                     proven task, the outcome diff against its reference's footprint)
 
 Calls of all episodes of one environment go through its one host, one at a time (the host runs one request at
 a time; each request runs on its episode's database). A host that dies (a call over its time limit is ended
@@ -18,13 +19,16 @@ from __future__ import annotations
 
 import itertools
 import logging
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from awm import artifacts
 from awm.awm1k.importer import STAGE
+from awm.awm1k.promotion import outcome, row_diff
 from awm.awm1k.runtime import ForeignCodeError, ForeignHost, Route
 from awm.contracts import ForeignTask
 from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
@@ -107,10 +111,17 @@ class ForeignEpisode:
             raise ValueError("this episode was opened without a task; name the task to judge against")
         verdict = self.env.verify(self, task, answer_text(answer))
         complete = verdict.get("verdict") == "complete"
-        evidence = verdict.get("evidence") or [f"their verifier: {verdict.get('verdict') or verdict.get('error')}"]
+        evidence = list(verdict.get("evidence") or [f"their verifier: {verdict.get('verdict') or verdict.get('error')}"])
+        diff = None
+        if task.tier == "proven" and task.footprint is not None:  # the outcome diff, as for our proven tasks
+            diff = self.env.outcome(self, task.footprint)
+            if not diff["matches"]:
+                complete = False
+                evidence.append(f"outcome: {diff['unexpected']} row change(s) the reference does not make, "
+                                f"{diff['missing']} of its changes missing")
         judged = {"complete": complete, "evidence": evidence}
         return {"reward": self.env.reward.reward(judged), "complete": complete, "verdict": verdict.get("verdict"),
-                "evidence": evidence, "error": verdict.get("error"), "diff": None, "calls": self.calls,
+                "evidence": evidence, "error": verdict.get("error"), "diff": diff, "calls": self.calls,
                 "tool_errors": self.tool_errors}
 
     async def ascore(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
@@ -131,6 +142,8 @@ class ForeignEpisode:
 
 class ForeignEnvironment:
     """An imported environment served from one ForeignHost: their app loaded once, an episode per database."""
+
+    foreign = True  # its tools are published as their app describes them where they have no strict form
 
     def __init__(self, store: ArtifactStore, env_id: str, task_ids: list[str], reward: RewardMapping | None = None,
                  isolation: str | None = None, memory_mb: float | None = DEFAULT_CALL_MEMORY_MB):
@@ -243,6 +256,13 @@ class ForeignEnvironment:
     def snapshot(self, episode: ForeignEpisode) -> bytes:
         with self._lock:
             return self._live_host(episode).snapshot(episode=episode.name)
+
+    def outcome(self, episode: ForeignEpisode, footprint: dict) -> dict:
+        """The episode's rows changed, against a proven task's footprint (read here: SQLite files only)."""
+        with tempfile.TemporaryDirectory(prefix="awm1k-outcome-") as scratch:
+            final = Path(scratch) / "final.db"
+            final.write_bytes(self.snapshot(episode))
+            return outcome(row_diff(self.db_path, final), footprint)
 
     def forget(self, episode: ForeignEpisode) -> None:
         if episode.generation != self._generation:

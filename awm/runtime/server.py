@@ -69,7 +69,7 @@ from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import QuotaExceeded, WorkerPool
 from awm.runtime.tools import is_error, tool_error
 from awm.store import ArtifactStore, atomic_write_bytes
-from awm.toolspecs import TOOL_FORMATS, published_spec
+from awm.toolspecs import TOOL_FORMATS, foreign_spec, published_spec
 
 log = logging.getLogger(__name__)
 
@@ -412,10 +412,12 @@ def connection_of(ctx: ServerRequestContext) -> Connection:
     return connection
 
 
-def served_tools(specs: list[dict]) -> dict[str, list[dict]]:
-    """The tool specs an agent lists, per tool format."""
-    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs,
-            "verl": [published_spec(spec, "verl") for spec in specs], "awm": META_TOOLS}
+def served_tools(specs: list[dict], foreign: bool = False) -> dict[str, list[dict]]:
+    """The tool specs an agent lists, per tool format (`foreign`: tools not built here, awm/awm1k/serving.py,
+    each as its app describes it where it has no strict form)."""
+    publish = foreign_spec if foreign else published_spec
+    return {"strict": [publish(spec, "strict") for spec in specs], "permissive": specs,
+            "verl": [publish(spec, "verl") for spec in specs], "awm": META_TOOLS}
 
 
 def call_result(result: Any) -> types.CallToolResult:
@@ -561,7 +563,7 @@ class EnvironmentService:
             specs = self.env.tools_for(key)
             listing = self._listings[key] = (
                 {form: types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in served])
-                 for form, served in served_tools(specs).items()},
+                 for form, served in served_tools(specs, getattr(self.env, "foreign", False)).items()},
                 types.CallToolResult(content=[types.TextContent(type="text", text=tool_listing(specs))]))
         return listing
 
