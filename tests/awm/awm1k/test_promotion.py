@@ -187,3 +187,40 @@ def test_rollouts_of_an_agent_endpoint_become_candidates_and_promote(round_trip,
         assert sum(k["tried"] for k in task.proofs["mutants"].values()) >= 1
     tiers = {e["task_id"]: e["tier"] for e in store.iter_catalog() if e["env_id"] == env_id}
     assert {t.task_id for t in proven} == {t for t, tier in tiers.items() if tier == "proven"}
+
+
+@pytest.mark.slow
+def test_a_promoted_task_is_served_over_http_and_judged_with_its_outcome(round_trip, monkeypatch):
+    from awm.awm1k.serving import ImportedEnvironments
+    from awm.client import Client
+    from awm.runtime.pool import WorkerPool
+    from awm.runtime.server import RuntimeServer, serve_in_thread
+
+    store, env_id, url = round_trip
+    manifest = artifacts.AWM1K.read(store, env_id)
+    if not any(t.tier == "proven" for t in manifest.tasks):  # run alone: promote with the reference agent first
+        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+        assert awm_main(["--home", str(store.home), "promote-awm1k", "--env", env_id, "--model",
+                         "awm-agent-reference", "--base-url", url]) == 0
+        manifest = artifacts.AWM1K.read(store, env_id)
+    task = max((t for t in manifest.tasks if t.tier == "proven" and t.footprint["tables"]),
+               key=lambda t: len(t.reference))
+    with WorkerPool(workers=1) as pool:
+        handle = serve_in_thread(RuntimeServer(store, pool, "promo-token", sources=(ImportedEnvironments(store),)))
+        try:
+            with Client(handle.url, admin_token="promo-token") as client:
+                episode = client.reserve(env_id, task.task_id)  # strict tool listing: their free-form objects as is
+                assert {c["tool"] for c in task.reference} <= {t["name"] for t in episode.tools}
+                for call in task.reference:
+                    text, failed = episode.call(call["tool"], call["arguments"])
+                    assert not failed, text
+                verdict = episode.end(task.reference_answer)
+                assert (verdict["reward"], verdict["diff"]["matches"]) == (1.0, True), verdict
+                # the reference and one more write: their verifier may not mind, the outcome diff does
+                episode = client.reserve(env_id, task.task_id)
+                for call in task.reference + task.reference[-1:]:
+                    episode.call(call["tool"], call["arguments"])
+                verdict = episode.end(task.reference_answer)
+                assert verdict["reward"] == 0.0 and not verdict["diff"]["matches"], verdict
+        finally:
+            handle.stop()
