@@ -29,7 +29,7 @@ import anyio
 from awm import artifacts
 from awm.awm1k.importer import STAGE
 from awm.awm1k.promotion import outcome, row_diff
-from awm.awm1k.runtime import ForeignCodeError, ForeignHost, Route
+from awm.awm1k.runtime import CALL_SECONDS, ForeignCodeError, ForeignHost, Route
 from awm.contracts import ForeignTask
 from awm.errors import AWMError, CorruptArtifactError, UnprovenArtifactError
 from awm.runtime.environment import RewardMapping, answer_text
@@ -146,8 +146,12 @@ class ForeignEnvironment:
     foreign = True  # its tools are published as their app describes them where they have no strict form
 
     def __init__(self, store: ArtifactStore, env_id: str, task_ids: list[str], reward: RewardMapping | None = None,
-                 isolation: str | None = None, memory_mb: float | None = DEFAULT_CALL_MEMORY_MB):
+                 isolation: str | None = None, memory_mb: float | None = DEFAULT_CALL_MEMORY_MB,
+                 call_seconds: float = CALL_SECONDS):
+        """`call_seconds`: the deadline of one call or verifier run; past it the host is ended (and with it the
+        databases of the environment's open episodes)."""
         self.env_id = env_id
+        self.call_seconds = call_seconds
         manifest = artifacts.AWM1K.read(store, env_id)
         self._tasks = {t.task_id: t for t in manifest.tasks if t.task_id in task_ids}
         self.code = artifacts.AWM1K_APP.read(store, env_id)
@@ -237,7 +241,7 @@ class ForeignEnvironment:
         arguments = without_omitted(route.input_schema, arguments)  # a strict client's nulls: not given
         with self._lock:
             try:
-                answer = self._live_host(episode).call_tool(tool, arguments, episode=episode.name)
+                answer = self._live_host(episode).call_tool(tool, arguments, self.call_seconds, episode.name)
             except ForeignCodeError as exc:
                 return tool_error("call_failed", str(exc)[:1000])
         status, body = int(answer["status"]), answer.get("body")
@@ -251,7 +255,8 @@ class ForeignEnvironment:
         if not task.verifier:
             raise AWMError(f"{self.env_id} {task.task_id} has no verifier")
         with self._lock:
-            return self._live_host(episode).verify(task.verifier, answer=answer, episode=episode.name)
+            return self._live_host(episode).verify(task.verifier, answer=answer, seconds=self.call_seconds,
+                                                   episode=episode.name)
 
     def snapshot(self, episode: ForeignEpisode) -> bytes:
         with self._lock:
@@ -293,8 +298,8 @@ class ImportedEnvironments:
     origin awm1k with a served tier, each environment loaded in its own ForeignHost on first use."""
 
     def __init__(self, store: ArtifactStore, isolation: str | None = None,
-                 memory_mb: float | None = DEFAULT_CALL_MEMORY_MB):
-        self.store, self.isolation, self.memory_mb = store, isolation, memory_mb
+                 memory_mb: float | None = DEFAULT_CALL_MEMORY_MB, call_seconds: float = CALL_SECONDS):
+        self.store, self.isolation, self.memory_mb, self.call_seconds = store, isolation, memory_mb, call_seconds
         self.loaded: list[ForeignEnvironment] = []
 
     def catalog(self) -> dict[str, list[str]]:
@@ -310,7 +315,8 @@ class ImportedEnvironments:
     def load(self, env_id: str, task_ids: list[str], reward: RewardMapping | None) -> tuple[ForeignEnvironment,
                                                                                              ImportedFiles]:
         files = ImportedFiles(self.store, env_id, task_ids)
-        env = ForeignEnvironment(self.store, env_id, task_ids, reward, self.isolation, self.memory_mb)
+        env = ForeignEnvironment(self.store, env_id, task_ids, reward, self.isolation, self.memory_mb,
+                                 self.call_seconds)
         self.loaded.append(env)
         return env, files
 

@@ -148,6 +148,44 @@ def test_awm_serve_leaves_imported_environments_out_when_told(imported):
         assert ENV not in RuntimeServer(imported, pool, TOKEN).catalog
 
 
+SLOW_ROUTE = """
+
+import time as _time
+
+
+@app.get("/slow", operation_id="slow")
+def slow(seconds: float):
+    _time.sleep(seconds)
+    return {"slept": seconds}
+"""
+
+
+def test_a_call_past_its_deadline_ends_the_host_and_the_next_episode_gets_a_new_one(imported, tmp_path):
+    import shutil
+
+    from awm.awm1k.serving import ForeignEnvironment
+
+    shutil.copytree(imported.home, tmp_path / "home")
+    store = ArtifactStore(tmp_path / "home")
+    with open(artifacts.AWM1K_APP.path(store, ENV), "a", encoding="utf-8") as fh:
+        fh.write(SLOW_ROUTE)
+    env = ForeignEnvironment(store, ENV, ["t01"], call_seconds=2)
+    try:
+        bystander, runaway = env.reset("t01"), env.reset("t01")
+        assert "id" in bystander.call("create_order", {"item_id": 1, "qty": 3})
+        ended = runaway.call("slow", {"seconds": 60})
+        assert ended["error"]["code"] == "call_failed" and "did not answer call within 2 s" in ended["error"]["message"]
+        lost = bystander.call("get_item", {"item_id": 1})
+        assert "ended" in lost["error"]["message"] and "reserve another episode" in lost["error"]["message"]
+        fresh = env.reset("t01")  # a new host, the app loaded again
+        assert "id" in fresh.call("create_order", {"item_id": 1, "qty": 3})
+        assert fresh.score()["verdict"] == "complete"
+        bystander.close()
+        runaway.close()
+    finally:
+        env.close()
+
+
 # --- the memory budget ---------------------------------------------------------------------------------------
 
 GREEDY_APP = '''
