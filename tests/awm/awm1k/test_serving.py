@@ -218,3 +218,27 @@ def test_a_call_over_the_memory_budget_gets_a_clear_error_and_the_host_carries_o
         judged = host.verify('def verify_task_completion(initial_db_path, final_db_path, final_answer=None):\n'
                              '    return {"result": str(len(bytes(1 << 31)))}\n')
         assert judged["verdict"] is None and judged["error"].startswith("MemoryError: the call went over its memory")
+
+
+def test_the_awm_serve_command_serves_them(imported, tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    token = tmp_path / "token"
+    token.write_text("cli-token\n")
+    token.chmod(0o600)
+    server = subprocess.Popen([sys.executable, "-m", "awm.cli", "--home", str(imported.home), "serve", "--port", "0",
+                               "--workers", "1", "--admin-token-file", str(token)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()
+        found = re.search(r"(\d+) environments at (http://127\.0\.0\.1:\d+)/envs", line)
+        assert found and found.group(1) == "1", line
+        with Client(found.group(2), admin_token="cli-token") as client:
+            episode = client.reserve(ENV, "t01")
+            assert not episode.call("create_order", {"item_id": 1, "qty": 3})[1]
+            assert episode.end()["verdict"] == "complete"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
