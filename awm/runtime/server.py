@@ -22,7 +22,9 @@ endpoints, which need the token given at server start:
 /episodes/<secret>/mcp, is what the trainer hands the agent: its environment and
 task are fixed by the reservation, it opens one session once, and its key cannot
 be claimed by anyone else. The server serves an environment only as proven: its
-files must be those the verification stage recorded in provenance.json.
+files must be those the verification stage recorded in provenance.json (an imported
+AWM-1K environment, served through an EnvironmentSource, awm/awm1k/serving.py: those
+its import recorded, and its checked or proven tasks).
 Sessions speak the handshake era of the protocol (2025-11-25 and earlier): a
 session is what makes an episode, and the 2026-07-28 era has none, so its
 requests are answered with the versions this server supports and clients fall
