@@ -564,6 +564,17 @@ class ForeignTask(Contract):
                                     "null_rejected (the unchanged database is not complete), clock_free")
     tier: Literal["proven", "checked", "failed", "unverified"]
     reason: str = ""
+    reference: list[dict[str, Any]] | None = Field(
+        default=None, description="proven: the candidate reference that passed the proofs, its calls (tool, arguments)")
+    reference_answer: str | None = Field(default=None, description="proven: the reference's final answer")
+    footprint: dict[str, Any] | None = Field(
+        default=None, description="proven: the rows the reference changes per table (added, removed, changed), less "
+        "the columns that differ between two replays of it (`open`): what an episode's outcome is checked against")
+    proofs: dict[str, Any] = Field(default_factory=dict, description="the promotion's proofs of the reference: "
+                                   "reference, null, mutants per kind (tried, rejected by the verifier or the outcome "
+                                   "diff, accepted)")
+    candidates: list[dict[str, Any]] = Field(
+        default_factory=list, description="candidate references tried for promotion: source, result, reason")
 
 
 class ForeignRoute(Contract):

@@ -210,6 +210,15 @@ def published_spec(spec: dict[str, Any], tool_format: str = "strict") -> dict[st
     return {**spec, "inputSchema": strict_schema(spec["inputSchema"])}
 
 
+def foreign_spec(spec: dict[str, Any], tool_format: str = "strict") -> dict[str, Any]:
+    """`published_spec` for a tool not built here (an imported AWM-1K route): where its schema has no strict
+    form (a free-form object), the tool as its app describes it. Ours always have one (the tools stage's gate)."""
+    try:
+        return published_spec(spec, tool_format)
+    except NotStrictable:
+        return spec
+
+
 def without_omitted(schema: dict[str, Any], arguments: Any) -> Any:
     """`arguments` with every optional property whose value is null left out (nested objects too): null
     means "not given" for an optional parameter, which is how a strict client leaves one out."""

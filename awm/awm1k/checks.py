@@ -15,8 +15,9 @@ Task checks (a task failing one is `failed` with the reason, never published):
                     judge the same databases differently tomorrow; so do inserts stating datetime('now')
 
 A task whose checks pass is `checked`. `proven` needs a reference solution that passes it and the proofs our
-own tasks get (mutants, alternatives, outcome diff): their tasks carry none, so an imported task is at most
-`checked`. A task without a pure-code verifier is `unverified`.
+own tasks get (mutants, outcome diff): their tasks carry none, so an import makes a task at most `checked`; a
+candidate reference (an agent's trajectory their verifier accepts) can promote it later
+(awm/awm1k/promotion.py). A task without a pure-code verifier is `unverified`.
 """
 
 from __future__ import annotations

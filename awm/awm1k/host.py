@@ -9,11 +9,24 @@ One request per line on stdin, one answer per line on stdout (JSON; databases as
 sees no artifact root):
 
   load    {code, db}             the app over a copy of db in /tmp; answers its OpenAPI document
-  reset   {}                     the working database back to the initial one (SQLite backup, engines disposed)
-  call    {method, path, query, body}   one HTTP request through ASGI in-process (no socket): status and body
-  verify  {code, final, answer, initial?}  verify_task_completion on read-only copies of the initial database and
-                                 of `final` ("work": the episode's database, "initial": the unchanged one)
+  open    {episode}              a new episode: its own copy of the initial database in /tmp
+  close   {episode}              the episode's database deleted
+  reset   {episode?}             the episode's database back to the initial one (SQLite backup)
+  call    {method, path, query, body, episode?}   one HTTP request through ASGI in-process (no socket), on the
+                                 episode's database: status and body
+  verify  {code, final, answer, initial?, episode?}  verify_task_completion on read-only copies of the initial
+                                 database and of `final` ("work": the episode's database, "initial": the unchanged
+                                 one)
+  snapshot {episode?}            the episode's database
   quit    {}
+
+Without `episode`, a request is for the one the host starts with ("work"). Their app is loaded once, on one
+working database (its `create_engine(...)` line rewritten as their server rewrites it), and one loaded app
+serves every episode: each episode's database is a file of its own, and a request for another episode than
+the last one first saves the working database to the last one's file and puts its own in place (SQLite
+backup), whatever the app does with the path (SQLAlchemy sessions, sqlite3 on engine.url.database). A call and a verifier run under an address-space budget (`--memory-mb`, RLIMIT_AS, the budget our
+sandbox gives a call): an allocation beyond it raises MemoryError in their code, the request answers a 500
+naming the budget, and the host carries on.
 """
 
 from __future__ import annotations
@@ -23,6 +36,8 @@ import base64
 import hashlib
 import json
 import os
+import re
+import resource
 import shutil
 import sqlite3
 import sys
@@ -34,7 +49,10 @@ from urllib.parse import urlencode
 SCRATCH = os.environ.get("TMPDIR", "/tmp")
 INITIAL = os.path.join(SCRATCH, "awm1k-initial.db")
 WORK = os.path.join(SCRATCH, "awm1k-work.db")
-OPS = {"load", "reset", "call", "verify", "snapshot"}
+OPS = {"load", "open", "close", "reset", "call", "verify", "snapshot"}
+DEFAULT_EPISODE = "work"
+EPISODE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 class PipeLoop(asyncio.SelectorEventLoop):
@@ -85,17 +103,100 @@ def patched_code(code: str, db_path: str) -> str:
     return "\n".join(lines)
 
 
+def address_space_bytes() -> int:
+    """This process's virtual size (what RLIMIT_AS limits), as awm/runtime/sandbox.py reads it."""
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[0]) * _PAGE
+
+
+class MemoryBudget:
+    """An address-space budget over a request: RLIMIT_AS at the current size plus `budget` bytes while it
+    runs (the limit our sandbox puts on a call, awm/runtime/sandbox.py call_limits), lifted after."""
+
+    def __init__(self, budget: int | None):
+        self.budget = budget
+
+    def __enter__(self) -> None:
+        self.saved = resource.getrlimit(resource.RLIMIT_AS)
+        if self.budget:
+            soft, hard = self.saved
+            limit = address_space_bytes() + self.budget
+            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard),
+                                                    hard))
+
+    def __exit__(self, *exc) -> None:
+        if self.budget:
+            resource.setrlimit(resource.RLIMIT_AS, self.saved)
+
+    def message(self) -> str:
+        return (f"MemoryError: the call went over its memory budget ({self.budget // (1 << 20)} MiB of address "
+                "space); the environment carries on")
+
+
 def digest(path: str) -> str:
     with open(path, "rb") as fh:
         return hashlib.sha256(fh.read()).hexdigest()
 
 
 class Host:
-    def __init__(self) -> None:
+    def __init__(self, memory_bytes: int | None = None) -> None:
         self.loop = PipeLoop()
         asyncio.set_event_loop(self.loop)
         self.namespace: dict | None = None
         self.app = None
+        self.budget = MemoryBudget(memory_bytes)
+        # Their app works on WORK, whatever it does with the path (an engine, a cached connection, sqlite3 on
+        # engine.url.database). Each episode keeps its database in a file of its own; the live one is in WORK,
+        # copied back (SQLite backup) when a request for another episode takes its place.
+        self.episodes: dict[str, str] = {DEFAULT_EPISODE: os.path.join(SCRATCH, f"episode-{DEFAULT_EPISODE}.db")}
+        self.live: str | None = DEFAULT_EPISODE  # the episode whose database is in WORK
+        self.switches = 0
+
+    def _episode(self, episode: str | None) -> str:
+        name = episode or DEFAULT_EPISODE
+        if name not in self.episodes:
+            raise KeyError(f"no episode {name!r} is open in this host")
+        return name
+
+    def _current(self, name: str) -> str:
+        """The file holding the episode's database now."""
+        return WORK if name == self.live else self.episodes[name]
+
+    def _switch(self, name: str) -> None:
+        """Make `name` the live episode: the live one's database saved to its file, `name`'s put in WORK."""
+        if name == self.live:
+            return
+        self._dispose()
+        if self.live is not None:
+            _backup(WORK, self.episodes[self.live])
+        _backup(self.episodes[name], WORK)
+        self.live = name
+        self.switches += 1
+
+    def open(self, episode: str) -> dict:
+        if not isinstance(episode, str) or not EPISODE_NAME.fullmatch(episode):
+            raise ValueError(f"an episode name is 1-64 letters, digits, '_' or '-', not {episode!r}")
+        if episode in self.episodes:
+            raise ValueError(f"episode {episode!r} is already open")
+        started = time.perf_counter()
+        path = os.path.join(SCRATCH, f"episode-{episode}.db")
+        shutil.copyfile(INITIAL, path)
+        self.episodes[episode] = path
+        return {"ms": (time.perf_counter() - started) * 1000}
+
+    def close(self, episode: str) -> dict:
+        if episode == DEFAULT_EPISODE:
+            raise ValueError("the host's own episode is not closed")
+        path = self.episodes.pop(episode, None)
+        if self.live == episode:
+            self.live = None
+        if path is not None:
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                try:
+                    os.unlink(path + suffix)
+                except FileNotFoundError:
+                    pass
+        return {"closed": path is not None}
 
     # --- the app ------------------------------------------------------------------------------------------
     def load(self, code: str, db: str) -> dict:
@@ -108,6 +209,7 @@ class Host:
         module.__file__ = os.path.join(SCRATCH, "awm1k_app.py")
         sys.modules[module.__name__] = module
         namespace = module.__dict__
+        self.live = DEFAULT_EPISODE
         exec(compile(patched_code(code, WORK), module.__file__, "exec"), namespace)
         app = namespace.get("app")
         if app is None or not callable(app):
@@ -122,23 +224,25 @@ class Host:
             return []
         return [v for v in (self.namespace or {}).values() if isinstance(v, Engine)]
 
-    def reset(self) -> dict:
-        started = time.perf_counter()
+    def _dispose(self) -> None:
         for engine in self._engines():
             engine.dispose()
-        source, target = sqlite3.connect(INITIAL), sqlite3.connect(WORK)
-        try:
-            source.backup(target)
-        finally:
-            source.close()
-            target.close()
+
+    def reset(self, episode: str | None = None) -> dict:
+        started = time.perf_counter()
+        name = self._episode(episode)
+        if name == self.live:
+            self._dispose()
+        _backup(INITIAL, self._current(name))
         return {"ms": (time.perf_counter() - started) * 1000}
 
-    def call(self, method: str, path: str, query: dict | None = None, body=None) -> dict:
+    def call(self, method: str, path: str, query: dict | None = None, body=None, episode: str | None = None) -> dict:
         if self.app is None:
             raise RuntimeError("no environment loaded")
         started = time.perf_counter()
-        status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
+        self._switch(self._episode(episode))
+        with self.budget:
+            status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
         text = payload.decode("utf-8", "replace")
         try:
             parsed = json.loads(text) if text else None
@@ -175,12 +279,15 @@ class Host:
 
         try:
             await self.app(scope, receive, send)
+        except MemoryError:  # over the budget (MemoryBudget): their code's allocation failed, the host is fine
+            return 500, json.dumps({"error": self.budget.message()}).encode()
         except Exception as exc:  # an unhandled error of a route: the 500 Starlette sent, and the error
             return 500, json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}).encode()
         return status, b"".join(chunks)
 
     # --- verifiers ----------------------------------------------------------------------------------------
-    def verify(self, code: str, final: str = "work", answer: str | None = None, initial: str | None = None) -> dict:
+    def verify(self, code: str, final: str = "work", answer: str | None = None, initial: str | None = None,
+               episode: str | None = None) -> dict:
         """Their verify_task_completion on read-only copies: the files are mode 0444 in a directory of their
         own, and their digests before and after say whether anything was written all the same."""
         folder = os.path.join(SCRATCH, f"verify-{time.monotonic_ns()}")
@@ -194,7 +301,7 @@ class Host:
         if final == "initial":
             shutil.copyfile(first, last)
         elif final == "work":
-            self._copy_work(last)
+            self._copy_work(last, episode)
         else:
             with open(last, "wb") as fh:
                 fh.write(base64.b64decode(final))
@@ -208,7 +315,10 @@ class Host:
             verify = namespace.get("verify_task_completion")
             if not callable(verify):
                 raise RuntimeError("the verifier code defines no verify_task_completion")
-            result = verify(initial_db_path=first, final_db_path=last, final_answer=answer)
+            with self.budget:
+                result = verify(initial_db_path=first, final_db_path=last, final_answer=answer)
+        except MemoryError:
+            error = self.budget.message()
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"[:2000]
         after = (digest(first), digest(last))
@@ -224,28 +334,34 @@ class Host:
             answer["evidence"] = [str(e)[:500] for e in evidence[:10]]
         return answer
 
-    def _copy_work(self, target: str) -> None:
-        source, copy = sqlite3.connect(WORK), sqlite3.connect(target)
-        try:
-            source.backup(copy)
-        finally:
-            source.close()
-            copy.close()
+    def _copy_work(self, target: str, episode: str | None = None) -> None:
+        _backup(self._current(self._episode(episode)), target)
 
-    def snapshot(self) -> dict:
+    def snapshot(self, episode: str | None = None) -> dict:
         path = os.path.join(SCRATCH, "snapshot.db")
-        self._copy_work(path)
+        self._copy_work(path, episode)
         with open(path, "rb") as fh:
             data = fh.read()
         os.unlink(path)
         return {"db": base64.b64encode(data).decode()}
 
 
+def _backup(source: str, target: str) -> None:
+    """`target` made a copy of the SQLite database `source` (the backup API: safe with connections open)."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
 def main() -> int:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what their code prints goes to stderr, never into the answers
     sys.stdout = sys.stderr
-    host = Host()
+    memory_mb = float(sys.argv[sys.argv.index("--memory-mb") + 1]) if "--memory-mb" in sys.argv else 0
+    host = Host(int(memory_mb * (1 << 20)) or None)
     for line in sys.stdin:
         request = json.loads(line)
         op = request.pop("op", None)

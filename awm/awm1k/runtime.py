@@ -30,6 +30,7 @@ from typing import Any
 
 from awm.errors import AWMError
 from awm.runtime import isolation as iso
+from awm.runtime.tools import DEFAULT_CALL_MEMORY_MB
 
 CALL_SECONDS = 30.0
 LOAD_SECONDS = 120.0
@@ -197,13 +198,17 @@ class ForeignHost:
         self._buffer = b""
 
     @classmethod
-    def start(cls, isolation: str | None = None, allow_unisolated: bool = False) -> ForeignHost:
+    def start(cls, isolation: str | None = None, allow_unisolated: bool = False,
+              memory_mb: float | None = DEFAULT_CALL_MEMORY_MB) -> ForeignHost:
+        """A new host process. `memory_mb`: the address-space budget of one call or verifier run (the budget our
+        sandbox gives a tool call, `awm serve --memory-mb`); None or 0 for none."""
         found = iso.resolve(isolation)
         if found.mode != "os" and not allow_unisolated:
             raise iso.IsolationUnavailable(
                 "foreign AWM-1K code (FastAPI apps and verifiers importing os and sqlite3) runs only under OS "
                 f"isolation (bubblewrap), which is not in force here: {found.detail}. To fix: {iso.INSTALL_HINT}")
-        process = iso.start_python(found, ["-m", "awm.awm1k.host"], site_paths=site_paths(),
+        args = ["-m", "awm.awm1k.host"] + (["--memory-mb", f"{float(memory_mb):g}"] if memory_mb else [])
+        process = iso.start_python(found, args, site_paths=site_paths(),
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return cls(process, found)
 
@@ -260,29 +265,38 @@ class ForeignHost:
         self.routes = {r.tool: r for r in routes}
         return routes
 
-    def reset(self) -> float:
-        return self.request("reset")["ms"]
+    # Every request below is for `episode` (opened with open_episode), or without one for the host's own.
+    def open_episode(self, episode: str) -> float:
+        """A new episode in the host: its own copy of the initial database (ms to make it)."""
+        return self.request("open", episode=episode)["ms"]
+
+    def close_episode(self, episode: str) -> None:
+        self.request("close", episode=episode)
+
+    def reset(self, episode: str | None = None) -> float:
+        return self.request("reset", episode=episode)["ms"]
 
     def call(self, method: str, path: str, query: dict | None = None, body: Any = None,
-             seconds: float = CALL_SECONDS) -> dict:
-        return self.request("call", seconds, method=method, path=path, query=query or {}, body=body)
+             seconds: float = CALL_SECONDS, episode: str | None = None) -> dict:
+        return self.request("call", seconds, method=method, path=path, query=query or {}, body=body, episode=episode)
 
-    def call_tool(self, name: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS) -> dict:
+    def call_tool(self, name: str, arguments: dict[str, Any], seconds: float = CALL_SECONDS,
+                  episode: str | None = None) -> dict:
         """One tool call: {"status": HTTP status, "body": the JSON answer, "ms": time inside the sandbox}."""
         route = self.routes.get(name)
         if route is None:
             raise ForeignCodeError(f"unknown tool {name!r}; known: {', '.join(sorted(self.routes))}")
         path, query, body = route.request(arguments)
-        return self.call(route.method, path, query, body, seconds)
+        return self.call(route.method, path, query, body, seconds, episode)
 
     def verify(self, code: str, final: str | bytes = "work", answer: str | None = None,
-               initial: bytes | None = None, seconds: float = CALL_SECONDS) -> dict:
+               initial: bytes | None = None, seconds: float = CALL_SECONDS, episode: str | None = None) -> dict:
         """{"verdict": "complete" | "others" | ..., "error": ..., "wrote": whether a database changed}."""
-        payload: dict[str, Any] = {"code": code, "answer": answer,
+        payload: dict[str, Any] = {"code": code, "answer": answer, "episode": episode,
                                    "final": final if isinstance(final, str) else base64.b64encode(final).decode()}
         if initial is not None:
             payload["initial"] = base64.b64encode(initial).decode()
         return self.request("verify", seconds, **payload)
 
-    def snapshot(self) -> bytes:
-        return base64.b64decode(self.request("snapshot")["db"])
+    def snapshot(self, episode: str | None = None) -> bytes:
+        return base64.b64decode(self.request("snapshot", episode=episode)["db"])

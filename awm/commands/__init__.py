@@ -16,4 +16,5 @@ COMMAND_MODULES = (
     "awm.commands.eval",
     "awm.commands.import_awm",
     "awm.commands.serve_awm1k",
+    "awm.commands.promote_awm1k",
 )

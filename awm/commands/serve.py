@@ -86,13 +86,18 @@ def serve(args) -> int:
         reserved_only = configured if args.reserved_only is None else args.reserved_only
         if args.public_url and not args.public_url.startswith(("http://", "https://")):
             raise AWMError(f"--public-url {args.public_url!r} must start with http:// or https://")
+        sources = ()
+        if args.awm1k:  # imported AWM-1K environments, in the foreign runtime (docs/awm1k.md)
+            from awm.awm1k.serving import ImportedEnvironments
+
+            sources = (ImportedEnvironments(store, memory_mb=args.memory_mb),)
         try:
             server = RuntimeServer(store, pool, token, host=args.host, env_ids=args.env, reward=reward,
                                    score_grace=args.score_grace, idle_timeout=args.idle_timeout or None,
                                    max_sessions=args.max_sessions, max_request_bytes=args.max_request_bytes,
                                    public_url=args.public_url, tool_format=args.tool_format,
                                    reserved_only=reserved_only, max_unreserved=args.max_unreserved,
-                                   max_connections=args.max_connections)
+                                   max_connections=args.max_connections, sources=sources)
         except ValueError as exc:
             raise AWMError(str(exc)) from exc
 
@@ -177,4 +182,7 @@ def register(sub) -> None:
                         help="largest JSON-RPC message accepted, hence largest tool call (default 65536)")
     parser.add_argument("--reward", type=float, nargs=3, metavar=("COMPLETE", "PARTIAL", "INCOMPLETE"),
                         help="reward mapping (default 1.0 0.1 0.0)")
+    parser.add_argument("--awm1k", action=argparse.BooleanOptionalAction, default=True,
+                        help="HTTP: serve the catalog's imported AWM-1K environments too (their checked and proven "
+                             "tasks; their code in the foreign runtime, under bubblewrap; default on)")
     parser.set_defaults(handler=serve)

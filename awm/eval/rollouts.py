@@ -46,12 +46,14 @@ from awm.runtime.answers import answer_tool
 from awm.runtime.pool import SandboxError
 from awm.stages.catalog import DEFAULT_MIN_TASKS, environment_status
 from awm.store import ArtifactStore, atomic_write_text
-from awm.toolspecs import published_spec
+from awm.toolspecs import foreign_spec, published_spec
 
 EVALS_DIR = "evals"
 TRAJECTORY_VERSION = "1"
 ENV_FILES = tuple(a.name for a in (artifacts.TASKS, artifacts.TOOLS_JSON, artifacts.TOOLS_PY, artifacts.VERIFIERS,
                                    artifacts.DATABASE))  # what a rollout's outcome reads
+IMPORTED_ENV_FILES = tuple(a.name for a in (artifacts.AWM1K_APP, artifacts.TOOLS_JSON, artifacts.AWM1K,
+                                            artifacts.DATABASE))  # an imported environment's (awm/awm1k/)
 AGENT_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$")
 
 
@@ -136,10 +138,22 @@ class RolloutFault(Exception):
 
 
 @dataclass
+class ImportedTask:
+    """What a rollout reads of an imported AWM-1K task (the rest of a Task it has not: no template, no
+    reference solution)."""
+
+    task_id: str
+    instruction: str
+    template: str = "awm1k"
+    kind: str = "action"
+    reference_solution: tuple = ()
+
+
+@dataclass
 class _Task:
     env_id: str
     domain: str
-    task: Task
+    task: Task | ImportedTask
     prompt: list[dict]
     tools: list[dict]
     category: str
@@ -209,6 +223,8 @@ class RolloutEngine:
         status, entries = environment_status(self.store, env_id, self.limits.min_tasks)
         if not entries:
             return [], f"{status.status}: {status.reason or 'no published task'}"
+        if artifacts.AWM1K.exists(self.store, env_id):
+            return self._imported_tasks(env_id, {e.task_id for e in entries}), None
         taskset = artifacts.TASKS.read(self.store, env_id)
         scenario = artifacts.SCENARIO.read(self.store, env_id)
         toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
@@ -224,6 +240,24 @@ class RolloutEngine:
                       tools + openai_tools([published_spec(submit)]) if (submit := answer_tool(t)) else tools,
                       scenario.category, env_hash)
                 for t in taskset.tasks if t.task_id in published], None
+
+    def _imported_tasks(self, env_id: str, published: set[str]) -> list[_Task]:
+        """An imported AWM-1K environment's published tasks (checked or proven): their instruction, their app's
+        routes as tools (awm/awm1k/serving.py runs them); no reference solution, unless a promotion found one."""
+        manifest = artifacts.AWM1K.read(self.store, env_id)
+        scenario = artifacts.SCENARIO.read(self.store, env_id)
+        toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
+        tools = openai_tools([foreign_spec(spec.mcp()) for spec in toolset.tools])
+        env_hash = _hash({name: self.store.hash(env_id, name) for name in IMPORTED_ENV_FILES
+                          if self.store.exists(env_id, name)})
+        system = (f"You are an assistant working in the systems of {scenario.name}"
+                  + (f": {scenario.description}" if scenario.description else ".")
+                  + " Use the tools to look up what you need and to make the changes the request asks for, and "
+                    "nothing else. When you are done, answer without calling a tool.")
+        return [_Task(env_id, scenario.domain, ImportedTask(t.task_id, t.instruction),
+                      [{"role": "system", "content": system}, {"role": "user", "content": t.instruction}],
+                      tools, scenario.category, env_hash)
+                for t in manifest.tasks if t.task_id in published]
 
     def _params(self, seed: int) -> dict:
         return {"temperature": self.settings.temperature, "max_tokens": self.model_limits.max_tokens, "seed": seed}
@@ -260,8 +294,13 @@ class RolloutEngine:
                 if why is not None:
                     run.skipped_environments[env_id] = why
                     continue
-                env = Environment.from_store(self.store, env_id, pool=pool,
-                                             task_ids=[i.task.task_id for i in items])
+                task_ids = [i.task.task_id for i in items]
+                if artifacts.AWM1K.exists(self.store, env_id):  # imported: their app, in the foreign runtime
+                    from awm.awm1k.serving import ForeignEnvironment
+
+                    env = await asyncio.to_thread(ForeignEnvironment, self.store, env_id, task_ids)
+                else:
+                    env = Environment.from_store(self.store, env_id, pool=pool, task_ids=task_ids)
                 environments.append(env)
                 jobs += [self._guarded(semaphore, client, env, item, sample)
                          for item in items for sample in range(self.limits.k)]

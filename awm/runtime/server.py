@@ -22,7 +22,9 @@ endpoints, which need the token given at server start:
 /episodes/<secret>/mcp, is what the trainer hands the agent: its environment and
 task are fixed by the reservation, it opens one session once, and its key cannot
 be claimed by anyone else. The server serves an environment only as proven: its
-files must be those the verification stage recorded in provenance.json.
+files must be those the verification stage recorded in provenance.json (an imported
+AWM-1K environment, served through an EnvironmentSource, awm/awm1k/serving.py: those
+its import recorded, and its checked or proven tasks).
 Sessions speak the handshake era of the protocol (2025-11-25 and earlier): a
 session is what makes an episode, and the 2026-07-28 era has none, so its
 requests are answered with the versions this server supports and clients fall
@@ -43,7 +45,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -69,7 +71,7 @@ from awm.runtime.environment import Environment, Episode, RewardMapping
 from awm.runtime.pool import QuotaExceeded, WorkerPool
 from awm.runtime.tools import is_error, tool_error
 from awm.store import ArtifactStore, atomic_write_bytes
-from awm.toolspecs import TOOL_FORMATS, published_spec
+from awm.toolspecs import TOOL_FORMATS, foreign_spec, published_spec
 
 log = logging.getLogger(__name__)
 
@@ -412,10 +414,12 @@ def connection_of(ctx: ServerRequestContext) -> Connection:
     return connection
 
 
-def served_tools(specs: list[dict]) -> dict[str, list[dict]]:
-    """The tool specs an agent lists, per tool format."""
-    return {"strict": [published_spec(spec, "strict") for spec in specs], "permissive": specs,
-            "verl": [published_spec(spec, "verl") for spec in specs], "awm": META_TOOLS}
+def served_tools(specs: list[dict], foreign: bool = False) -> dict[str, list[dict]]:
+    """The tool specs an agent lists, per tool format (`foreign`: tools not built here, awm/awm1k/serving.py,
+    each as its app describes it where it has no strict form)."""
+    publish = foreign_spec if foreign else published_spec
+    return {"strict": [publish(spec, "strict") for spec in specs], "permissive": specs,
+            "verl": [publish(spec, "verl") for spec in specs], "awm": META_TOOLS}
 
 
 def call_result(result: Any) -> types.CallToolResult:
@@ -441,20 +445,35 @@ class ProvenFiles:
 
     def __init__(self, store: ArtifactStore, env_id: str, task_ids: list[str]):
         self.store, self.env_id = store, env_id
-        recorded = _recorded_proofs(store, env_id)
+        recorded = self.recorded()
         self._signatures = self._signatures_now(recorded)  # before hashing: a change meanwhile is seen later
         changed = [name for name, digest in sorted(recorded.items()) if self._hash(name) != digest]
         if changed:
             raise UnprovenArtifactError(
-                f"{env_id} is not served: {', '.join(changed)} changed after its proofs were recorded; rebuild it "
-                f"(awm backfill --domain {split_env_id(env_id)[0]}) or restore the files")
-        proven = {t.task_id for t in artifacts.REPORT.read(store, env_id).passed}
-        unproven = sorted(set(task_ids) - proven)
+                f"{env_id} is not served: {', '.join(changed)} changed after {self.recorder}; {self.rebuild}")
+        unproven = sorted(set(task_ids) - self.served_tasks())
         if unproven:
-            raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks its report.json "
-                                        f"does not prove: {', '.join(unproven)}")
+            raise UnprovenArtifactError(f"{env_id} is not served: catalog.jsonl publishes tasks {self.task_record} "
+                                        f"does not {self.task_verb}: {', '.join(unproven)}")
         self.hashes = recorded
         self._checked = (self._signatures, None)
+
+    # What the files are checked against (an imported environment's, awm/awm1k/serving.py, differ)
+    recorder = "its proofs were recorded"
+    task_record = "its report.json"
+    task_verb = "prove"
+
+    @property
+    def rebuild(self) -> str:
+        return f"rebuild it (awm backfill --domain {split_env_id(self.env_id)[0]}) or restore the files"
+
+    def recorded(self) -> dict[str, str]:
+        """File -> sha256 the files must have (UnprovenArtifactError if nothing is recorded)."""
+        return _recorded_proofs(self.store, self.env_id)
+
+    def served_tasks(self) -> set[str]:
+        """The tasks that may be served (the ones the proofs passed)."""
+        return {t.task_id for t in artifacts.REPORT.read(self.store, self.env_id).passed}
 
     def _hash(self, name: str) -> str | None:
         try:
@@ -546,7 +565,7 @@ class EnvironmentService:
             specs = self.env.tools_for(key)
             listing = self._listings[key] = (
                 {form: types.ListToolsResult(tools=[types.Tool.model_validate(spec) for spec in served])
-                 for form, served in served_tools(specs).items()},
+                 for form, served in served_tools(specs, getattr(self.env, "foreign", False)).items()},
                 types.CallToolResult(content=[types.TextContent(type="text", text=tool_listing(specs))]))
         return listing
 
@@ -830,6 +849,19 @@ def _rpc_error(status: int, code: int, message: str, data: Any = None, request_i
 # --- the whole catalog ---------------------------------------------------------------------------
 
 
+class EnvironmentSource(Protocol):
+    """Environments the server serves beside the catalog's own, from code it does not build (imported AWM-1K
+    environments, awm/awm1k/serving.py). `load` returns an object with Environment's serving surface (env_id,
+    tasks, tools_for, areset -> an episode with acall, ascore, asnapshot, close, calls, tool_errors) and the
+    files it is served from, checked like ProvenFiles."""
+
+    def catalog(self) -> dict[str, list[str]]: ...
+
+    def load(self, env_id: str, task_ids: list[str], reward: RewardMapping | None) -> tuple[Any, ProvenFiles]: ...
+
+    def close(self) -> None: ...
+
+
 class RuntimeServer:
     """Every published environment of a store, loaded on first use, behind one ASGI app.
 
@@ -843,10 +875,12 @@ class RuntimeServer:
                  idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT_SECONDS, max_sessions: int = DEFAULT_MAX_SESSIONS,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, public_url: str | None = None,
                  tool_format: str = "strict", reserved_only: bool = False, max_unreserved: int | None = None,
-                 max_connections: int = DEFAULT_MAX_CONNECTIONS):
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS, sources: tuple[EnvironmentSource, ...] = ()):
         """`max_sessions` bounds what the server holds (see SessionRegistry); unreserved sessions may take
         `max_unreserved` of it (default half), none with `reserved_only`; `max_connections` is the most MCP
-        sessions open at once on one reserved episode."""
+        sessions open at once on one reserved episode. `sources` serve environments not built here (imported
+        AWM-1K ones: awm/awm1k/serving.py) beside the catalog's, with the same sessions, reservations and
+        scores."""
         problem = admin_token_problem(admin_token)
         if tool_format not in SERVED_TOOL_FORMATS:
             raise ValueError(f"tool format must be one of {', '.join(SERVED_TOOL_FORMATS)}, not {tool_format!r}")
@@ -877,6 +911,13 @@ class RuntimeServer:
         self.bound_url: str | None = None  # set once listening (run_http)
         self._token_digest = _digest(admin_token)
         self.catalog = published_catalog(store)
+        self.sources: dict[str, EnvironmentSource] = {}  # env_id -> the source that loads it
+        for source in sources:
+            for env_id, task_ids in source.catalog().items():
+                if env_id not in self.catalog:
+                    self.catalog[env_id] = task_ids
+                    self.sources[env_id] = source
+        self._all_sources = tuple(sources)
         if env_ids:
             unknown = sorted(set(env_ids) - set(self.catalog))
             if unknown:
@@ -931,6 +972,9 @@ class RuntimeServer:
         return service
 
     def _load(self, env_id: str) -> tuple[Environment, ProvenFiles]:
+        source = self.sources.get(env_id)
+        if source is not None:
+            return source.load(env_id, self.catalog[env_id], self.reward)
         files = ProvenFiles(self.store, env_id, self.catalog[env_id])
         env = Environment.from_store(self.store, env_id, self.reward, self.pool, task_ids=self.catalog[env_id])
         return env, files
@@ -1110,6 +1154,8 @@ class RuntimeServer:
                     for service in self.services.values():
                         service.stop()
                     self.registry.free_all()
+                    for source in self._all_sources:
+                        source.close()
         finally:
             if attached:
                 self.pool.detach()
@@ -1162,8 +1208,8 @@ def published_catalog(store: ArtifactStore) -> dict[str, list[str]]:
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
     catalog: dict[str, list[str]] = {}
     for entry in store.iter_catalog(torn=[]):  # a torn line is logged and left out; the rest is served
-        if entry.get("origin") == "awm1k":  # imported AWM-1K code runs only in the foreign runtime (docs/awm1k.md)
-            continue
+        if entry.get("origin") == "awm1k":  # imported AWM-1K code runs only in the foreign runtime: served
+            continue                          # through an EnvironmentSource (awm/awm1k/serving.py)
         if isinstance(entry.get("env_id"), str) and isinstance(entry.get("task_id"), str):
             catalog.setdefault(entry["env_id"], []).append(entry["task_id"])
     return catalog

@@ -112,8 +112,9 @@ def _quarantine_reason(report: VerificationReport) -> str:
 
 
 def imported_status(store: ArtifactStore, env_id: str) -> tuple[EnvStatus, list[CatalogEntry]]:
-    """An environment imported from AWM-1K (awm1k.json): its `checked` tasks, published with that tier (no
-    reference solution exists to prove them); quarantined as its import's checks said."""
+    """An environment imported from AWM-1K (awm1k.json): its `checked` tasks, and those a candidate reference
+    promoted to `proven` (awm/awm1k/promotion.py), published with their tier; quarantined as its import's checks
+    said."""
     domain, _ = split_env_id(env_id)
     try:
         manifest = artifacts.AWM1K.read(store, env_id)
@@ -135,8 +136,8 @@ def imported_status(store: ArtifactStore, env_id: str) -> tuple[EnvStatus, list[
         status.reason = "; ".join(f"{t.task_id} {t.tier}: {t.reason}" for t in failing)[:1000]
     path = str(store.env_dir(env_id).relative_to(store.home))
     return status, [CatalogEntry(env_id=env_id, domain=domain, task_id=t.task_id, instruction=t.instruction,
-                                 kind="action", scenario=scenario.name, steps=0, tools=0, path=path,
-                                 origin="awm1k", origin_reason=scenario.origin_reason, tier="checked")
+                                 kind="action", scenario=scenario.name, steps=len(t.reference or ()), tools=0,
+                                 path=path, origin="awm1k", origin_reason=scenario.origin_reason, tier=t.tier)
                     for t in checked]
 
 
@@ -212,7 +213,8 @@ def build_catalog(store: ArtifactStore, env_ids: list[str], min_tasks: int = DEF
         summary.entries.extend(entries)
         if status.status in ("published", "quarantined") and artifacts.REPORT.exists(store, env_id):
             summary.proven += artifacts.REPORT.read(store, env_id).tasks
-    summary.diversity = task_diversity(store, [e for e in summary.entries if e.tier == "proven"])
+    summary.diversity = task_diversity(store, [e for e in summary.entries  # ours: imported tasks have no tasks.json
+                                               if e.tier == "proven" and e.origin != "awm1k"])
     with store.catalog_lock():
         _keep_difficulty(store, summary.entries)
         atomic_write_text(store.catalog_path, "".join(e.model_dump_json(exclude_none=True) + "\n"
