@@ -68,6 +68,16 @@ def tool_call_text(name: str, arguments: dict) -> str:
     return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False) + "\n</tool_call>"
 
 
+def server_sessions(job: dict, prefix: str) -> dict[str, dict]:
+    """The server's own list of episodes whose key starts with `prefix` (GET /admin/sessions), read right after
+    a run: an ended episode is listed for the server's score grace period only."""
+    import httpx
+
+    token = Path(job["token_file"]).read_text().strip()
+    listed = httpx.get(f"{job['base_url']}/admin/sessions", headers={"Authorization": f"Bearer {token}"}).json()
+    return {s["episode"]: s for s in listed["sessions"] if str(s["episode"]).startswith(prefix)}
+
+
 # ---------------------------------------------------------------------------------------------------- verl
 
 class ScriptedServer:
@@ -143,16 +153,103 @@ def verl_job(job: dict, where: Path) -> dict:
                 "turns": int(result.non_tensor_batch["__num_turns__"][i]),
             })
         out.setdefault("requests", []).extend(server.requests)
+        out.setdefault("sessions", {}).update(server_sessions(job, "verl-"))
         out.setdefault("output_keys", sorted(result.non_tensor_batch))
     out["live_after"] = len(awm_verl.EPISODES.live) if awm_verl.EPISODES else None
     out["registry"] = {k: dict(v) for k, v in _agent_loop_registry.items() if k == awm_verl.AGENT_NAME}
     return out
 
 
+# ----------------------------------------------------------------------------------------------------- TRL
+
+def replay_processor(tokenizer, scripts: dict[str, dict]):
+    """A logits processor that forces, in each sequence, the next token of its script: per assistant turn
+    (counted by the `<|im_start|>assistant` headers after the prompt), a hermes tool call or the final answer,
+    then the end of turn. The script is the task's whose instruction the sequence holds."""
+    import torch
+
+    start = tokenizer.convert_tokens_to_ids("<|im_start|>")
+    header = tokenizer.encode("assistant\n", add_special_tokens=False)
+    encoded = {task_id: [tokenizer.encode(text, add_special_tokens=False) + [tokenizer.eos_token_id]
+                         for text in script["turns"]] for task_id, script in scripts.items()}
+
+    def force(input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        for row, ids in enumerate(input_ids.tolist()):
+            text = tokenizer.decode(ids)
+            [task_id] = [t for t, s in scripts.items() if s["instruction"] in text]
+            heads = [i for i, token in enumerate(ids) if token == start and ids[i + 1:i + 1 + len(header)] == header]
+            turn, done = len(heads) - 1, len(ids) - heads[-1] - 1 - len(header)
+            turns = encoded[task_id]
+            wanted = turns[turn][done] if turn < len(turns) and done < len(turns[turn]) else tokenizer.eos_token_id
+            scores[row] = float("-inf")
+            scores[row, wanted] = 0.0
+        return scores
+
+    return force
+
+
+def trl_job(job: dict, where: Path) -> dict:
+    import torch
+    from datasets import load_dataset
+    from transformers import AutoTokenizer, LogitsProcessorList, Qwen2ForCausalLM
+    from trl import GRPOConfig, GRPOTrainer
+
+    from awm.trainers.trl import AWMEnvironment, awm_reward
+
+    model_dir = build_model(where / "model")
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    wanted = {(job["env_id"], t["task_id"]) for t in job["tasks"]}
+    dataset = load_dataset("json", data_files=job["hf_rows"], split="train")
+    dataset = dataset.filter(lambda row: (row["env_id"], row["task_id"]) in wanted)
+    scripts = {t["task_id"]: {"instruction": t["instruction"], "turns": [
+        *(tool_call_text("call_tool", {"tool_name": s["tool"], "arguments": json.dumps(s["arguments"])})
+          for s in t["solution"]),
+        t["answer"] or "Done."]} for t in job["tasks"]}
+
+    class ReplayPolicy(Qwen2ForCausalLM):
+        """The tiny Qwen2, its sampling forced to the reference script (its forward, trained, unchanged)."""
+
+        def generate(self, *args, **kwargs):
+            processors = LogitsProcessorList(kwargs.pop("logits_processor", None) or [])
+            processors.append(replay_processor(tokenizer, scripts))
+            return super().generate(*args, logits_processor=processors, **kwargs)
+
+    out = {"rows": len(dataset)}
+    for policy in job["policies"]:
+        torch.manual_seed(0)
+        model = (ReplayPolicy if policy == "replay" else Qwen2ForCausalLM).from_pretrained(model_dir)
+        before = [p.detach().clone() for p in model.parameters()]
+        factory = AWMEnvironment.factory(job["base_url"], admin_token_file=job["token_file"])
+        args = GRPOConfig(output_dir=str(where / f"grpo-{policy}"), max_steps=1, per_device_train_batch_size=4,
+                          num_generations=2, max_completion_length=job["max_completion_length"],
+                          learning_rate=1e-2, logging_steps=1, save_strategy="no", report_to="none",
+                          use_cpu=True, bf16=False, seed=0, dataloader_num_workers=0)
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[awm_reward],
+                              train_dataset=dataset, environment_factory=factory, args=args)
+        result = trainer.train()
+        sessions = server_sessions(job, "trl-")
+        environments = trainer._environment_pool[None]
+        verdicts = [e.verdict for e in environments if e.verdict is not None]
+        out[policy] = {
+            "global_step": result.global_step,
+            "changed": any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True)),
+            "tools": sorted(t.__name__ for t in trainer.tools),
+            "logged_rewards": list(trainer._logs["rewards"]["awm_reward"]),
+            "verdicts": [{"episode": v["episode"], "reward": v["reward"], "calls": v["calls"],
+                          "task_id": v.get("task_id")} for v in verdicts],
+            "environments": len(environments),
+            "sessions": {v["episode"]: sessions.get(v["episode"]) for v in verdicts},
+            "history": [{k: v for k, v in h.items() if k.startswith(("reward", "tools/", "loss"))}
+                        for h in trainer.state.log_history],
+            "completions": [str(c)[:300] for c in list(trainer._logs["completion"])[:4]],
+        }
+    return out
+
+
 def main() -> None:
     job = json.loads(Path(sys.argv[1]).read_text())
     where = Path(job["workdir"])
-    out = {"verl": verl_job}[job["kind"]](job, where)
+    out = {"verl": verl_job, "trl": trl_job}[job["kind"]](job, where)
     print(json.dumps(out, default=str))
 
 
