@@ -1,6 +1,8 @@
-"""verl and TRL with their own code from PyPI (.venv-trainers, no torch): verl's tool schema model takes the
-verl tool format; the verl agent loop's episodes and TRL's environment replay references to reward 1 and
-null runs to 0, one episode per rollout, through awm.client against `awm serve` on 127.0.0.1."""
+"""verl and TRL with their own code from PyPI (.venv-trainers): verl's tool schema model takes the verl tool
+format; the verl agent loop's episodes and TRL's environment replay references to reward 1 and null runs to
+0, one episode per rollout, through awm.client against `awm serve` on 127.0.0.1; and, with torch for CPU,
+verl's RLHFDataset and AgentLoopWorker running AWMAgentLoop, and TRL's GRPOTrainer taking a step with
+AWMEnvironment and awm_reward."""
 
 from __future__ import annotations
 
