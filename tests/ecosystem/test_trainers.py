@@ -182,8 +182,8 @@ def test_verl_agent_loop_worker_runs_awm_agent_loop_on_rlhf_dataset_rows(running
 def test_trl_grpo_trainer_steps_with_awm_environment_and_reward(running, published, pool, tmp_path):
     """TRL's GRPOTrainer, one step on CPU with a tiny local Qwen2, environment_factory=AWMEnvironment and
     reward_funcs=[awm_reward]: every rollout reserves its episode and ends it; the rewards TRL logs are the
-    server's verdicts; the policy forced to replay the reference through TRL's tool-call loop earns 1, the
-    random one 0."""
+    server's verdicts; the policy forced to replay the reference through TRL's tool-call loop earns 1, one
+    forced to answer without a call 0."""
     server, base = running
     tasks = reference_tasks(published, pool)
     hf_rows = write_export(published, tmp_path / "hf.jsonl", base_url=base, layout="hf", tool_format="awm").path
@@ -191,13 +191,13 @@ def test_trl_grpo_trainer_steps_with_awm_environment_and_reward(running, publish
     token_file.write_text(TOKEN)
     before = episodes_on_server(base, "trl-")
     seen = run_trainer_job({"kind": "trl", "base_url": base, "token_file": str(token_file), "env_id": ENV,
-                            "tasks": tasks, "hf_rows": str(hf_rows), "policies": ["random", "replay"],
+                            "tasks": tasks, "hf_rows": str(hf_rows), "policies": ["null", "replay"],
                             "max_completion_length": 6000}, tmp_path)
     print(json.dumps({p: {k: v for k, v in seen[p].items() if k in ("logged_rewards", "verdicts", "history")}
-                      for p in ("random", "replay")}))
+                      for p in ("null", "replay")}), seen["timings"])
     steps = {t["task_id"]: t["steps"] for t in tasks}
     assert seen["rows"] == len(tasks)
-    for policy, reward in (("random", 0.0), ("replay", 1.0)):
+    for policy, reward in (("null", 0.0), ("replay", 1.0)):
         run = seen[policy]
         # one optimizer step ran (equal rewards in a group give GRPO zero advantages: the loss is 0)
         assert run["global_step"] == 1 and "loss" in run["history"][0], run["history"]
@@ -211,4 +211,4 @@ def test_trl_grpo_trainer_steps_with_awm_environment_and_reward(running, publish
             assert verdict["episode"] not in before and listed is not None, verdict
             assert listed["state"] == "ended" and listed["tool_format"] == "awm" and listed["env_id"] == ENV
             assert listed["calls"] == (steps[listed["task_id"]] if policy == "replay" else 0), (listed, verdict)
-    assert len({v["episode"] for p in ("random", "replay") for v in seen[p]["verdicts"]}) == 8
+    assert len({v["episode"] for p in ("null", "replay") for v in seen[p]["verdicts"]}) == 8

@@ -15,10 +15,10 @@ tool calls (hermes `<tool_call>` blocks), one per turn, then the reference answe
 and no call (a null model).
 
 TRL (`trl` job): GRPOTrainer itself, with environment_factory=AWMEnvironment.factory(...) and
-reward_funcs=[awm_reward], one training step on CPU. The policy is the tiny Qwen2: `random` samples from it
-as it is; `replay` is the same model whose generate adds a logits processor that forces the reference
-solution's tool calls (TRL's own tool-call loop parses them, calls the environment's methods and appends
-the results) and then the reference answer.
+reward_funcs=[awm_reward], one training step on CPU. The policy is the tiny Qwen2 whose generate adds a
+logits processor that forces a script: `replay`, the reference solution's tool calls (TRL's own tool-call
+loop parses them, calls the environment's methods and appends the results) and then the reference answer;
+`null`, a prose answer and no call.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -173,10 +174,14 @@ def replay_processor(tokenizer, scripts: dict[str, dict]):
     encoded = {task_id: [tokenizer.encode(text, add_special_tokens=False) + [tokenizer.eos_token_id]
                          for text in script["turns"]] for task_id, script in scripts.items()}
 
+    rows: dict[int, str] = {}  # a processor per generate call: its rows keep their task
+
     def force(input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         for row, ids in enumerate(input_ids.tolist()):
-            text = tokenizer.decode(ids)
-            [task_id] = [t for t, s in scripts.items() if s["instruction"] in text]
+            if row not in rows:
+                text = tokenizer.decode(ids)
+                [rows[row]] = [t for t, s in scripts.items() if s["instruction"] in text]
+            task_id = rows[row]
             heads = [i for i, token in enumerate(ids) if token == start and ids[i + 1:i + 1 + len(header)] == header]
             turn, done = len(heads) - 1, len(ids) - heads[-1] - 1 - len(header)
             turns = encoded[task_id]
@@ -196,6 +201,7 @@ def trl_job(job: dict, where: Path) -> dict:
 
     from awm.trainers.trl import AWMEnvironment, awm_reward
 
+    torch.set_num_threads(1)  # a 32-wide model: more threads only contend on a shared 2-core machine
     model_dir = build_model(where / "model")
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     wanted = {(job["env_id"], t["task_id"]) for t in job["tasks"]}
@@ -205,28 +211,36 @@ def trl_job(job: dict, where: Path) -> dict:
         *(tool_call_text("call_tool", {"tool_name": s["tool"], "arguments": json.dumps(s["arguments"])})
           for s in t["solution"]),
         t["answer"] or "Done."]} for t in job["tasks"]}
+    nulls = {t["task_id"]: {"instruction": t["instruction"], "turns": ["I looked into it and changed nothing."]}
+             for t in job["tasks"]}
 
-    class ReplayPolicy(Qwen2ForCausalLM):
-        """The tiny Qwen2, its sampling forced to the reference script (its forward, trained, unchanged)."""
+    def scripted(chosen: dict[str, dict]) -> type:
+        class ScriptedPolicy(Qwen2ForCausalLM):
+            """The tiny Qwen2, its sampling forced to a script (its forward, trained, unchanged)."""
 
-        def generate(self, *args, **kwargs):
-            processors = LogitsProcessorList(kwargs.pop("logits_processor", None) or [])
-            processors.append(replay_processor(tokenizer, scripts))
-            return super().generate(*args, logits_processor=processors, **kwargs)
+            def generate(self, *args, **kwargs):
+                processors = LogitsProcessorList(kwargs.pop("logits_processor", None) or [])
+                processors.append(replay_processor(tokenizer, chosen))
+                return super().generate(*args, logits_processor=processors, **kwargs)
 
-    out = {"rows": len(dataset)}
+        return ScriptedPolicy
+
+    out = {"rows": len(dataset), "timings": (timings := {})}
     for policy in job["policies"]:
         torch.manual_seed(0)
-        model = (ReplayPolicy if policy == "replay" else Qwen2ForCausalLM).from_pretrained(model_dir)
+        model = scripted(scripts if policy == "replay" else nulls).from_pretrained(model_dir)
         before = [p.detach().clone() for p in model.parameters()]
         factory = AWMEnvironment.factory(job["base_url"], admin_token_file=job["token_file"])
         args = GRPOConfig(output_dir=str(where / f"grpo-{policy}"), max_steps=1, per_device_train_batch_size=4,
                           num_generations=2, max_completion_length=job["max_completion_length"],
                           learning_rate=1e-2, logging_steps=1, save_strategy="no", report_to="none",
                           use_cpu=True, bf16=False, seed=0, dataloader_num_workers=0)
+        started = time.perf_counter()
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[awm_reward],
                               train_dataset=dataset, environment_factory=factory, args=args)
+        built = time.perf_counter()
         result = trainer.train()
+        timings[policy] = {"build_s": round(built - started, 2), "train_s": round(time.perf_counter() - built, 2)}
         sessions = server_sessions(job, "trl-")
         environments = trainer._environment_pool[None]
         verdicts = [e.verdict for e in environments if e.verdict is not None]
@@ -239,7 +253,7 @@ def trl_job(job: dict, where: Path) -> dict:
                           "task_id": v.get("task_id")} for v in verdicts],
             "environments": len(environments),
             "sessions": {v["episode"]: sessions.get(v["episode"]) for v in verdicts},
-            "history": [{k: v for k, v in h.items() if k.startswith(("reward", "tools/", "loss"))}
+            "history": [{k: v for k, v in h.items() if k.startswith(("reward", "tools/", "loss", "completions/"))}
                         for h in trainer.state.log_history],
             "completions": [str(c)[:300] for c in list(trainer._logs["completion"])[:4]],
         }
