@@ -110,6 +110,7 @@ def verl_job(job: dict, where: Path) -> dict:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
     from torch.utils.data import DataLoader
+    from transformers import AutoTokenizer
     from verl.experimental.agent_loop.agent_loop import AgentLoopWorker, _agent_loop_registry
     from verl.protocol import DataProto
     from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
@@ -129,7 +130,7 @@ def verl_job(job: dict, where: Path) -> dict:
             f"actor_rollout_ref.rollout.agent.agent_loop_config_path={loops}",
             f"actor_rollout_ref.rollout.n={job['copies']}",
         ])
-    tokenizer = __import__("transformers").AutoTokenizer.from_pretrained(model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)  # the same files verl's worker loads
     dataset = RLHFDataset(data_files=config.data.train_files, tokenizer=tokenizer, config=config.data)
     rows = [dataset[i] for i in range(len(dataset))]
     wanted = {t["task_id"] for t in job["tasks"]}
