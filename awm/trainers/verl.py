@@ -145,7 +145,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _verl_classes() -> dict[str, type]:  # pragma: no cover - needs verl (torch, ray)
-    from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
+    from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, _agent_loop_registry, register
     from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
     from verl.tools.base_tool import BaseTool
     from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
@@ -165,7 +165,6 @@ def _verl_classes() -> dict[str, type]:  # pragma: no cover - needs verl (torch,
             text, metrics = await EPISODES.execute(agent_data.request_id, self.name, parameters)
             return ToolResponse(text=text), 0.0, metrics
 
-    @register(AGENT_NAME)
     class AWMAgentLoop(ToolAgentLoop):
         """verl's ToolAgentLoop over one reserved AWM episode per rollout, rewarded by the server."""
 
@@ -202,4 +201,10 @@ def _verl_classes() -> dict[str, type]:  # pragma: no cover - needs verl (torch,
                                           "reward": verdict["reward"]}
             return output
 
+    for cls in (AWMAgentLoop, EpisodeTool):  # importable by name: verl's registry and hydra locate classes by it
+        cls.__qualname__ = cls.__name__
+    if AGENT_NAME not in _agent_loop_registry:
+        # `awm_agent` without an agent loop config; an entry loaded from one (with base_url and the token file)
+        # is kept: the class is made on the first instantiation, after verl's worker loaded that config
+        register(AGENT_NAME)(AWMAgentLoop)
     return {"AWMAgentLoop": AWMAgentLoop, "EpisodeTool": EpisodeTool}

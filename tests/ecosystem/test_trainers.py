@@ -1,6 +1,8 @@
-"""verl and TRL with their own code from PyPI (.venv-trainers, no torch): verl's tool schema model takes the
-verl tool format; the verl agent loop's episodes and TRL's environment replay references to reward 1 and
-null runs to 0, one episode per rollout, through awm.client against `awm serve` on 127.0.0.1."""
+"""verl and TRL with their own code from PyPI (.venv-trainers): verl's tool schema model takes the verl tool
+format; the verl agent loop's episodes and TRL's environment replay references to reward 1 and null runs to
+0, one episode per rollout, through awm.client against `awm serve` on 127.0.0.1; and, with torch for CPU,
+verl's RLHFDataset and AgentLoopWorker running AWMAgentLoop, and TRL's GRPOTrainer taking a step with
+AWMEnvironment and awm_reward."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from tests.ecosystem.conftest import ENV, ROOT, TOKEN, admin, chosen_tasks
 
 COPIES = 2
 TRAINERS_PYTHON = os.environ.get("AWM_TRAINERS_PYTHON", str(ROOT / ".venv-trainers" / "bin" / "python"))
+TORCH_WHEEL = "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"  # the Makefile's TORCH_WHEEL, by name
 
 
 def run_trainers(job: dict, where) -> dict:
@@ -93,3 +96,120 @@ def test_verl_and_trl_rollouts_score_by_the_server_one_episode_each(running, pub
     for name, runs in (("verl loop", rollouts), ("TRL environment", trl["rollouts"])):
         latencies = [x for r in runs for x in r["latencies"]]
         print(f"{name}: {len(latencies)} calls, mean {sum(latencies) / len(latencies) * 1000:.1f} ms a call")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# verl's and TRL's training-side classes, executed: torch (CPU) and ray in .venv-trainers (the Makefile installs
+# torch from the machine's CPU wheel; see TORCH_WHEEL there). tests/ecosystem/trainer_runs.py says what runs.
+
+def run_trainer_job(job: dict, where) -> dict:
+    """tests/ecosystem/trainer_runs.py with `job` in the trainers' virtualenv: its JSON output. Skips where the
+    virtualenv has no torch (a machine without the CPU wheel: the Makefile says so), fails so under CI."""
+    reason = None
+    if not os.path.exists(TRAINERS_PYTHON):
+        reason = f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)"
+    elif subprocess.run([TRAINERS_PYTHON, "-c", "import torch, ray"], capture_output=True).returncode != 0:
+        reason = (f"no torch or ray in {TRAINERS_PYTHON}: the Makefile installs torch only from the CPU wheel "
+                  f"{TORCH_WHEEL}, which this machine lacks")
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run verl's and TRL's training classes: {reason}")
+        pytest.skip(reason)
+    (where / "work").mkdir()
+    path = where / "job.json"
+    path.write_text(json.dumps({**job, "workdir": str(where / "work")}))
+    done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_runs.py"), str(path)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": ""})
+    assert done.returncode == 0, done.stderr[-6000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def reference_tasks(published, pool) -> list[dict]:  # noqa: F811 - fixtures passed in
+    return [{"env_id": ENV, "task_id": t.task_id, "instruction": t.instruction, "answer": t.reference_answer,
+             "steps": t.steps, "solution": [step.model_dump() for step in t.reference_solution]}
+            for t in chosen_tasks(published, pool)]
+
+
+def episodes_on_server(base: str, prefix: str) -> dict[str, dict]:
+    return {s["episode"]: s for s in admin(base, "GET", "/admin/sessions").json()["sessions"]
+            if str(s["episode"]).startswith(prefix)}
+
+
+def test_verl_agent_loop_worker_runs_awm_agent_loop_on_rlhf_dataset_rows(running, published, pool, tmp_path):
+    """verl's RLHFDataset reads our verl Parquet with the example config's data keys; verl's AgentLoopWorker
+    instantiates AWMAgentLoop from the agent loop config and runs it: a scripted model replaying the reference
+    earns 1 in rm_scores, a null one 0; one ended episode per rollout on the server, keyed by its request."""
+    server, base = running
+    tasks = reference_tasks(published, pool)
+    parquet = write_export(published, tmp_path / "verl.parquet", base_url=base, layout="verl",
+                           answer_mode="prose", with_reference=True).path
+    token_file = tmp_path / "admin-token"
+    token_file.write_text(TOKEN)
+    before = episodes_on_server(base, "verl-")
+    seen = run_trainer_job({"kind": "verl", "base_url": base, "token_file": str(token_file), "env_id": ENV,
+                            "tasks": tasks, "copies": COPIES, "parquet": str(parquet),
+                            "config": str(ROOT / "examples" / "verl" / "awm_grpo.yaml"),
+                            "agent_loop_config": str(ROOT / "examples" / "verl" / "agent_loop.yaml")}, tmp_path)
+    print(json.dumps({k: v for k, v in seen.items() if k != "runs"})[:2000])
+    steps = {t["task_id"]: t["steps"] for t in tasks}
+    assert seen["dataset"]["agent_name"] == "awm_agent" and seen["dataset"]["raw_prompt_roles"][-1] == "user"
+    runs = seen["runs"]
+    assert len(runs) == 2 * COPIES * len(tasks)
+    for r in runs:
+        assert r["awm"] is not None and r["awm"]["reward"] == r["reward"], r
+        if r["model"] == "replay":
+            # verl's count: the prompt, a model turn per call and the answer, a tool turn per call
+            assert r["reward"] == 1.0 and r["turns"] == 2 * steps[r["task_id"]] + 2, r
+        else:
+            assert r["reward"] == 0.0 and r["turns"] == 2, r
+    assert seen["live_after"] == 0
+    # the loop verl instantiated is the configured one (the server's URL and token file kept)
+    assert seen["registry"]["awm_agent"]["_target_"] == "awm.trainers.verl.AWMAgentLoop"
+    assert seen["registry"]["awm_agent"]["base_url"] == base
+    # the server's own account: one episode per rollout, keyed verl-<request id>, every reference call in
+    # it, ended
+    episodes = {k: v for k, v in seen["sessions"].items() if k not in before}
+    assert sorted(episodes) == sorted("verl-" + request for request in seen["requests"])
+    by_key = {r["awm"]["episode"]: r for r in runs}
+    assert set(by_key) == set(episodes)
+    for key, listed in episodes.items():
+        run = by_key[key]
+        assert listed["state"] == "ended" and listed["env_id"] == ENV and listed["task_id"] == run["task_id"]
+        assert listed["calls"] == (steps[run["task_id"]] if run["model"] == "replay" else 0), (listed, run)
+        assert listed["tool_format"] == "verl"
+
+
+def test_trl_grpo_trainer_steps_with_awm_environment_and_reward(running, published, pool, tmp_path):
+    """TRL's GRPOTrainer, one step on CPU with a tiny local Qwen2, environment_factory=AWMEnvironment and
+    reward_funcs=[awm_reward]: every rollout reserves its episode and ends it; the rewards TRL logs are the
+    server's verdicts; the policy forced to replay the reference through TRL's tool-call loop earns 1, one
+    forced to answer without a call 0."""
+    server, base = running
+    tasks = reference_tasks(published, pool)
+    hf_rows = write_export(published, tmp_path / "hf.jsonl", base_url=base, layout="hf", tool_format="awm").path
+    token_file = tmp_path / "admin-token"
+    token_file.write_text(TOKEN)
+    before = episodes_on_server(base, "trl-")
+    seen = run_trainer_job({"kind": "trl", "base_url": base, "token_file": str(token_file), "env_id": ENV,
+                            "tasks": tasks, "hf_rows": str(hf_rows), "policies": ["null", "replay"],
+                            "max_completion_length": 6000}, tmp_path)
+    print(json.dumps({p: {k: v for k, v in seen[p].items() if k in ("logged_rewards", "verdicts", "history")}
+                      for p in ("null", "replay")}), seen["timings"])
+    steps = {t["task_id"]: t["steps"] for t in tasks}
+    assert seen["rows"] == len(tasks)
+    for policy, reward in (("null", 0.0), ("replay", 1.0)):
+        run = seen[policy]
+        # one optimizer step ran (equal rewards in a group give GRPO zero advantages: the loss is 0)
+        assert run["global_step"] == 1 and "loss" in run["history"][0], run["history"]
+        assert run["tools"] == ["call_tool", "list_tools"]
+        # four rollouts (two prompts, two completions each): each its own episode, scored by the server
+        assert len(run["verdicts"]) == 4 and len({v["episode"] for v in run["verdicts"]}) == 4, run["verdicts"]
+        assert sorted(run["logged_rewards"]) == sorted(v["reward"] for v in run["verdicts"])
+        assert run["logged_rewards"] == [reward] * 4, run
+        for verdict in run["verdicts"]:  # the server's own list, read right after the step
+            listed = run["sessions"][verdict["episode"]]
+            assert verdict["episode"] not in before and listed is not None, verdict
+            assert listed["state"] == "ended" and listed["tool_format"] == "awm" and listed["env_id"] == ENV
+            assert listed["calls"] == (steps[listed["task_id"]] if policy == "replay" else 0), (listed, verdict)
+    assert len({v["episode"] for p in ("null", "replay") for v in seen[p]["verdicts"]}) == 8

@@ -1,10 +1,10 @@
-"""Runs in the trainers' virtualenv (.venv-trainers: verl and TRL from PyPI without their torch/ray stacks):
-verl's own tool schema model, the verl agent loop's episode handling, TRL's environment contract, against
-`awm serve` on 127.0.0.1, with scripted models. Prints one JSON line.
+"""Runs in the trainers' virtualenv (.venv-trainers): verl's own tool schema model, the verl agent loop's
+episode handling, TRL's environment contract, against `awm serve` on 127.0.0.1, with scripted models. Prints
+one JSON line. It needs neither torch nor ray (trainer_runs.py runs verl's and TRL's classes that do).
 
 verl: every verl module imports verl/__init__.py, which imports verl.protocol (ray, torch, tensordict), so
-none imports here; verl's schema module (verl/tools/schemas.py, pydantic only) is loaded from the installed
-package's file as it is. The agent loop is driven as verl's ToolAgentLoop drives it (read from its source:
+verl's schema module (verl/tools/schemas.py, pydantic only) is loaded from the installed package's file as
+it is (0.9.1's and 0.7.0's, which is installed without its package's imports). The agent loop is driven as verl's ToolAgentLoop drives it (read from its source:
 one request id per rollout; per call: the name checked against the tools, the arguments JSON-decoded,
 create, execute with agent_data, release).
 TRL: `import trl` works without torch, GRPOTrainer does not; the environment is probed and called as
