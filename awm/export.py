@@ -264,7 +264,7 @@ def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str
                        "rebuild the catalog")
     scenario = artifacts.SCENARIO.read(store, env_id)
     tools = (META_TOOLS if tool_format == "awm" else  # the server lists the same for an imported environment
-             [foreign_spec(spec.mcp(), tool_format) for spec in artifacts.TOOLS_JSON.read(store, env_id).tools])
+             [_as_listed(foreign_spec(spec.mcp(), tool_format)) for spec in artifacts.TOOLS_JSON.read(store, env_id).tools])
     return {
         "export_version": EXPORT_VERSION,
         "env_id": env_id,
@@ -289,6 +289,16 @@ def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str
         "tier": entry.get("tier", task.tier),
         "origin": IMPORTED,
     }
+
+
+MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _as_listed(spec: dict) -> dict:
+    """An imported tool as an MCP client lists it: annotations MCP does not define (their `route`) stay out."""
+    annotations = {k: v for k, v in (spec.get("annotations") or {}).items() if k in MCP_ANNOTATIONS}
+    spec = {k: v for k, v in spec.items() if k != "annotations"}
+    return {**spec, "annotations": annotations} if annotations else spec
 
 
 def imported_reference(store: ArtifactStore, env_id: str, task_id: str) -> dict | None:
