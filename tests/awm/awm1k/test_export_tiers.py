@@ -6,6 +6,7 @@ command."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -124,6 +125,23 @@ def test_a_promoted_imported_task_exports_as_proven_with_its_reference(home, tmp
     assert export(home, tmp_path / "all.jsonl", "--with-reference", "--env", THEIRS) == 0
     t05 = next(r for r in rows_of(tmp_path / "all.jsonl") if r["task_id"] == "t05")
     assert t05["tier"] == "checked" and t05["reference"] is None
+
+    # the row's stdio entry, run as given, serves the promoted task (awm serve-awm1k) and their verifier judges it
+    from mcp import Client as MCPClient
+    from mcp.client.stdio import StdioServerParameters
+
+    stdio = t01["stdio"]
+    params = StdioServerParameters(command=stdio["command"], env=stdio["env"], args=[
+        *stdio["args"], "--final-db", str(tmp_path / "final.db"), "--verdict", str(tmp_path / "verdict.json")])
+
+    async def go():
+        async with MCPClient(params) as agent:
+            listed = (await agent.list_tools()).tools
+            assert sorted(t.name for t in listed) == sorted(t["name"] for t in t01["tools"])
+            assert not (await agent.call_tool("create_order", {"item_id": 1, "qty": 3})).is_error
+
+    asyncio.run(go())
+    assert json.loads((tmp_path / "verdict.json").read_text())["verdict"] == "complete"
 
 
 def test_an_exported_imported_row_is_what_awm_serve_serves(mixed, tmp_path):
