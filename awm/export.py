@@ -14,6 +14,13 @@ Layouts (`awm export --layout`): `awm` (the lines above), `hf` (a Hugging Face d
 column of chat messages, the tools as JSON text, one row per task; Parquet or JSONL by the file's suffix)
 and `verl` (verl's multi-turn rows for the awm.trainers.verl agent loop: data_source, agent_name, prompt,
 ability, reward_model, and a small fixed extra_info naming the environment and the task).
+
+Every row says its `tier` and its `origin`: our tasks are `proven` (origin: where the domain came from,
+catalogue, composed, llm ...); an imported AWM-1K task (origin `awm1k`, docs/awm1k.md) is `checked` (its
+verifier ran, deterministic, read-only, rejecting the unchanged database; no reference solution) or `proven`
+(a candidate reference passed the proofs: `awm promote-awm1k`). `tiers` keeps only the tiers named (`awm export
+--tier proven`). An imported task's row is served the same way (`awm serve` over HTTP, the same URLs and
+reservations; over stdio `awm serve-awm1k`); it has no typed answer (their verifier reads the final message).
 """
 
 from __future__ import annotations
@@ -36,13 +43,15 @@ from awm.errors import AWMError
 from awm.runtime.agent_format import AWM_SYSTEM_PROMPT, META_TOOLS
 from awm.runtime.answers import answer_tool
 from awm.store import ArtifactStore, atomic_directory, atomic_open
-from awm.toolspecs import published_spec
+from awm.toolspecs import foreign_spec, published_spec
 from awm.trainers import verl as trainers_verl
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 EXPORT_VERSION = "2"
 LAYOUTS = ("awm", "hf", "verl", "awm1k")  # awm1k: a folder of AWM-1K's files (awm/awm1k/export.py)
 SPLITS = ("train", "validation", "test")
+TIERS = ("proven", "checked")  # what a published task's catalog line says (CatalogEntry.tier)
+IMPORTED = "awm1k"  # the origin of an imported environment's catalog lines
 DEFAULT_FRACTIONS = (0.8, 0.1, 0.1)
 
 
@@ -53,6 +62,8 @@ class ExportSummary:
     environments: int
     splits: dict[str, int] | None = None
     empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
+    tiers: dict[str, int] = field(default_factory=dict)  # tasks per tier
+    left_out: dict[str, str] = field(default_factory=dict)  # env_id -> why this export could not carry it
 
 
 def mcp_url(base_url: str, env_id: str, task_id: str | None = None) -> str:
@@ -130,10 +141,24 @@ def system_prompt(scenario: Scenario, acting_user: str, task: Task, answer_mode:
     return "\n\n".join(lines)
 
 
-def stdio_entry(home: Path, env_id: str, task_id: str, tool_format: str) -> dict:
-    """A stdio server entry that runs as given (the official client starts it with a bare environment)."""
+def imported_system_prompt(scenario: Scenario) -> str:
+    """What a policy is told before the instruction of an imported AWM-1K task (no acting user, no typed answer:
+    their verifier reads the final message as its final_answer)."""
+    return (f"You are an assistant working in the systems of {scenario.name}"
+            + (f": {scenario.description}" if scenario.description else ".")
+            + " Use the tools to look up what you need and to make the changes the request asks for, and "
+              "nothing else. When you are done, answer without calling a tool.")
+
+
+def stdio_entry(home: Path, env_id: str, task_id: str, tool_format: str, imported: bool = False) -> dict:
+    """A stdio server entry that runs as given (the official client starts it with a bare environment); an
+    imported environment's is `awm serve-awm1k` (one episode in the foreign runtime; tools as their app
+    describes them)."""
     script = Path(sys.executable).with_name("awm")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "awm.cli"]
+    if imported:
+        args = [*command[1:], "--home", str(home), "serve-awm1k", "--env", env_id, "--task", task_id]
+        return {"command": command[0], "args": args, "env": {"AWM_HOME": str(home)}}
     args = [*command[1:], "--home", str(home), "serve", "--transport", "stdio", "--env", env_id, "--task", task_id]
     if tool_format != "strict":
         args += ["--tool-format", tool_format]
@@ -145,12 +170,15 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                  fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
                  held_out: list[str] | None = None, answer_mode: str = "typed",
                  reward: tuple[float, float, float] = (1.0, 0.1, 0.0), env_ids: list[str] | None = None,
-                 splits: list[str] | None = None) -> Iterator[dict]:
+                 splits: list[str] | None = None, tiers: list[str] | None = None,
+                 selection: Selection | None = None) -> Iterator[dict]:
     """The export records, in catalog order. `answer_mode`: typed (the agent answers with the submit_answer
-    tool, listed with the task's tools) or prose (a final message, read strictly). `domains`, `env_ids` and
-    `splits` select; the splits are assigned over the whole corpus first (`assign_splits`), so a filtered
-    export puts every environment in the split the whole export does."""
-    selection = select(store, domains, env_ids, splits, fractions, held_out)
+    tool, listed with the task's tools) or prose (a final message, read strictly). `domains`, `env_ids`,
+    `splits` and `tiers` select; the splits are assigned over the whole corpus first (`assign_splits`), so a
+    filtered export puts every environment in the split the whole export does. Imported environments'
+    tasks come with the rest (`imported_record`)."""
+    if selection is None:
+        selection = select(store, domains, env_ids, splits, fractions, held_out, tiers)
     if answer_mode not in ANSWER_MODES:
         raise AWMError(f"answer mode must be one of {', '.join(ANSWER_MODES)}, not {answer_mode!r}")
     home = store.home.resolve()
@@ -158,7 +186,16 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
     current: tuple[str, list[dict], TaskSet, Scenario] | None = None
     for entry in store.iter_catalog():
         env_id = entry["env_id"]
-        if env_id not in selection:  # also leaves out imported AWM-1K environments (see select)
+        if env_id not in selection or not selection.keeps(entry):
+            continue
+        if entry.get("origin") == IMPORTED:
+            record = imported_record(store, entry, selection[env_id], base_url, home, tool_format, reward)
+            difficulty = {**(entry.get("difficulty") or {}), **evaluated.get((env_id, entry["task_id"]), {})}
+            if difficulty:
+                record["difficulty"] = difficulty
+            if with_reference:
+                record["reference"] = imported_reference(store, env_id, entry["task_id"])
+            yield record
             continue
         if current is None or current[0] != env_id:
             toolset = artifacts.TOOLS_JSON.read(store, env_id)
@@ -173,7 +210,6 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                            "rebuild the catalog")
         submit = answer_tool(task) if answer_mode == "typed" and tool_format != "awm" else None
         task_tools = tools + [published_spec(submit, tool_format)] if submit else tools
-        template = mcp_url("{base_url}", env_id, task.task_id) + "&episode={episode}"
         record = {
             "export_version": EXPORT_VERSION,
             "env_id": env_id,
@@ -193,12 +229,10 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
                        {"role": "user", "content": task.instruction}],
             "tool_format": tool_format,
             "tools": task_tools,
-            "mcp": {"transport": "streamable-http", "url": mcp_url(base_url, env_id, task.task_id),
-                    "url_template": template,
-                    "reserve": {"method": "POST", "url": "{base_url}/admin/sessions",
-                                "body": {"env_id": env_id, "task_id": task.task_id, "key": "{episode}",
-                                         "tool_format": tool_format}}},
+            "mcp": _connection(base_url, env_id, task.task_id, tool_format),
             "stdio": stdio_entry(home, env_id, task.task_id, tool_format),
+            "tier": entry.get("tier", "proven"),
+            "origin": entry.get("origin", "unknown"),
         }
         difficulty = {**(entry.get("difficulty") or {}), **evaluated.get((env_id, task.task_id), {})}
         if difficulty:  # written by evaluations: per agent, pass rate and level
@@ -207,6 +241,74 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             record["reference"] = {"solution": [c.model_dump() for c in task.reference_solution],
                                    "answer": task.reference_answer}
         yield record
+
+
+def _connection(base_url: str, env_id: str, task_id: str, tool_format: str) -> dict:
+    template = mcp_url("{base_url}", env_id, task_id) + "&episode={episode}"
+    return {"transport": "streamable-http", "url": mcp_url(base_url, env_id, task_id), "url_template": template,
+            "reserve": {"method": "POST", "url": "{base_url}/admin/sessions",
+                        "body": {"env_id": env_id, "task_id": task_id, "key": "{episode}",
+                                 "tool_format": tool_format}}}
+
+
+def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str, home: Path, tool_format: str,
+                    reward: tuple[float, float, float]) -> dict:
+    """The export record of an imported AWM-1K task (awm1k.json, scenario.json and the tools its import read
+    from the app's OpenAPI), in the shape of ours: served by `awm serve` at the same URLs, its tools as the
+    server lists them (awm/awm1k/serving.py), answered with a final message (answer mode prose)."""
+    env_id, task_id = entry["env_id"], entry["task_id"]
+    manifest = artifacts.AWM1K.read(store, env_id)
+    task = next((t for t in manifest.tasks if t.task_id == task_id), None)
+    if task is None:
+        raise AWMError(f"{store.catalog_path} publishes {env_id} {task_id}, which its awm1k.json lacks; "
+                       "rebuild the catalog")
+    scenario = artifacts.SCENARIO.read(store, env_id)
+    tools = (META_TOOLS if tool_format == "awm" else  # the server lists the same for an imported environment
+             [_as_listed(foreign_spec(spec.mcp(), tool_format)) for spec in artifacts.TOOLS_JSON.read(store, env_id).tools])
+    return {
+        "export_version": EXPORT_VERSION,
+        "env_id": env_id,
+        "domain": entry["domain"],
+        "task_id": task_id,
+        "split": split,
+        "instruction": task.instruction,
+        "kind": entry.get("kind", "action"),
+        "answer_slots": [],
+        "answer_schema": [],
+        "answer_mode": "prose",  # their verifier's final_answer is the agent's final message
+        "reward_mapping": dict(zip(("complete", "partial", "incomplete"), reward)),
+        "scenario": entry["scenario"],
+        "acting_user": "",
+        "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
+                    else imported_system_prompt(scenario)},
+                   {"role": "user", "content": task.instruction}],
+        "tool_format": tool_format,
+        "tools": tools,
+        "mcp": _connection(base_url, env_id, task_id, tool_format),
+        "stdio": stdio_entry(home, env_id, task_id, tool_format, imported=True),
+        "tier": entry.get("tier", task.tier),
+        "origin": IMPORTED,
+    }
+
+
+MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _as_listed(spec: dict) -> dict:
+    """An imported tool as an MCP client lists it: annotations MCP does not define (their `route`) stay out."""
+    annotations = {k: v for k, v in (spec.get("annotations") or {}).items() if k in MCP_ANNOTATIONS}
+    spec = {k: v for k, v in spec.items() if k != "annotations"}
+    return {**spec, "annotations": annotations} if annotations else spec
+
+
+def imported_reference(store: ArtifactStore, env_id: str, task_id: str) -> dict | None:
+    """A promoted imported task's reference (its calls and answer, as ours: solution, answer); None for a
+    checked one, which has none."""
+    task = next((t for t in artifacts.AWM1K.read(store, env_id).tasks if t.task_id == task_id), None)
+    if task is None or task.tier != "proven" or task.reference is None:
+        return None
+    return {"solution": [{"tool": c["tool"], "arguments": c.get("arguments") or {}} for c in task.reference],
+            "answer": task.reference_answer}
 
 
 def evaluated_difficulty(home: Path) -> dict[tuple[str, str], dict[str, dict]]:
@@ -233,9 +335,15 @@ class Selection:
     splits: dict[str, str]
     tasks: int
     empty: list[str] = field(default_factory=list)  # non-zero splits the corpus is too small to fill
+    tiers: frozenset[str] = frozenset(TIERS)  # the tiers kept
+    left_out: dict[str, str] = field(default_factory=dict)  # imported env_id -> why this export leaves it out
 
     def __contains__(self, env_id: str) -> bool:
         return env_id in self.splits
+
+    def keeps(self, entry: dict) -> bool:
+        """Whether a catalog line of a chosen environment is exported (its tier is one kept)."""
+        return entry.get("tier", "proven") in self.tiers
 
     def __getitem__(self, env_id: str) -> str:
         return self.splits[env_id]
@@ -243,9 +351,14 @@ class Selection:
 
 def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list[str] | None = None,
            splits: list[str] | None = None, fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-           held_out: list[str] | None = None) -> Selection:
+           held_out: list[str] | None = None, tiers: list[str] | None = None,
+           imported: bool | None = True, why_not: str = "") -> Selection:
     """Which published environments an export takes, and their splits; a filter naming nothing the catalog
-    publishes is an error, not an empty export."""
+    publishes is an error, not an empty export. The splits are assigned over every published environment,
+    ours and imported (origin awm1k) alike. `tiers`: keep only tasks of these tiers (proven, checked).
+    `imported`: True, imported environments are exported; otherwise (a layout that cannot carry them) they
+    are left out, each named in `left_out` with `why_not`, and an export of nothing else is an error saying
+    why."""
     if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
         raise AWMError(f"split fractions must be three non-negative numbers adding up to 1, not {list(fractions)}")
     wanted = {validate_domain_slug(d) for d in domains} if domains else None
@@ -255,11 +368,20 @@ def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list
         raise AWMError(f"unknown split {', '.join(map(repr, bad))}: the splits are {', '.join(SPLITS)}")
     if not store.catalog_path.exists():
         raise AWMError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
+    kept = frozenset(tiers or TIERS)
+    unknown_tiers = sorted(kept - set(TIERS))
+    if unknown_tiers:
+        raise AWMError(f"unknown tier {', '.join(map(repr, unknown_tiers))}: the tiers are {', '.join(TIERS)}")
     tasks: dict[str, int] = {}
+    of_tier: dict[str, int] = {}
+    foreign: set[str] = set()
     for entry in store.iter_catalog():
-        if entry.get("origin") == "awm1k":  # imported: exported by the awm1k layout, not from our artifacts
-            continue
-        tasks[entry["env_id"]] = tasks.get(entry["env_id"], 0) + 1
+        env = entry["env_id"]
+        tasks[env] = tasks.get(env, 0) + 1
+        if entry.get("tier", "proven") in kept:
+            of_tier[env] = of_tier.get(env, 0) + 1
+        if entry.get("origin") == IMPORTED:
+            foreign.add(env)
     empty: list[str] = []
     assigned = assign_splits(list(tasks), fractions, held, empty)
     missing = sorted(wanted - {split_env_id(env)[0] for env in tasks}) if wanted else []
@@ -270,18 +392,25 @@ def select(store: ArtifactStore, domains: list[str] | None = None, env_ids: list
         raise AWMError(f"the catalog publishes no environment {', '.join(unknown)} (`awm inspect` lists them)")
     chosen = {env: split for env, split in assigned.items()
               if (wanted is None or split_env_id(env)[0] in wanted) and (not env_ids or env in env_ids)
-              and (not splits or split in splits)}
-    if not chosen:
+              and (not splits or split in splits) and of_tier.get(env)}
+    left_out = {env: why_not for env in chosen if env in foreign and not imported}
+    if not chosen or len(left_out) == len(chosen):
         asked = "; ".join(f"{name} {', '.join(values)}" for name, values in
-                          (("domain", domains), ("environment", env_ids), ("split", splits)) if values)
+                          (("domain", domains), ("environment", env_ids), ("split", splits),
+                           ("tier", sorted(tiers or ()))) if values)
+        if left_out:
+            raise AWMError(f"every environment matching {asked or 'the export'} is imported "
+                           f"({', '.join(sorted(left_out))}), and {why_not}")
         raise AWMError(f"no published task matches {asked or 'the export'}")
-    return Selection(chosen, sum(tasks[env] for env in chosen), empty)
+    chosen = {env: split for env, split in chosen.items() if env not in left_out}
+    return Selection(chosen, sum(of_tier[env] for env in chosen), empty, kept, left_out)
 
 
 def hf_row(record: dict) -> dict:
     """A Hugging Face datasets row: `prompt` in chat format; nested values of varying shape (tool schemas,
     connection, reference) as JSON text, so every row has one Arrow type."""
-    row = {key: record[key] for key in ("env_id", "domain", "task_id", "split", "kind", "instruction", "prompt")}
+    row = {key: record[key] for key in ("env_id", "domain", "task_id", "split", "kind", "instruction", "prompt",
+                                        "tier", "origin")}
     row["answer_slots"] = record["answer_slots"]
     row["tools"] = json.dumps(record["tools"], ensure_ascii=False)
     row["mcp"] = json.dumps(record["mcp"], ensure_ascii=False)
@@ -376,7 +505,7 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
                  held_out: list[str] | None = None, answer_mode: str = "typed",
                  reward: tuple[float, float, float] = (1.0, 0.1, 0.0), env_ids: list[str] | None = None,
                  splits: list[str] | None = None, file_format: str | None = None, license: str | None = None,
-                 progress=None) -> ExportSummary:
+                 progress=None, tiers: list[str] | None = None) -> ExportSummary:
     """Write the export atomically, streamed (memory does not grow with the corpus), reporting progress to
     `progress` (a callable taking a line) every 1,000 tasks.
 
@@ -384,7 +513,8 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
     with one file per split (`train.jsonl` ..., or .parquet with `file_format="parquet"`, the default of the
     hf and verl layouts), `tools.jsonl` (layout awm: each environment's tools once) and a dataset card
     (README.md: counts, splits, proof rates, reward mapping, licence), which `datasets.load_dataset(out)`
-    reads as a DatasetDict. Parquet needs pyarrow. A directory is built beside `out` and renamed over it."""
+    reads as a DatasetDict. Parquet needs pyarrow. A directory is built beside `out` and renamed over it.
+    `tiers`: only tasks of these tiers (proven, checked); every row says its own."""
     if layout not in LAYOUTS:
         raise AWMError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     out = Path(out)
@@ -396,11 +526,14 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
     if fmt == "parquet" and layout == "awm":
         raise AWMError("the awm layout is JSONL (its records nest values of every shape); write Parquet with "
                        "--layout hf or verl")
-    selection = select(store, domains, env_ids, splits, fractions, held_out)
+    selection = select(store, domains, env_ids, splits, fractions, held_out, tiers)
     records = export_lines(store, base_url, domains, with_reference, tool_format, fractions, held_out, answer_mode,
-                           reward, env_ids, splits)
+                           reward, env_ids, splits, tiers, selection)
     counter = Progress(selection.tasks, progress)
     tasks, environments, split_counts = 0, set(), dict.fromkeys(SPLITS, 0)
+    tier_counts: dict[str, int] = {}
+    tier_envs: dict[str, set[str]] = {}
+    origins: set[str] = set()
     per_split_envs: dict[str, set[str]] = {name: set() for name in SPLITS}
     domains_seen: set[str] = set()
     table: ToolsTable | None = None
@@ -416,6 +549,9 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
             environments.add(record["env_id"])
             domains_seen.add(record["domain"])
             split_counts[record["split"]] += 1
+            tier_counts[record["tier"]] = tier_counts.get(record["tier"], 0) + 1
+            tier_envs.setdefault(record["tier"], set()).add(record["env_id"])
+            origins.add(record["origin"])
             per_split_envs[record["split"]].add(record["env_id"])
             counter.tick()
             yield record["split"], row
@@ -441,9 +577,12 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
                                 sorted(environments), sorted(domains_seen), layout=layout, tool_format=tool_format,
                                 answer_mode=answer_mode, reward=reward, fractions=fractions, held_out=held_out,
                                 with_reference=with_reference, tools_table=TOOLS_TABLE if table and table.shared else None,
-                                license=license)
+                                license=license, tiers={t: (tier_counts[t], len(tier_envs[t])) for t in TIERS
+                                                        if t in tier_counts},
+                                imported=IMPORTED in origins, tier_filter=sorted(tiers) if tiers else None)
             (folder / "README.md").write_text(card, encoding="utf-8")
-    return ExportSummary(out, tasks, len(environments), split_counts, selection.empty)
+    return ExportSummary(out, tasks, len(environments), split_counts, selection.empty,
+                         {t: tier_counts[t] for t in TIERS if t in tier_counts}, selection.left_out)
 
 
 def _json_line(row: dict) -> str:

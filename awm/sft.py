@@ -167,15 +167,22 @@ def _chat_message(message: dict) -> dict:
             **({"name": message["name"]} if message.get("name") else {})}
 
 
+IMPORTED_WHY = ("SFT rows are references replayed with real tool outputs by our sandbox runtime, which does not run "
+                "imported code: a checked task has no reference, and replaying a promoted one in the foreign runtime "
+                "is not written yet; `awm export` (layouts awm, hf, verl) carries them with their tier")
+
+
 def write_sft(store: ArtifactStore, out: Path, domains: list[str] | None = None, env_ids: list[str] | None = None,
               splits: list[str] | None = None, fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
               held_out: list[str] | None = None, tool_format: str = "strict", answer_mode: str = "typed",
-              from_eval: str | None = None, pool=None, progress=None) -> ExportSummary:
+              from_eval: str | None = None, pool=None, progress=None, tiers: list[str] | None = None) -> ExportSummary:
     """Write SFT rows to the directory `out` (one JSONL per split and a dataset card), atomically; from the
-    replayed references, or with `from_eval` from that agent's passing `awm eval` trajectories."""
+    replayed references, or with `from_eval` from that agent's passing `awm eval` trajectories. Imported
+    AWM-1K environments are left out (`ExportSummary.left_out` names them, with `IMPORTED_WHY`)."""
     if tool_format == "awm":
         raise AWMError("SFT rows carry the environment's own tools; use --tool-format strict or permissive")
-    selection = select(store, domains, env_ids, splits, fractions, held_out)
+    selection = select(store, domains, env_ids, splits, fractions, held_out, tiers, imported=False,
+                       why_not=IMPORTED_WHY)
     skipped: list[str] = []
     rows = (eval_rows(store, selection, from_eval, skipped) if from_eval
             else reference_rows(store, selection, tool_format, answer_mode, pool, skipped))
@@ -199,7 +206,7 @@ def write_sft(store: ArtifactStore, out: Path, domains: list[str] | None = None,
         (folder / "README.md").write_text(_card(files, counts, envs, from_eval, tool_format, answer_mode, skipped),
                                           encoding="utf-8")
     return ExportSummary(Path(out), sum(counts.values()), len(set().union(*envs.values())), counts,
-                         selection.empty)
+                         selection.empty, left_out=selection.left_out)
 
 
 def _card(files: dict[str, str], counts: dict[str, int], envs: dict[str, set[str]], from_eval: str | None,

@@ -27,7 +27,7 @@ import inspect
 import json
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,11 @@ class LayoutSummary:
     path: Path
     environments: int
     tasks: int
+    left_out: dict[str, str] = field(default_factory=dict)  # imported env_id -> why it is not re-exported
+
+
+IMPORTED_WHY = ("the awm1k layout writes environments built here in AWM-1K's format; an imported environment "
+                "already is in it (its own files, provenance in its awm1k.json), and re-exporting it is not supported")
 
 
 def sql_literal(value: Any) -> str:
@@ -257,10 +262,17 @@ def write_layout(store: ArtifactStore, out: Path, domains: list[str] | None = No
     if out.exists() and not out.is_dir():
         raise AWMError(f"--layout awm1k writes a folder of files; {out} is a file")
     published: dict[str, list[dict]] = defaultdict(list)
+    left_out: dict[str, str] = {}
     for entry in store.iter_catalog():
-        if entry.get("origin") == "awm1k" or (domains and entry.get("domain") not in domains):
+        if domains and entry.get("domain") not in domains:
+            continue
+        if entry.get("origin") == "awm1k":
+            left_out[entry["env_id"]] = IMPORTED_WHY
             continue
         published[entry["env_id"]].append(entry)
+    if left_out and not published:
+        raise AWMError(f"every published environment{' of ' + ', '.join(domains) if domains else ''} is imported "
+                       f"({', '.join(sorted(left_out))}): {IMPORTED_WHY}")
     rows: dict[str, list[dict]] = {piece: [] for piece in ("scenario", "tasks", "db", "sample", "spec", "envs",
                                                            "verifier")}
     tiers, count = [], 0
@@ -305,4 +317,4 @@ def write_layout(store: ArtifactStore, out: Path, domains: list[str] | None = No
     for piece, records in rows.items():
         atomic_write_text(out / FILES[piece], "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     atomic_write_text(out / TIERS_FILE, "".join(json.dumps(t) + "\n" for t in tiers))
-    return LayoutSummary(out, len(published), count)
+    return LayoutSummary(out, len(published), count, left_out)

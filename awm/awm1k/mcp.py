@@ -5,7 +5,8 @@
 One episode per process, as `awm serve --transport stdio` serves ours: the app is loaded in a ForeignHost (the
 OS-isolated sandbox) on a copy of env.db, each tools/call is one route through ASGI there, and when the client
 leaves the final database is written to `--final-db` and the task's verifier (their verify_task_completion, on
-read-only copies) judges it into `--verdict`. Only `checked` environments are served (awm1k.json).
+read-only copies) judges it into `--verdict`. Only `checked` environments are served (awm1k.json), and
+their `checked` or `proven` tasks.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ async def serve_stdio(store: ArtifactStore, env_id: str, task_id: str | None = N
     if manifest.status != "checked":
         raise AWMError(f"{env_id} is quarantined ({manifest.reason[:300]}); not served")
     task = next((t for t in manifest.tasks if t.task_id == task_id), None) if task_id else None
-    if task_id and (task is None or task.tier != "checked"):
-        raise AWMError(f"{env_id} has no checked task {task_id!r}")
+    if task_id and (task is None or task.tier not in ("checked", "proven")):  # a promoted task is proven
+        raise AWMError(f"{env_id} has no checked or proven task {task_id!r}")
     host = ForeignHost.start()
     try:
         routes = host.load(artifacts.AWM1K_APP.read(store, env_id), artifacts.DATABASE.read(store, env_id))

@@ -15,8 +15,12 @@ def export(args) -> int:
     store = ArtifactStore(args.home)
     if args.layout == "awm1k":  # a folder of AWM-1K's files (awm/awm1k/export.py, docs/awm1k.md)
         from awm.awm1k.export import write_layout
+        if args.tier and "proven" not in args.tier:
+            raise AWMError("--layout awm1k exports the environments built here, every task of them proven: "
+                           f"--tier {' '.join(args.tier)} keeps none of them")
         done = write_layout(store, args.out or store.home / "export" / "awm1k", args.domain)
         print(f"wrote {done.tasks} tasks of {done.environments} environments to {done.path} in AWM-1K's format")
+        _warn_left_out(done.left_out)
         return 0
     numbers, names = [], []
     for value in args.split or ():  # split names select; three numbers are the fractions (the older spelling)
@@ -37,8 +41,10 @@ def export(args) -> int:
         out = args.out or store.home / "export" / "sft"
         summary = write_sft(store, out, domains=args.domain, env_ids=args.env, splits=names or None,
                             fractions=fractions, held_out=args.hold_out_domain, tool_format=args.tool_format,
-                            answer_mode=args.answer_mode, from_eval=args.from_eval, progress=progress)
+                            answer_mode=args.answer_mode, from_eval=args.from_eval, progress=progress,
+                            tiers=args.tier)
         _warn_empty(summary.empty)
+        _warn_left_out(summary.left_out)
         print(f"wrote {summary.tasks} {'passing' if args.from_eval else 'reference'} trajectories of {summary.environments} environments to "
               f"{summary.path} ({_counts(summary.splits)})")
         return 0
@@ -46,10 +52,11 @@ def export(args) -> int:
     summary = write_export(store, out, args.base_url, args.domain, args.with_reference, args.tool_format,
                            args.layout, fractions, args.hold_out_domain, args.answer_mode,
                            tuple(args.reward), env_ids=args.env, splits=names or None, file_format=args.format,
-                           license=args.license, progress=progress)
+                           license=args.license, progress=progress, tiers=args.tier)
     print(f"wrote {summary.tasks} tasks of {summary.environments} environments to {summary.path} "
-          f"({_counts(summary.splits)})")
+          f"({_counts(summary.splits)}; by tier: {_counts(summary.tiers)})")
     _warn_empty(summary.empty)
+    _warn_left_out(summary.left_out)
     return 0
 
 
@@ -62,12 +69,22 @@ def _warn_empty(empty: list[str]) -> None:
               "more environments, or give them a fraction of 0 (--fractions 0.9 0.1 0)", file=sys.stderr)
 
 
+def _warn_left_out(left_out: dict[str, str]) -> None:
+    """Imported environments a layout cannot carry: named, with why, never dropped silently."""
+    import sys
+
+    for reason in dict.fromkeys(left_out.values()):
+        envs = sorted(env for env, why in left_out.items() if why == reason)
+        print(f"note: left out {len(envs)} imported AWM-1K environment{'s' if len(envs) > 1 else ''} "
+              f"({', '.join(envs)}): {reason}", file=sys.stderr)
+
+
 def _counts(splits: dict[str, int] | None) -> str:
     return ", ".join(f"{name} {count}" for name, count in (splits or {}).items())
 
 
 def register(sub) -> None:
-    from awm.export import DEFAULT_BASE_URL, DEFAULT_FRACTIONS, LAYOUTS
+    from awm.export import DEFAULT_BASE_URL, DEFAULT_FRACTIONS, LAYOUTS, TIERS
 
     parser = sub.add_parser("export", help="write the published tasks for trainers (JSONL, HF datasets, verl)",
                             description="One row per published task: environment, task, prompt, MCP tool specs, "
@@ -104,6 +121,11 @@ def register(sub) -> None:
                              "environment; with too few environments they fill train, then validation, then test, with a warning")
     parser.add_argument("--hold-out-domain", action="append", metavar="DOMAIN",
                         help="put every environment of this domain in the test split (repeatable)")
+    parser.add_argument("--tier", action="append", choices=TIERS,
+                        help="only tasks of this tier (repeatable): proven (a reference solution passed the proofs: "
+                             "every task built here, and imported AWM-1K tasks promoted by `awm promote-awm1k`) or "
+                             "checked (imported tasks whose verifier passed the checks, without a reference); "
+                             "every row says its tier (default both)")
     parser.add_argument("--with-reference", action="store_true",
                         help="include each task's reference solution and answer (never show them to the agent)")
     parser.add_argument("--license", metavar="SPDX", help="the licence the dataset card declares (default other, "

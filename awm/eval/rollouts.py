@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from awm import artifacts
 from awm.contracts import Task
 from awm.errors import AWMError
-from awm.export import system_prompt
+from awm.export import imported_system_prompt, system_prompt
 from awm.llm.cache import CachedResponse, ResponseCache
 from awm.llm.settings import LLMSettings
 from awm.runtime.answers import answer_tool
@@ -250,10 +250,7 @@ class RolloutEngine:
         tools = openai_tools([foreign_spec(spec.mcp()) for spec in toolset.tools])
         env_hash = _hash({name: self.store.hash(env_id, name) for name in IMPORTED_ENV_FILES
                           if self.store.exists(env_id, name)})
-        system = (f"You are an assistant working in the systems of {scenario.name}"
-                  + (f": {scenario.description}" if scenario.description else ".")
-                  + " Use the tools to look up what you need and to make the changes the request asks for, and "
-                    "nothing else. When you are done, answer without calling a tool.")
+        system = imported_system_prompt(scenario)  # the prompt the export gives the task (awm/export.py)
         return [_Task(env_id, scenario.domain, ImportedTask(t.task_id, t.instruction),
                       [{"role": "system", "content": system}, {"role": "user", "content": t.instruction}],
                       tools, scenario.category, env_hash)

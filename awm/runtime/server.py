@@ -1313,6 +1313,13 @@ def run_stdio(store: ArtifactStore, env_id: str, task_id: str | None, pool: Work
     """Serve one published environment, one episode, over stdin/stdout (only as proven, as over HTTP)."""
     catalog = published_catalog(store)
     if env_id not in catalog:
+        imported = any(entry.get("env_id") == env_id and entry.get("origin") == "awm1k"
+                       for entry in store.iter_catalog(torn=[]))
+        if imported:  # their code runs only in the foreign runtime, which this stdio server does not start
+            raise AWMError(f"{env_id} is an imported AWM-1K environment: `awm serve --transport stdio` serves "
+                           f"environments built here only; serve it over stdio with `awm serve-awm1k --env {env_id}"
+                           f"{f' --task {task_id}' if task_id else ''}`, or over HTTP with `awm serve` "
+                           "(imported environments are served beside ours)")
         raise AWMError(f"{env_id} publishes no task in {store.catalog_path}")
     if task_id is not None and task_id not in catalog[env_id]:
         raise AWMError(f"{env_id} publishes no task {task_id!r}; published: {', '.join(catalog[env_id])}")

@@ -58,6 +58,7 @@ def verl_row(record: dict, index: int) -> dict:
         "extra_info": {
             "index": index, "split": record["split"], "domain": record["domain"], **episode,
             "answer_mode": record.get("answer_mode", "typed"),
+            "tier": record.get("tier", "proven"), "origin": record.get("origin", "unknown"),
             "need_tools_kwargs": False,
             "interaction_kwargs": {"name": "awm", **episode},
         },

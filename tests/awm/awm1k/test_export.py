@@ -102,7 +102,7 @@ def test_the_exported_app_and_verifiers_judge_the_reference_as_ours_do(built, tm
         assert any(e.startswith("unexpected change: ") and table in e for e in verdict["evidence"]), verdict
 
 
-def test_a_home_with_both_serves_and_exports_ours_and_keeps_the_imported_to_the_foreign_runtime(built, tmp_path):
+def test_a_home_with_both_exports_both_with_their_tiers_and_keeps_the_imported_to_the_foreign_runtime(built, tmp_path):
     import shutil
     from pathlib import Path
 
@@ -119,4 +119,5 @@ def test_a_home_with_both_serves_and_exports_ours_and_keeps_the_imported_to_the_
     assert sorted(published_catalog(store)) == [ENV]
     out = tmp_path / "tasks.jsonl"
     assert awm_main(["--home", str(home), "export", "--out", str(out)]) == 0
-    assert {json.loads(line)["env_id"] for line in out.read_text().splitlines()} == {ENV}
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {(r["env_id"], r["tier"]) for r in rows} == {(ENV, "proven"), ("e_commerce_33__00", "checked")}

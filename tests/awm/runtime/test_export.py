@@ -121,7 +121,11 @@ def test_hf_and_verl_layouts_as_parquet(published, tmp_path):
     # a small fixed extra_info, the same on every row whatever the environments' tools (no per-tool columns)
     assert sorted(verl_table.schema.field("extra_info").type.field(i).name
                   for i in range(verl_table.schema.field("extra_info").type.num_fields)) == sorted(
-        ["index", "split", "domain", "env_id", "task_id", "answer_mode", "need_tools_kwargs", "interaction_kwargs"])
+        ["index", "split", "domain", "env_id", "task_id", "answer_mode", "tier", "origin", "need_tools_kwargs",
+         "interaction_kwargs"])
+    origins = {e["env_id"]: e["origin"] for e in published.iter_catalog()}
+    assert all((row["extra_info"]["tier"], row["extra_info"]["origin"]) == ("proven", origins[row["extra_info"]["env_id"]])
+               for row in verl_table.to_pylist())
     assert len(verl_table.schema.field("extra_info").type.field("interaction_kwargs").type) == 3
     verl = verl_table.to_pylist()
     row = verl[0]
