@@ -29,7 +29,7 @@ RULES = ("module", "price range", "stock", "price", "refund", "account")
 
 # a task about stock: counting, adding or moving units held at a site
 STOCK = re.compile(r"(?i)\b(?:to|from|in) (?:the |our )?(?:stock|inventory)\b|\bstock (?:level|count|record)s?\b|"
-                   r"\brestock|\bin stock\b|\bunits? of\b[^.?!]{0,60}\b(?:stock|inventory)\b")
+                   r"\brestock|\bin stock\b|\breorder level\b|\bquantity on hand\b|\bunits? of\b[^.?!]{0,60}\b(?:stock|inventory)\b")
 # a task about an item's price
 PRICE = re.compile(r"(?i)\b(?:price[sd]?|pricing|costs?|cheapest|least expensive|most expensive|priciest)\b")
 REFUND = re.compile(r"(?i)\brefund")

@@ -129,3 +129,21 @@ def test_requests_about_prices_and_refunds_fit_only_worlds_whose_items_have_them
     assert all(INTENTS[n].fits(shop) for n in priced)
     assert not any(INTENTS[n].fits(volunteers) for n in priced | refundable)
     assert INTENTS["withdraw_and_refund"].fits(bank)  # a bank refunds a fee
+
+
+def _filed(slug: str, sub_name: str) -> dict[str, str]:
+    sub = next(s for s in DOMAIN_SEEDS[slug].sub_businesses if s.name == sub_name)
+    return {item: sub.category_of(item) for item in sub.items}
+
+
+def test_items_the_spot_check_found_misfiled_are_filed_where_they_belong():
+    research = _filed("university_admissions", "Public Research University")
+    assert (research["BS Chemistry"], research["BBA Finance"], research["BA History"]) == (
+        "Sciences", "Business", "Humanities and Social Sciences")
+    medical = _filed("university_admissions", "Medical School")
+    assert (medical["MD MPH Program"], medical["Accelerated Three Year MD"]) == ("Dual Degree Programs", "MD Programs")
+    assert _filed("university_admissions", "Law School")["Transfer JD Admission"] == "JD Programs"
+    bridal = _filed("trade_show_organizer", "Bridal Expo")
+    assert "Cake Tasting Table" not in bridal and bridal["Bakery Tasting Booth"] == "Vendor Booths"
+    cookbooks = _filed("book_publishing", "Cookbook Publisher")
+    assert "Food Photography Package" not in cookbooks and cookbooks["Baking Book Proposal"] == "Baking"
