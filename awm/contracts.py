@@ -51,6 +51,8 @@ class Scenario(Contract):
     item_category: list[str] = Field(default_factory=list, description="the category of each item, in order; "
                                      "empty when the source gave none (then derived from the item's words)")
     price_range: tuple[float, float]
+    item_kind: str = Field(default="", description="what its catalogue items are (awm/builder/catalogue/kinds.py: "
+                           "goods, service, booking, plan, ...); empty where the source did not say")
     builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
     origin: Literal["catalogue", "seeds_file", "composed", "llm", "awm1k"] = Field(
         description="where the domain came from: the curated catalogue, the user's seeds "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from awm.builder.catalogue import PACKS
+from awm.builder.catalogue.kinds import ITEM_KINDS
 from awm.contracts import Scenario
 
 TITLES = ("Senior", "Lead", "Junior", "Associate", "Principal")
@@ -68,6 +69,12 @@ _REVIEWS = {
     ),
     1: ("Very disappointed with the {item}.", "Would not recommend the {item}.", "The {item} was not as promised."),
 }
+# The templates above that speak of a price, for items that have none: the same choice, about something they have.
+_UNPRICED = {
+    "Price of the {item}": "Terms of the {item}",
+    "Solid {item} for the price.": "Solid {item}, well run.",
+    "The {item} felt overpriced.": "The {item} felt poorly organised.",
+}
 _REJECTIONS = (
     "{document} is not signed",
     "{document} has expired",
@@ -105,6 +112,8 @@ class TextPools:
         labels = scenario.labels
         self.words = {role: labels[role] for role in ("party", "staff", "case", "site", "document") if role in labels}
         self.words.setdefault("document", "document")
+        kind = ITEM_KINDS.get(scenario.item_kind)
+        self.priced = kind is None or kind.priced
 
     def _fill(self, template: str, item: str | None = None, **extra: str) -> str:
         values = {
@@ -121,13 +130,18 @@ class TextPools:
         return self._fill(self.rng.choice(_NOTES), item)
 
     def ticket_subject(self) -> str:
-        return self._fill(self.rng.choice(_TICKET_SUBJECTS))
+        return self._fill(self._unpriced(self.rng.choice(_TICKET_SUBJECTS)))
+
+    def _unpriced(self, template: str) -> str:
+        """Where the items have no price (a savings account, a donation, a volunteer day), the same template about
+        something they do have (awm/builder/catalogue/kinds.py)."""
+        return _UNPRICED.get(template, template) if not self.priced else template
 
     def ticket_comment(self) -> str:
         return self._fill(self.rng.choice(_TICKET_COMMENTS))
 
     def review(self, rating: int, item: str) -> str:
-        return self._fill(self.rng.choice(_REVIEWS[rating]), item)
+        return self._fill(self._unpriced(self.rng.choice(_REVIEWS[rating])), item)
 
     def rejection(self, document: str) -> str:
         return self._fill(self.rng.choice(_REJECTIONS), document=document)

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass, field
 
 from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
+from awm.builder.catalogue.kinds import KIND_OF_FLAVOUR, module_misfit
 from awm.builder.catalogue.model import MODULES, DomainSeed, ExtraColumn, SubBusiness
 from awm.builder.catalogue.nearest import nearest_domain
 from awm.builder.catalogue.seeds import load_seed_domains
@@ -72,9 +73,12 @@ def compose_unseen_domain(slug: str) -> tuple[DomainSeed, str]:
     if nearest.seed is not None:
         flavour, modules = nearest.seed.flavour, list(nearest.seed.modules)
         category, price_range = nearest.seed.category, nearest.seed.price_range
+        item_kind = nearest.seed.item_kind
     else:
         flavour, modules = rng.choice(sorted(_ARCHETYPES)), rng.sample(list(MODULES), 4)
         category, price_range = "composed", (10.0, 400.0)
+        item_kind = KIND_OF_FLAVOUR[flavour]
+        modules = [m for m in modules if not module_misfit(m, category, item_kind)]
     words = slug.replace("_", " ").strip()
     topic = title(words)
     subs = []
@@ -101,6 +105,7 @@ def compose_unseen_domain(slug: str) -> tuple[DomainSeed, str]:
         modules=tuple(modules),
         sub_businesses=tuple(subs),
         price_range=price_range,
+        item_kind=item_kind,
     )
     return seed, f"composed from archetypes: {nearest.reason}"
 
@@ -155,9 +160,11 @@ def _labels(seed: DomainSeed) -> dict[str, str]:
 
 
 def curated_modules(seed: DomainSeed) -> tuple[str, ...]:
-    """Every module an environment of this domain may carry: its own, then its category pack's."""
+    """Every module an environment of this domain may carry: its own, then those of its category pack's that fit
+    what its items are (a repair shop of a pack that sells goods keeps no stock: awm/builder/catalogue/kinds.py)."""
     pack = PACKS[seed.category].modules if seed.category in PACKS else MODULES
-    return tuple(dict.fromkeys(seed.modules + pack))
+    return tuple(m for m in dict.fromkeys(seed.modules + pack)
+                 if not module_misfit(m, seed.category, seed.item_kind))
 
 
 def _pick_entity_groups(seed: DomainSeed, slot: int) -> list[str]:
@@ -278,6 +285,7 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
         items=list(sub.items),
         item_category=[sub.category_of(item) for item in sub.items],
         price_range=seed.price_range,
+        item_kind=seed.item_kind,
         builtin=source.origin == "catalogue",
         origin=source.origin,
         origin_reason=source.reason,

@@ -18,6 +18,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from awm.builder.catalogue.kinds import ITEM_KINDS, KIND_OF_FLAVOUR, module_misfit, price_misfit
+
 # Lifecycles a case can follow; each fixes the statuses and the actions.
 FLAVOURS = ("fulfillment", "appointment", "application", "service", "reservation")
 
@@ -126,6 +128,31 @@ class DomainSeed(_Frozen):
     modules: tuple[str, ...]
     sub_businesses: tuple[SubBusiness, ...]
     price_range: tuple[float, float] = (5.0, 500.0)
+    # what its items are (awm/builder/catalogue/kinds.py): decides which modules and requests fit; by default its
+    # lifecycle's usual kind
+    item_kind: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_item_kind(cls, data: object) -> object:
+        if isinstance(data, dict) and not data.get("item_kind") and data.get("flavour") in KIND_OF_FLAVOUR:
+            data = {**data, "item_kind": KIND_OF_FLAVOUR[data["flavour"]]}
+        return data
+
+    @field_validator("item_kind")
+    @classmethod
+    def _item_kind(cls, item_kind: str) -> str:
+        if item_kind not in ITEM_KINDS:
+            raise ValueError(f"unknown item_kind {item_kind!r}; one of {', '.join(ITEM_KINDS)}")
+        return item_kind
+
+    @model_validator(mode="after")
+    def _fits_its_kind(self) -> DomainSeed:
+        reasons = [r for m in self.modules if (r := module_misfit(m, self.category, self.item_kind))]
+        reasons += [r for r in (price_misfit(self.item_kind, self.price_range),) if r]
+        if reasons:
+            raise ValueError(f"does not fit a business whose items are {self.item_kind}: " + "; ".join(reasons))
+        return self
 
     @field_validator("slug")
     @classmethod

@@ -28,7 +28,7 @@ def _parse_seed_domains(path: str, _mtime_ns: int | None, _size: int | None) -> 
     """The domains a seeds file defines in full, validated like the catalogue's packs.
 
     An entry is the catalogue's domain format plus `category`, the category pack it belongs to.
-    `flavour`, `roles`, `modules` and `price_range` may be left out: they then come from the pack's
+    `flavour`, `roles`, `modules`, `price_range` and `item_kind` may be left out: they then come from the pack's
     first domain. One sub-business is enough (the catalogue's own domains have ten). A slug that
     is already built in is refused.
     """
@@ -49,7 +49,9 @@ def _parse_seed_domains(path: str, _mtime_ns: int | None, _size: int | None) -> 
             raise SeedsFileError(f"{where}: domain {slug!r}: category: {category!r} is not a category pack; "
                                  f"one of {', '.join(PACK_TEMPLATES)}")
         template = PACK_TEMPLATES[category]
-        defaults = {key: getattr(template, key) for key in ("flavour", "roles", "modules", "price_range")}
+        # the item kind follows the template's only with its lifecycle (else the entry's own flavour decides it)
+        keys = ("flavour", "roles", "modules", "price_range") + (() if "flavour" in entry else ("item_kind",))
+        defaults = {key: getattr(template, key) for key in keys}
         fields = {**defaults, **{k: v for k, v in entry.items() if k != "category"}}
         try:
             domains[slug] = parse_domain(fields, category, where, min_sub_businesses=1)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from awm.builder.catalogue.kinds import ITEM_KINDS
 from awm.builder.data import Rows
 from awm.builder.dialect import ToolNames
 from awm.builder.phrasing import PartyRef, Say, T
@@ -103,11 +104,14 @@ class Intent:
     categories: tuple[str, ...] = ()  # empty: every category
     flavours: tuple[str, ...] = ()  # empty: every lifecycle
     needs: tuple[str, ...] = ()  # roles (tables) the world must have
+    item: str = ""  # what the world's items must be (awm/builder/catalogue/kinds.py ItemKind): priced, refundable
 
     def fits(self, world: World) -> bool:
+        kind = ITEM_KINDS.get(world.plan.scenario.item_kind)
         return ((not self.categories or world.category in self.categories)
                 and (not self.flavours or world.fl.name in self.flavours)
-                and all(world.plan.has(role) for role in self.needs))
+                and all(world.plan.has(role) for role in self.needs)
+                and (not self.item or kind is None or getattr(kind, self.item)))
 
     @property
     def specific(self) -> bool:
@@ -169,11 +173,17 @@ def verify_identity(world: World, plan: Plan) -> None:
     plan.derived = {(moved[n], argument) for n, argument in plan.derived}
 
 
+ITEM_RULES = ("priced", "refundable")
+
+
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
-           needs: tuple[str, ...] = ()) -> Callable:
-    """Register an intent under its function's name."""
+           needs: tuple[str, ...] = (), item: str = "") -> Callable:
+    """Register an intent under its function's name; `item` names what the world's items must be for it to fit
+    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them)."""
     if shape not in SHAPES:
         raise ValueError(f"unknown intent shape {shape!r}")
+    if item and item not in ITEM_RULES:
+        raise ValueError(f"unknown item rule {item!r}; one of {', '.join(ITEM_RULES)}")
 
     def register(fn: Callable[[World], Plan | None]) -> Callable[[World], Plan | None]:
         name = fn.__name__
@@ -188,7 +198,7 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
                 confirm_by_message(world, plan)
             return plan
 
-        INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs))
+        INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs), item)
         return fn
 
     return register
@@ -209,6 +219,12 @@ class World:
         self.fl = plan.flavour
         self.category = plan.scenario.category
         self._kinds: list[set[str]] | None = None
+
+    @property
+    def priced(self) -> bool:
+        """Whether the world's items have prices (a savings account, a donation or a volunteer day has none)."""
+        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
+        return kind is None or kind.priced
 
     # --- rows -----------------------------------------------------------------------------------
     def has(self, *roles: str) -> bool:

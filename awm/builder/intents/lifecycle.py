@@ -45,7 +45,7 @@ def _cancel_words(w: World) -> tuple[str, str]:
 # --- changing a case ---------------------------------------------------------------------------------
 
 
-@intent("action")
+@intent("action", item="refundable")
 def cancel_and_refund(w: World) -> Plan | None:
     cancel = w.fl.cancel
     options = []
@@ -329,7 +329,7 @@ def settle_balance(w: World) -> Plan | None:
                 targets={("case", case["id"])}).derive(w.n.create("payment"), "amount")
 
 
-@intent("action")
+@intent("action", item="refundable")
 def refund_cancelled(w: World) -> Plan | None:
     cancelled = w.fl.cancel.target
     options = [(c, p) for c in w.rows["case"] if c["status"] == cancelled for p in captured(w, c)]
@@ -349,7 +349,7 @@ def refund_cancelled(w: World) -> Plan | None:
     return Plan(calls, [refund_goal], say, targets={("case", case["id"])})
 
 
-@intent("action", flavours=("fulfillment",))
+@intent("action", flavours=("fulfillment",), item="refundable")
 def return_and_refund(w: World) -> Plan | None:
     cutoff = (REFERENCE_NOW - timedelta(days=30)).isoformat()
     options = [(c, captured(w, c)) for c in w.rows["case"] if c["status"] == "delivered"
@@ -524,7 +524,7 @@ def resolve_and_close(w: World) -> Plan | None:
     return Plan(calls, [status_goal(w, case, "closed"), note_goal], say, targets={("case", case["id"])})
 
 
-@intent("action", flavours=("application",))
+@intent("action", flavours=("application",), item="refundable")
 def withdraw_and_refund(w: World) -> Plan | None:
     action = w.fl.action("withdraw")
     options = [(c, captured(w, c)) for c in w.rows["case"] if c["status"] in action.sources
@@ -849,7 +849,7 @@ def site_status_question(w: World) -> Plan | None:
                 answer=f"{count(len(cases), w.L['case'])}, {money(total)} in total")
 
 
-@intent("aggregate")
+@intent("aggregate", item="priced")
 def top_item_question(w: World) -> Plan | None:
     options = []
     for category in w.rows["category"]:
@@ -871,7 +871,7 @@ def top_item_question(w: World) -> Plan | None:
                         w.money_answer(item["price"])], say, answer=f"{item['name']} at {money(item['price'])}")
 
 
-@intent("aggregate")
+@intent("aggregate", item="priced")
 def cheapest_item_question(w: World) -> Plan | None:
     options = []
     for category in w.rows["category"]:
@@ -984,7 +984,7 @@ def cancel_too_late(w: World) -> Plan | None:
                 targets={("case", case["id"])})
 
 
-@intent("infeasible")
+@intent("infeasible", item="refundable")
 def refund_not_allowed(w: World) -> Plan | None:
     fl = w.fl
     options = [(c, p) for c in w.rows["case"] if c["status"] not in fl.refundable
@@ -1025,7 +1025,7 @@ def add_to_locked_case(w: World) -> Plan | None:
                 targets={("case", case["id"])})
 
 
-@intent("infeasible", flavours=("fulfillment",))
+@intent("infeasible", flavours=("fulfillment",), item="refundable")
 def return_too_late(w: World) -> Plan | None:
     cutoff = (REFERENCE_NOW - timedelta(days=30)).isoformat()
     cases = [c for c in w.rows["case"] if c["status"] == "delivered" and c["placed_at"] < cutoff
@@ -1085,7 +1085,7 @@ def assign_inactive_staff(w: World) -> Plan | None:
 # --- workflows: one request, many dependent steps --------------------------------------------------------------
 
 
-@intent("chained")
+@intent("chained", item="refundable")
 def close_relationship(w: World) -> Plan | None:
     """A person leaving: every case that can still be cancelled cancelled, each captured payment on those refunded,
     then the person suspended."""
@@ -1128,7 +1128,7 @@ def close_relationship(w: World) -> Plan | None:
     return Plan(calls, goals, say, targets={("party", party["id"])} | {("case", c["id"]) for c in cases})
 
 
-@intent("aggregate")
+@intent("aggregate", item="refundable")
 def refund_all_cancelled(w: World) -> Plan | None:
     """Every captured payment still held on a person's cancelled cases refunded; the total answered."""
     cancelled = w.fl.cancel.target
@@ -1192,7 +1192,7 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
     return Plan(calls, goals, say, targets={("case", c["id"]) for c in free})
 
 
-@intent("aggregate")
+@intent("aggregate", item="priced")
 def reprice_category(w: World) -> Plan | None:
     """Every active item of one category repriced by a stated percentage (rounded to the cent)."""
     options = []

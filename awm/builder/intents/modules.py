@@ -563,9 +563,10 @@ def add_review(w: World) -> Plan | None:
     if party is None or item is None:
         return None
     rating = w.rng.randint(1, 5)
-    comment = w.pick({5: ("Absolutely excellent", "Would recommend to anyone"), 4: ("Very good overall",
-                      "Good value for money"), 3: ("It was fine", "Average experience"), 2: ("Below expectations",
-                      "Not worth the price"), 1: ("Very disappointing", "Would not come back")}[rating])
+    value = ("Good value for money", "Not worth the price") if w.priced else ("Well worth it", "Not well organised")
+    comment = w.pick({5: ("Absolutely excellent", "Would recommend to anyone"), 4: ("Very good overall", value[0]),
+                      3: ("It was fine", "Average experience"), 2: ("Below expectations", value[1]),
+                      1: ("Very disappointing", "Would not come back")}[rating])
     ref = w.party_ref(party)
     calls = [w.find_party(ref), w.find_item(item),
              (w.n.create("review"), {w.fk("party"): party["id"], w.fk("item"): item["id"], "rating": rating,
@@ -711,7 +712,7 @@ def expired_promotion(w: World) -> Plan | None:
     say = Say("do", (
         "apply {promo}, our {PROMOTION}, to {CASE} {code}",
         "the {PARTY} on {CASE} {code} wants to use code {promo} || put it on",
-        "take {promo} off the price of {CASE} {code}",
+        "take {promo} off the price of {CASE} {code}" if w.priced else "take {promo} off {CASE} {code}",
     ), {"promo": promo["code"], "code": case["code"]})
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("promotion"), {"query": promo["code"]})]
     return Plan(calls, [w.text_answer(promo["valid_to"], [p["valid_to"] for p in w.rows["promotion"]])], say,

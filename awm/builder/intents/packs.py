@@ -491,13 +491,6 @@ define("farm_rush_planting_order", "action", ("agriculture",), lambda w: rush(
         "push {case} through: confirm it, ship it, and note {note}",
         "the grower needs {case} before sowing || get it confirmed and shipped now and add the note {note}",
     )), flavours=("fulfillment",))
-define("farm_patronage_dividend", "chained", ("agriculture",), lambda w: share_of_spend(
-    w, 2, "Patronage dividend", (
-        "pay {their} patronage dividend: {pct}% of everything {they_have} paid {us} in captured {PAYMENT/pl}, "
-        "credited to {their} {ACCOUNT} with the memo {memo}; tell me the amount",
-        "work out {pct}% of {their} captured {PAYMENT/pl} across all {their} {CASE/pl} and credit that to "
-        "{their} {ACCOUNT} as {memo}, then tell me what it came to",
-    )), needs=("account",))
 define("farm_frost_cancellations", "aggregate", ("agriculture",), lambda w: call_off_day(
     w, ("Cancelled: frost warning", "Cancelled due to frost"), (
         "a frost warning has been issued for {long} || cancel every {CASE} at {site} on {date} that can still "
@@ -589,11 +582,6 @@ define("edu_tutoring_follow_up", "chained", ("education",), lambda w: follow_up_
     "{they_have} booked, same time, same {STAFF}, same {SITE}",
 )), flavours=("appointment",))
 
-define("energy_efficiency_rebate", "action", ("energy", "utilities"), lambda w: credit_account(
-    w, ("Efficiency rebate", "Utility rebate", "Solar incentive"), (40.0, 75.0, 100.0, 150.0), (
-        "credit {amount} to {acct} as a rebate, with the memo {memo}",
-        "{their} rebate was approved || add {amount} to {acct} with the memo {memo}",
-    )), needs=("account",))
 define("energy_charger_outage", "aggregate", ("energy", "transportation"), lambda w: call_off_day(
     w, ("Cancelled: equipment out of service", "Cancelled: site outage"), (
         "{site} will be out of service on {long} || cancel every {CASE} there that day that can still be "
@@ -734,17 +722,6 @@ define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w
         "add {note} as a note to each of {their} {CASE/pl} that are {open}",
     )))
 
-define("media_royalty_advance", "action", ("media",), lambda w: credit_account(
-    w, ("Royalty advance", "Advance on next statement"), (250.0, 500.0, 750.0, 1000.0), (
-        "credit {amount} to {acct} as an advance, memo {memo}",
-        "{their} advance was signed off || pay {amount} into {acct} with the memo {memo}",
-    )), needs=("account",))
-define("nonprofit_grant_disbursement", "action", ("nonprofit",), lambda w: credit_account(
-    w, ("Grant disbursement", "Community grant", "Emergency relief grant"), (150.0, 300.0, 500.0), (
-        "the grant committee approved {them} || credit {amount} to {acct} with the memo {memo}",
-        "pay {amount} into {acct} as a grant, memo {memo}",
-        "disburse {amount} to {acct} ({memo})",
-    )), needs=("account",))
 define("media_streaming_issue", "action", ("media", "technology", "telecom"), lambda w: ticket_for_case(
     w, ("Service issue with {code}", "Cannot access {code}", "Problem reported with {code}"), "normal",
     ("Customer reported a problem", "Troubleshooting started"), (
@@ -753,7 +730,6 @@ define("media_streaming_issue", "action", ("media", "technology", "telecom"), la
         "log a normal-priority {TICKET} titled {subject} for {them} and add the note {note} to {case}",
     )), needs=("ticket",))
 
-define("nonprofit_matching_gift", "chained", ("nonprofit",), lambda w: match_latest_gift(w), needs=("account",))
 define("nonprofit_placement_preference", "aggregate", ("nonprofit", "human_resources"), lambda w:
        note_every_open_case(w, ("Prefers weekend placements", "Available evenings only", "Remote interviews only"), (
            "note {note} on each of {their} {CASE/pl} that are {open}",
@@ -1180,38 +1156,6 @@ def redirect_delivery(w: World) -> Plan | None:
     ), {"case": case_np, "street": street, "city": city, "postal": postal, "note": quote(note)}, party=ref,
         voices=BOTH)
     return Plan(calls, goals, say, targets={("case", case["id"])})
-
-
-def match_latest_gift(w: World) -> Plan | None:
-    """A donor's most recent captured payment matched: the same amount credited to their account."""
-    options = []
-    for party in w.active_parties("case"):
-        accounts = [a for a in w.children("account", "party", party["id"]) if a["status"] == "active"]
-        paid = sorted((p for c in w.party_cases(party) for p in captured(w, c)), key=lambda p: p["paid_at"])
-        if len(accounts) == 1 and paid and (len(paid) == 1 or paid[-1]["paid_at"] != paid[-2]["paid_at"]):
-            options.append((party, accounts[0], paid[-1]))
-    if not options:
-        return None
-    party, acct, gift = w.rng.choice(options)
-    memo = "Matching gift"
-    ref = w.party_ref(party)
-    cases = w.party_cases(party)
-    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
-    calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
-    calls += [(w.n.list("account"), {w.fk("party"): party["id"]}),
-              (w.n.action("account", "credit"), {w.fk("account"): acct["id"], "amount": gift["amount"],
-                                                    "memo": memo})]
-    goals = [Goal(kind="row_delta", table=w.table("account"), pk=acct["id"], column="balance", delta=gift["amount"]),
-             Goal(kind="rows_created", table=w.table("account_entry"), count=1,
-                  expect={w.fk("account"): acct["id"], "amount": {"approx": gift["amount"]}, "entry_type": "deposit",
-                          "memo": {"text": memo}})]
-    say = Say("do", (
-        "a sponsor matches {their} most recent gift || find {their} latest captured {PAYMENT} and credit the same "
-        "amount to {their} {ACCOUNT} with the memo {memo}",
-        "match {their} latest captured {PAYMENT}: put exactly that amount into {their} {ACCOUNT}, memo {memo}",
-    ), {"memo": quote(memo)}, party=ref)
-    plan = Plan(calls, goals, say, targets={("party", party["id"])})
-    return plan.derive(w.n.action("account", "credit"), "amount")
 
 
 def upgrade_plan(w: World) -> Plan | None:

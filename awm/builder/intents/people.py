@@ -451,7 +451,7 @@ def staff_site_question(w: World) -> Plan | None:
 # --- the catalogue ---------------------------------------------------------------------------------------
 
 
-@intent("action")
+@intent("action", item="priced")
 def reprice_item(w: World) -> Plan | None:
     item = w.pick([i for i in w.rows["item"] if i["active"]])
     if item is None:
@@ -474,7 +474,7 @@ def reprice_item(w: World) -> Plan | None:
                 answer=money(new_price), targets={("item", item["id"])})
 
 
-@intent("chained")
+@intent("chained", item="priced")
 def match_price(w: World) -> Plan | None:
     items = [i for i in w.rows["item"] if i["active"]]
     if len(items) < 2:
@@ -510,7 +510,7 @@ def discontinue_item(w: World) -> Plan | None:
                 targets={("item", item["id"])})
 
 
-@intent("action")
+@intent("action", item="priced")
 def reinstate_item(w: World) -> Plan | None:
     item = w.pick([i for i in w.rows["item"] if not i["active"]])
     if item is None:
@@ -528,7 +528,7 @@ def reinstate_item(w: World) -> Plan | None:
     return Plan(calls, [goal], say, targets={("item", item["id"])})
 
 
-@intent("conditional")
+@intent("conditional", item="priced")
 def discount_if_expensive(w: World) -> Plan | None:
     item = w.pick([i for i in w.rows["item"] if i["active"]])
     if item is None:
@@ -559,7 +559,7 @@ def discount_if_expensive(w: World) -> Plan | None:
     return Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
 
 
-@intent("aggregate")
+@intent("aggregate", item="priced")
 def price_gap_question(w: World) -> Plan | None:
     items = [i for i in w.rows["item"] if i["active"]]
     if len(items) < 2:

@@ -1,0 +1,70 @@
+"""What a business's catalogue items are, and which modules and requests fit them.
+
+Every domain says what kind of item it offers (`item_kind` in its pack entry): goods held in stock, a service done
+for someone, a booking of a room or a seat, a plan (a subscription, a policy, a licence), a programme one enrols in,
+a financial product (an account, a loan), a gift, or unpaid volunteer work. The kind decides what its worlds may
+carry and ask: only goods are counted in stock (no stock levels of an inspection), a savings account or a
+volunteer shift has no price to set or match, a donation or a volunteer day is not refunded, a degree programme
+costs what tuition costs. A module that keeps balances for parties (checking, savings, credit and wallet accounts)
+fits only a business that holds its customers' money.
+
+The catalogue refuses a domain whose modules or price range do not fit its kind (awm/builder/catalogue/model.py),
+the builder offers a world only the requests its kind allows (awm.builder.intents.base.Intent.item), and
+awm/quality/fit.py measures what a corpus's worlds and tasks still do not fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ItemKind:
+    name: str
+    meaning: str
+    stocked: bool  # units are held at a site and counted (the inventory module fits)
+    priced: bool  # it has a price a person sets, compares or matches
+    refundable: bool  # what was paid for it may be refunded
+    price_floor: float = 0.0  # the lowest plausible price of one (a domain's price range starts at or above it)
+
+
+ITEM_KINDS: dict[str, ItemKind] = {k.name: k for k in (
+    ItemKind("goods", "things sold that are held in stock (a product, a tire, a phone)", True, True, True),
+    ItemKind("made_to_order", "things made for one order, never held in stock (a print job, a catering tray)",
+             False, True, True),
+    ItemKind("service", "work done for someone (a repair, a consultation, a delivery)", False, True, True),
+    ItemKind("booking", "a room, seat, table, space or slot reserved for a time", False, True, True),
+    ItemKind("plan", "a subscription, policy, licence or plan paid by the period", False, True, True),
+    ItemKind("program", "a degree, school or training programme one enrols in, paid by tuition", False, True, True,
+             price_floor=500.0),
+    ItemKind("financial", "an account, loan or card a financial institution opens for a customer", False, False, True),
+    ItemKind("gift", "a donation or pledge a donor gives", False, False, False),
+    ItemKind("unpaid", "volunteer work, given and taken without payment", False, False, False),
+)}
+
+# What a domain's items are when its entry does not say (a seeds-file or composed domain): by its lifecycle.
+KIND_OF_FLAVOUR = {"fulfillment": "goods", "appointment": "service", "service": "service",
+                   "reservation": "booking", "application": "plan"}
+
+# Categories whose businesses hold their customers' money in accounts (checking, savings, credit, wallet).
+ACCOUNT_HOLDERS = ("banking", "fintech")
+
+
+def module_misfit(module: str, category: str, item_kind: str) -> str | None:
+    """Why an optional module does not fit a business of this category and item kind, or None when it fits."""
+    kind = ITEM_KINDS.get(item_kind)
+    if module == "inventory" and kind is not None and not kind.stocked:
+        return f"inventory: stock levels of {kind.meaning.split(' (')[0]}, which is not held in stock"
+    if module == "accounts" and category not in ACCOUNT_HOLDERS:
+        return (f"accounts: checking, savings, credit and wallet balances held for customers, which only a "
+                f"{' or '.join(ACCOUNT_HOLDERS)} business keeps (not {category or 'this kind of business'})")
+    return None
+
+
+def price_misfit(item_kind: str, price_range: tuple[float, float]) -> str | None:
+    """Why a domain's price range does not fit its item kind, or None."""
+    kind = ITEM_KINDS.get(item_kind)
+    if kind is not None and kind.price_floor and price_range[0] < kind.price_floor:
+        return (f"price_range starts at {price_range[0]:g}, below the {kind.price_floor:g} a {kind.name} "
+                f"({kind.meaning.split(' (')[0]}) plausibly costs")
+    return None

@@ -1,0 +1,163 @@
+"""Worlds that fit their kind of business: every domain says what its items are, its modules and price range fit
+that kind, and its tasks ask only what such a business is asked (awm/builder/catalogue/kinds.py, awm/quality/fit.py)."""
+
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+import awm.builder.catalogue as catalogue
+from awm.backends.offline import OfflineBackend
+from awm.builder.catalogue import DOMAIN_SEEDS, parse_domain
+from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit
+from awm.builder.catalogue.seeds import load_seed_domains
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.world import compose_unseen_domain, curated_modules, make_scenario, plan_world
+from awm.errors import CatalogueError, SeedsFileError
+from awm.quality.fit import World as FitWorld
+from awm.quality.fit import fit_report
+
+CATEGORIES_DIR = Path(catalogue.__file__).parent.parent / "categories"
+
+
+def _entry(slug: str, **changes):
+    seed = DOMAIN_SEEDS[slug].model_dump()
+    seed.pop("category")
+    seed.update(changes)
+    return seed
+
+
+def test_every_built_in_domain_states_what_its_items_are():
+    for path in sorted(CATEGORIES_DIR.glob("*/pack.yaml")):
+        for entry in yaml.safe_load(path.read_text())["domains"]:
+            assert entry.get("item_kind") in ITEM_KINDS, (path.parent.name, entry["slug"])
+    kinds = {s.item_kind for s in DOMAIN_SEEDS.values()}
+    assert {"goods", "service", "booking", "plan", "program", "financial", "unpaid"} <= kinds
+
+
+def test_no_scenario_of_any_domain_carries_a_module_or_price_range_its_kind_of_business_lacks():
+    """Over every built-in domain's ten slots (the default corpus and five more domains)."""
+    worlds = [FitWorld(s.env_id, s.category, s.item_kind, tuple(s.modules), tuple(s.price_range))
+              for slug in DOMAIN_SEEDS for s in (make_scenario(slug, slot) for slot in range(10))]
+    report = fit_report(worlds)
+    assert report["environments"] == 10 * len(DOMAIN_SEEDS)
+    assert report["misfits"] == 0, report["examples"]
+    it_firm = [make_scenario("it_managed_services", slot).modules for slot in range(10)]
+    assert not any("accounts" in m or "inventory" in m for m in it_firm)
+    assert any("inventory" in make_scenario("auto_dealership", slot).modules for slot in range(10))
+    assert any("accounts" in make_scenario("retail_banking", slot).modules for slot in range(10))
+
+
+def test_no_task_of_any_domain_asks_what_its_kind_of_business_is_not_asked():
+    """Every built-in domain's tasks in two slots: no stock of services, no price of a savings account or a
+    volunteer day, no refund of a donation, no wallet account at an IT firm."""
+    backend = OfflineBackend()
+    worlds = []
+    for slug in DOMAIN_SEEDS:
+        for slot in (0, 7):
+            s = backend.scenario(slug, slot)
+            worlds.append(FitWorld(s.env_id, s.category, s.item_kind, tuple(s.modules), tuple(s.price_range),
+                                   tuple(t.instruction for t in backend.tasks(s).tasks), tuple(s.items)))
+    report = fit_report(worlds)
+    assert report["tasks"] == 20 * len(DOMAIN_SEEDS)
+    assert report["misfits"] == 0, report["examples"]
+
+
+def test_a_pack_module_that_does_not_fit_a_domain_of_the_pack_is_left_out_of_its_worlds():
+    assert "inventory" in catalogue.PACKS["automotive"].modules
+    assert DOMAIN_SEEDS["auto_repair"].item_kind == "service"
+    assert "inventory" not in curated_modules(DOMAIN_SEEDS["auto_repair"])
+    assert "inventory" in curated_modules(DOMAIN_SEEDS["auto_dealership"])
+
+
+@pytest.mark.parametrize(
+    ("slug", "changes", "message"),
+    [
+        ("it_managed_services", {"modules": ["support", "accounts"]},
+         "accounts: checking, savings, credit and wallet balances held for customers, which only a banking or "
+         "fintech business keeps (not technology)"),
+        ("it_managed_services", {"modules": ["support", "inventory"]}, "inventory: stock levels of work done"),
+        ("university_admissions", {"price_range": [40, 250]}, "price_range starts at 40, below the 500 a program"),
+        ("retail_banking", {"item_kind": "gizmo"}, "unknown item_kind 'gizmo'"),
+    ],
+)
+def test_the_catalogue_refuses_a_domain_that_does_not_fit_its_kind(slug, changes, message):
+    category = DOMAIN_SEEDS[slug].category
+    with pytest.raises(CatalogueError, match=r"test: domain '" + slug + "'") as err:
+        parse_domain(_entry(slug, **changes), category, "test")
+    assert message in str(err.value)
+
+
+def test_a_seeds_file_domain_takes_its_item_kind_from_its_own_lifecycle_or_is_refused_by_name(tmp_path):
+    path = tmp_path / "seeds.yaml"
+    sub = {"name": "quiet repair bench", "categories": {
+        "screens": ["Screen Repair", "Glass Polish"], "power": ["Battery Swap", "Charging Port Fix"],
+        "checks": ["Water Damage Check", "Diagnostic Test"]}}
+    path.write_text(yaml.safe_dump({"domains": [{"slug": "phone_repair", "title": "Phone Repair",
+                                                 "category": "technology", "flavour": "appointment",
+                                                 "sub_businesses": [sub]}]}))
+    seed = load_seed_domains(path)["phone_repair"]
+    assert (seed.item_kind, seed.modules) == ("service", DOMAIN_SEEDS["saas_helpdesk"].modules)
+    path.write_text(yaml.safe_dump({"domains": [{"slug": "phone_repair_two", "title": "Phone Repair",
+                                                 "category": "technology",
+                                                 "flavour": "service", "modules": ["inventory"],
+                                                 "sub_businesses": [sub]}]}))
+    with pytest.raises(SeedsFileError, match="entry 1: domain 'phone_repair_two': .*inventory: stock levels"):
+        load_seed_domains(path)
+
+
+def test_a_composed_domain_keeps_only_modules_that_fit():
+    for slug in ("zzqx_blorp", "llama_farm", "kite_surfing_school", "quantum_widget_depot", "moon_bakery"):
+        seed, _ = compose_unseen_domain(slug)
+        assert not [m for m in curated_modules(seed) if module_misfit(m, seed.category, seed.item_kind)], slug
+
+
+def _world(slug: str, slot: int = 0) -> World:
+    plan = plan_world(make_scenario(slug, slot))
+    return World(plan, generate_rows(plan), random.Random(0))
+
+
+def test_requests_about_prices_and_refunds_fit_only_worlds_whose_items_have_them():
+    priced = {n for n, i in INTENTS.items() if i.item == "priced"}
+    refundable = {n for n, i in INTENTS.items() if i.item == "refundable"}
+    assert {"reprice_item", "match_price", "price_gap_question"} <= priced
+    assert {"cancel_and_refund", "withdraw_and_refund", "refund_not_allowed"} <= refundable
+    bank, shop, volunteers = _world("retail_banking"), _world("online_retail"), _world("volunteer_network")
+    assert not any(INTENTS[n].fits(bank) for n in priced)
+    assert all(INTENTS[n].fits(shop) for n in priced)
+    assert not any(INTENTS[n].fits(volunteers) for n in priced | refundable)
+    assert INTENTS["withdraw_and_refund"].fits(bank)  # a bank refunds a fee
+
+
+def _filed(slug: str, sub_name: str) -> dict[str, str]:
+    sub = next(s for s in DOMAIN_SEEDS[slug].sub_businesses if s.name == sub_name)
+    return {item: sub.category_of(item) for item in sub.items}
+
+
+def test_items_the_spot_check_found_misfiled_are_filed_where_they_belong():
+    research = _filed("university_admissions", "Public Research University")
+    assert (research["BS Chemistry"], research["BBA Finance"], research["BA History"]) == (
+        "Sciences", "Business", "Humanities and Social Sciences")
+    medical = _filed("university_admissions", "Medical School")
+    assert (medical["MD MPH Program"], medical["Accelerated Three Year MD"]) == ("Dual Degree Programs", "MD Programs")
+    assert _filed("university_admissions", "Law School")["Transfer JD Admission"] == "JD Programs"
+    bridal = _filed("trade_show_organizer", "Bridal Expo")
+    assert "Cake Tasting Table" not in bridal and bridal["Bakery Tasting Booth"] == "Vendor Booths"
+    cookbooks = _filed("book_publishing", "Cookbook Publisher")
+    assert "Food Photography Package" not in cookbooks and cookbooks["Baking Book Proposal"] == "Baking"
+
+
+def test_every_request_fits_some_built_in_world():
+    """A request written for a module its category no longer keeps (a royalty advance into a wallet account at a
+    music label) is not left behind, never asked."""
+    unplaced = set(INTENTS)
+    for slug in DOMAIN_SEEDS:
+        for slot in range(10):
+            plan = plan_world(make_scenario(slug, slot))
+            world = World(plan, {}, random.Random(0))
+            unplaced -= {n for n in unplaced if INTENTS[n].fits(world)}
+        if not unplaced:
+            break
+    assert not unplaced

@@ -1,0 +1,70 @@
+"""The rules of awm/quality/fit.py on tasks the builder once wrote (each a misfit found in the default corpus
+before worlds had to fit their kind), and on the fitting requests beside them."""
+
+import pytest
+
+from awm.quality.fit import RULES, World, fit_report, world_misfits
+
+
+def _world(kind: str, category: str = "technology", modules=(), price_range=(25.0, 3000.0), tasks=(), items=()):
+    return World("x__00", category, kind, tuple(modules), price_range, tuple(tasks), tuple(items))
+
+
+@pytest.mark.parametrize(
+    ("world", "rule"),
+    [
+        (_world("service", modules=("support", "accounts")), "module"),
+        (_world("service", modules=("inventory",)), "module"),
+        (_world("booking", "food_and_beverage", modules=("inventory",)), "module"),
+        (_world("program", "education", price_range=(40.0, 250.0)), "price range"),
+        (_world("service", "real_estate", tasks=(
+            "We may be running short of 'Irrigation Repair' at Lake Maryport Managed Property. If so (below the "
+            "reorder level), book in 10 more units; if not, report the quantity on hand.",)), "stock"),
+        (_world("made_to_order", "hospitality", tasks=(
+            "Shift 6 'Menu Tasting Session' units across from West Kitchen to Melton Kitchen, adjusting both stock "
+            "counts.",)), "stock"),
+        (_world("financial", "banking", tasks=(
+            "'Travel Money Card' might be overpriced. If its price is more than 180.00, take 10% off; otherwise, "
+            "leave the price alone and let me know what it is.",)), "price"),
+        (_world("gift", "nonprofit", tasks=(
+            "Refund the captured payment on their gift order GIF-1004 with the reason 'billing error'.",)), "refund"),
+        (_world("goods", "commerce", tasks=(
+            "Would you find the latest fee on their checking account and give it back as a credit?",)), "account"),
+        (_world("service", "utilities", tasks=(
+            "If my wallet account holds at least 750.00, transfer 750.00 from it to my checking account.",)),
+         "account"),
+    ],
+)
+def test_each_rule_names_the_misfit_it_finds(world, rule):
+    found = world_misfits(world)
+    assert [m.rule for m in found] == [rule]
+    assert found[0].env_id == "x__00"
+
+
+def test_fitting_worlds_and_requests_pass_every_rule():
+    fitting = [
+        _world("goods", "commerce", modules=("inventory", "promotions"), tasks=(
+            "Add 12 units of 'Trail Runner' to the stock at the North store.",
+            "Align the price of 'Trail Runner' with the current price of 'Road Runner'.")),
+        _world("financial", "banking", modules=("accounts",), tasks=(
+            "If my savings account holds at least 750.00, transfer it to my checking account.",
+            "Refund the fee on application APP-1002 with the reason 'fee waived'.")),
+        _world("program", "education", price_range=(2500.0, 65000.0)),
+        # names and addresses are not read as requests: an item called a restock, a customer called Price
+        _world("service", "hospitality", items=("Beverage Cart Restock",), tasks=(
+            "Put together a catering order with Economy Meal Tray (quantity 3) and Beverage Cart Restock.",)),
+        _world("unpaid", "nonprofit", tasks=("Hi, writing from trevor.price@example.org: book me on the day.",)),
+        _world("made_to_order", "marketing", tasks=("We have the parts on hand; start the job.",)),
+    ]
+    report = fit_report(fitting)
+    assert report["misfits"] == 0, report["examples"]
+
+
+def test_the_report_counts_per_rule_and_keeps_a_few_examples():
+    worlds = [_world("service", modules=("accounts", "inventory"), tasks=("Restock 'Firewall Setup'.",) * 5)]
+    report = fit_report(worlds, examples=2)
+    assert set(report["by_rule"]) == set(RULES)
+    assert report["by_rule"]["module"] == 2 and report["by_rule"]["stock"] == 5
+    assert report["misfits"] == 7 and report["environments_with_misfits"] == 1
+    assert report["tasks_with_misfits"] == 1  # the same instruction five times is one task text
+    assert len(report["examples"]["stock"]) == 2
