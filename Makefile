@@ -54,8 +54,10 @@ $(TRAINERS_STAMP): tests/ecosystem/trainers-requirements.txt tests/ecosystem/tra
 	else echo "make: no CPU torch wheel at $(TORCH_WHEEL): verl's and TRL's training classes are not installed; their tests skip (and fail under CI)" >&2; fi
 	@touch $(TRAINERS_STAMP)
 
-# AWM's own agent (agent-world-model 0.1.0) on Python 3.12, for tests/ecosystem/test_awm_agent.py; skipped with a
-# note where no Python 3.12 is found. About 460 MB, 4 minutes on a cold pip cache.
+# AWM's own agent (agent-world-model 0.1.0, with the fastapi-mcp its server imports) on Python 3.12, for
+# tests/ecosystem/test_awm_agent.py and tests/awm/awm1k/test_reference.py (their reset, server, verifier runner and
+# agent on our `--layout awm1k` export; it fails under CI without this venv); skipped with a note where no Python
+# 3.12 is found. About 460 MB, 4 minutes on a cold pip cache, 1 min 37 s with a warm one.
 $(AWM_AGENT_STAMP): tests/ecosystem/awm-agent-requirements.txt
 	@if [ -z "$(PYTHON312)" ]; then echo "make: no Python 3.12 here: AWM's agent is not installed and its test skips" >&2; else \
 	  test -x $(AWM_AGENT)/bin/python || $(PYTHON312) -m venv $(AWM_AGENT); \

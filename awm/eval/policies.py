@@ -16,6 +16,12 @@ The task is recognised from the conversation as a real model would read it: the 
 user message), told apart between environments by the tools offered and the scenario named in the system
 message. The turn is the number of tool calls the conversation already holds, so the server keeps no
 state between requests.
+
+AWM's own agent (`awm.core.agent.run_agent` of agent-world-model 0.1.0) offers no `tools`: its system prompt
+describes two functions, `list_tools` and `call_tool`, called in `<tool_call>` tags of the message text, and
+the first tool message is the listing it makes of the MCP server's tools (`N. mcp_tool_<name>`). A request in
+that shape (`speaks_awm_text`) is answered the same way (`respond_text`): list_tools first, then each call of
+the plan as `call_tool` with the prefixed name and a JSON string of arguments, then the answer as text.
 """
 
 from __future__ import annotations
@@ -40,6 +46,35 @@ DEFAULT_NOISE = 0.3
 MAX_COLLATERAL = 4  # collateral writes per kind a hacker makes (business rules may refuse some of them)
 NULL_ANSWER = "I could not complete this request."
 _MODEL = re.compile(r"^awm-agent-(reference|null|hacker|noisy)(?:-(\d*\.?\d+))?$")
+_TEXT_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_LISTED = re.compile(r"^\d+\. mcp_tool_(\S+)$", re.M)  # a tool in AWM's listing (format_tools_for_response)
+AWM_TEXT_PREFIX = "mcp_tool_"
+AWM_SERVER_PREFIX = "mcp_server_"  # mcp_agent names a tool <server>_<tool>; their agent's server is "mcp_server"
+
+
+def speaks_awm_text(messages: list[dict]) -> bool:
+    """A conversation of AWM's own agent: its system prompt offers list_tools and call_tool in <tool_call> tags."""
+    system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    return all(mark in system for mark in ("<tool_call>", "list_tools", "call_tool"))
+
+
+def _text_calls(messages: list[dict]) -> list[str]:
+    """The function names called in <tool_call> tags by the assistant messages so far (one per turn)."""
+    names = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for raw in _TEXT_CALL.findall(str(message.get("content") or ""))[:1]:  # their agent runs the first only
+            try:
+                names.append(str(json.loads(raw).get("name")))
+            except (json.JSONDecodeError, AttributeError):
+                names.append("")
+    return names
+
+
+def _text_call(name: str, arguments: dict | None) -> dict:
+    return {"role": "assistant", "content": f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}"
+                                            "\n</tool_call>"}
 
 
 class AgentRequestError(ValueError):
@@ -209,13 +244,43 @@ class SimulatedAgent:
                 "function": {"name": call.tool, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}]}
         return {"role": "assistant", "content": plan.answer}
 
+    def respond_text(self, model: str, messages: list[dict], seed: int | None) -> dict:
+        """The assistant message for this turn of AWM's own agent (its <tool_call> text protocol)."""
+        policy = parse_policy(model, self.default_policy)
+        if policy.name == "null":
+            return {"role": "assistant", "content": NULL_ANSWER}
+        called = _text_calls(messages)
+        if "list_tools" not in called:
+            return _text_call("list_tools", None)
+        listed = _listed_tools(messages)
+        env, task = self.find_task(messages, set(listed))
+        plan = self.plan(policy, env, task, seed)
+        made = called.count("call_tool")
+        if made < len(plan.calls):
+            call = plan.calls[made]
+            return _text_call("call_tool", {"tool_name": AWM_TEXT_PREFIX + listed[call.tool],
+                                            "arguments": json.dumps(call.arguments, ensure_ascii=False)})
+        return {"role": "assistant", "content": plan.answer}
+
     def describe(self, messages: list[dict], tools: list[dict]) -> tuple[str | None, str | None]:
         """(env_id, task_id) of a conversation, for the request log; (None, None) if not found."""
         try:
-            env, task = self.find_task(messages, {t.get("function", {}).get("name") for t in tools})
+            names = ({t.get("function", {}).get("name") for t in tools} if tools else set(_listed_tools(messages)))
+            env, task = self.find_task(messages, names)
         except (AgentRequestError, AWMError):
             return None, None
         return env.env_id, task.task_id
+
+
+def _listed_tools(messages: list[dict]) -> dict[str, str]:
+    """The tools named in AWM's listing (the first tool message that holds one): tool name -> the name listed
+    after `mcp_tool_` (with mcp_agent's server prefix where it put one)."""
+    for message in messages:
+        if message.get("role") == "tool":
+            names = _LISTED.findall(str(message.get("content") or ""))
+            if names:
+                return {name.removeprefix(AWM_SERVER_PREFIX): name for name in names}
+    return {}
 
 
 def _wrong_argument(call: ToolCall, rng: random.Random) -> ToolCall:

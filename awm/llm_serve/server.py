@@ -5,7 +5,9 @@
 
 Agent mode (`--agent-home`): a request with `tools` is answered as an agent model would answer it, with
 `tool_calls` or a final message, by the policy its model name selects (awm/eval/policies.py: reference,
-noisy, null, reward hacker) on the task found in the corpus under that home.
+noisy, null, reward hacker) on the task found in the corpus under that home. A request in the text protocol
+of AWM's own agent (agent-world-model's `run_agent`: no `tools`, list_tools and call_tool in `<tool_call>` tags)
+is answered in that protocol (awm/eval/policies.py, `respond_text`).
 
 It lets anyone run the LLM path with no key and no network, and it is what the tests and
 the benchmark talk to. Switchable at start (command-line flags) or while running (admin
@@ -49,7 +51,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from awm.errors import AWMError
-from awm.eval.policies import AgentRequestError, Policy, SimulatedAgent
+from awm.eval.policies import AgentRequestError, Policy, SimulatedAgent, speaks_awm_text
 from awm.llm_serve.simulator import CONTENT_FAULTS, PromptNotUnderstood, SimulatedModel
 
 DEFAULT_MODEL = "awm-offline"
@@ -309,7 +311,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ValueError("the body must be a JSON object with a messages list")
             if body.get("stream"):
                 raise ValueError("streaming is not supported by llm-serve")
-            if body.get("tools"):
+            if body.get("tools") or (self.agent is not None and speaks_awm_text(body["messages"])):
                 return self._complete_agent(body, started)
             stage, request, blocks = self.simulator.understand(body["messages"])
         except (ValueError, PromptNotUnderstood, AWMError) as exc:
@@ -404,9 +406,10 @@ class _Handler(BaseHTTPRequestHandler):
         """Agent mode: the policy's next tool call or final answer (awm/eval/policies.py)."""
         if self.agent is None:
             raise ValueError("this llm-serve is not in agent mode (a request with tools needs --agent-home)")
-        if not isinstance(body["tools"], list):
+        tools = body.get("tools") or []  # none from AWM's own agent: its tools are text (speaks_awm_text)
+        if not isinstance(tools, list):
             raise ValueError("tools must be a list")
-        env_id, task_id = self.agent.describe(body["messages"], body["tools"])
+        env_id, task_id = self.agent.describe(body["messages"], tools)
         faults = self.state.take_faults("agent", env_id, None)
         entry = self._log("agent", env_id, task_id, faults, body)
         self._wait(started, faults)
@@ -418,8 +421,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return status, self._error_body(message, kind), {"Retry-After": "0"} if status == 429 else None
         try:
             seed = body.get("seed")
-            message = self.agent.respond(str(body.get("model") or ""), body["messages"], body["tools"],
-                                         int(seed) if seed is not None else None)
+            seed = int(seed) if seed is not None else None
+            message = (self.agent.respond(str(body.get("model") or ""), body["messages"], tools, seed) if tools
+                       else self.agent.respond_text(str(body.get("model") or ""), body["messages"], seed))
         except (AgentRequestError, AWMError) as exc:
             entry["status"] = 400
             return 400, self._error_body(f"llm-serve agent mode: {exc}", "invalid_request_error"), None

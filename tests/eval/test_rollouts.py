@@ -144,3 +144,42 @@ def test_agent_mode_refuses_what_it_cannot_answer(eval_corpus, agent):
     with pytest.raises(openai.BadRequestError, match="unknown agent policy 'refernce'"):
         client.chat.completions.create(model="awm-agent-refernce", tools=tools,
                                        messages=[{"role": "user", "content": "Fly me to the moon."}])
+
+
+AWM_SYSTEM = ("You are provided with TWO functions within <tools></tools> XML tags: 1. list_tools 2. call_tool. For each "
+              "function call, return a json object within <tool_call></tool_call> XML tags.")  # AWM's agent's prompt
+
+
+def test_agent_mode_speaks_the_text_protocol_of_awm_agent(eval_corpus, agent):
+    """AWM's own agent sends no tools: list_tools and call_tool in <tool_call> text (tests/awm/awm1k/
+    test_reference.py runs the real one); the reference policy lists, replays and answers, the null one answers."""
+    import openai
+
+    env_id = eval_corpus.env_ids()[0]
+    task = max(artifacts.TASKS.read(eval_corpus, env_id).tasks, key=lambda t: t.steps)
+    names = [t.name for t in artifacts.TOOLS_JSON.read(eval_corpus, env_id).tools]
+    listing = "Available MCP Tools:\n" + "".join(f"{i}. mcp_tool_mcp_server_{n}\n   Description: x\n"
+                                                 for i, n in enumerate(names, 1))
+    client = openai.OpenAI(base_url=agent.url, api_key=API_KEY, max_retries=0)
+    messages = [{"role": "system", "content": AWM_SYSTEM}, {"role": "user", "content": task.instruction}]
+
+    def turn(model: str) -> str:
+        return client.chat.completions.create(model=model, messages=messages).choices[0].message.content
+
+    assert turn("awm-agent-null") == "I could not complete this request."
+    calls = []
+    for _ in range(task.steps + 2):
+        content = turn("awm-agent-reference")
+        messages.append({"role": "assistant", "content": content})
+        if "<tool_call>" not in content:
+            break
+        call = json.loads(content.split("<tool_call>")[1].split("</tool_call>")[0])
+        calls.append(call)
+        messages.append({"role": "tool", "tool_call_id": "call_unknown",
+                         "content": listing if call["name"] == "list_tools" else '{"ok": true}'})
+    assert calls[0] == {"name": "list_tools", "arguments": None}
+    assert [(c["arguments"]["tool_name"], json.loads(c["arguments"]["arguments"])) for c in calls[1:]] == \
+        [(f"mcp_tool_mcp_server_{s.tool}", s.arguments) for s in task.reference_solution]
+    assert content == (task.reference_answer or "Done: " + task.instruction)
+    logged = agent.requests()
+    assert {r["task_id"] for r in logged} == {None, task.task_id} and all(r["stage"] == "agent" for r in logged)
