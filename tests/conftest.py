@@ -43,6 +43,14 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.xdist_group(str(Path(str(item.path)).resolve().relative_to(TESTS))))
 
 
+def missing_venv(why: str) -> None:
+    """A client venv `make test` builds is missing: a skip on a contributor's machine, a failure under CI (where
+    `.ci/run` builds every venv, so a missing one means the integration was never tested)."""
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
 def dialect_of(env_id: str) -> Dialect:
     """The API dialect of a built-in environment (default base seed): a test names its tools with
     `dialect_of(env_id).name("get_customer")`, whichever style the environment drew."""

@@ -15,6 +15,7 @@ import pytest
 from awm.runtime import open_environment
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
+from tests.conftest import missing_venv
 
 TOKEN = "ecosystem-token"
 ENV = "retail_banking__00"  # the environment the clients play
@@ -25,7 +26,7 @@ CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients
 def run_client(script: str, job: dict, timeout: float = 180) -> dict:
     """Run tests/ecosystem/<script> in the clients' virtualenv with `job`; its JSON output."""
     if not CLIENTS_PYTHON.exists():
-        pytest.skip(f"no agent-side virtualenv at {CLIENTS_PYTHON} (make test builds it)")
+        missing_venv(f"no agent-side virtualenv at {CLIENTS_PYTHON} (make test builds it)")
     done = subprocess.run([str(CLIENTS_PYTHON), str(ROOT / "tests" / "ecosystem" / script), json.dumps(job)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})

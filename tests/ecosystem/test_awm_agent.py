@@ -9,8 +9,7 @@ import os
 import re
 import subprocess
 
-import pytest
-
+from tests.conftest import missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, admin, chosen_tasks
 
 AGENT_PYTHON = os.environ.get("AWM_AGENT_PYTHON", str(ROOT / ".venv-awm-agent" / "bin" / "python"))
@@ -19,7 +18,7 @@ AGENT_PYTHON = os.environ.get("AWM_AGENT_PYTHON", str(ROOT / ".venv-awm-agent" /
 def test_awm_agent_replays_to_one_and_null_runs_to_zero_through_the_permissive_format(running, published, pool,
                                                                                         tmp_path):
     if not os.path.exists(AGENT_PYTHON):
-        pytest.skip(f"no virtualenv of AWM's agent at {AGENT_PYTHON} (make test builds it where Python 3.12 is)")
+        missing_venv(f"no virtualenv of AWM's agent at {AGENT_PYTHON} (make test builds it where Python 3.12 is)")
     server, base = running
     action, question = chosen_tasks(published, pool)
     runs = []

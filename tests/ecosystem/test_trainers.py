@@ -10,11 +10,10 @@ import json
 import os
 import subprocess
 
-import pytest
-
 from awm.artifacts import TOOLS_JSON
 from awm.export import write_export
 from awm.toolspecs import published_spec
+from tests.conftest import missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, TOKEN, admin, chosen_tasks
 
 COPIES = 2
@@ -24,7 +23,7 @@ TORCH_WHEEL = "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"  # the Ma
 
 def run_trainers(job: dict, where) -> dict:
     if not os.path.exists(TRAINERS_PYTHON):
-        pytest.skip(f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)")
+        missing_venv(f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)")
     path = where / "job.json"
     path.write_text(json.dumps(job))
     done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_rollouts.py"), str(path)],
@@ -112,9 +111,7 @@ def run_trainer_job(job: dict, where) -> dict:
         reason = (f"no torch or ray in {TRAINERS_PYTHON}: the Makefile installs torch only from the CPU wheel "
                   f"{TORCH_WHEEL}, which this machine lacks")
     if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run verl's and TRL's training classes: {reason}")
-        pytest.skip(reason)
+        missing_venv(f"verl's and TRL's training classes are not run: {reason}")
     (where / "work").mkdir()
     path = where / "job.json"
     path.write_text(json.dumps({**job, "workdir": str(where / "work")}))
