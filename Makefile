@@ -75,7 +75,7 @@ test: sandbox-deps  ## lint and run the test suite
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
-	$(PY) -m pytest -n 2 --dist loadgroup -m "not real_model"
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not real_model" --durations=25  # the slowest 25 listed at the end
 
 # The fast lane, before every commit: lint and the tests not marked slow, e2e or ops, on two processes
 # (README, "Tests"). `make test` still runs everything.
