@@ -234,8 +234,8 @@ class Environment:
                                       task.instruction if footprint == "reference" else None)
         else:
             future = self.pool.replay(self._env_key(), sent)
-        return PendingTrajectory(task, problems, future, fork_problems, [after for after, _ in judgements],
-                                 [fork[0] for fork in forks])
+        return PendingTrajectory(task, problems, future, fork_problems, judgements,
+                                 [(fork[0], fork[2]) for fork in forks])
 
     def replay(self, calls: list[tuple[str, dict | None]]) -> list[Any]:
         """The results of `calls` run in order on a fresh copy of the initial state (see send_trajectory)."""
@@ -279,12 +279,12 @@ class PendingTrajectory:
     footprint the verdicts were judged against (the reference's own changes, when it was "reference")."""
 
     def __init__(self, task: Task | None, problems: list[dict | None], future: Future,
-                 branch_problems: list[list[dict | None] | None] = (), judged_after: list[int] = (),
-                 branched_after: list[int] = ()):
+                 branch_problems: list[list[dict | None] | None] = (), judged: list[tuple[int, Any]] = (),
+                 branched: list[tuple[int, Any]] = ()):
         self._task, self._problems, self._future = task, problems, future
         self._branch_problems = branch_problems
-        # how many of the sent calls were made before each verdict and each branch (see _grounded)
-        self._judged_after, self._branched_after = judged_after, branched_after
+        # per verdict and per branch: how many of the sent calls were made before it, and its answer (_grounded)
+        self._judged, self._branched = judged, branched
         self.footprint: dict | None = None
         self.branches: list[tuple[list[Any], dict | None]] = []
         self.changed: list[bool] = []  # per branch: whether its calls changed the state it began from
@@ -296,17 +296,18 @@ class PendingTrajectory:
         self.footprint = outcome.get("footprint")
         results = _merged(self._problems, outcome["results"])
         ran = outcome["results"]  # the calls sent, in order; a verdict after n of them counts their successes
-        verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after])))
-                    for v, after in zip(outcome["verdicts"], self._judged_after)] if self._task is not None else []
+        verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after]), answer is not None))
+                    for v, (after, answer) in zip(outcome["verdicts"], self._judged)] if self._task is not None else []
         self.branches = [
             ([], None) if problems is None  # a call it needed was refused before it was sent
             else ([], None) if branch["verdict"] is None and not branch["results"]  # not run: its group counted
             else (_merged(problems, branch["results"]),
                   _with_partial(self._task, _grounded(self._task, branch["verdict"],
-                                                      _evidence(ran[:after]) + _evidence(branch["results"])))
+                                                      _evidence(ran[:after]) + _evidence(branch["results"]),
+                                                      answer is not None))
                   if branch["verdict"] is not None else None)
-            for problems, branch, after in zip(self._branch_problems, outcome.get("branches", []),
-                                               self._branched_after)]
+            for problems, branch, (after, answer) in zip(self._branch_problems, outcome.get("branches", []),
+                                                         self._branched)]
         self.changed = [problems is not None and bool(branch.get("changed"))
                         for problems, branch in zip(self._branch_problems, outcome.get("branches", []))]
         self.states = [branch.get("state") if problems is not None else None
@@ -325,14 +326,15 @@ UNGROUNDED = ("the answer was given without a tool call that answered: an answer
               "tools showed, not a guess")
 
 
-def _grounded(task: Task | None, verdict: dict, evidence_calls: int) -> dict:
+def _grounded(task: Task | None, verdict: dict, evidence_calls: int, answered: bool = True) -> dict:
     """A task that expects an answer is complete only if the episode made at least one call the world answered
     (a result, or the tool's own business error such as a refusal; not `submit_answer`, not an unknown tool or
     bad arguments: awm.runtime.tools.is_evidence): a fixed answer with no call earns nothing, however often it
     happens to be right (a count of 0, the first status of a closed set, the corpus's most frequent answer). A
     trajectory that calls tools and then guesses earns at most the base rate of a right guess
-    (benchmarks/bench_blind_policies.py measures both)."""
-    if (task is not None and evidence_calls == 0 and verdict.get("complete")
+    (benchmarks/bench_blind_policies.py measures both). With no answer there is nothing to ground: the verifier
+    alone judges (and must reject a task's missing answer, which the null proof checks of the verifier itself)."""
+    if (task is not None and answered and evidence_calls == 0 and verdict.get("complete")
             and any(goal.kind == "answer" for goal in task.goals)):
         kept = [e for e in verdict["evidence"] if e != "every goal is met"]
         verdict = {**verdict, "complete": False, "evidence": [*kept, UNGROUNDED]}
@@ -437,9 +439,13 @@ class Episode:
             raise ValueError("this episode was reset without a task; name the task to judge against")
         return task
 
-    def _judge_future(self, task: Task, answer: str | dict | None, loop: asyncio.AbstractEventLoop | None = None):
+    def _answer(self, task: Task, answer: str | dict | None) -> str | dict | None:
         if self.submission is not None and task is self.task:
-            answer = self.submission  # the typed answer the agent submitted is judged, not prose
+            return self.submission  # the typed answer the agent submitted is judged, not prose
+        return answer
+
+    def _judge_future(self, task: Task, answer: str | dict | None, loop: asyncio.AbstractEventLoop | None = None):
+        answer = self._answer(task, answer)
         program = self.env.verifier_program(task.task_id)
         return self.env.pool.judge(program, f"{self.env.env_id}/{task.task_id}", answer_text(answer),
                                    self.env.footprint(task.task_id), episode=self.record, loop=loop)
@@ -448,12 +454,13 @@ class Episode:
         """The task's verifier on (initial DB, this episode's DB, answer), joined with the outcome (every changed
         row accounted for by the task's footprint): {"complete", "evidence", "partial", "diff"}."""
         task = self._judge_task(task_id)
-        return _with_partial(task, _grounded(task, self._judge_future(task, answer).result(), self.evidence_calls))
+        verdict = self._judge_future(task, answer).result()
+        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None))
 
     async def ajudge(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)
         verdict = await self._judge_future(task, answer, asyncio.get_running_loop())
-        return _with_partial(task, _grounded(task, verdict, self.evidence_calls))
+        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None))
 
     def _score(self, verdict: dict) -> dict:
         return {"reward": self.env.reward.reward(verdict), "complete": verdict["complete"],

@@ -195,7 +195,7 @@ def test_the_right_answer_with_no_call_the_world_answered_earns_nothing(env):
         verdicts = env.judge_trajectories(task.task_id, [([], task.reference_answer), ([], json.dumps(right)),
                                                          (reference, task.reference_answer)])
         assert [v["complete"] for v in verdicts] == [False, False, True], task.task_id
-    assert tried >= 3
+    assert tried >= 1  # a task that only asks (its evidence names the rule alone)
 
 
 def test_a_refusal_grounded_on_the_tools_own_refusal_counts(env):
