@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,27 @@ def missing_venv(why: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)
+
+
+def needs_os_isolation():
+    """The machine's OS isolation (bubblewrap), or a skip naming why there is none (`make test` warns then)."""
+    from awm.runtime import isolation
+
+    found = isolation.os_isolation()
+    if not isinstance(found, isolation.Isolation):
+        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def os_isolated():
+    return needs_os_isolation()
+
+
+def copied_store(store: ArtifactStore, where: Path) -> ArtifactStore:
+    """A copy of a module's built store for one test to change."""
+    shutil.copytree(store.home, where / "home")
+    return ArtifactStore(where / "home")
 
 
 def dialect_of(env_id: str) -> Dialect:

@@ -14,19 +14,17 @@ from awm.awm1k.export import TIERS_FILE
 from awm.awm1k.importer import import_dataset
 from awm.awm1k.runtime import ForeignHost
 from awm.cli import main as awm_main
-from awm.runtime import isolation
-from awm.runtime.isolation import Isolation
 from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
+from tests.conftest import needs_os_isolation
 
 ENV = "dental_clinic__00"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> ArtifactStore:
-    if not isinstance(isolation.os_isolation(), Isolation):
-        pytest.skip("OS-level isolation is unavailable on this machine")
+    needs_os_isolation()
     store = ArtifactStore(tmp_path_factory.mktemp("ours"))
     assert all(o.ok for o in build_environment(store, "dental_clinic", 0))
     build_catalog(store, [ENV])

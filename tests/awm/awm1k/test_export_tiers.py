@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,12 @@ from awm.awm1k.importer import import_dataset
 from awm.awm1k.serving import ImportedEnvironments
 from awm.cli import main as awm_main
 from awm.client import Client
-from awm.runtime import isolation
 from awm.runtime.pool import WorkerPool
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
+from tests.conftest import copied_store, needs_os_isolation
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "awm1k"
 OURS = "dental_clinic__00"
@@ -32,9 +31,7 @@ TOKEN = "export-tiers-token"
 
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory) -> ArtifactStore:
-    found = isolation.os_isolation()
-    if not isinstance(found, isolation.Isolation):
-        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
+    needs_os_isolation()
     store = ArtifactStore(tmp_path_factory.mktemp("awm1k-export-tiers") / "home")
     outcomes = build_environment(store, "dental_clinic", 0)
     assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
@@ -45,8 +42,7 @@ def mixed(tmp_path_factory) -> ArtifactStore:
 
 @pytest.fixture
 def home(mixed, tmp_path) -> ArtifactStore:
-    shutil.copytree(mixed.home, tmp_path / "home")
-    return ArtifactStore(tmp_path / "home")
+    return copied_store(mixed, tmp_path)
 
 
 def export(store: ArtifactStore, out: Path, *args: str) -> int:

@@ -17,20 +17,11 @@ from awm.awm1k.dataset import DatasetError, read_dataset
 from awm.awm1k.importer import import_dataset
 from awm.awm1k.runtime import ForeignHost
 from awm.cli import main as awm_main
-from awm.runtime import isolation
-from awm.runtime.isolation import Isolation, IsolationUnavailable
+from awm.runtime.isolation import IsolationUnavailable
 from awm.stages.catalog import build_catalog
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "awm1k"
 SAMPLE, BROKEN = FIXTURES / "sample", FIXTURES / "broken"
-
-
-@pytest.fixture(scope="module")
-def os_isolated() -> Isolation:
-    found = isolation.os_isolation()
-    if not isinstance(found, Isolation):
-        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
-    return found
 
 
 def line_hash(path: Path, number: int) -> str:

@@ -5,7 +5,6 @@ and `awm serve`'s scores follow the tier."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,10 +14,10 @@ from awm.awm1k.importer import import_dataset
 from awm.awm1k.promotion import TrajectoryError, candidates_from_file
 from awm.awm1k.serving import ForeignEnvironment
 from awm.cli import main as awm_main
-from awm.runtime import isolation
 from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
+from tests.conftest import copied_store, needs_os_isolation
 from tests.llm.conftest import API_KEY, start_llm_serve
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "awm1k"
@@ -27,9 +26,7 @@ ENV = "broken_verifiers__00"  # t01 "Order 3 bolts" (orders of item 1 are [3]); 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> ArtifactStore:
-    found = isolation.os_isolation()
-    if not isinstance(found, isolation.Isolation):
-        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
+    needs_os_isolation()
     store = ArtifactStore(tmp_path_factory.mktemp("awm1k-promotion") / "home")
     import_dataset(store, FIXTURES / "broken", ["broken_verifiers"])
     build_catalog(store, store.env_ids())
@@ -38,8 +35,7 @@ def imported(tmp_path_factory) -> ArtifactStore:
 
 @pytest.fixture
 def home(imported, tmp_path) -> ArtifactStore:
-    shutil.copytree(imported.home, tmp_path / "home")
-    return ArtifactStore(tmp_path / "home")
+    return copied_store(imported, tmp_path)
 
 
 def order(item_id: int, qty: int) -> dict:
@@ -149,8 +145,7 @@ OURS = "dental_clinic__00"
 def round_trip(tmp_path_factory):
     """One of our environments exported in their format and imported back beside it: its tasks are `checked`
     (nothing of ours comes with it), and the simulated agent knows their instructions from ours."""
-    if not isinstance(isolation.os_isolation(), isolation.Isolation):
-        pytest.skip("OS-level isolation is unavailable on this machine")
+    needs_os_isolation()
     store = ArtifactStore(tmp_path_factory.mktemp("awm1k-round-trip"))
     assert all(o.ok for o in build_environment(store, "dental_clinic", 0))
     build_catalog(store, [OURS])

@@ -17,7 +17,6 @@ from awm.awm1k.importer import import_dataset
 from awm.awm1k.runtime import ForeignHost
 from awm.awm1k.serving import ImportedEnvironments
 from awm.client import AsyncClient, AWMClientError, Client
-from awm.runtime import isolation
 from awm.runtime.pool import WorkerPool
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.stages.catalog import build_catalog
@@ -26,14 +25,6 @@ from awm.store import ArtifactStore
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "awm1k"
 TOKEN = "awm1k-token"
 ENV = "broken_verifiers__00"  # t01: "Order 3 bolts" (item 1, qty 3); t05 reads the clock; the others failed
-
-
-@pytest.fixture(scope="module")
-def os_isolated():
-    found = isolation.os_isolation()
-    if not isinstance(found, isolation.Isolation):
-        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -30,14 +30,6 @@ from awm.runtime.pool import SandboxError, WorkerPool
 from awm.store import ArtifactStore
 
 
-@pytest.fixture(scope="module")
-def os_isolated() -> Isolation:
-    found = isolation.os_isolation()
-    if not isinstance(found, Isolation):
-        pytest.skip(f"OS-level isolation is unavailable on this machine: {found}")
-    return found
-
-
 @pytest.fixture
 def listener():
     with socket.create_server(("127.0.0.1", 0)) as server:
