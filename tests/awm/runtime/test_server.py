@@ -291,7 +291,8 @@ def test_stdio_serves_one_episode_scored_from_its_final_database(served_store, e
 
     async def go():
         async with Client(stdio_params(served_store, task.task_id, tmp_path / "replayed.db")) as agent:
-            assert [t.name for t in (await agent.list_tools()).tools] == [t["name"] for t in env.tools]
+            # (with submit_answer where the task expects an answer)
+            assert [t.name for t in (await agent.list_tools()).tools] == [t["name"] for t in env.tools_for(task.task_id)]
             for step in task.reference_solution:
                 assert not (await agent.call_tool(step.tool, step.arguments)).is_error
         async with Client(stdio_params(served_store, task.task_id, tmp_path / "null.db"), mode="legacy") as agent:
@@ -669,8 +670,9 @@ def test_the_awm_agent_format_serves_two_meta_tools_over_the_same_episode(server
         async with Client(reserved.json()["url"]) as agent:
             assert [t.name for t in (await agent.list_tools()).tools] == ["list_tools", "call_tool"]
             listing = (await agent.call_tool("list_tools", {})).content[0].text
-            assert listing.startswith(f"Available MCP Tools ({len(env.tools)} tools):")
-            assert all(f"mcp_tool_{spec['name']}" in listing for spec in env.tools)
+            offered = env.tools_for(task.task_id)  # (with submit_answer where the task expects an answer)
+            assert listing.startswith(f"Available MCP Tools ({len(offered)} tools):")
+            assert all(f"mcp_tool_{spec['name']}" in listing for spec in offered)
             for n, step in enumerate(task.reference_solution):
                 if n % 2:  # AWM's loop also calls a prefixed name directly
                     result = await agent.call_tool(f"mcp_tool_{step.tool}", step.arguments)
