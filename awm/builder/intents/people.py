@@ -628,7 +628,7 @@ AUTHORITY_INTENTS = ("cancel_as_representative", "cancel_without_authority")
 # What the speaker says: the same words whether or not the world records their authority (the agent must look it
 # up on the other person's record, `representative_id`, never take the claim on trust).
 _ON_BEHALF = (
-    "[please|] {cancel} {other}'s {CASE} {code} on their behalf",
+    "{cancel} {other}'s {CASE} {code} on their behalf",
     "I'm the authorised representative of {other} || {cancel} their {CASE} {code}",
     "I act for {other} as their [guardian|delegate] || {cancel} their {CASE} {code} for them",
     "I handle {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
