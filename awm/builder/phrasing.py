@@ -563,8 +563,9 @@ class Realiser:
         return chosen
 
     def voice(self, voices: tuple[str, ...]) -> str:
-        """The writer: a staff member, or (where the request allows it) the person themself, half the time."""
-        if "self" not in voices:
+        """The writer: a staff member, or (where the request allows it) the person themself, half the time; a request
+        only the person may make (acting for someone else as their representative) is always theirs."""
+        if "self" not in voices or "staff" not in voices:
             return voices[self.pick(len(voices))]
         return ("staff", "self")[self.pick(2)]
 

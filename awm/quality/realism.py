@@ -145,6 +145,8 @@ def voice_violation(task: RealismText) -> str | None:
         return "acts for another person without a recorded authority"
     if voice == "self" and on_behalf(task.instruction) and not authority_request(task):
         return "a customer acts for another person outside a proven authority request"
+    if authority_request(task) and voice != "self":
+        return "a request for another person not in the customer's own voice"
     if voice in ("self", "proxy") and STAFF_OPERATIONS.search(_unquoted(task.instruction)):
         return "a customer asks for a staff operation"
     return None

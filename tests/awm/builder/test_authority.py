@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 
 import pytest
 
@@ -15,7 +16,7 @@ from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.people import AUTHORITY_INTENTS
 from awm.builder.phrasing import Realiser, grammar_faults
-from awm.builder.taskgen import _task
+from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet
@@ -45,6 +46,24 @@ def test_every_world_records_authority_on_its_parties_and_the_family_fits_it():
         assert all(INTENTS[name].fits(world) for name in AUTHORITY_INTENTS)
         both += all(INTENTS[name].build(world) is not None for name in AUTHORITY_INTENTS)
     assert both >= 0.8 * len(domains), (both, len(domains))
+
+
+def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
+    """Drawn by the task generator (its realiser picks voices by the request's own), across domains of every kind:
+    never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""
+    seen = Counter()
+    for domain in builtin_domains()[::2]:
+        plan = plan_world(make_scenario(domain, 0))
+        for task in generate_tasks(plan, generate_rows(plan)).tasks:
+            intents = tuple(task.template.split("+"))
+            if not set(intents) & set(AUTHORITY_INTENTS):
+                continue
+            seen.update(i for i in intents if i in AUTHORITY_INTENTS)
+            assert voice_of(task.instruction) == "self", task.instruction
+            assert not grammar_faults(task.instruction), (task.instruction, grammar_faults(task.instruction))
+            refusal = all(INTENTS[i].shape == "infeasible" for i in intents)
+            assert voice_violation(RealismText(task.instruction, intents, refusal)) is None, task.instruction
+    assert seen[FEASIBLE] >= 3 and seen[REFUSED] >= 3, seen
 
 
 @pytest.fixture(scope="module")

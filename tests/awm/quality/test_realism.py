@@ -151,6 +151,11 @@ def test_a_customer_acting_for_someone_else_is_counted_and_flagged_outside_the_a
     assert voice_violation(RealismText(on_behalf, ("cancel_case",))) == why
     assert voice_violation(RealismText(for_relative, ("cancel_case",))) == why
     assert voice_violation(RealismText(own, ("cancel_case",))) is None
+    relayed = ("This request is for Ann Lee (ann.lee@example.com). I act for Bo Fox as their guardian. Please cancel "
+               "their order ORD-1001 for them.")  # staff cannot say "I act for": the request is the customer's
+    assert voice_of(relayed) == "staff"
+    assert voice_violation(RealismText(relayed, ("cancel_as_representative",))) == (
+        "a request for another person not in the customer's own voice")
     report = realism([authorised, refused, RealismText(for_relative, ("cancel_case",)), RealismText(own, ("x",))])
     assert (report["authority_requests"], report["authority_refusals"], report["voice_violations"]) == (2, 1, 1)
 
