@@ -360,7 +360,9 @@ def print_summary(home: Path, domains: list[str], slots: int, catalog: dict, sec
     real = diversity.get("realism") or {}
     realism_line = (f"{real.get('multi_request_share', 0):.1%} of tasks join two requests, most frequent sentence in "
                     f"{real.get('top_sentence_share', 0):.1%} of tasks,\n                         first-person user "
-                    f"goals {real.get('user_goal_share', 0):.1%}, voice violations {real.get('voice_violations', 0)}")
+                    f"goals {real.get('user_goal_share', 0):.1%}, requests for another person "
+                    f"{real.get('authority_requests', 0)} ({real.get('authority_refusals', 0)} refused), voice "
+                    f"violations {real.get('voice_violations', 0)}")
     by_class = "\n                         ".join(
         ", ".join(f"{name} {c['right']}/{c['tried']}" for name, c in list(totals.proofs.items())[i:i + 3])
         for i in range(0, len(totals.proofs), 3))

@@ -62,6 +62,7 @@ def main() -> None:
     print(f"{len(texts)} tasks of {report['environments']} environments in {seconds:.0f}s")
     print(f"multi-request {r['multi_request_share']:.1%} | top sentence {r['top_sentence_share']:.2%} "
           f"({r['top_sentence']!r}) | user goals {r['user_goal_share']:.1%} | proxy {r['proxy_share']:.1%} | "
+          f"authority requests {r['authority_requests']} ({r['authority_refusals']} refused) | "
           f"voice violations {r['voice_violations']}")
     print(f"steps mean {d['steps']['mean']}, distinct tools mean {d['distinct_tools']['mean']} | vocabulary "
           f"{d['vocabulary']} | cross-domain near-duplicates {d['cross_domain_near_duplicate_share']:.2%} | "

@@ -8,8 +8,9 @@ imperative, a question), an introduction naming who the request is about, and no
 context a customer might add (awm/builder/intents/context.py; no closing remarks, no asides of staff: filler
 a request does not carry), then checks the sentence for template holes and grammar faults.
 
-Someone writing for a relative or colleague (the "proxy" voice) is not written by the realiser: no world
-records the authority to act for another person, so such a request could not rightly be carried out.
+Someone writing for a relative or colleague (the "proxy" voice) is not written by the realiser. A customer acts
+for another person only in the requests whose authority the world records or refuses (a party's
+`representative_id`; awm/builder/intents/people.py AUTHORITY_INTENTS), written in the customer's own voice.
 
 A core clause may start with a sentence of context: "{their} {CASE} {code} is packed || ship it" gives
 "Their order ORD-1042 is packed. Can you ship it?".
@@ -562,8 +563,9 @@ class Realiser:
         return chosen
 
     def voice(self, voices: tuple[str, ...]) -> str:
-        """The writer: a staff member, or (where the request allows it) the person themself, half the time."""
-        if "self" not in voices:
+        """The writer: a staff member, or (where the request allows it) the person themself, half the time; a request
+        only the person may make (acting for someone else as their representative) is always theirs."""
+        if "self" not in voices or "staff" not in voices:
             return voices[self.pick(len(voices))]
         return ("staff", "self")[self.pick(2)]
 

@@ -57,13 +57,15 @@ class World:
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PERSON = re.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+(?:'s)?\b")  # a person's name ('Tara Price', 'Ann Cost's')
 
 
 def _masked(text: str, items: tuple[str, ...]) -> str:
-    """A task without the names and addresses it quotes ('Beverage Cart Restock', trevor.price@example.org)."""
+    """A task without the names and addresses it quotes ('Beverage Cart Restock', trevor.price@example.org), and
+    without people's names (a customer called Tara Price)."""
     for name in sorted(items, key=len, reverse=True):
         text = text.replace(name, "ITEM")
-    return _EMAIL.sub("EMAIL", text)
+    return _PERSON.sub("PERSON", _EMAIL.sub("EMAIL", text))
 
 
 def world_misfits(world: World) -> list[Misfit]:

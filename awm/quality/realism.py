@@ -8,10 +8,15 @@
                          a member), recognised by the introductions of awm/builder/phrasing.py
   contradictions         tasks whose sentences state two ways the request arrived ("Ann Lee sent a letter by post.
                          It arrived via the chat widget.")
+  authority requests     tasks in which a customer asks, in their own voice, for something on another person's
+                         behalf as that person's authorised representative (awm.builder.intents.people
+                         AUTHORITY_INTENTS): carried out where the world records the authority, refused where it
+                         does not; counted as feasible and infeasible
   voice violations       tasks whose voice may not ask what they ask: someone writing for another person
-                         (a partner, a child) in a task that is not a refusal (the world records no authority
-                         to act for another), or a customer asking for a staff operation (assigning a member
-                         of staff, changing stock or prices)
+                         (a partner, a child) in a task that is not a refusal, a customer acting for another
+                         person in a task that is not one of the proven authority requests (the agent must find
+                         the authority on the other person's record, or refuse), or a customer asking for a staff
+                         operation (assigning a member of staff, changing stock or prices)
 
 `realism` reports these for a list of `RealismText`; the tasks asset, the catalog and the tests share it.
 """
@@ -23,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
+from awm.builder.intents.people import AUTHORITY_INTENTS
 from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, RELATIONS
 
 _NAME = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)+"
@@ -36,6 +42,13 @@ STAFF_OPERATIONS = re.compile(
     r"\bunits? of [^.?!]{0,60} (?:to|from) (?:the )?(?:stock|inventory)|"
     r"\b(?:set|align|change|raise|lower|update) the price)|"
     r"\b(?:have|with|put) (?:[a-z]+ )?" + _NAME + r" (?:handle it|assigned|on it|looking after it)\b")
+
+# What a customer writing in their own voice says to act for someone else: on their behalf, as their representative,
+# guardian or delegate, for a relative, or about another person's affairs.
+ON_BEHALF = re.compile(
+    r"\bon (?:their|his|her) behalf\b|\bon behalf of\b|\bauthori[sz]ed representative\b|"
+    r"\b(?:guardian|delegate|power of attorney)\b|\bI act for\b|\bI handle [^.?!]*'s affairs\b|"
+    r"(?i:\b(?:for|of) my (?:" + "|".join(RELATIONS) + r")\b|\bmy (?:" + "|".join(RELATIONS) + r")'s\b)")
 
 
 # How a sentence says the request reached the business: each channel by the words that state it.
@@ -111,13 +124,30 @@ class RealismText:
     refusal: bool = False  # every request of the task is one the business must refuse
 
 
+def _unquoted(instruction: str) -> str:
+    return re.sub(r"(?<![A-Za-z])'.+?'(?![A-Za-z])", "''", instruction)
+
+
+def on_behalf(instruction: str) -> bool:
+    """Whether the writer says they act for someone else (quoted values aside)."""
+    return bool(ON_BEHALF.search(_unquoted(instruction)))
+
+
+def authority_request(task: RealismText) -> bool:
+    """One of the requests on another person's behalf whose authority the world records or refuses, proven."""
+    return any(name in AUTHORITY_INTENTS for name in task.intents)
+
+
 def voice_violation(task: RealismText) -> str | None:
     """What is wrong with the task's voice, or None."""
     voice = voice_of(task.instruction)
     if voice == "proxy" and not task.refusal:
         return "acts for another person without a recorded authority"
-    if voice in ("self", "proxy") and STAFF_OPERATIONS.search(re.sub(r"(?<![A-Za-z])'.+?'(?![A-Za-z])", "''",
-                                                                      task.instruction)):
+    if voice == "self" and on_behalf(task.instruction) and not authority_request(task):
+        return "a customer acts for another person outside a proven authority request"
+    if authority_request(task) and voice != "self":
+        return "a request for another person not in the customer's own voice"
+    if voice in ("self", "proxy") and STAFF_OPERATIONS.search(_unquoted(task.instruction)):
         return "a customer asks for a staff operation"
     return None
 
@@ -131,6 +161,7 @@ def realism(tasks: list[RealismText]) -> dict:
     voices = Counter(voice_of(t.instruction) for t in tasks)
     violations = [(t.instruction, why) for t in tasks if (why := voice_violation(t))]
     contradicting = [t.instruction for t in tasks if contradiction(t.instruction)]
+    authority = [t for t in tasks if authority_request(t)]
     return {
         "tasks": len(tasks),
         "multi_request_share": round(sum(len(t.intents) > 1 for t in tasks) / n, 4),
@@ -138,6 +169,8 @@ def realism(tasks: list[RealismText]) -> dict:
         "top_sentence": top[0][:200],
         "user_goal_share": round(voices["self"] / n, 4),
         "proxy_share": round(voices["proxy"] / n, 4),
+        "authority_requests": len(authority),
+        "authority_refusals": sum(t.refusal for t in authority),
         "voice_violations": len(violations),
         "voice_violation_examples": [f"{why}: {text[:200]}" for text, why in violations[:5]],
         "contradictions": len(contradicting),

@@ -280,6 +280,9 @@ def diversity_table(report: dict) -> str:
         rows += [f"| tasks joining two requests | {real['multi_request_share']:.2%} |",
                  f"| most frequent sentence | {real['top_sentence_share']:.2%} of tasks: `{real['top_sentence'][:80]}` |",
                  f"| first-person user goals | {real['user_goal_share']:.2%} |",
+                 f"| requests for another person, with the authority on record / refused | "
+                 f"{real.get('authority_requests', 0) - real.get('authority_refusals', 0)} / "
+                 f"{real.get('authority_refusals', 0)} |",
                  f"| voice violations | {real['voice_violations']} |"]
     for shape, counts in report["shapes"].items():
         rows.append(f"| {shape} tasks | {counts['tasks']} ({counts['share']:.2%}) |")

@@ -618,3 +618,85 @@ def transfer_locked_case(w: World) -> Plan | None:
     return Plan([*lookup, get_case(w, case), w.find_site(site)], [w.status_answer(case["status"])], say,
                 answer=f"It cannot be moved: its status is {case['status'].replace('_', ' ')}.",
                 targets={("case", case["id"])})
+
+
+# --- acting for someone else: only with the authority the world records ------------------------------------
+
+# The requests a customer makes on another person's behalf, proven either way (awm/quality/realism.py counts them
+# and flags any other request in a customer's voice that acts for someone else).
+AUTHORITY_INTENTS = ("cancel_as_representative", "cancel_without_authority")
+# What the speaker says: the same words whether or not the world records their authority (the agent must look it
+# up on the other person's record, `representative_id`, never take the claim on trust).
+_ON_BEHALF = (
+    "{cancel} {other}'s {CASE} {code} on their behalf",
+    "I'm the authorised representative of {other} || {cancel} their {CASE} {code}",
+    "I act for {other} as their [guardian|delegate] || {cancel} their {CASE} {code} for them",
+    "I handle {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
+)
+
+
+def _on_behalf_options(w: World, authorised: bool) -> list[tuple[dict, dict, dict]]:
+    """(speaker, represented person, case): both active, the case still cancellable, and the represented person's
+    record naming the speaker as their representative (authorised) or naming someone else (not)."""
+    cancel = w.fl.cancel
+    parties = {p["id"]: p for p in w.rows["party"]}
+    options = []
+    for other in w.active_parties("case"):
+        rep = other.get("representative_id")
+        if rep is None or not w.unique_person("party", other) or not w.unique_person("party", parties[rep]):
+            continue
+        cases = [c for c in w.party_cases(other) if c["status"] in cancel.sources]
+        if not cases:
+            continue
+        if authorised:
+            speakers = [parties[rep]] if parties[rep]["status"] == "active" else []
+        else:
+            speakers = [p for p in w.active_parties() if p["id"] not in (rep, other["id"])]
+        options += [(s, other, c) for s in speakers for c in cases]
+    return options
+
+
+def _on_behalf_say(w: World, speaker: dict, other: dict, case: dict) -> Say:
+    verb = w.fl.cancel.verb.replace("_", " ")
+    ref = w.party_ref(speaker, ("name_email", "name_email", "email"))
+    return Say("do", _ON_BEHALF, {"other": w.person(other), "code": case["code"], "cancel": verb}, party=ref,
+               voices=("self",))
+
+
+@intent("action")
+def cancel_as_representative(w: World) -> Plan | None:
+    """A customer cancels another person's case as their authorised representative: the agent finds the speaker,
+    reads the other person's record (it names the speaker as their representative), then cancels."""
+    option = w.pick(_on_behalf_options(w, authorised=True))
+    if option is None:
+        return None
+    speaker, other, case = option
+    say = _on_behalf_say(w, speaker, other, case)
+    calls = [w.find_party(say.party), (w.n.list("party"), {"query": w.person(other)}),
+             (w.n.list("case"), {"code": case["code"]}), get_case(w, case), act(w, case, w.fl.cancel.verb)]
+    return Plan(calls, [status_goal(w, case, w.fl.cancel.target)], say,
+                targets={("case", case["id"]), ("party", other["id"])})
+
+
+@intent("infeasible")
+def cancel_without_authority(w: World) -> Plan | None:
+    """The same request from someone the other person's record does not name as their representative: nothing
+    may change, and the answer names who is (the blocking fact: the speaker is not the authorised representative)."""
+    option = w.pick(_on_behalf_options(w, authorised=False))
+    if option is None:
+        return None
+    speaker, other, case = option
+    holder = w.by_id("party", other["representative_id"])
+    say = _on_behalf_say(w, speaker, other, case)
+    calls = [w.find_party(say.party), (w.n.list("party"), {"query": w.person(other)}),
+             (w.n.get("party"), {w.pk("party"): holder["id"]})]
+    # the answer names the representative on record; it may name the speaker and the person spoken for too
+    # (a refusal says who asked and for whom), any other person hedges
+    goal = w.text_answer(w.person(holder), [w.person(p) for p in w.rows["party"]])
+    goal.expect["type"] = "name"
+    goal.expect["others"] = [o for o in goal.expect.get("others", []) if o not in (w.person(speaker), w.person(other))]
+    plan = Plan(calls, [goal], say,
+                answer=f"{w.person(speaker)} is not the authorised representative of {w.person(other)}; "
+                       f"{w.person(holder)} is.",
+                targets={("case", case["id"]), ("party", other["id"])})
+    return plan.derive(w.n.get("party"), w.pk("party"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
             Col("tier", "TEXT", enum=("standard", "silver", "gold")),
             Col("status", "TEXT", enum=("active", "suspended", "closed")),
             Col("created_at", "TEXT", description="ISO timestamp"),
+            Col("representative_id", "INTEGER", nullable=True, ref="party",
+                description=f"the {L['party']} authorised to act for this one (a guardian or delegate), if any"),
         ],
         f"The {plural(L['party'])} the business serves.",
         search=(FULL_NAME, "email", "phone"),
@@ -56,6 +59,23 @@ def fill_parties(gen: RowGen) -> None:
                 "created_at": iso(gen.past(30, 1500)),
             },
         )
+    _fill_representatives(gen)
+
+
+REPRESENTED_SHARE = 0.25  # how many parties have named another one as their authorised representative
+
+
+def _fill_representatives(gen: RowGen) -> None:
+    """Some parties have an authorised representative on file (a guardian, a delegate): another party of the
+    business, drawn from their own rng so the other rows do not move."""
+    rng = random.Random(f"representatives:{gen.sc.seed}")
+    parties = gen.rows["party"]
+    for party in parties:
+        party["representative_id"] = None
+    for n, party in enumerate(parties):
+        # one named before them (rows are inserted in order, so the key points backwards)
+        if n and rng.random() < REPRESENTED_SHARE:
+            party["representative_id"] = rng.choice(parties[:n])["id"]
 
 
 FILL = {"party": fill_parties}

@@ -53,7 +53,8 @@ def test_fitting_worlds_and_requests_pass_every_rule():
         # names and addresses are not read as requests: an item called a restock, a customer called Price
         _world("service", "hospitality", items=("Beverage Cart Restock",), tasks=(
             "Put together a catering order with Economy Meal Tray (quantity 3) and Beverage Cart Restock.",)),
-        _world("unpaid", "nonprofit", tasks=("Hi, writing from trevor.price@example.org: book me on the day.",)),
+        _world("unpaid", "nonprofit", tasks=("Hi, writing from trevor.price@example.org: book me on the day.",
+                                             "We heard from Tara Price. Please book them on the day.")),
         _world("made_to_order", "marketing", tasks=("We have the parts on hand; start the job.",)),
     ]
     report = fit_report(fitting)

@@ -133,3 +133,33 @@ def test_customers_never_write_for_someone_else_or_ask_for_staff_operations(doma
         for t in generate_tasks(plan, generate_rows(plan)).tasks:
             intents = tuple(t.template.split("+"))
             assert voice_violation(RealismText(t.instruction, intents)) is None, t.instruction
+
+
+def test_a_customer_acting_for_someone_else_is_counted_and_flagged_outside_the_authority_requests():
+    """In the customer's own voice, a request on another person's behalf is one of the proven authority requests
+    (carried out with the authority on record, refused without it) or a voice violation; acting for oneself, or a
+    context sentence about a relative, is neither."""
+    on_behalf = ("Hi, this is Ann Lee (ann.lee@example.com). I act for Bo Fox as their guardian. Please cancel their "
+                 "order ORD-1001 for them.")
+    for_relative = "Hello, my name is Ann Lee. Please cancel my sibling's order ORD-1001."
+    own = "Hello, my name is Ann Lee. My spouse usually handles these things. Please cancel my order ORD-1001."
+    assert voice_of(on_behalf) == voice_of(for_relative) == voice_of(own) == "self"
+    authorised = RealismText(on_behalf, ("cancel_as_representative",))
+    refused = RealismText(on_behalf, ("cancel_without_authority",), refusal=True)
+    assert voice_violation(authorised) is None and voice_violation(refused) is None
+    why = "a customer acts for another person outside a proven authority request"
+    assert voice_violation(RealismText(on_behalf, ("cancel_case",))) == why
+    assert voice_violation(RealismText(for_relative, ("cancel_case",))) == why
+    assert voice_violation(RealismText(own, ("cancel_case",))) is None
+    relayed = ("This request is for Ann Lee (ann.lee@example.com). I act for Bo Fox as their guardian. Please cancel "
+               "their order ORD-1001 for them.")  # staff cannot say "I act for": the request is the customer's
+    assert voice_of(relayed) == "staff"
+    assert voice_violation(RealismText(relayed, ("cancel_as_representative",))) == (
+        "a request for another person not in the customer's own voice")
+    report = realism([authorised, refused, RealismText(for_relative, ("cancel_case",)), RealismText(own, ("x",))])
+    assert (report["authority_requests"], report["authority_refusals"], report["voice_violations"]) == (2, 1, 1)
+
+
+def test_the_sample_holds_authority_requests_of_both_kinds(sample):
+    report = realism(sample)
+    assert report["authority_requests"] > report["authority_refusals"] > 0, report

@@ -1,0 +1,160 @@
+"""A customer asking, in their own voice, for something on another person's behalf: carried out where the world records
+the speaker as that person's authorised representative (a guardian, a delegate), refused where it does not, and both
+proven by the verification stage like every other request (awm/builder/intents/people.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+
+import pytest
+
+from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.people import AUTHORITY_INTENTS
+from awm.builder.phrasing import Realiser, grammar_faults
+from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.toolgen import dialect_for
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import TaskSet
+from awm.quality.realism import RealismText, voice_of, voice_violation
+from awm.quality.tasks import task_findings
+from awm.runtime.environment import Environment
+from awm.store import ArtifactStore
+from tests.awm.builder.test_intents import WORLDS, prove
+from tests.conftest import build_environment
+
+FEASIBLE, REFUSED = AUTHORITY_INTENTS
+
+
+def test_every_world_records_authority_on_its_parties_and_the_family_fits_it():
+    """The fact lives in every world (a column of the party table pointing at another party), so the family fits
+    every built-in domain; most worlds have both a represented person to act for and one to refuse."""
+    both = 0
+    domains = builtin_domains()
+    for domain in domains:
+        plan = plan_world(make_scenario(domain, 0))
+        column = plan.entities["party"].col("representative_id")
+        assert column.ref == "party" and column.nullable
+        rows = generate_rows(plan)
+        represented = [p for p in rows["party"] if p["representative_id"] is not None]
+        assert represented and all(p["representative_id"] < p["id"] for p in represented)
+        world = World(plan, rows, random.Random(0))
+        assert all(INTENTS[name].fits(world) for name in AUTHORITY_INTENTS)
+        both += all(INTENTS[name].build(world) is not None for name in AUTHORITY_INTENTS)
+    assert both >= 0.8 * len(domains), (both, len(domains))
+
+
+def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
+    """Drawn by the task generator (its realiser picks voices by the request's own), across domains of every kind:
+    never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""
+    seen = Counter()
+    for domain in builtin_domains()[::2]:
+        plan = plan_world(make_scenario(domain, 0))
+        for task in generate_tasks(plan, generate_rows(plan)).tasks:
+            intents = tuple(task.template.split("+"))
+            if not set(intents) & set(AUTHORITY_INTENTS):
+                continue
+            seen.update(i for i in intents if i in AUTHORITY_INTENTS)
+            assert voice_of(task.instruction) == "self", task.instruction
+            assert not grammar_faults(task.instruction), (task.instruction, grammar_faults(task.instruction))
+            refusal = all(INTENTS[i].shape == "infeasible" for i in intents)
+            assert voice_violation(RealismText(task.instruction, intents, refusal)) is None, task.instruction
+    assert seen[FEASIBLE] >= 3 and seen[REFUSED] >= 3, seen
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory):
+    """Both requests in worlds of every lifecycle, as tasks of their own, through the verification stage."""
+    store = ArtifactStore(tmp_path_factory.mktemp("authority"))
+    runs = []
+    for domain, slot in WORLDS:
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_id = outcomes[0].env_id
+        plan = plan_world(make_scenario(domain, slot))
+        world = World(plan, generate_rows(plan), random.Random(0))
+        realiser = Realiser(plan.scenario.labels, random.Random(0))
+        plans = {name: INTENTS[name].build(world) for name in AUTHORITY_INTENTS}
+        assert all(plans.values()), (env_id, plans)
+        tasks = [_task(f"t{n + 1:02d}", [p], realiser.instruction([p.say]), dialect_for(plan))
+                 for n, p in enumerate(plans.values())]
+        taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
+        assert not task_findings(taskset, env_id, None)
+        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+        runs.append((env_id, plans, tasks, [report[t.task_id] for t in tasks]))
+    return store, runs
+
+
+def test_both_requests_pass_every_proof_in_every_lifecycle(proven):
+    _, runs = proven
+    assert len({env for env, *_ in runs}) == len(WORLDS) >= 8
+    failed = [(env, t.template, r.failure_check(), r.error or r.evidence or r.survivors or r.rejected_alternatives)
+              for env, _, tasks, reports in runs for t, r in zip(tasks, reports, strict=True) if not r.publishable]
+    assert not failed
+    for _, _, _, reports in runs:
+        for report in reports:
+            assert report.reference_passed and not report.null_passed
+            # mutants and shortcuts tried, each judged as it must be, and valid alternatives accepted
+            assert sum(p.tried for p in report.proofs.values()) >= 3
+            assert all(p.right == p.tried and not p.wrong for p in report.proofs.values())
+
+
+def test_the_requests_are_in_the_customers_own_voice_and_read_the_same_either_way(proven):
+    _, runs = proven
+    for _, _, tasks, _ in runs:
+        for task in tasks:
+            assert voice_of(task.instruction) == "self", task.instruction
+            assert not grammar_faults(task.instruction), (task.instruction, grammar_faults(task.instruction))
+            refusal = task.template == REFUSED
+            assert voice_violation(RealismText(task.instruction, (task.template,), refusal)) is None
+            # the speaker's claim is the same in both: the instruction never says whether the record backs it
+            assert "not" not in task.instruction.split()
+
+
+def test_the_authority_is_found_through_the_tools_never_stated(proven):
+    """The reference reads the other person's record, whose representative is the speaker (carried out) or someone
+    else (refused); the instruction names neither that field nor, when refused, who holds the authority."""
+    store, runs = proven
+    for env_id, plans, tasks, _ in runs:
+        env = Environment.from_store(store, env_id)
+        try:
+            for name, task in zip(plans, tasks, strict=True):
+                results = env.replay([(c.tool, c.arguments) for c in task.reference_solution])
+                speaker = json.dumps(results[0])
+                other = json.dumps(results[1])
+                assert "representative_id" in other and "representative_id" not in task.instruction
+                if name == FEASIBLE:
+                    rep_ids = {int(x) for x in re.findall(r'"representative_id": (\d+)', other)}
+                    assert any(f'"id": {i},' in speaker for i in rep_ids), (speaker, other)
+                else:
+                    holder = task.reference_answer.split("; ")[-1].removesuffix(" is.")
+                    assert holder not in task.instruction
+                    assert holder.split()[0] in json.dumps(results[2])
+        finally:
+            env.close()
+
+
+def test_an_agent_that_acts_without_the_authority_scores_zero(proven):
+    """The refusal's answer given, but the case cancelled anyway (what an agent that takes the speaker's word does):
+    incomplete; the reference (reads and the answer) complete."""
+    store, runs = proven
+    for env_id, plans, tasks, _ in runs:
+        feasible, refused = tasks
+        cancel = feasible.reference_solution[4]
+        assert not cancel.tool.startswith(("get", "list", "find", "search")) and len(cancel.arguments) == 1
+        case_id = next(v for role, v in plans[REFUSED].targets if role == "case")
+        calls = [(c.tool, c.arguments) for c in refused.reference_solution]
+        overreach = calls + [(cancel.tool, {next(iter(cancel.arguments)): case_id})]
+        env = Environment.from_store(store, env_id)
+        try:
+            assert "error" not in json.dumps(env.replay(overreach)[-1])  # the tools allow it: only authority forbids
+            done, honest = env.judge_trajectories(refused.task_id, [(overreach, refused.reference_answer),
+                                                                   (calls, refused.reference_answer)])
+        finally:
+            env.close()
+        assert honest["complete"], honest
+        assert not done["complete"] and done["diff"]["unexpected"] >= 1, done
