@@ -295,7 +295,7 @@ class PendingTrajectory:
         outcome = self._future.result()
         self.footprint = outcome.get("footprint")
         results = _merged(self._problems, outcome["results"])
-        ran = outcome["results"]  # the calls sent, in order; a verdict after n of them counts their successes
+        ran = outcome["results"]  # the calls sent, in order; a verdict after n of them counts those the world answered
         verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after]), answer is not None))
                     for v, (after, answer) in zip(outcome["verdicts"], self._judged)] if self._task is not None else []
         self.branches = [
@@ -499,8 +499,12 @@ def published_task_ids(store: ArtifactStore, env_id: str) -> list[str]:
     """The tasks of `env_id` in the catalog; UnknownEnvironmentError if it publishes none."""
     if not store.catalog_path.exists():
         raise UnknownEnvironmentError(f"no catalog at {store.catalog_path}; build the corpus first (make run)")
-    tasks = [entry["task_id"] for entry in store.iter_catalog()
-             if entry.get("env_id") == env_id and entry.get("origin") != "awm1k"]
+    entries = [entry for entry in store.iter_catalog() if entry.get("env_id") == env_id]
+    tasks = [entry["task_id"] for entry in entries if entry.get("origin") != "awm1k"]
+    if not tasks and entries:  # their code runs only in the foreign runtime (docs/awm1k.md), never in this process
+        raise UnknownEnvironmentError(f"{env_id} is an imported AWM-1K environment: it is not opened in-process; "
+                                      f"serve it with `awm serve` (HTTP, through awm.client) or `awm serve-awm1k "
+                                      f"--env {env_id}` (stdio)")
     if not tasks:
         raise UnknownEnvironmentError(f"{env_id} publishes no task in {store.catalog_path} "
                                       "(see failures.jsonl for environments that failed or were quarantined)")

@@ -16,6 +16,8 @@ from awm.awm1k.importer import import_dataset
 from awm.awm1k.serving import ImportedEnvironments
 from awm.cli import main as awm_main
 from awm.client import Client
+from awm.errors import UnknownEnvironmentError
+from awm.runtime import open_environment
 from awm.runtime.pool import WorkerPool
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from awm.stages.catalog import build_catalog
@@ -178,3 +180,12 @@ def test_serve_over_stdio_names_the_command_for_an_imported_environment(mixed, c
     err = capsys.readouterr().err
     assert code == 2
     assert f"`awm serve-awm1k --env {THEIRS} --task t01`" in err and "over HTTP with `awm serve`" in err
+
+
+def test_opening_an_imported_environment_in_process_names_how_to_serve_it(mixed):
+    """open_environment runs our environments in-process; an imported one runs only in the foreign runtime, and
+    the error says how to reach it (it used to say the environment publishes no task)."""
+    with pytest.raises(UnknownEnvironmentError, match=rf"{THEIRS} is an imported AWM-1K environment.*awm serve"):
+        open_environment(THEIRS, home=mixed.home)
+    with pytest.raises(UnknownEnvironmentError, match="publishes no task"):
+        open_environment("no_such_domain__00", home=mixed.home)
