@@ -229,8 +229,7 @@ class RolloutEngine:
         scenario = artifacts.SCENARIO.read(self.store, env_id)
         toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
         tools = openai_tools([published_spec(spec.mcp()) for spec in toolset.tools])
-        env_hash = _hash({name: self.store.hash(env_id, name) for name in ENV_FILES
-                          if self.store.exists(env_id, name)})
+        env_hash = self._files_hash(env_id, ENV_FILES)
         published = {e.task_id for e in entries}
         # a task that expects an answer is answered with `submit_answer` (the system prompt says so): offered
         # beside the environment's tools, as every episode of that task offers it
@@ -241,6 +240,10 @@ class RolloutEngine:
                       scenario.category, env_hash)
                 for t in taskset.tasks if t.task_id in published], None
 
+    def _files_hash(self, env_id: str, names) -> str:
+        """One digest of the environment's files among `names` (what a cached rollout was run against)."""
+        return _hash({name: self.store.hash(env_id, name) for name in names if self.store.exists(env_id, name)})
+
     def _imported_tasks(self, env_id: str, published: set[str]) -> list[_Task]:
         """An imported AWM-1K environment's published tasks (checked or proven): their instruction, their app's
         routes as tools (awm/awm1k/serving.py runs them); no reference solution, unless a promotion found one."""
@@ -248,8 +251,7 @@ class RolloutEngine:
         scenario = artifacts.SCENARIO.read(self.store, env_id)
         toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
         tools = openai_tools([foreign_spec(spec.mcp()) for spec in toolset.tools])
-        env_hash = _hash({name: self.store.hash(env_id, name) for name in IMPORTED_ENV_FILES
-                          if self.store.exists(env_id, name)})
+        env_hash = self._files_hash(env_id, IMPORTED_ENV_FILES)
         system = imported_system_prompt(scenario)  # the prompt the export gives the task (awm/export.py)
         return [_Task(env_id, scenario.domain, ImportedTask(t.task_id, t.instruction),
                       [{"role": "system", "content": system}, {"role": "user", "content": t.instruction}],
