@@ -2,23 +2,29 @@
 script runs without the project on its path). Their own code only, unmodified, on `awm export --layout awm1k`
 output; per run of the job:
 
-1. their reset (`awm.core.reset.reset_all_databases`) builds the scenario's database twice: the initial one,
-   and the one their server works on;
+1. their reset, as their CLI runs it (`awm env reset_db`, in a process of its own: it forks a process pool, and a
+   fork from this process, which holds their agent's and tqdm's threads by then, can deadlock), builds the
+   scenario's initial database; the one their server works on starts as a copy of it;
 2. their server is started as their CLI starts it (`python -m awm.core.server`: the `create_engine` rewrite,
    fastapi_mcp mounted at /mcp, uvicorn);
 3. their agent (`awm.core.agent.run_agent`) plays the task against that MCP endpoint, its model the
-   OpenAI-compatible endpoint the job names (`awm llm-serve --agent`), with the run's model name (the policy);
+   OpenAI-compatible endpoint the job names (`awm llm-serve --agent`), with the run's model name (the policy), on
+   an event loop of its own whose leftover tasks are cancelled and waited for a bounded time (`run_bounded`);
 4. the task's exported verifier is called with their signature, `verify_task_completion(initial_db_path,
    final_db_path, final_answer)`, in the namespace their verifier runner gives it (sqlite3, json).
 
 The final answer and the calls are read from their agent's own log (loguru). Prints one JSON line: per run, the
-verdict, the final answer, the tools called, the tool responses and the seconds it took."""
+verdict, the final answer, the tools called, the tool responses and the seconds it took. Each step has a deadline
+and says on stderr what it starts; a step past its deadline ends the script with its name, and one that hangs past
+all of them has every thread's stack written to stderr (faulthandler)."""
 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -46,10 +52,55 @@ def wait_for(url: str, seconds: float = 180.0) -> None:
     raise SystemExit(f"their server did not answer at {url} within {seconds:.0f} s")
 
 
+RESET_SECONDS = 180.0
+AGENT_SECONDS = 240.0
+CANCEL_SECONDS = 10.0
+
+
+def step(text: str) -> None:
+    print(f"[their_agent_rollouts] {text}", file=sys.stderr, flush=True)
+
+
+def run_bounded(coroutine) -> tuple[float, list[str]]:
+    """Run their agent's coroutine to its end (at most AGENT_SECONDS) on a loop of its own; then cancel the tasks
+    it left running and wait for them at most CANCEL_SECONDS. Their agent enters and leaves mcp_agent's app around
+    every MCP call, and now and then a task of that stack survives its return and ignores cancellation:
+    `asyncio.run` would wait for it forever (a run that had finished hung a CI job for 900 s). Returns the
+    seconds the coroutine took and the names of the tasks that did not end (reported, never waited for)."""
+    loop = asyncio.new_event_loop()
+    started = time.perf_counter()
+    try:
+        loop.run_until_complete(asyncio.wait_for(coroutine, AGENT_SECONDS))
+        seconds = time.perf_counter() - started
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.wait(pending, timeout=CANCEL_SECONDS))
+    stuck = [t.get_coro().__qualname__ for t in pending if not t.done()]
+    if not stuck:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+    return seconds, stuck
+
+
+def reset(folder: Path, name: str, out: Path) -> str:
+    """Their reset through their CLI, in a process of its own, into `out`; the database's path."""
+    try:
+        subprocess.run([sys.executable, "-m", "awm.cli", "env", "reset_db", "--input_db", str(folder / "gen_db.jsonl"),
+                        "--input_sample", str(folder / "gen_sample.jsonl"), "--database_dir", str(out),
+                        "--scenarios", name], check=True, timeout=RESET_SECONDS, stdout=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"their reset of {name} did not finish within {RESET_SECONDS:.0f} s") from None
+    return str(out / f"{name}.db")
+
+
 def main() -> None:
     job = json.loads(Path(sys.argv[1]).read_text())
+    # a hang no step's deadline catches still says where it was, before the test's own timeout (900 s) kills it
+    faulthandler.dump_traceback_later(840, exit=True)
     from awm.core.agent import Config, run_agent
-    from awm.core.reset import reset_all_databases
     from awm.tools import tools_jsonl_load
     from loguru import logger
 
@@ -62,24 +113,28 @@ def main() -> None:
     out = []
     for run in job["runs"]:
         base = work / run["key"]
-        databases = {}
-        for kind in ("initial", "final"):
-            reset_all_databases(str(folder / "gen_db.jsonl"), str(folder / "gen_sample.jsonl"), str(base / kind),
-                                {name})
-            databases[kind] = str(base / kind / f"{name}.db")
+        step(f"{run['key']}: their reset")
+        databases = {"initial": reset(folder, name, base / "initial")}
+        (base / "final").mkdir()
+        databases["final"] = str(shutil.copyfile(databases["initial"], base / "final" / f"{name}.db"))
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "awm.core.server", "--scenario", name, "--envs_load_path",
                                    str(folder / "gen_envs.jsonl"), "--db_path", databases["final"], "--port",
                                    str(port), "--temp_server_path", str(base / "server.py")],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
+            step(f"{run['key']}: their server on port {port}")
             wait_for(f"http://127.0.0.1:{port}/openapi.json")
             log.clear()
-            started = time.perf_counter()
-            asyncio.run(run_agent(Config(task=run["instruction"], mcp_url=f"http://127.0.0.1:{port}/mcp",
-                                         vllm_url=job["base_url"], model=run["model"],
-                                         max_iterations=run["max_iterations"], verbose=True)))
-            seconds = time.perf_counter() - started
+            step(f"{run['key']}: their agent")
+            config = Config(task=run["instruction"], mcp_url=f"http://127.0.0.1:{port}/mcp",
+                            vllm_url=job["base_url"], model=run["model"], max_iterations=run["max_iterations"],
+                            verbose=True)
+            try:
+                seconds, leftover = run_bounded(run_agent(config))
+            except TimeoutError:
+                raise SystemExit(f"their agent did not finish {run['key']} within {AGENT_SECONDS:.0f} s; its log "
+                                 f"ends: {log[-5:]}") from None
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
@@ -87,6 +142,7 @@ def main() -> None:
         final = log[marks[-1] + 1] if marks and marks[-1] + 1 < len(log) else None
         calls = [line.removeprefix("Executing: ") for line in log if line.startswith("Executing: ")]
         responses = [line for line in log if line.startswith("Tool response")]
+        step(f"{run['key']}: their verifier")
         namespace = {"sqlite3": sqlite3, "json": json}
         exec(verifiers[run["task_idx"]], namespace)
         for path in databases.values():
@@ -94,7 +150,7 @@ def main() -> None:
         verdict = namespace["verify_task_completion"](initial_db_path=databases["initial"],
                                                       final_db_path=databases["final"], final_answer=final)
         out.append({"key": run["key"], "verdict": verdict, "final": final, "calls": calls, "responses": responses,
-                    "databases": databases, "seconds": round(seconds, 2)})
+                    "databases": databases, "seconds": round(seconds, 2), "leftover_tasks": leftover})
     print(json.dumps(out))
 
 
