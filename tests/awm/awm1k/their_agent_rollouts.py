@@ -2,9 +2,9 @@
 script runs without the project on its path). Their own code only, unmodified, on `awm export --layout awm1k`
 output; per run of the job:
 
-1. their reset, as their CLI runs it (`awm env reset_db`, in a process of its own: it forks a process pool, and a
-   fork from this process, which holds their agent's and tqdm's threads by then, can deadlock), builds the
-   scenario's initial database; the one their server works on starts as a copy of it;
+1. their reset, as their CLI runs it (`awm env reset_db`), in a process of its own (two in-process calls hung a
+   CI job in the second: it forks a process pool), builds the scenario's initial database; the one their server
+   works on starts as a copy of it;
 2. their server is started as their CLI starts it (`python -m awm.core.server`: the `create_engine` rewrite,
    fastapi_mcp mounted at /mcp, uvicorn);
 3. their agent (`awm.core.agent.run_agent`) plays the task against that MCP endpoint, its model the
