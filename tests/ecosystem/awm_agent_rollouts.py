@@ -9,13 +9,16 @@ run, the final message, the listing AWM's client made of the served tools, and t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from their_loop import run_bounded  # beside this script (stdlib only)
+
+AGENT_SECONDS = 240.0
 
 
 class ScriptedModel(BaseHTTPRequestHandler):
@@ -64,13 +67,12 @@ def main() -> None:
     out = []
     for run in job["runs"]:  # one at a time: the scripted model is keyed by the instruction
         ScriptedModel.scripts = {run["instruction"]: run}
-        started = time.perf_counter()
-        asyncio.run(run_agent(Config(task=run["instruction"], mcp_url=run["url"],
-                                     vllm_url=f"http://127.0.0.1:{model_server.server_address[1]}/v1",
-                                     model="scripted", max_iterations=len(run["solution"]) + 3, verbose=False)))
+        seconds, leftover = run_bounded(run_agent(Config(
+            task=run["instruction"], mcp_url=run["url"], vllm_url=f"http://127.0.0.1:{model_server.server_address[1]}/v1",
+            model="scripted", max_iterations=len(run["solution"]) + 3, verbose=False)), AGENT_SECONDS)
         results = ScriptedModel.seen.get(run["instruction"], [])
         answer = (run["answer"] or "Done.") if run["model"] == "replay" else "I looked into it and changed nothing."
-        out.append({"key": run["key"], "seconds": time.perf_counter() - started, "final": answer,
+        out.append({"key": run["key"], "seconds": seconds, "final": answer, "leftover_tasks": leftover,
                     "listing": results[0] if results else None, "results": results[1:]})
     model_server.shutdown()
     print(json.dumps(out))

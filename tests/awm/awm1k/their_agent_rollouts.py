@@ -9,7 +9,8 @@ output; per run of the job:
    fastapi_mcp mounted at /mcp, uvicorn);
 3. their agent (`awm.core.agent.run_agent`) plays the task against that MCP endpoint, its model the
    OpenAI-compatible endpoint the job names (`awm llm-serve --agent`), with the run's model name (the policy), on
-   an event loop of its own whose leftover tasks are cancelled and waited for a bounded time (`run_bounded`);
+   an event loop of its own whose leftover tasks are cancelled and waited for a bounded time
+   (tests/ecosystem/their_loop.py);
 4. the task's exported verifier is called with their signature, `verify_task_completion(initial_db_path,
    final_db_path, final_answer)`, in the namespace their verifier runner gives it (sqlite3, json).
 
@@ -20,7 +21,6 @@ all of them has every thread's stack written to stderr (faulthandler)."""
 
 from __future__ import annotations
 
-import asyncio
 import faulthandler
 import json
 import os
@@ -33,6 +33,9 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ecosystem"))
+from their_loop import run_bounded  # noqa: E402 - a sibling folder's stdlib-only module
 
 
 def free_port() -> int:
@@ -54,35 +57,10 @@ def wait_for(url: str, seconds: float = 180.0) -> None:
 
 RESET_SECONDS = 180.0
 AGENT_SECONDS = 240.0
-CANCEL_SECONDS = 10.0
 
 
 def step(text: str) -> None:
     print(f"[their_agent_rollouts] {text}", file=sys.stderr, flush=True)
-
-
-def run_bounded(coroutine) -> tuple[float, list[str]]:
-    """Run their agent's coroutine to its end (at most AGENT_SECONDS) on a loop of its own; then cancel the tasks
-    it left running and wait for them at most CANCEL_SECONDS. Their agent enters and leaves mcp_agent's app around
-    every MCP call, and now and then a task of that stack survives its return and ignores cancellation:
-    `asyncio.run` would wait for it forever (a run that had finished hung a CI job for 900 s). Returns the
-    seconds the coroutine took and the names of the tasks that did not end (reported, never waited for)."""
-    loop = asyncio.new_event_loop()
-    started = time.perf_counter()
-    try:
-        loop.run_until_complete(asyncio.wait_for(coroutine, AGENT_SECONDS))
-        seconds = time.perf_counter() - started
-    finally:
-        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-        for task in pending:
-            task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.wait(pending, timeout=CANCEL_SECONDS))
-    stuck = [t.get_coro().__qualname__ for t in pending if not t.done()]
-    if not stuck:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
-    return seconds, stuck
 
 
 def reset(folder: Path, name: str, out: Path) -> str:
@@ -131,7 +109,7 @@ def main() -> None:
                             vllm_url=job["base_url"], model=run["model"], max_iterations=run["max_iterations"],
                             verbose=True)
             try:
-                seconds, leftover = run_bounded(run_agent(config))
+                seconds, leftover = run_bounded(run_agent(config), AGENT_SECONDS)
             except TimeoutError:
                 raise SystemExit(f"their agent did not finish {run['key']} within {AGENT_SECONDS:.0f} s; its log "
                                  f"ends: {log[-5:]}") from None
