@@ -212,6 +212,9 @@ class Task(Contract):
                                 "each of its independent parts makes, in order (they may run in either order)")
     derived: list[DerivedArgument] = Field(default_factory=list, description="arguments whose values come from "
                                            "earlier tool results (a chained task), so the instruction need not state them")
+    requester: Literal["staff", "party"] = Field(
+        "staff", description="who writes the request: the task set's acting staff member, or the person it is "
+        "about (a customer, patient, member: the scenario's party) in their own words")
 
     @field_validator("task_id")
     @classmethod

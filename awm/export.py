@@ -120,12 +120,20 @@ ANSWER_MODES = ("typed", "prose")
 
 
 def system_prompt(scenario: Scenario, acting_user: str, task: Task, answer_mode: str = "typed") -> str:
-    """What a policy is told before the instruction: where it is, for whom it acts, and how it answers: with
-    the submit_answer tool (typed, the default), or in a final message read strictly (prose)."""
+    """What a policy is told before the instruction: where it is, for whom it acts (the acting staff member, or
+    the customer who writes the request: `Task.requester`), and how it answers: with the submit_answer tool
+    (typed, the default), or in a final message read strictly (prose)."""
+    if task.requester == "party":  # the person the request is about writes it (a customer, a patient, a member)
+        party = scenario.labels.get("party", "customer")
+        who = (f"You act for a {party} of {scenario.name}, who writes to you with one request in their own words "
+               f"and says in it who they are. Act for them alone: a request for another {party} is carried out "
+               "only where the records name the writer as that person's representative.")
+    else:
+        who = f"You act on behalf of {acting_user}, who gives you one request."
     lines = [f"You are an assistant working in the systems of {scenario.name}: {scenario.description}",
-             f"You act on behalf of {acting_user}, who gives you one request. Use the tools to look up what you "
-             "need and to make the changes the request asks for, and nothing else: every change you make is "
-             "checked, and changes the request does not ask for count against you."]
+             f"{who} Use the tools to look up what you need and to make the changes the request asks for, and "
+             "nothing else: every change you make is checked, and changes the request does not ask for count "
+             "against you."]
     slots = ", ".join(f'"{slot}"' for slot in task.answer_slots)
     if task.answer_slots and answer_mode == "typed":
         lines.append(f"The request needs an answer. Call the submit_answer tool once, with one value for each of "
@@ -224,6 +232,7 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             "reward_mapping": dict(zip(("complete", "partial", "incomplete"), reward)),
             "scenario": entry["scenario"],
             "acting_user": taskset.acting_user,
+            "requester": task.requester,
             "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
                         else system_prompt(scenario, taskset.acting_user, task, answer_mode)},
                        {"role": "user", "content": task.instruction}],
@@ -279,6 +288,7 @@ def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str
         "reward_mapping": dict(zip(("complete", "partial", "incomplete"), reward)),
         "scenario": entry["scenario"],
         "acting_user": "",
+        "requester": "",
         "prompt": [{"role": "system", "content": AWM_SYSTEM_PROMPT if tool_format == "awm"
                     else imported_system_prompt(scenario)},
                    {"role": "user", "content": task.instruction}],

@@ -577,6 +577,11 @@ class Realiser:
 
     def instruction(self, says: list[Say]) -> str:
         """One request, or two independent ones joined as a person would ask them."""
+        return self.request(says)[0]
+
+    def request(self, says: list[Say]) -> tuple[str, str]:
+        """The instruction of `instruction`, and the voice it is written in: "staff" (the acting staff member
+        writes) or "self" (the person it is about writes, in their own words)."""
         first = says[0]
         voices = first.voices if len(says) == 1 else compatible(first, says[1])
         if not voices:
@@ -588,7 +593,7 @@ class Realiser:
         frame = self.choose(frames(first.mood, voice, clause))
         if len(says) == 1:
             return render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
-                                  relation=relation)
+                                  relation=relation), voice
         second = says[1]
         text = render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
                               relation=relation)
@@ -601,7 +606,7 @@ class Realiser:
         core2 = tidy(ctx.render(parse(vary(clause2))))
         options = connectors(second.mood, clause2)
         connector = options[self.pick(len(options))]
-        return tidy(text + " " + connector.replace("{second}", core2))
+        return tidy(text + " " + connector.replace("{second}", core2)), voice
 
 
 CONTEXT_SHARE = 0.2  # how often a request that has sentences of context for its voice opens with one

@@ -244,9 +244,10 @@ def _assemble(plans: list[Plan], count: int) -> list[list[Plan]]:
     return tasks
 
 
-def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect) -> Task:
+def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect, voice: str = "staff") -> Task:
     """One task from its requests, its reference calls translated from the canonical dialect into the
-    environment's own (tool names, filters, paging)."""
+    environment's own (tool names, filters, paging); `voice` is the realiser's: "self" when the person the
+    request is about writes it (the task's requester is then that person, not the acting staff member)."""
     calls = [c for p in parts for c in p.calls]
     goals = [g for p in parts for g in p.goals]
     for goal in (g for p in parts if p.shape == "infeasible" for g in p.goals if g.kind == "answer"):
@@ -268,6 +269,7 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect) -
         goals=goals,
         segments=[len(p.calls) for p in parts] if len(parts) > 1 else [],
         derived=derived,
+        requester="party" if voice == "self" else "staff",
     )
 
 
@@ -284,8 +286,10 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
     dialect = dialect_for(plan)
-    tasks = [_task(f"t{n:02d}", parts, realiser.instruction([p.say for p in parts]), dialect)
-             for n, parts in enumerate(grouped, 1)]
+    tasks = []
+    for n, parts in enumerate(grouped, 1):
+        instruction, voice = realiser.request([p.say for p in parts])
+        tasks.append(_task(f"t{n:02d}", parts, instruction, dialect, voice))
     staff = rows["staff"][0]
     acting = f"{staff['first_name']} {staff['last_name']}, {staff['title']}"
     return TaskSet(env_id=sc.env_id, acting_user=acting, tasks=tasks)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from awm.builder.catalogue.seeds import builtin_domains
@@ -163,3 +165,16 @@ def test_a_customer_acting_for_someone_else_is_counted_and_flagged_outside_the_a
 def test_the_sample_holds_authority_requests_of_both_kinds(sample):
     report = realism(sample)
     assert report["authority_requests"] > report["authority_refusals"] > 0, report
+
+
+@pytest.mark.parametrize("domain", ["catering", "dental_clinic", "retail_banking", "hotel_group"])
+def test_each_task_records_who_writes_it_as_its_text_reads(domain):
+    """`Task.requester` is the realiser's voice: `party` exactly where the customer writes in their own words
+    (so the prompt tells the agent it acts for that customer, not for the acting staff member), else `staff`."""
+    seen = Counter()
+    for slot in range(5):
+        plan = plan_world(make_scenario(domain, slot))
+        for t in generate_tasks(plan, generate_rows(plan)).tasks:
+            assert t.requester == ("party" if voice_of(t.instruction) == "self" else "staff"), t.instruction
+            seen[t.requester] += 1
+    assert seen["party"] and seen["staff"], seen

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from awm.cli import main as awm
+from awm.contracts import Scenario
 from awm.errors import AWMError
 from awm.export import write_export
 from awm.runtime.server import RuntimeServer, serve_in_thread
@@ -47,6 +48,25 @@ def test_export_writes_one_self_contained_line_per_published_task(published, tmp
     assert all(not strict_problems(t["inputSchema"]) for r in lines for t in r["tools"])  # strict form by default
     assert "reference" not in first and not {t["name"] for t in first["tools"]} & {"verify", "score", "judge"}
     assert not any("def verify(" in json.dumps(r) for r in lines)
+
+
+def test_the_prompt_says_who_writes_the_request(published, tmp_path):
+    """A customer's own request (requester `party`) is not presented as the acting staff member's: the prompt says
+    the agent acts for a customer of the business, who says in the request who they are, and for another
+    customer only as their recorded representative; a staff request names the acting staff member."""
+    out = tmp_path / "tasks.jsonl"
+    write_export(published, out)
+    rows = read_lines(out)
+    by = {kind: [r for r in rows if r["requester"] == kind] for kind in ("staff", "party")}
+    assert by["staff"] and by["party"], {k: len(v) for k, v in by.items()}
+    for row in by["party"]:
+        system = row["prompt"][0]["content"]
+        party = published.read_model(row["env_id"], "scenario.json", Scenario).labels["party"]
+        assert row["acting_user"] not in system and "on behalf of" not in system, system
+        assert f"You act for a {party} of {row['scenario']}, who writes to you" in system
+        assert "representative" in system
+    for row in by["staff"]:
+        assert f"You act on behalf of {row['acting_user']}, who gives you one request." in row["prompt"][0]["content"]
 
 
 def test_export_cli_with_references_and_a_domain_filter(published, tmp_path, capsys):
