@@ -465,9 +465,26 @@ def test_the_admin_token_is_compared_exactly(server):
     token = TOKEN.encode()
     assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer " + token) == 200
     assert raw_status(base, "GET", "/admin/sessions", b"Authorization: bearer " + token) == 200  # RFC 7235
-    for near in (b"Bearer " + token + b" ", b"Bearer  " + token, b"Bearer " + token + b"\t",
-                 b"Bearer " + token + b"\xa0", b"Bearer " + token[:-1], b"Bearer " + token + b"x", token, b"Bearer"):
+    # Trailing spaces and tabs are not part of a field value (RFC 9110 5.5; uvicorn 0.55 strips them before the
+    # application sees the header), so they are not near misses on the wire; the comparison itself is exact
+    # (test_the_admin_comparison_is_exact_on_the_value_it_is_given).
+    for near in (b"Bearer  " + token, b"Bearer " + token + b"\xa0", b"Bearer " + token[:-1], b"Bearer " + token + b"x",
+                 b"Bearer \t" + token, token, b"Bearer"):
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: " + near) == 401, near
+
+
+def test_the_admin_comparison_is_exact_on_the_value_it_is_given(served_store, pool):
+    """Whatever an HTTP parser leaves in the value (some keep trailing whitespace), only the exact token passes."""
+    server = RuntimeServer(served_store, pool, TOKEN)
+
+    class Given:
+        def __init__(self, value: str) -> None:
+            self.headers = {"authorization": value}
+
+    assert server._authorized(Given("Bearer " + TOKEN)) and server._authorized(Given("bearer " + TOKEN))
+    for near in ("Bearer " + TOKEN + " ", "Bearer " + TOKEN + "\t", "Bearer  " + TOKEN, " Bearer " + TOKEN,
+                 "Bearer " + TOKEN[:-1], "Bearer " + TOKEN + "x", TOKEN, "Bearer", ""):
+        assert not server._authorized(Given(near)), near
 
 
 @pytest.mark.parametrize("token", ["", "two words", "tab\tinside", "new\nline"])
@@ -645,7 +662,7 @@ def test_the_admin_token_is_read_from_a_file_or_the_environment(served_store, tm
         base = served_url(proc)
         assert "file-token" not in open(f"/proc/{proc.pid}/cmdline", "rb").read().decode()
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789") == 200
-        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-0123456789 ") == 401
+        assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer file-token-01234567890") == 401
         assert raw_status(base, "GET", "/admin/sessions", b"Authorization: Bearer env-token-0123456789") == 401
 
         async def unreserved() -> httpx2.Response:  # a configured token means a trainer: reservations only
