@@ -6,7 +6,9 @@ bench-llm-real` installs) on 127.0.0.1, and the platform runs against it as a us
 
 1. the scenarios and tasks assets through Dagster (one domain, one scenario, 2 to 5 tasks), the LLM backend,
    the endpoint's profile recognised (`auto`);
-2. the offline builder with model phrasing (AWM_TASK_PHRASING=model) of the same number of tasks;
+2. where the model's scenario did not pass (no tasks published), the tasks stage alone through the real path on
+   the offline builder's scenario (one attempt and its requests for the rest, outside Dagster);
+   then the offline builder with model phrasing (AWM_TASK_PHRASING=model) of the same number of tasks;
 3. the same Dagster run again with the artifacts deleted and the response cache kept: every answer from the cache.
 
 Per stage (the ledger's calls): calls, HTTP requests, cache hits, outcomes, repairs, structured-output modes,
@@ -193,6 +195,33 @@ def dagster_run(domain: str, home: Path, url: str, tasks_per_env: int, **llm) ->
             "published": published, "failed": {"stage": failed.stage, "reason": failed.reason[:600]} if failed else None}
 
 
+def tasks_on_offline_scenario(domain: str, home: Path, url: str, tasks_per_env: int) -> dict:
+    """The tasks stage through the real path on the offline builder's scenario of the domain: what the model does
+    with the stage when its own scenario did not pass (one attempt, with its requests for the rest of a partly
+    valid answer; outside Dagster, so no retry feeds errors back)."""
+    from awm.backends import get_backend
+    from awm.backends.offline import OfflineBackend
+    from awm.llm.settings import LLMSettings
+    from awm.store import ArtifactStore
+
+    scenario = OfflineBackend(tasks_per_env=tasks_per_env).scenario(domain, 0)
+    settings = LLMSettings.from_env().model_copy(update={"base_url": url, "model": ALIAS, "backoff_s": 1.0})
+    backend = get_backend("openai", settings=settings, store=ArtifactStore(home), tasks_per_env=tasks_per_env,
+                          run_id="tasks-on-offline-scenario")
+    started = time.perf_counter()
+    try:
+        taskset = backend.tasks(scenario)
+        error = None
+    except Exception as exc:  # noqa: BLE001 - what a user would see, reported
+        taskset, error = None, f"{type(exc).__name__}: {str(exc)[:800]}"
+    finally:
+        backend.close()
+    return {"scenario": scenario.name, "seconds": round(time.perf_counter() - started, 1), "error": error,
+            "acting_user": taskset.acting_user if taskset else None,
+            "tasks": [{"task_id": t.task_id, "kind": t.kind, "instruction": t.instruction,
+                       "steps": t.steps, "goals": len(t.goals)} for t in taskset.tasks] if taskset else []}
+
+
 def phrasing_run(domain: str, home: Path, url: str, tasks_per_env: int) -> dict:
     from awm.backends import get_backend
     from awm.stages.pipeline import build_environment
@@ -294,6 +323,12 @@ def run(args, progress=None) -> dict:
         report["first_run_by_stage"] = ledger_by_stage(home, {report["first_run"]["run_id"]}, args.n_ctx)
         report["ledger_by_stage"] = ledger_by_stage(home, n_ctx=args.n_ctx)
         progress(report)
+        if not report["first_run"]["published"].get("tasks"):  # the model's scenario did not pass
+            report["tasks_on_offline_scenario"] = tasks_on_offline_scenario(args.domain, home, server.url,
+                                                                            args.tasks_per_env)
+            report["tasks_on_offline_scenario_by_stage"] = ledger_by_stage(home, {"tasks-on-offline-scenario"},
+                                                                           args.n_ctx)
+            progress(report)
         report["phrasing"] = phrasing_run(args.domain, home, server.url, args.tasks_per_env)
         report["ledger_by_stage"] = ledger_by_stage(home, n_ctx=args.n_ctx)
         progress(report)
