@@ -13,7 +13,11 @@ module (once), copies the function's tree, substitutes the placeholders and unpa
 - `if CONST:` is replaced by its body or its else branch (`not CONST` folds first), so a template can
   hold optional statements;
 - string concatenations of constants fold: `"cannot " + VERB + " "` -> `"cannot suspend "`, also across
-  a leading non-constant (`x + "a" + "b"` -> `x + "ab"`), since every such operand is a string.
+  a leading non-constant (`x + "a" + "b"` -> `x + "ab"`), since every such operand is a string;
+- `if refused := RULE(args): return refused`, where RULE is a function marked `@rule` (a business rule
+  written once, awm.builder.templates.tool_rules), is replaced by RULE's statements, each argument's
+  expression in place of its parameter (before the placeholders are substituted): the generated code
+  holds the check itself, as if written out where the rule is called.
 
 After rendering, every name the function reads must be a parameter, a name it assigns, a global of
 the prelude it runs with, or a builtin: a placeholder left unbound raises `TemplateError` naming it.
@@ -30,11 +34,12 @@ import ast
 import builtins
 import inspect
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 CONSTANT_TYPES = (str, int, float, bool, type(None))
 
@@ -96,6 +101,111 @@ def template_function(module: ModuleType, name: str) -> ast.FunctionDef:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return node
     raise TemplateError(f"template module {module.__name__} has no function {name}")
+
+
+F = TypeVar("F")
+
+
+def rule(function: F) -> F:
+    """Mark a template function as a rule: a check written once that templates call as
+    `if refused := RULE(args): return refused` and the renderer writes out in their place.
+
+    A rule's body (after its docstring) is `if` statements without `else`, each ending in a `return` of a
+    value: the call returns that value or, no test holding, None, which is what its inlined statements do
+    inside the template. It assigns no name, and each argument is pasted wherever its parameter is read, so
+    arguments are plain expressions (a name, a subscript, a call of `str`). A parameter whose value is the
+    empty string, as the right operand of `+`, is dropped (`text + reason` with reason "" -> `text`)."""
+    function.__template_rule__ = True  # type: ignore[attr-defined]
+    return function
+
+
+def _rule_call(node: ast.If) -> ast.Call | None:
+    """The call of `if NAME := CALL(...): return NAME`, else None."""
+    test = node.test
+    if (isinstance(test, ast.NamedExpr) and isinstance(test.value, ast.Call) and isinstance(test.value.func, ast.Name)
+            and not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Return)
+            and isinstance(node.body[0].value, ast.Name) and node.body[0].value.id == test.target.id):
+        return test.value
+    return None
+
+
+@cache
+def rule_statements(module: ModuleType, name: str) -> tuple[ast.arguments, tuple[ast.stmt, ...]]:
+    """A rule's parameters and statements, checked to be of the shape `rule` describes."""
+    node = template_function(module, name)
+    where = f"rule {module.__name__}.{name}"
+    body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and _is_str(node.body[0].value) \
+        else node.body
+    if not body:
+        raise TemplateError(f"{where}: has no statement")
+    for statement in body:
+        if not (isinstance(statement, ast.If) and not statement.orelse and isinstance(statement.body[-1], ast.Return)
+                and statement.body[-1].value is not None):
+            raise TemplateError(f"{where}: every statement must be an `if` without `else` ending in `return value`")
+    if any(isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) for s in body for n in ast.walk(s)):
+        raise TemplateError(f"{where}: a rule assigns no name")
+    arguments = node.args
+    if arguments.posonlyargs or arguments.vararg or arguments.kwonlyargs or arguments.kwarg:
+        raise TemplateError(f"{where}: a rule takes plain parameters only")
+    return arguments, tuple(body)
+
+
+def _rule_arguments(arguments: ast.arguments, call: ast.Call, where: str) -> dict[str, ast.expr]:
+    names = [a.arg for a in arguments.args]
+    given: dict[str, ast.expr] = dict(zip(names, call.args, strict=False))
+    if len(call.args) > len(names):
+        raise TemplateError(f"{where}: {len(call.args)} arguments given, it takes {len(names)}")
+    for keyword in call.keywords:
+        if keyword.arg not in names or keyword.arg in given:
+            raise TemplateError(f"{where}: unexpected or repeated argument {keyword.arg}")
+        given[keyword.arg] = keyword.value
+    defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults, strict=True))
+    missing = [n for n in names if n not in given and n not in defaults]
+    if missing:
+        raise TemplateError(f"{where}: missing argument(s) {', '.join(missing)}")
+    return {n: given.get(n, defaults.get(n)) for n in names}
+
+
+class _BindRule(ast.NodeTransformer):
+    """A rule's statements with each parameter read replaced by its argument's expression."""
+
+    def __init__(self, arguments: Mapping[str, ast.expr]):
+        self.arguments = arguments
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return clone(self.arguments[node.id]) if node.id in self.arguments else node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add) and _is_str(node.right) and node.right.value == "":
+            return node.left
+        return node
+
+
+class _InlineRules(ast.NodeTransformer):
+    def __init__(self, module: ModuleType):
+        self.module = module
+
+    def visit_If(self, node: ast.If) -> Any:
+        self.generic_visit(node)
+        call = _rule_call(node)
+        target = getattr(self.module, call.func.id, None) if call is not None else None
+        if call is None or not getattr(target, "__template_rule__", False):
+            return node
+        home = sys.modules[target.__module__]
+        arguments, statements = rule_statements(home, target.__name__)
+        where = f"rule {home.__name__}.{target.__name__} called in {self.module.__name__}"
+        bind = _BindRule(_rule_arguments(arguments, call, where))
+        return [bind.visit(clone(statement)) for statement in statements]
+
+
+@cache
+def expanded_function(module: ModuleType, name: str) -> ast.FunctionDef:
+    """A template function with the rules it calls written out (see `rule`): what rendering starts from."""
+    node = template_function(module, name)
+    if not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+        return node
+    return _InlineRules(module).visit(clone(node))
 
 
 def clone(node: Any) -> Any:
@@ -244,7 +354,7 @@ def render_function(module: ModuleType, template: str, bindings: Mapping[str, An
     `name`, `args` and `docstring`, when given, replace the template's own (a tool's name, signature and
     description are declared with its metadata, not in its template); `prologue`, statements run before the
     template's body (a nested API style's body unpacked into the names the template uses)."""
-    function = clone(template_function(module, template))
+    function = clone(expanded_function(module, template))
     function.decorator_list = []
     function.returns = None
     body = function.body
@@ -281,7 +391,7 @@ def _hashable(value: Any) -> Any:
 def _placeholder_words(module: ModuleType, template: str) -> frozenset[str]:
     """Every run of capitalised words in the template's identifiers: the only binding keys it can use."""
     words: set[str] = set()
-    for node in ast.walk(template_function(module, template)):
+    for node in ast.walk(expanded_function(module, template)):
         name = node.id if isinstance(node, ast.Name) else node.arg if isinstance(node, ast.arg) else \
             node.name if isinstance(node, ast.FunctionDef) else None
         if name is None:

@@ -2,38 +2,53 @@
 
 A template names a role's table, label, foreign key and plural label as ROLE_TABLE, ROLE_LABEL, ROLE_FK and
 ROLE_PLURAL (ROLE is the role in capitals; ENTITY stands for the role of a generic tool), and a coded role's
-code prefix as ROLE_PREFIX; the builder binds them per environment (awm.builder.tools.base.role_bindings).
-The role placeholders are derived here, for every role with its default label (awm.builder.entities) and
-every category's role with its label (awm/builder/categories/<category>/entities.py): the values a world with
-those labels binds; rendering never reads them. The other placeholders are a concern's values (a window, a
-limit, a column), with sample values. A placeholder
-only one concern uses may instead be defined at the top of that concern's template module (rendering takes
-only the template functions of a module).
+code prefix as ROLE_PREFIX; the builder binds them per environment (awm.builder.tools.base.entity_bindings).
+The role placeholders are not kept here: importing one derives it (the module's `__getattr__`) from the role's
+default label (awm.builder.entities) or its category's (awm/builder/categories/<category>/entities.py), the
+value a world with that label binds; rendering never reads them, and a name of no role is refused on import.
+The other placeholders are a concern's values (a window, a limit, a column), with sample values; each is
+imported by some template (tests/awm/builder/test_placeholders.py). A placeholder only one concern uses may
+instead be defined at the top of that concern's template module (rendering takes only the template functions
+of a module).
 """
+
+from functools import cache
 
 from awm.builder.entities import DEFAULT_LABELS
 from awm.builder.modules.packs import PACK_MODULES
 from awm.builder.naming import code_prefix, plural, snake
 
-
-def role_placeholders(labels: dict[str, str]) -> dict[str, str]:
-    """ROLE_TABLE, ROLE_LABEL, ROLE_FK, ROLE_PLURAL and ROLE_PREFIX of each role, as a world with these labels
-    binds them (awm.builder.tools.base.entity_bindings)."""
-    found: dict[str, str] = {}
-    for role, label in labels.items():
-        token = role.upper()
-        found.update({f"{token}_TABLE": snake(plural(label)), f"{token}_LABEL": label, f"{token}_FK": f"{snake(label)}_id",
-                      f"{token}_PLURAL": plural(label), f"{token}_PREFIX": code_prefix(label)})
-    return found
+_ROLE_PARTS = ("TABLE", "LABEL", "FK", "PLURAL", "PREFIX")
 
 
-globals().update(role_placeholders({**DEFAULT_LABELS, **{role: label for module in PACK_MODULES.values()
-                                                          for role, label in module.LABELS.items()}}))
+@cache
+def role_labels() -> dict[str, str]:
+    """Every role with its label: the default ones, then each category's."""
+    return {**DEFAULT_LABELS, **{role: label for module in PACK_MODULES.values() for role, label in module.LABELS.items()}}
+
+
+def role_placeholder(name: str) -> str | None:
+    """The sample value of ROLE_TABLE, ROLE_LABEL, ROLE_FK, ROLE_PLURAL or ROLE_PREFIX, as a world with the
+    role's label binds it (awm.builder.tools.base.entity_bindings); None if `name` is not one."""
+    token, _, part = name.rpartition("_")
+    label = role_labels().get(token.lower()) if token.isupper() and part in _ROLE_PARTS else None
+    if label is None:
+        return None
+    return {"TABLE": snake(plural(label)), "LABEL": label, "FK": f"{snake(label)}_id", "PLURAL": plural(label),
+            "PREFIX": code_prefix(label)}[part]
+
+
+def __getattr__(name: str) -> str:
+    value = role_placeholder(name)
+    if value is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (not a placeholder, nor a role's "
+                             f"{', '.join(_ROLE_PARTS)})")
+    return value
+
 
 ENTITY_TABLE = "orders"
 ENTITY_LABEL = "order"
 ENTITY_FK = "order_id"
-ENTITY_PLURAL = "orders"
 
 SIZE_COSTS = {"small": 20.0, "large": 80.0}  # a server size -> its monthly cost
 CODE_PREFIX = "CRD"  # the unique code prefix of the role a create tool numbers (WorldPlan.code_prefixes)

@@ -93,3 +93,26 @@ def test_a_prelude_renders_without_its_docstring_and_imports():
     source = ast.unparse(render_module(tool_prelude, {"REFERENCE_NOW_ISO": "2030-01-01T00:00:00"}))
     assert source.startswith("REFERENCE_NOW = '2030-01-01T00:00:00'\nTODAY = REFERENCE_NOW[:10]")
     assert "import" not in source and "def transition(" in source
+
+
+def test_a_rule_call_is_written_out_as_the_rule_with_its_arguments_in_place():
+    bindings = {"TABLE": "things", "LABEL": "thing", "ITEMS": ("open", "held"), "THING": Ident("thing")}
+    by_rule, by_hand = render("guarded", **bindings), render("guarded_by_hand", **bindings)
+    assert by_rule == by_hand.replace("def guarded_by_hand(", "def guarded(")
+    assert "require_status" not in by_rule and "refused" not in by_rule
+    assert "'thing ' + str(thing_id) + ' is ' + other['status'] + ', not open'" in by_rule  # the reason appended
+    assert "' is ' + thing['status'])" in by_rule  # an empty reason left out, not `+ ''`
+
+
+def test_a_walrus_on_a_function_that_is_no_rule_stays_a_call():
+    source = ast.unparse(render_function(samples, "checked_by_a_function", {}, GLOBALS | {"select_THING"}))
+    assert "if (refused := select_THING(db, THING_id)):\n        return refused" in source
+
+
+def test_a_rule_called_wrongly_or_written_wrongly_is_named():
+    with pytest.raises(TemplateError, match=r"rule awm\.builder\.templates\.tool_rules\.require_status called in "
+                                            r"tests\.awm\.builder\.codegen_samples: missing argument\(s\) label, name"):
+        render("misusing_a_rule")
+    with pytest.raises(TemplateError, match=r"rule tests\.awm\.builder\.codegen_samples\.assigning_rule: a rule "
+                                            r"assigns no name"):
+        render("calling_a_bad_rule")

@@ -19,14 +19,15 @@ from awm.builder.templates.placeholders import (
     STAFF_TABLE,
 )
 from awm.builder.templates.tool_prelude import TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status, require_status_in
 
 
 def create_FIELD_APPLICATION(db, FIELD_id, STAFF_id, product, rate_per_acre):
     FIELD = get_row(db, FIELD_TABLE, FIELD_id)
     if FIELD is None:
         return missing(FIELD_LABEL, FIELD_id)
-    if FIELD["status"] != "active":
-        return error("invalid_state", FIELD_LABEL + " " + FIELD["name"] + " is " + FIELD["status"])
+    if refused := require_status(FIELD, "active", FIELD_LABEL, FIELD["name"]):
+        return refused
     STAFF = get_row(db, STAFF_TABLE, STAFF_id)
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)
@@ -60,8 +61,8 @@ def return_to_milking_ANIMAL(db, ANIMAL_id):
     ANIMAL = get_row(db, ANIMAL_TABLE, ANIMAL_id)
     if ANIMAL is None:
         return missing(ANIMAL_LABEL, ANIMAL_id)
-    if ANIMAL["status"] not in ("treated", "dry"):
-        return error("invalid_state", ANIMAL_LABEL + " " + ANIMAL["tag"] + " is " + ANIMAL["status"])
+    if refused := require_status_in(ANIMAL, ("treated", "dry"), ANIMAL_LABEL, ANIMAL["tag"]):
+        return refused
     if ANIMAL["withdrawal_until"] is not None and ANIMAL["withdrawal_until"] >= TODAY:
         return error("withdrawal_period", ANIMAL_LABEL + " " + ANIMAL["tag"] + " is under withdrawal until " + ANIMAL["withdrawal_until"] + "; its milk cannot be shipped before then")
     return update_row(db, ANIMAL_TABLE, ANIMAL_id, {"status": "milking", "treatment": None, "withdrawal_until": None})
@@ -71,8 +72,8 @@ def mark_ready_CROP_BATCH(db, CROP_BATCH_id):
     CROP_BATCH = get_row(db, CROP_BATCH_TABLE, CROP_BATCH_id)
     if CROP_BATCH is None:
         return missing(CROP_BATCH_LABEL, CROP_BATCH_id)
-    if CROP_BATCH["status"] != "growing":
-        return error("invalid_state", CROP_BATCH_LABEL + " " + str(CROP_BATCH_id) + " is " + CROP_BATCH["status"])
+    if refused := require_status(CROP_BATCH, "growing", CROP_BATCH_LABEL, str(CROP_BATCH_id)):
+        return refused
     if CROP_BATCH["ready_on"] > TODAY:
         return error("too_early", CROP_BATCH_LABEL + " " + str(CROP_BATCH_id) + " is not ready before " + CROP_BATCH["ready_on"])
     return update_row(db, CROP_BATCH_TABLE, CROP_BATCH_id, {"status": "ready"})
@@ -82,8 +83,8 @@ def allocate_CROP_BATCH(db, CROP_BATCH_id, quantity):
     CROP_BATCH = get_row(db, CROP_BATCH_TABLE, CROP_BATCH_id)
     if CROP_BATCH is None:
         return missing(CROP_BATCH_LABEL, CROP_BATCH_id)
-    if CROP_BATCH["status"] != "ready":
-        return error("invalid_state", CROP_BATCH_LABEL + " " + str(CROP_BATCH_id) + " is " + CROP_BATCH["status"])
+    if refused := require_status(CROP_BATCH, "ready", CROP_BATCH_LABEL, str(CROP_BATCH_id)):
+        return refused
     if quantity > CROP_BATCH["quantity"]:
         return error("over_limit", CROP_BATCH_LABEL + " " + str(CROP_BATCH_id) + " holds only " + str(CROP_BATCH["quantity"]) + " plants")
     left = CROP_BATCH["quantity"] - quantity

@@ -29,14 +29,15 @@ from awm.builder.templates.tool_prelude import (
     next_code,
     update_row,
 )
+from awm.builder.templates.tool_rules import require_status, require_status_in
 
 
 def unblock_CARD(db, CARD_id):
     CARD = get_row(db, CARD_TABLE, CARD_id)
     if CARD is None:
         return missing(CARD_LABEL, CARD_id)
-    if CARD["status"] != "blocked":
-        return error("invalid_state", CARD_LABEL + " " + CARD["number"] + " is " + CARD["status"] + ", not blocked")
+    if refused := require_status(CARD, "blocked", CARD_LABEL, CARD["number"], ", not blocked"):
+        return refused
     if CARD["block_reason"] in ("lost", "stolen"):
         return error("not_allowed", CARD_LABEL + " " + CARD["number"] + " was blocked as " + CARD["block_reason"] + "; it must be replaced")
     if CARD["expires_on"] < TODAY:
@@ -44,8 +45,8 @@ def unblock_CARD(db, CARD_id):
     ACCOUNT = get_row(db, ACCOUNT_TABLE, CARD[ACCOUNT_FK])
     if ACCOUNT is None:
         return missing(ACCOUNT_LABEL, CARD[ACCOUNT_FK])
-    if ACCOUNT["status"] != "active":
-        return error("invalid_state", ACCOUNT_LABEL + " " + ACCOUNT["number"] + " is " + ACCOUNT["status"])
+    if refused := require_status(ACCOUNT, "active", ACCOUNT_LABEL, ACCOUNT["number"]):
+        return refused
     return update_row(db, CARD_TABLE, CARD_id, {"status": "active", "block_reason": None})
 
 
@@ -53,8 +54,8 @@ def set_limit_CARD(db, CARD_id, daily_limit):
     CARD = get_row(db, CARD_TABLE, CARD_id)
     if CARD is None:
         return missing(CARD_LABEL, CARD_id)
-    if CARD["status"] != "active":
-        return error("invalid_state", CARD_LABEL + " " + CARD["number"] + " is " + CARD["status"])
+    if refused := require_status(CARD, "active", CARD_LABEL, CARD["number"]):
+        return refused
     if daily_limit > MAX_LIMIT:
         return error("invalid_argument", "daily_limit may be at most " + str(MAX_LIMIT))
     return update_row(db, CARD_TABLE, CARD_id, {"daily_limit": round(daily_limit, 2)})
@@ -77,8 +78,8 @@ def uphold_DISPUTE(db, DISPUTE_id):
     DISPUTE = get_row(db, DISPUTE_TABLE, DISPUTE_id)
     if DISPUTE is None:
         return missing(DISPUTE_LABEL, DISPUTE_id)
-    if DISPUTE["status"] not in ("open", "investigating"):
-        return error("invalid_state", DISPUTE_LABEL + " " + DISPUTE["number"] + " is " + DISPUTE["status"])
+    if refused := require_status_in(DISPUTE, ("open", "investigating"), DISPUTE_LABEL, DISPUTE["number"]):
+        return refused
     db.execute("UPDATE " + ACCOUNT_TABLE + " SET balance = ROUND(balance + ?, 2) WHERE id = ?", [DISPUTE["amount"], DISPUTE[ACCOUNT_FK]])
     insert_row(db, ACCOUNT_ENTRY_TABLE, {ACCOUNT_FK: DISPUTE[ACCOUNT_FK], "amount": DISPUTE["amount"], "entry_type": "deposit", "memo": "Dispute " + DISPUTE["number"] + " upheld", "posted_at": REFERENCE_NOW})
     return update_row(db, DISPUTE_TABLE, DISPUTE_id, {"status": "upheld", "resolved_at": REFERENCE_NOW})
@@ -91,8 +92,8 @@ def create_STANDING_ORDER(db, from_ACCOUNT_id, to_ACCOUNT_id, amount, frequency,
         ACCOUNT = get_row(db, ACCOUNT_TABLE, side)
         if ACCOUNT is None:
             return missing(ACCOUNT_LABEL, side)
-        if ACCOUNT["status"] != "active":
-            return error("invalid_state", ACCOUNT_LABEL + " " + ACCOUNT["number"] + " is " + ACCOUNT["status"])
+        if refused := require_status(ACCOUNT, "active", ACCOUNT_LABEL, ACCOUNT["number"]):
+            return refused
     if first_run_on <= TODAY:
         return error("invalid_argument", "first_run_on must be after " + TODAY)
     return insert_row(db, STANDING_ORDER_TABLE, {"number": next_code(db, STANDING_ORDER_TABLE, "number", CODE_PREFIX, 602), "from_" + ACCOUNT_FK: from_ACCOUNT_id, "to_" + ACCOUNT_FK: to_ACCOUNT_id, "amount": round(amount, 2), "frequency": frequency, "next_run_on": first_run_on, "reference": reference or "Standing transfer", "status": "active", "created_at": REFERENCE_NOW})
@@ -102,8 +103,8 @@ def create_HOLD(db, ACCOUNT_id, amount, reason, expires_on):
     ACCOUNT = get_row(db, ACCOUNT_TABLE, ACCOUNT_id)
     if ACCOUNT is None:
         return missing(ACCOUNT_LABEL, ACCOUNT_id)
-    if ACCOUNT["status"] != "active":
-        return error("invalid_state", ACCOUNT_LABEL + " " + ACCOUNT["number"] + " is " + ACCOUNT["status"])
+    if refused := require_status(ACCOUNT, "active", ACCOUNT_LABEL, ACCOUNT["number"]):
+        return refused
     held = db.one("SELECT COALESCE(SUM(amount), 0) AS n FROM " + HOLD_TABLE + " WHERE " + ACCOUNT_FK + " = ? AND status = 'active'", [ACCOUNT_id])["n"]
     if held + amount > ACCOUNT["balance"]:
         return error("insufficient_funds", ACCOUNT_LABEL + " " + ACCOUNT["number"] + " has only " + str(round(ACCOUNT["balance"] - held, 2)) + " not yet held")

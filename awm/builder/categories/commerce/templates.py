@@ -30,14 +30,15 @@ from awm.builder.templates.tool_prelude import (
     next_code,
     update_row,
 )
+from awm.builder.templates.tool_rules import require_status
 
 
 def create_RETURN_REQUEST(db, CASE_id, ITEM_id, quantity, reason):
     CASE = get_row(db, CASE_TABLE, CASE_id)
     if CASE is None:
         return missing(CASE_LABEL, CASE_id)
-    if CASE["status"] != "delivered":
-        return error("invalid_state", CASE_LABEL + " " + CASE["code"] + " is " + CASE["status"])
+    if refused := require_status(CASE, "delivered", CASE_LABEL, CASE["code"]):
+        return refused
     if CASE[TIME_COLUMN] < CUTOFF:
         return error("window_closed", CASE_LABEL + " " + CASE["code"] + " is older than " + WINDOW_TEXT + " days")
     bought = db.one("SELECT COALESCE(SUM(quantity), 0) AS n FROM " + LINE_TABLE + " WHERE " + CASE_FK + " = ? AND " + ITEM_FK + " = ?", [CASE_id, ITEM_id])["n"]
@@ -51,8 +52,8 @@ def redeem_GIFT_CARD(db, code, amount):
     card = db.one("SELECT * FROM " + GIFT_CARD_TABLE + " WHERE code = ?", [code])
     if card is None:
         return error("not_found", "no " + GIFT_CARD_LABEL + " with code " + code)
-    if card["status"] != "active":
-        return error("invalid_state", GIFT_CARD_LABEL + " " + code + " is " + card["status"])
+    if refused := require_status(card, "active", GIFT_CARD_LABEL, code):
+        return refused
     if card["expires_on"] < TODAY:
         return error("expired", GIFT_CARD_LABEL + " " + code + " expired on " + card["expires_on"])
     if round(amount, 2) > card["balance"]:

@@ -16,14 +16,15 @@ from awm.builder.templates.placeholders import (
     TRANSCRIPT_REQUEST_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status, require_status_in
 
 
 def create_ENROLMENT(db, PARTY_id, SECTION_id):
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)
     if PARTY is None:
         return missing(PARTY_LABEL, PARTY_id)
-    if PARTY["status"] != "active":
-        return error("invalid_state", PARTY_LABEL + " " + str(PARTY_id) + " is " + PARTY["status"])
+    if refused := require_status(PARTY, "active", PARTY_LABEL, str(PARTY_id)):
+        return refused
     if HAS_HOLDS:
         hold = db.one("SELECT reason FROM " + REGISTRATION_HOLD_TABLE + " WHERE " + PARTY_FK + " = ? AND status = 'active'", [PARTY_id])
         if hold is not None:
@@ -45,8 +46,8 @@ def drop_ENROLMENT(db, ENROLMENT_id):
     ENROLMENT = get_row(db, ENROLMENT_TABLE, ENROLMENT_id)
     if ENROLMENT is None:
         return missing(ENROLMENT_LABEL, ENROLMENT_id)
-    if ENROLMENT["status"] not in ("enrolled", "waitlisted"):
-        return error("invalid_state", ENROLMENT_LABEL + " " + str(ENROLMENT_id) + " is " + ENROLMENT["status"])
+    if refused := require_status_in(ENROLMENT, ("enrolled", "waitlisted"), ENROLMENT_LABEL, str(ENROLMENT_id)):
+        return refused
     if ENROLMENT["status"] == "enrolled":
         db.execute("UPDATE " + SECTION_TABLE + " SET enrolled = enrolled - 1 WHERE id = ?", [ENROLMENT[SECTION_FK]])
     return update_row(db, ENROLMENT_TABLE, ENROLMENT_id, {"status": "dropped"})
@@ -63,8 +64,8 @@ def mail_TRANSCRIPT_REQUEST(db, TRANSCRIPT_REQUEST_id):
     TRANSCRIPT_REQUEST = get_row(db, TRANSCRIPT_REQUEST_TABLE, TRANSCRIPT_REQUEST_id)
     if TRANSCRIPT_REQUEST is None:
         return missing(TRANSCRIPT_REQUEST_LABEL, TRANSCRIPT_REQUEST_id)
-    if TRANSCRIPT_REQUEST["status"] != "requested":
-        return error("invalid_state", TRANSCRIPT_REQUEST_LABEL + " " + str(TRANSCRIPT_REQUEST_id) + " is " + TRANSCRIPT_REQUEST["status"])
+    if refused := require_status(TRANSCRIPT_REQUEST, "requested", TRANSCRIPT_REQUEST_LABEL, str(TRANSCRIPT_REQUEST_id)):
+        return refused
     if HAS_HOLDS:
         if db.one("SELECT id FROM " + REGISTRATION_HOLD_TABLE + " WHERE " + PARTY_FK + " = ? AND status = 'active' AND reason = 'unpaid_fees'", [TRANSCRIPT_REQUEST[PARTY_FK]]) is not None:
             return error("on_hold", "the " + PARTY_LABEL + " has unpaid fees")

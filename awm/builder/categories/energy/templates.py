@@ -18,6 +18,7 @@ from awm.builder.templates.placeholders import (
     STAFF_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 PROGRAM_CAPS = {"state_solar_rebate": 2500.0}  # rebate programme -> the most it pays on one claim
 
@@ -26,8 +27,8 @@ def repair_under_warranty_EQUIPMENT_UNIT(db, EQUIPMENT_UNIT_id):
     EQUIPMENT_UNIT = get_row(db, EQUIPMENT_UNIT_TABLE, EQUIPMENT_UNIT_id)
     if EQUIPMENT_UNIT is None:
         return missing(EQUIPMENT_UNIT_LABEL, EQUIPMENT_UNIT_id)
-    if EQUIPMENT_UNIT["status"] != "faulty":
-        return error("invalid_state", EQUIPMENT_UNIT_LABEL + " " + EQUIPMENT_UNIT["serial"] + " is " + EQUIPMENT_UNIT["status"])
+    if refused := require_status(EQUIPMENT_UNIT, "faulty", EQUIPMENT_UNIT_LABEL, EQUIPMENT_UNIT["serial"]):
+        return refused
     if EQUIPMENT_UNIT["warranty_until"] < TODAY:
         return error("out_of_warranty", EQUIPMENT_UNIT_LABEL + " " + EQUIPMENT_UNIT["serial"] + " was under warranty until " + EQUIPMENT_UNIT["warranty_until"])
     return update_row(db, EQUIPMENT_UNIT_TABLE, EQUIPMENT_UNIT_id, {"status": "operating"})
@@ -37,8 +38,8 @@ def submit_REBATE_CLAIM(db, REBATE_CLAIM_id):
     REBATE_CLAIM = get_row(db, REBATE_CLAIM_TABLE, REBATE_CLAIM_id)
     if REBATE_CLAIM is None:
         return missing(REBATE_CLAIM_LABEL, REBATE_CLAIM_id)
-    if REBATE_CLAIM["status"] != "draft":
-        return error("invalid_state", REBATE_CLAIM_LABEL + " " + str(REBATE_CLAIM_id) + " is " + REBATE_CLAIM["status"])
+    if refused := require_status(REBATE_CLAIM, "draft", REBATE_CLAIM_LABEL, str(REBATE_CLAIM_id)):
+        return refused
     cap = PROGRAM_CAPS[REBATE_CLAIM["program"]]
     if REBATE_CLAIM["amount"] > cap:
         return error("over_limit", REBATE_CLAIM_LABEL + " " + str(REBATE_CLAIM_id) + " asks for " + str(REBATE_CLAIM["amount"]) + "; " + REBATE_CLAIM["program"] + " pays at most " + str(cap))
@@ -49,8 +50,8 @@ def record_result_SAFETY_INSPECTION(db, SAFETY_INSPECTION_id, result, STAFF_id):
     SAFETY_INSPECTION = get_row(db, SAFETY_INSPECTION_TABLE, SAFETY_INSPECTION_id)
     if SAFETY_INSPECTION is None:
         return missing(SAFETY_INSPECTION_LABEL, SAFETY_INSPECTION_id)
-    if SAFETY_INSPECTION["status"] != "scheduled":
-        return error("invalid_state", SAFETY_INSPECTION_LABEL + " " + str(SAFETY_INSPECTION_id) + " is " + SAFETY_INSPECTION["status"])
+    if refused := require_status(SAFETY_INSPECTION, "scheduled", SAFETY_INSPECTION_LABEL, str(SAFETY_INSPECTION_id)):
+        return refused
     if SAFETY_INSPECTION["due_on"] > TODAY:
         return error("too_early", SAFETY_INSPECTION_LABEL + " " + str(SAFETY_INSPECTION_id) + " is due on " + SAFETY_INSPECTION["due_on"] + "; no result can be recorded before then")
     STAFF = get_row(db, STAFF_TABLE, STAFF_id)
@@ -76,8 +77,8 @@ def stop_CHARGING_SESSION(db, CHARGING_SESSION_id, energy_kwh):
     CHARGING_SESSION = get_row(db, CHARGING_SESSION_TABLE, CHARGING_SESSION_id)
     if CHARGING_SESSION is None:
         return missing(CHARGING_SESSION_LABEL, CHARGING_SESSION_id)
-    if CHARGING_SESSION["status"] != "active":
-        return error("invalid_state", CHARGING_SESSION_LABEL + " " + str(CHARGING_SESSION_id) + " is " + CHARGING_SESSION["status"])
+    if refused := require_status(CHARGING_SESSION, "active", CHARGING_SESSION_LABEL, str(CHARGING_SESSION_id)):
+        return refused
     if energy_kwh < CHARGING_SESSION["energy_kwh"]:
         return error("invalid_argument", CHARGING_SESSION_LABEL + " " + str(CHARGING_SESSION_id) + " has already delivered " + str(CHARGING_SESSION["energy_kwh"]) + " kWh")
     db.execute("UPDATE " + CHARGE_POINT_TABLE + " SET status = 'available' WHERE id = ? AND status = 'in_use'", [CHARGING_SESSION[CHARGE_POINT_FK]])

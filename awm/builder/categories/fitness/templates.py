@@ -25,14 +25,15 @@ from awm.builder.templates.placeholders import (
     TRAINING_PACKAGE_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def cancel_CLASS_SESSION(db, CLASS_SESSION_id):
     CLASS_SESSION = get_row(db, CLASS_SESSION_TABLE, CLASS_SESSION_id)
     if CLASS_SESSION is None:
         return missing(CLASS_SESSION_LABEL, CLASS_SESSION_id)
-    if CLASS_SESSION["status"] != "scheduled":
-        return error("invalid_state", CLASS_SESSION_LABEL + " " + str(CLASS_SESSION_id) + " is " + CLASS_SESSION["status"])
+    if refused := require_status(CLASS_SESSION, "scheduled", CLASS_SESSION_LABEL, str(CLASS_SESSION_id)):
+        return refused
     if CLASS_SESSION["starts_at"] <= REFERENCE_NOW:
         return error("window_closed", CLASS_SESSION_LABEL + " " + str(CLASS_SESSION_id) + " started at " + CLASS_SESSION["starts_at"])
     return update_row(db, CLASS_SESSION_TABLE, CLASS_SESSION_id, {"status": "cancelled"})
@@ -42,8 +43,8 @@ def set_capacity_CLASS_SESSION(db, CLASS_SESSION_id, capacity):
     CLASS_SESSION = get_row(db, CLASS_SESSION_TABLE, CLASS_SESSION_id)
     if CLASS_SESSION is None:
         return missing(CLASS_SESSION_LABEL, CLASS_SESSION_id)
-    if CLASS_SESSION["status"] != "scheduled":
-        return error("invalid_state", CLASS_SESSION_LABEL + " " + str(CLASS_SESSION_id) + " is " + CLASS_SESSION["status"])
+    if refused := require_status(CLASS_SESSION, "scheduled", CLASS_SESSION_LABEL, str(CLASS_SESSION_id)):
+        return refused
     if capacity < CLASS_SESSION["spots_booked"]:
         return error("below_booked", CLASS_SESSION_LABEL + " " + str(CLASS_SESSION_id) + " already has " + str(CLASS_SESSION["spots_booked"]) + " spots booked")
     return update_row(db, CLASS_SESSION_TABLE, CLASS_SESSION_id, {"capacity": capacity})
@@ -53,8 +54,8 @@ def create_FREEZE(db, SUBSCRIPTION_id, starts_on, days, reason):
     SUBSCRIPTION = get_row(db, SUBSCRIPTION_TABLE, SUBSCRIPTION_id)
     if SUBSCRIPTION is None:
         return missing(SUBSCRIPTION_LABEL, SUBSCRIPTION_id)
-    if SUBSCRIPTION["status"] != "active":
-        return error("invalid_state", SUBSCRIPTION_LABEL + " " + str(SUBSCRIPTION_id) + " is " + SUBSCRIPTION["status"])
+    if refused := require_status(SUBSCRIPTION, "active", SUBSCRIPTION_LABEL, str(SUBSCRIPTION_id)):
+        return refused
     if days > MAX_LIMIT:
         return error("over_limit", "a freeze lasts at most " + str(MAX_LIMIT) + " days, not " + str(days))
     if starts_on < TODAY:
@@ -97,8 +98,8 @@ def record_result_FIXTURE(db, FIXTURE_id, home_score, away_score):
     FIXTURE = get_row(db, FIXTURE_TABLE, FIXTURE_id)
     if FIXTURE is None:
         return missing(FIXTURE_LABEL, FIXTURE_id)
-    if FIXTURE["status"] != "scheduled":
-        return error("invalid_state", FIXTURE_LABEL + " " + str(FIXTURE_id) + " is " + FIXTURE["status"])
+    if refused := require_status(FIXTURE, "scheduled", FIXTURE_LABEL, str(FIXTURE_id)):
+        return refused
     if FIXTURE["starts_at"] > REFERENCE_NOW:
         return error("not_started", FIXTURE_LABEL + " " + str(FIXTURE_id) + " starts at " + FIXTURE["starts_at"] + "; its result cannot be entered yet")
     if home_score > away_score:

@@ -18,14 +18,15 @@ from awm.builder.templates.placeholders import (
     TEMPERATURE_CHECK_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def release_PRODUCT_LOT(db, PRODUCT_LOT_id):
     PRODUCT_LOT = get_row(db, PRODUCT_LOT_TABLE, PRODUCT_LOT_id)
     if PRODUCT_LOT is None:
         return missing(PRODUCT_LOT_LABEL, PRODUCT_LOT_id)
-    if PRODUCT_LOT["status"] != "on_hold":
-        return error("invalid_state", PRODUCT_LOT_LABEL + " " + PRODUCT_LOT["lot_code"] + " is " + PRODUCT_LOT["status"])
+    if refused := require_status(PRODUCT_LOT, "on_hold", PRODUCT_LOT_LABEL, PRODUCT_LOT["lot_code"]):
+        return refused
     if PRODUCT_LOT["best_before"] < TODAY:
         return error("expired", PRODUCT_LOT_LABEL + " " + PRODUCT_LOT["lot_code"] + " was best before " + PRODUCT_LOT["best_before"])
     return update_row(db, PRODUCT_LOT_TABLE, PRODUCT_LOT_id, {"status": "released"})
@@ -64,8 +65,8 @@ def seat_DINING_TABLE(db, DINING_TABLE_id, party_size):
     DINING_TABLE = get_row(db, DINING_TABLE_TABLE, DINING_TABLE_id)
     if DINING_TABLE is None:
         return missing(DINING_TABLE_LABEL, DINING_TABLE_id)
-    if DINING_TABLE["status"] != "available":
-        return error("invalid_state", DINING_TABLE_LABEL + " " + DINING_TABLE["table_number"] + " is " + DINING_TABLE["status"])
+    if refused := require_status(DINING_TABLE, "available", DINING_TABLE_LABEL, DINING_TABLE["table_number"]):
+        return refused
     if party_size > DINING_TABLE["seats"]:
         return error("over_capacity", DINING_TABLE_LABEL + " " + DINING_TABLE["table_number"] + " seats " + str(DINING_TABLE["seats"]) + ", not " + str(party_size))
     return update_row(db, DINING_TABLE_TABLE, DINING_TABLE_id, {"status": "occupied", "party_size": party_size})

@@ -9,14 +9,15 @@ from awm.builder.templates.placeholders import (
     WINDOW_TEXT,
 )
 from awm.builder.templates.tool_prelude import error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def renew_POLICY(db, POLICY_id):
     POLICY = get_row(db, POLICY_TABLE, POLICY_id)
     if POLICY is None:
         return missing(POLICY_LABEL, POLICY_id)
-    if POLICY["status"] != "active":
-        return error("invalid_state", POLICY_LABEL + " " + POLICY["number"] + " is " + POLICY["status"])
+    if refused := require_status(POLICY, "active", POLICY_LABEL, POLICY["number"]):
+        return refused
     if POLICY["ends_on"] > CUTOFF:
         return error("too_early", POLICY_LABEL + " " + POLICY["number"] + " runs until " + POLICY["ends_on"] + "; renewal opens " + WINDOW_TEXT + " days before")
     ends = str(int(POLICY["ends_on"][:4]) + 1) + POLICY["ends_on"][4:]
@@ -29,8 +30,8 @@ def create_BENEFICIARY(db, POLICY_id, full_name, relationship, share_percent):
     POLICY = get_row(db, POLICY_TABLE, POLICY_id)
     if POLICY is None:
         return missing(POLICY_LABEL, POLICY_id)
-    if POLICY["status"] != "active":
-        return error("invalid_state", POLICY_LABEL + " " + POLICY["number"] + " is " + POLICY["status"])
+    if refused := require_status(POLICY, "active", POLICY_LABEL, POLICY["number"]):
+        return refused
     taken = db.one("SELECT COALESCE(SUM(share_percent), 0) AS n FROM " + BENEFICIARY_TABLE + " WHERE " + POLICY_FK + " = ?", [POLICY_id])["n"]
     if taken + share_percent > 100:
         return error("over_allocated", "only " + str(100 - taken) + "% of the benefit is unallocated")

@@ -15,14 +15,15 @@ from awm.builder.templates.placeholders import (
     SHIPMENT_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status, require_status_in
 
 
 def assign_carrier_SHIPMENT(db, SHIPMENT_id, CARRIER_id):
     SHIPMENT = get_row(db, SHIPMENT_TABLE, SHIPMENT_id)
     if SHIPMENT is None:
         return missing(SHIPMENT_LABEL, SHIPMENT_id)
-    if SHIPMENT["status"] != "booked":
-        return error("invalid_state", SHIPMENT_LABEL + " " + SHIPMENT["number"] + " is " + SHIPMENT["status"] + ", not booked")
+    if refused := require_status(SHIPMENT, "booked", SHIPMENT_LABEL, SHIPMENT["number"], ", not booked"):
+        return refused
     CARRIER = get_row(db, CARRIER_TABLE, CARRIER_id)
     if CARRIER is None:
         return missing(CARRIER_LABEL, CARRIER_id)
@@ -35,14 +36,14 @@ def depart_LEG(db, LEG_id):
     LEG = get_row(db, LEG_TABLE, LEG_id)
     if LEG is None:
         return missing(LEG_LABEL, LEG_id)
-    if LEG["status"] != "planned":
-        return error("invalid_state", LEG_LABEL + " " + str(LEG_id) + " is " + LEG["status"])
+    if refused := require_status(LEG, "planned", LEG_LABEL, str(LEG_id)):
+        return refused
     before = db.one("SELECT status FROM " + LEG_TABLE + " WHERE " + SHIPMENT_FK + " = ? AND sequence = ?", [LEG[SHIPMENT_FK], LEG["sequence"] - 1])
     if before is not None and before["status"] != "arrived":
         return error("invalid_state", "the " + LEG_LABEL + " before it has not arrived")
     shipment = get_row(db, SHIPMENT_TABLE, LEG[SHIPMENT_FK])
-    if shipment["status"] not in ("booked", "in_transit"):
-        return error("invalid_state", SHIPMENT_LABEL + " " + shipment["number"] + " is " + shipment["status"])
+    if refused := require_status_in(shipment, ("booked", "in_transit"), SHIPMENT_LABEL, shipment["number"]):
+        return refused
     update_row(db, SHIPMENT_TABLE, shipment["id"], {"status": "in_transit"})
     return update_row(db, LEG_TABLE, LEG_id, {"status": "departed", "departs_at": REFERENCE_NOW})
 
@@ -51,8 +52,8 @@ def create_EXCEPTION(db, SHIPMENT_id, kind):
     SHIPMENT = get_row(db, SHIPMENT_TABLE, SHIPMENT_id)
     if SHIPMENT is None:
         return missing(SHIPMENT_LABEL, SHIPMENT_id)
-    if SHIPMENT["status"] not in ("booked", "in_transit"):
-        return error("invalid_state", SHIPMENT_LABEL + " " + SHIPMENT["number"] + " is " + SHIPMENT["status"])
+    if refused := require_status_in(SHIPMENT, ("booked", "in_transit"), SHIPMENT_LABEL, SHIPMENT["number"]):
+        return refused
     update_row(db, SHIPMENT_TABLE, SHIPMENT_id, {"status": "exception"})
     return insert_row(db, EXCEPTION_TABLE, {SHIPMENT_FK: SHIPMENT_id, "kind": kind, "status": "open", "reported_at": REFERENCE_NOW, "resolution": None})
 
@@ -71,8 +72,8 @@ def accept_RATE_QUOTE(db, RATE_QUOTE_id):
     RATE_QUOTE = get_row(db, RATE_QUOTE_TABLE, RATE_QUOTE_id)
     if RATE_QUOTE is None:
         return missing(RATE_QUOTE_LABEL, RATE_QUOTE_id)
-    if RATE_QUOTE["status"] != "offered":
-        return error("invalid_state", RATE_QUOTE_LABEL + " " + RATE_QUOTE["number"] + " is " + RATE_QUOTE["status"])
+    if refused := require_status(RATE_QUOTE, "offered", RATE_QUOTE_LABEL, RATE_QUOTE["number"]):
+        return refused
     if RATE_QUOTE["valid_until"] < TODAY:
         return error("expired", RATE_QUOTE_LABEL + " " + RATE_QUOTE["number"] + " lapsed on " + RATE_QUOTE["valid_until"])
     return update_row(db, RATE_QUOTE_TABLE, RATE_QUOTE_id, {"status": "accepted"})

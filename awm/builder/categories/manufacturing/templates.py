@@ -16,14 +16,15 @@ from awm.builder.templates.placeholders import (
     STAFF_TABLE,
 )
 from awm.builder.templates.tool_prelude import TODAY, error, get_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def record_output_PRODUCTION_RUN(db, PRODUCTION_RUN_id, good, scrap):
     PRODUCTION_RUN = get_row(db, PRODUCTION_RUN_TABLE, PRODUCTION_RUN_id)
     if PRODUCTION_RUN is None:
         return missing(PRODUCTION_RUN_LABEL, PRODUCTION_RUN_id)
-    if PRODUCTION_RUN["status"] != "running":
-        return error("invalid_state", PRODUCTION_RUN_LABEL + " " + PRODUCTION_RUN["run_number"] + " is " + PRODUCTION_RUN["status"])
+    if refused := require_status(PRODUCTION_RUN, "running", PRODUCTION_RUN_LABEL, PRODUCTION_RUN["run_number"]):
+        return refused
     return update_row(db, PRODUCTION_RUN_TABLE, PRODUCTION_RUN_id, {"quantity_good": PRODUCTION_RUN["quantity_good"] + good, "quantity_scrap": PRODUCTION_RUN["quantity_scrap"] + scrap})
 
 
@@ -31,8 +32,8 @@ def complete_PRODUCTION_RUN(db, PRODUCTION_RUN_id):
     PRODUCTION_RUN = get_row(db, PRODUCTION_RUN_TABLE, PRODUCTION_RUN_id)
     if PRODUCTION_RUN is None:
         return missing(PRODUCTION_RUN_LABEL, PRODUCTION_RUN_id)
-    if PRODUCTION_RUN["status"] != "running":
-        return error("invalid_state", PRODUCTION_RUN_LABEL + " " + PRODUCTION_RUN["run_number"] + " is " + PRODUCTION_RUN["status"])
+    if refused := require_status(PRODUCTION_RUN, "running", PRODUCTION_RUN_LABEL, PRODUCTION_RUN["run_number"]):
+        return refused
     if PRODUCTION_RUN["quantity_good"] < PRODUCTION_RUN["quantity_planned"]:
         return error("short_quantity", PRODUCTION_RUN_LABEL + " " + PRODUCTION_RUN["run_number"] + " has " + str(PRODUCTION_RUN["quantity_good"]) + " good units of the " + str(PRODUCTION_RUN["quantity_planned"]) + " planned")
     return update_row(db, PRODUCTION_RUN_TABLE, PRODUCTION_RUN_id, {"status": "completed"})
@@ -42,8 +43,8 @@ def set_disposition_NONCONFORMANCE(db, NONCONFORMANCE_id, disposition):
     NONCONFORMANCE = get_row(db, NONCONFORMANCE_TABLE, NONCONFORMANCE_id)
     if NONCONFORMANCE is None:
         return missing(NONCONFORMANCE_LABEL, NONCONFORMANCE_id)
-    if NONCONFORMANCE["status"] != "open":
-        return error("invalid_state", NONCONFORMANCE_LABEL + " " + str(NONCONFORMANCE_id) + " is " + NONCONFORMANCE["status"])
+    if refused := require_status(NONCONFORMANCE, "open", NONCONFORMANCE_LABEL, str(NONCONFORMANCE_id)):
+        return refused
     return update_row(db, NONCONFORMANCE_TABLE, NONCONFORMANCE_id, {"disposition": disposition})
 
 
@@ -51,8 +52,8 @@ def close_NONCONFORMANCE(db, NONCONFORMANCE_id):
     NONCONFORMANCE = get_row(db, NONCONFORMANCE_TABLE, NONCONFORMANCE_id)
     if NONCONFORMANCE is None:
         return missing(NONCONFORMANCE_LABEL, NONCONFORMANCE_id)
-    if NONCONFORMANCE["status"] != "open":
-        return error("invalid_state", NONCONFORMANCE_LABEL + " " + str(NONCONFORMANCE_id) + " is " + NONCONFORMANCE["status"])
+    if refused := require_status(NONCONFORMANCE, "open", NONCONFORMANCE_LABEL, str(NONCONFORMANCE_id)):
+        return refused
     if NONCONFORMANCE["disposition"] is None:
         return error("no_disposition", NONCONFORMANCE_LABEL + " " + str(NONCONFORMANCE_id) + " has no disposition yet; set one before closing it")
     return update_row(db, NONCONFORMANCE_TABLE, NONCONFORMANCE_id, {"status": "closed"})
@@ -62,8 +63,8 @@ def check_out_INSTRUMENT(db, INSTRUMENT_id, STAFF_id):
     INSTRUMENT = get_row(db, INSTRUMENT_TABLE, INSTRUMENT_id)
     if INSTRUMENT is None:
         return missing(INSTRUMENT_LABEL, INSTRUMENT_id)
-    if INSTRUMENT["status"] != "available":
-        return error("invalid_state", INSTRUMENT_LABEL + " " + INSTRUMENT["asset_tag"] + " is " + INSTRUMENT["status"])
+    if refused := require_status(INSTRUMENT, "available", INSTRUMENT_LABEL, INSTRUMENT["asset_tag"]):
+        return refused
     if INSTRUMENT["calibration_due"] < TODAY:
         return error("calibration_due", INSTRUMENT_LABEL + " " + INSTRUMENT["asset_tag"] + " was due for calibration on " + INSTRUMENT["calibration_due"])
     STAFF = get_row(db, STAFF_TABLE, STAFF_id)
@@ -87,6 +88,6 @@ def return_to_owner_CUSTOMER_ASSET(db, CUSTOMER_ASSET_id):
     CUSTOMER_ASSET = get_row(db, CUSTOMER_ASSET_TABLE, CUSTOMER_ASSET_id)
     if CUSTOMER_ASSET is None:
         return missing(CUSTOMER_ASSET_LABEL, CUSTOMER_ASSET_id)
-    if CUSTOMER_ASSET["status"] != "in_storage":
-        return error("invalid_state", CUSTOMER_ASSET_LABEL + " " + CUSTOMER_ASSET["asset_tag"] + " is " + CUSTOMER_ASSET["status"] + "; only one in storage can be handed back")
+    if refused := require_status(CUSTOMER_ASSET, "in_storage", CUSTOMER_ASSET_LABEL, CUSTOMER_ASSET["asset_tag"], "; only one in storage can be handed back"):
+        return refused
     return update_row(db, CUSTOMER_ASSET_TABLE, CUSTOMER_ASSET_id, {"status": "returned", "returned_on": TODAY})

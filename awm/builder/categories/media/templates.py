@@ -18,6 +18,7 @@ from awm.builder.templates.placeholders import (
     TITLE_RELEASE_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def extend_CONTENT_LICENCE(db, CONTENT_LICENCE_id, ends_on):
@@ -26,8 +27,8 @@ def extend_CONTENT_LICENCE(db, CONTENT_LICENCE_id, ends_on):
         return missing(CONTENT_LICENCE_LABEL, CONTENT_LICENCE_id)
     if CONTENT_LICENCE["status"] == "expired":
         return error("expired", CONTENT_LICENCE_LABEL + " " + str(CONTENT_LICENCE_id) + " expired on " + CONTENT_LICENCE["ends_on"] + "; it must be negotiated anew, not extended")
-    if CONTENT_LICENCE["status"] != "active":
-        return error("invalid_state", CONTENT_LICENCE_LABEL + " " + str(CONTENT_LICENCE_id) + " is " + CONTENT_LICENCE["status"])
+    if refused := require_status(CONTENT_LICENCE, "active", CONTENT_LICENCE_LABEL, str(CONTENT_LICENCE_id)):
+        return refused
     if ends_on <= CONTENT_LICENCE["ends_on"]:
         return error("invalid_argument", "ends_on must be after the current end, " + CONTENT_LICENCE["ends_on"])
     return update_row(db, CONTENT_LICENCE_TABLE, CONTENT_LICENCE_id, {"ends_on": ends_on})
@@ -37,8 +38,8 @@ def pay_ROYALTY_STATEMENT(db, ROYALTY_STATEMENT_id):
     ROYALTY_STATEMENT = get_row(db, ROYALTY_STATEMENT_TABLE, ROYALTY_STATEMENT_id)
     if ROYALTY_STATEMENT is None:
         return missing(ROYALTY_STATEMENT_LABEL, ROYALTY_STATEMENT_id)
-    if ROYALTY_STATEMENT["status"] != "approved":
-        return error("invalid_state", ROYALTY_STATEMENT_LABEL + " " + str(ROYALTY_STATEMENT_id) + " is " + ROYALTY_STATEMENT["status"] + "; only an approved one is paid")
+    if refused := require_status(ROYALTY_STATEMENT, "approved", ROYALTY_STATEMENT_LABEL, str(ROYALTY_STATEMENT_id), "; only an approved one is paid"):
+        return refused
     if ROYALTY_STATEMENT["amount"] < MAX_LIMIT:
         return error("below_minimum", ROYALTY_STATEMENT_LABEL + " " + str(ROYALTY_STATEMENT_id) + " is for " + str(ROYALTY_STATEMENT["amount"]) + ", below the " + str(MAX_LIMIT) + " paid out; it is carried into the next period")
     return update_row(db, ROYALTY_STATEMENT_TABLE, ROYALTY_STATEMENT_id, {"status": "paid"})
@@ -59,13 +60,13 @@ def create_EVENT_TICKET(db, LIVE_EVENT_id, PARTY_id, seats):
     LIVE_EVENT = get_row(db, LIVE_EVENT_TABLE, LIVE_EVENT_id)
     if LIVE_EVENT is None:
         return missing(LIVE_EVENT_LABEL, LIVE_EVENT_id)
-    if LIVE_EVENT["status"] != "on_sale":
-        return error("invalid_state", LIVE_EVENT_LABEL + " " + LIVE_EVENT["name"] + " is " + LIVE_EVENT["status"])
+    if refused := require_status(LIVE_EVENT, "on_sale", LIVE_EVENT_LABEL, LIVE_EVENT["name"]):
+        return refused
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)
     if PARTY is None:
         return missing(PARTY_LABEL, PARTY_id)
-    if PARTY["status"] != "active":
-        return error("invalid_state", PARTY_LABEL + " " + str(PARTY_id) + " is " + PARTY["status"])
+    if refused := require_status(PARTY, "active", PARTY_LABEL, str(PARTY_id)):
+        return refused
     booked = db.one("SELECT COALESCE(SUM(seats), 0) AS n FROM " + EVENT_TICKET_TABLE + " WHERE " + LIVE_EVENT_FK + " = ? AND status = 'booked'", [LIVE_EVENT_id])["n"]
     if booked + seats > LIVE_EVENT["capacity"]:
         return error("sold_out", LIVE_EVENT_LABEL + " " + LIVE_EVENT["name"] + " has " + str(LIVE_EVENT["capacity"] - booked) + " of " + str(LIVE_EVENT["capacity"]) + " seats left")

@@ -20,14 +20,15 @@ from awm.builder.templates.placeholders import (
     SITE_TABLE,
 )
 from awm.builder.templates.tool_prelude import TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def submit_GRANT_APPLICATION(db, GRANT_APPLICATION_id):
     GRANT_APPLICATION = get_row(db, GRANT_APPLICATION_TABLE, GRANT_APPLICATION_id)
     if GRANT_APPLICATION is None:
         return missing(GRANT_APPLICATION_LABEL, GRANT_APPLICATION_id)
-    if GRANT_APPLICATION["status"] != "drafting":
-        return error("invalid_state", GRANT_APPLICATION_LABEL + " " + GRANT_APPLICATION["number"] + " is " + GRANT_APPLICATION["status"])
+    if refused := require_status(GRANT_APPLICATION, "drafting", GRANT_APPLICATION_LABEL, GRANT_APPLICATION["number"]):
+        return refused
     if GRANT_APPLICATION["deadline"] < TODAY:
         return error("window_closed", GRANT_APPLICATION_LABEL + " " + GRANT_APPLICATION["number"] + " was due by " + GRANT_APPLICATION["deadline"])
     return update_row(db, GRANT_APPLICATION_TABLE, GRANT_APPLICATION_id, {"status": "submitted"})
@@ -37,8 +38,8 @@ def record_award_GRANT_APPLICATION(db, GRANT_APPLICATION_id, amount_awarded):
     GRANT_APPLICATION = get_row(db, GRANT_APPLICATION_TABLE, GRANT_APPLICATION_id)
     if GRANT_APPLICATION is None:
         return missing(GRANT_APPLICATION_LABEL, GRANT_APPLICATION_id)
-    if GRANT_APPLICATION["status"] != "submitted":
-        return error("invalid_state", GRANT_APPLICATION_LABEL + " " + GRANT_APPLICATION["number"] + " is " + GRANT_APPLICATION["status"])
+    if refused := require_status(GRANT_APPLICATION, "submitted", GRANT_APPLICATION_LABEL, GRANT_APPLICATION["number"]):
+        return refused
     if amount_awarded <= 0 or amount_awarded > GRANT_APPLICATION["amount_requested"]:
         return error("over_limit", "the award must be more than 0 and at most the " + str(GRANT_APPLICATION["amount_requested"]) + " requested")
     return update_row(db, GRANT_APPLICATION_TABLE, GRANT_APPLICATION_id, {"status": "awarded", "amount_awarded": round(amount_awarded, 2)})
@@ -48,8 +49,8 @@ def record_payment_PLEDGE(db, PLEDGE_id, amount):
     PLEDGE = get_row(db, PLEDGE_TABLE, PLEDGE_id)
     if PLEDGE is None:
         return missing(PLEDGE_LABEL, PLEDGE_id)
-    if PLEDGE["status"] != "open":
-        return error("invalid_state", PLEDGE_LABEL + " " + PLEDGE["number"] + " is " + PLEDGE["status"])
+    if refused := require_status(PLEDGE, "open", PLEDGE_LABEL, PLEDGE["number"]):
+        return refused
     owed = round(PLEDGE["amount_pledged"] - PLEDGE["amount_paid"], 2)
     if amount <= 0 or amount > owed:
         return error("over_limit", PLEDGE_LABEL + " " + PLEDGE["number"] + " has " + str(owed) + " still owed")
@@ -66,8 +67,8 @@ def create_EVENT_SIGNUP(db, CHARITY_EVENT_id, PARTY_id):
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)
     if PARTY is None:
         return missing(PARTY_LABEL, PARTY_id)
-    if PARTY["status"] != "active":
-        return error("invalid_state", PARTY_LABEL + " " + str(PARTY_id) + " is " + PARTY["status"])
+    if refused := require_status(PARTY, "active", PARTY_LABEL, str(PARTY_id)):
+        return refused
     if db.one("SELECT id FROM " + EVENT_SIGNUP_TABLE + " WHERE " + CHARITY_EVENT_FK + " = ? AND " + PARTY_FK + " = ? AND status = 'registered'", [CHARITY_EVENT_id, PARTY_id]) is not None:
         return error("conflict", PARTY_LABEL + " " + str(PARTY_id) + " is already registered")
     taken = db.one("SELECT COUNT(*) AS n FROM " + EVENT_SIGNUP_TABLE + " WHERE " + CHARITY_EVENT_FK + " = ? AND status = 'registered'", [CHARITY_EVENT_id])["n"]

@@ -12,14 +12,15 @@ from awm.builder.templates.placeholders import (
     WINDOW_TEXT,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, error, get_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def terminate_LEASE(db, LEASE_id, ends_on):
     LEASE = get_row(db, LEASE_TABLE, LEASE_id)
     if LEASE is None:
         return missing(LEASE_LABEL, LEASE_id)
-    if LEASE["status"] != "active":
-        return error("invalid_state", LEASE_LABEL + " " + LEASE["number"] + " is " + LEASE["status"])
+    if refused := require_status(LEASE, "active", LEASE_LABEL, LEASE["number"]):
+        return refused
     if ends_on < FAR_CUTOFF:
         return error("notice_too_short", "the earliest end is " + FAR_CUTOFF + " (" + WINDOW_TEXT + " days' notice)")
     if ends_on >= LEASE["ends_on"]:
@@ -31,8 +32,8 @@ def extend_LEASE(db, LEASE_id, ends_on):
     LEASE = get_row(db, LEASE_TABLE, LEASE_id)
     if LEASE is None:
         return missing(LEASE_LABEL, LEASE_id)
-    if LEASE["status"] != "active":
-        return error("invalid_state", LEASE_LABEL + " " + LEASE["number"] + " is " + LEASE["status"])
+    if refused := require_status(LEASE, "active", LEASE_LABEL, LEASE["number"]):
+        return refused
     if ends_on <= LEASE["ends_on"]:
         return error("invalid_argument", "the new end must be after " + LEASE["ends_on"])
     return update_row(db, LEASE_TABLE, LEASE_id, {"ends_on": ends_on})
@@ -42,8 +43,8 @@ def schedule_REPAIR_REQUEST(db, REPAIR_REQUEST_id, STAFF_id, scheduled_for):
     REPAIR_REQUEST = get_row(db, REPAIR_REQUEST_TABLE, REPAIR_REQUEST_id)
     if REPAIR_REQUEST is None:
         return missing(REPAIR_REQUEST_LABEL, REPAIR_REQUEST_id)
-    if REPAIR_REQUEST["status"] != "open":
-        return error("invalid_state", REPAIR_REQUEST_LABEL + " " + str(REPAIR_REQUEST_id) + " is " + REPAIR_REQUEST["status"])
+    if refused := require_status(REPAIR_REQUEST, "open", REPAIR_REQUEST_LABEL, str(REPAIR_REQUEST_id)):
+        return refused
     STAFF = get_row(db, STAFF_TABLE, STAFF_id)
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)

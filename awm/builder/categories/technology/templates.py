@@ -17,14 +17,15 @@ from awm.builder.templates.placeholders import (
     SIZE_COSTS,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def set_seats_SEAT_LICENCE(db, SEAT_LICENCE_id, seats):
     SEAT_LICENCE = get_row(db, SEAT_LICENCE_TABLE, SEAT_LICENCE_id)
     if SEAT_LICENCE is None:
         return missing(SEAT_LICENCE_LABEL, SEAT_LICENCE_id)
-    if SEAT_LICENCE["status"] != "active":
-        return error("invalid_state", SEAT_LICENCE_LABEL + " " + str(SEAT_LICENCE_id) + " is " + SEAT_LICENCE["status"])
+    if refused := require_status(SEAT_LICENCE, "active", SEAT_LICENCE_LABEL, str(SEAT_LICENCE_id)):
+        return refused
     if seats < SEAT_LICENCE["seats_in_use"]:
         return error("seats_in_use", SEAT_LICENCE_LABEL + " " + str(SEAT_LICENCE_id) + " has " + str(SEAT_LICENCE["seats_in_use"]) + " seats in use; free some before going below that")
     return update_row(db, SEAT_LICENCE_TABLE, SEAT_LICENCE_id, {"seats": seats})
@@ -43,8 +44,8 @@ def resize_SERVER_INSTANCE(db, SERVER_INSTANCE_id, size):
     SERVER_INSTANCE = get_row(db, SERVER_INSTANCE_TABLE, SERVER_INSTANCE_id)
     if SERVER_INSTANCE is None:
         return missing(SERVER_INSTANCE_LABEL, SERVER_INSTANCE_id)
-    if SERVER_INSTANCE["status"] != "stopped":
-        return error("invalid_state", SERVER_INSTANCE_LABEL + " " + SERVER_INSTANCE["hostname"] + " is " + SERVER_INSTANCE["status"] + "; only a stopped one is resized")
+    if refused := require_status(SERVER_INSTANCE, "stopped", SERVER_INSTANCE_LABEL, SERVER_INSTANCE["hostname"], "; only a stopped one is resized"):
+        return refused
     if size == SERVER_INSTANCE["size"]:
         return error("invalid_argument", SERVER_INSTANCE_LABEL + " " + SERVER_INSTANCE["hostname"] + " is already " + size)
     return update_row(db, SERVER_INSTANCE_TABLE, SERVER_INSTANCE_id, {"size": size, "monthly_cost": SIZE_COSTS[size]})
@@ -54,8 +55,8 @@ def create_API_KEY(db, PARTY_id, name, scope, expires_on):
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)
     if PARTY is None:
         return missing(PARTY_LABEL, PARTY_id)
-    if PARTY["status"] != "active":
-        return error("invalid_state", PARTY_LABEL + " " + str(PARTY_id) + " is " + PARTY["status"])
+    if refused := require_status(PARTY, "active", PARTY_LABEL, str(PARTY_id)):
+        return refused
     if expires_on <= TODAY:
         return error("invalid_argument", "expires_on must be after " + TODAY)
     if expires_on > FAR_CUTOFF:

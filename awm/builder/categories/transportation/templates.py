@@ -18,6 +18,7 @@ from awm.builder.templates.placeholders import (
     SITE_TABLE,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def record_service_FLEET_VEHICLE(db, FLEET_VEHICLE_id):
@@ -33,8 +34,8 @@ def return_to_service_FLEET_VEHICLE(db, FLEET_VEHICLE_id):
     FLEET_VEHICLE = get_row(db, FLEET_VEHICLE_TABLE, FLEET_VEHICLE_id)
     if FLEET_VEHICLE is None:
         return missing(FLEET_VEHICLE_LABEL, FLEET_VEHICLE_id)
-    if FLEET_VEHICLE["status"] != "out_of_service":
-        return error("invalid_state", FLEET_VEHICLE_LABEL + " " + FLEET_VEHICLE["unit_number"] + " is " + FLEET_VEHICLE["status"])
+    if refused := require_status(FLEET_VEHICLE, "out_of_service", FLEET_VEHICLE_LABEL, FLEET_VEHICLE["unit_number"]):
+        return refused
     if FLEET_VEHICLE["next_service_due"] < TODAY:
         return error("service_overdue", FLEET_VEHICLE_LABEL + " " + FLEET_VEHICLE["unit_number"] + " was due for service on " + FLEET_VEHICLE["next_service_due"])
     return update_row(db, FLEET_VEHICLE_TABLE, FLEET_VEHICLE_id, {"status": "in_service"})
@@ -44,8 +45,8 @@ def settle_DAMAGE_REPORT(db, DAMAGE_REPORT_id, amount):
     DAMAGE_REPORT = get_row(db, DAMAGE_REPORT_TABLE, DAMAGE_REPORT_id)
     if DAMAGE_REPORT is None:
         return missing(DAMAGE_REPORT_LABEL, DAMAGE_REPORT_id)
-    if DAMAGE_REPORT["status"] != "assessed":
-        return error("invalid_state", DAMAGE_REPORT_LABEL + " " + str(DAMAGE_REPORT_id) + " is " + DAMAGE_REPORT["status"])
+    if refused := require_status(DAMAGE_REPORT, "assessed", DAMAGE_REPORT_LABEL, str(DAMAGE_REPORT_id)):
+        return refused
     if amount > DAMAGE_REPORT["estimated_cost"]:
         return error("over_limit", DAMAGE_REPORT_LABEL + " " + str(DAMAGE_REPORT_id) + " was assessed at " + str(DAMAGE_REPORT["estimated_cost"]) + "; it cannot be settled for more")
     return update_row(db, DAMAGE_REPORT_TABLE, DAMAGE_REPORT_id, {"status": "settled", "settled_amount": round(amount, 2)})
@@ -55,8 +56,8 @@ def hand_over_LOST_ITEM(db, LOST_ITEM_id, PARTY_id):
     LOST_ITEM = get_row(db, LOST_ITEM_TABLE, LOST_ITEM_id)
     if LOST_ITEM is None:
         return missing(LOST_ITEM_LABEL, LOST_ITEM_id)
-    if LOST_ITEM["status"] != "held":
-        return error("invalid_state", LOST_ITEM_LABEL + " " + LOST_ITEM["tag"] + " is " + LOST_ITEM["status"])
+    if refused := require_status(LOST_ITEM, "held", LOST_ITEM_LABEL, LOST_ITEM["tag"]):
+        return refused
     if LOST_ITEM["found_on"] < FAR_CUTOFF:
         return error("expired", LOST_ITEM_LABEL + " " + LOST_ITEM["tag"] + " was found on " + LOST_ITEM["found_on"] + ", past the holding period; it is due for disposal")
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)

@@ -11,14 +11,15 @@ from awm.builder.templates.placeholders import (
     WINDOW_TEXT,
 )
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def verify_TRAVEL_DOCUMENT(db, TRAVEL_DOCUMENT_id):
     TRAVEL_DOCUMENT = get_row(db, TRAVEL_DOCUMENT_TABLE, TRAVEL_DOCUMENT_id)
     if TRAVEL_DOCUMENT is None:
         return missing(TRAVEL_DOCUMENT_LABEL, TRAVEL_DOCUMENT_id)
-    if TRAVEL_DOCUMENT["status"] != "pending":
-        return error("invalid_state", TRAVEL_DOCUMENT_LABEL + " " + TRAVEL_DOCUMENT["document_number"] + " is " + TRAVEL_DOCUMENT["status"])
+    if refused := require_status(TRAVEL_DOCUMENT, "pending", TRAVEL_DOCUMENT_LABEL, TRAVEL_DOCUMENT["document_number"]):
+        return refused
     if TRAVEL_DOCUMENT["expires_on"] < FAR_CUTOFF:
         return error("expires_too_soon", TRAVEL_DOCUMENT_LABEL + " " + TRAVEL_DOCUMENT["document_number"] + " expires on " + TRAVEL_DOCUMENT["expires_on"] + ", less than " + WINDOW_TEXT + " days from today")
     return update_row(db, TRAVEL_DOCUMENT_TABLE, TRAVEL_DOCUMENT_id, {"status": "verified"})

@@ -13,14 +13,15 @@ from awm.builder.templates.placeholders import (
     STAFF_TABLE,
 )
 from awm.builder.templates.tool_prelude import TODAY, error, get_row, insert_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status
 
 
 def record_reading_METER(db, METER_id, reading, source):
     METER = get_row(db, METER_TABLE, METER_id)
     if METER is None:
         return missing(METER_LABEL, METER_id)
-    if METER["status"] != "active":
-        return error("invalid_state", METER_LABEL + " " + METER["serial"] + " is " + METER["status"])
+    if refused := require_status(METER, "active", METER_LABEL, METER["serial"]):
+        return refused
     if reading < METER["last_reading"]:
         return error("invalid_argument", METER_LABEL + " " + METER["serial"] + " last read " + str(METER["last_reading"]) + "; a reading cannot go backwards")
     if HAS_READINGS:
@@ -32,8 +33,8 @@ def dispatch_crew_OUTAGE(db, OUTAGE_id, STAFF_id):
     OUTAGE = get_row(db, OUTAGE_TABLE, OUTAGE_id)
     if OUTAGE is None:
         return missing(OUTAGE_LABEL, OUTAGE_id)
-    if OUTAGE["status"] != "reported":
-        return error("invalid_state", OUTAGE_LABEL + " " + str(OUTAGE_id) + " is " + OUTAGE["status"])
+    if refused := require_status(OUTAGE, "reported", OUTAGE_LABEL, str(OUTAGE_id)):
+        return refused
     STAFF = get_row(db, STAFF_TABLE, STAFF_id)
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)

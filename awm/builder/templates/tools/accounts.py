@@ -2,6 +2,7 @@
 
 from awm.builder.templates.placeholders import ACCOUNT_ENTRY_TABLE, ACCOUNT_FK, ACCOUNT_LABEL, ACCOUNT_TABLE
 from awm.builder.templates.tool_prelude import REFERENCE_NOW, error, get_row, insert_row, missing
+from awm.builder.templates.tool_rules import require_status
 
 
 def transfer_funds(db, from_ACCOUNT_id, to_ACCOUNT_id, amount, memo=None):
@@ -14,8 +15,8 @@ def transfer_funds(db, from_ACCOUNT_id, to_ACCOUNT_id, amount, memo=None):
     if from_ACCOUNT_id == to_ACCOUNT_id:
         return error("invalid_argument", "source and target are the same account")
     for side in (source, target):
-        if side["status"] != "active":
-            return error("invalid_state", "account " + side["number"] + " is " + side["status"])
+        if refused := require_status(side, "active", "account", side["number"]):
+            return refused
     amount = round(amount, 2)
     if source["balance"] < amount:
         return error("insufficient_funds", "account " + source["number"] + " holds only " + str(source["balance"]))
@@ -31,8 +32,8 @@ def credit_ACCOUNT(db, ACCOUNT_id, amount, memo):
     ACCOUNT = get_row(db, ACCOUNT_TABLE, ACCOUNT_id)
     if ACCOUNT is None:
         return missing(ACCOUNT_LABEL, ACCOUNT_id)
-    if ACCOUNT["status"] != "active":
-        return error("invalid_state", "account " + ACCOUNT["number"] + " is " + ACCOUNT["status"])
+    if refused := require_status(ACCOUNT, "active", "account", ACCOUNT["number"]):
+        return refused
     amount = round(amount, 2)
     db.execute("UPDATE " + ACCOUNT_TABLE + " SET balance = ROUND(balance + ?, 2) WHERE id = ?", [amount, ACCOUNT_id])
     insert_row(db, ACCOUNT_ENTRY_TABLE, {ACCOUNT_FK: ACCOUNT_id, "amount": amount, "entry_type": "deposit", "memo": memo, "posted_at": REFERENCE_NOW})
@@ -43,8 +44,8 @@ def debit_ACCOUNT(db, ACCOUNT_id, amount, memo):
     ACCOUNT = get_row(db, ACCOUNT_TABLE, ACCOUNT_id)
     if ACCOUNT is None:
         return missing(ACCOUNT_LABEL, ACCOUNT_id)
-    if ACCOUNT["status"] != "active":
-        return error("invalid_state", "account " + ACCOUNT["number"] + " is " + ACCOUNT["status"])
+    if refused := require_status(ACCOUNT, "active", "account", ACCOUNT["number"]):
+        return refused
     amount = round(amount, 2)
     if ACCOUNT["balance"] < amount:
         return error("insufficient_funds", "account " + ACCOUNT["number"] + " holds only " + str(ACCOUNT["balance"]))

@@ -47,14 +47,15 @@ from awm.builder.templates.tool_prelude import (
     transition,
     update_row,
 )
+from awm.builder.templates.tool_rules import require_status
 
 
 def create_CASE(db, PARTY_id, SITE_id, TIME=None):
     PARTY = get_row(db, PARTY_TABLE, PARTY_id)
     if PARTY is None:
         return missing(PARTY_LABEL, PARTY_id)
-    if PARTY["status"] != "active":
-        return error("invalid_state", PARTY_LABEL + " " + str(PARTY_id) + " is " + PARTY["status"])
+    if refused := require_status(PARTY, "active", PARTY_LABEL, str(PARTY_id)):
+        return refused
     SITE = get_row(db, SITE_TABLE, SITE_id)
     if SITE is None:
         return missing(SITE_LABEL, SITE_id)

@@ -18,7 +18,8 @@ from awm.builder.templates.placeholders import (
     VENDOR_LABEL,
     VENDOR_TABLE,
 )
-from awm.builder.templates.tool_prelude import TODAY, error, get_row, insert_row, missing, next_code, transition
+from awm.builder.templates.tool_prelude import TODAY, get_row, insert_row, missing, next_code, transition
+from awm.builder.templates.tool_rules import require_status
 
 
 def create_PURCHASE_ORDER(db, VENDOR_id, SITE_id):
@@ -35,8 +36,8 @@ def add_PURCHASE_LINE(db, PURCHASE_ORDER_id, ITEM_id, quantity):
     PURCHASE_ORDER = get_row(db, PURCHASE_ORDER_TABLE, PURCHASE_ORDER_id)
     if PURCHASE_ORDER is None:
         return missing(PURCHASE_ORDER_LABEL, PURCHASE_ORDER_id)
-    if PURCHASE_ORDER["status"] != "draft":
-        return error("invalid_state", PURCHASE_ORDER_LABEL + " " + PURCHASE_ORDER["number"] + " is " + PURCHASE_ORDER["status"] + ", not draft")
+    if refused := require_status(PURCHASE_ORDER, "draft", PURCHASE_ORDER_LABEL, PURCHASE_ORDER["number"], ", not draft"):
+        return refused
     ITEM = get_row(db, ITEM_TABLE, ITEM_id)
     if ITEM is None:
         return missing(ITEM_LABEL, ITEM_id)

@@ -9,14 +9,15 @@ from awm.builder.templates.placeholders import (
     PROMOTION_TABLE,
 )
 from awm.builder.templates.tool_prelude import TODAY, error, get_row, missing, update_row
+from awm.builder.templates.tool_rules import require_status_in
 
 
 def apply_PROMOTION(db, CASE_id, code):
     CASE = get_row(db, CASE_TABLE, CASE_id)
     if CASE is None:
         return missing(CASE_LABEL, CASE_id)
-    if CASE["status"] not in EDITABLE:
-        return error("invalid_state", CASE_LABEL + " " + CASE["code"] + " is " + CASE["status"])
+    if refused := require_status_in(CASE, EDITABLE, CASE_LABEL, CASE["code"]):
+        return refused
     if CASE[PROMOTION_FK] is not None:
         return error("invalid_state", CASE_LABEL + " " + CASE["code"] + " already has a " + PROMOTION_LABEL)
     promo = db.one("SELECT * FROM " + PROMOTION_TABLE + " WHERE code = ?", [code])
