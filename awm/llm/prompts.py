@@ -52,6 +52,24 @@ FlavourName = Literal[tuple(FLAVOURS)]  # type: ignore[valid-type]
 ModuleName = Literal[tuple(MODULES)]  # type: ignore[valid-type]
 
 
+# Words a small model writes as a label when it has none: refused (a table named 'nones' helps no one).
+NOT_A_LABEL = frozenset({"none", "null", "nil", "n/a", "na", "no", "nothing", "unknown", "tbd", "other", "misc",
+                         "no note", "not applicable", "not available"})
+
+# What each core role is, as the scenarios prompt and the labels' schema tell the model.
+ROLE_MEANINGS = {
+    "site": "a place where it serves its customers, e.g. branch, store, clinic, depot",
+    "category": "a group of the things it offers, e.g. product line, menu section, service area",
+    "item": "one thing it sells or provides, e.g. product, service, room type, course",
+    "party": "its customer, e.g. customer, client, patient, member",
+    "staff": "one of its staff, e.g. sales associate, clerk, nurse, advisor",
+    "case": "the main kind of case it handles for a customer, e.g. order, booking, appointment, claim",
+    "line": "one line of a case, e.g. order line, booked item, treatment line",
+    "payment": "a payment made for a case, e.g. payment, deposit, premium payment",
+    "note": "a note staff write on a case, e.g. case note, order note, visit note",
+}
+
+
 class ScenarioDraft(Contract):
     """One business of the seed domain."""
 
@@ -61,9 +79,11 @@ class ScenarioDraft(Contract):
     flavour: FlavourName
     sub_business: str = Field(min_length=3)
     # The core roles are required properties of the schema, so a server's schema grammar writes every one of them
-    # (a small model left to a plain string map dropped 'party' five times in a row).
+    # (a small model left to a plain string map dropped 'party' five times in a row), each with what it means (told
+    # only their names, a small model called the site and the category both by the domain's name).
     labels: dict[str, str] = Field(json_schema_extra={
-        "properties": {role: {"type": "string", "minLength": 1} for role in CORE_ROLES},
+        "properties": {role: {"type": "string", "minLength": 1, "description": ROLE_MEANINGS[role]}
+                       for role in CORE_ROLES},
         "required": list(CORE_ROLES)})
     modules: list[ModuleName] = Field(min_length=MODULES_RANGE[0], max_length=MODULES_RANGE[1])
     entity_groups: list[str] = Field(default_factory=list, max_length=2,
@@ -86,6 +106,13 @@ class ScenarioDraft(Contract):
         empty = [r for r, label in labels.items() if not label.strip()]
         if empty:
             raise ValueError(f"empty labels for {empty}")
+        placeholders = [f"{r} ({label!r})" for r, label in labels.items()
+                        if " ".join(label.lower().replace("_", " ").split()).strip(" .") in NOT_A_LABEL]
+        if placeholders:
+            raise ValueError(f"labels must name a thing, not stand in for one: {', '.join(placeholders)}")
+        lists = [f"{r} ({label!r})" for r, label in labels.items() if re.search(r"[,;/]", label)]
+        if lists:
+            raise ValueError(f"each label is one name, not a list: {', '.join(lists)}")
         by_label: dict[str, list[str]] = {}
         for role, label in labels.items():
             by_label.setdefault(" ".join(label.lower().split()), []).append(role)
@@ -255,6 +282,7 @@ def parse_blocks(text: str) -> dict[str, str]:
 
 _FLAVOUR_LINES = "\n".join(f"  - {name}: statuses {', '.join(f.statuses)}" for name, f in FLAVOURS.items())
 _ROLE_LINES = ", ".join(DEFAULT_LABELS)
+_CORE_ROLE_LINES = "\n".join(f"  - {role}: {ROLE_MEANINGS[role]}" for role in CORE_ROLES)
 _GROUP_LINES = "\n".join(
     f"  - {category}: " + "; ".join(f"{name} (roles {', '.join(g.roles)}; needs modules {', '.join(g.needs) or 'none'})"
                                      for name, g in module.GROUPS.items())
@@ -267,7 +295,7 @@ date, 'now' or CURRENT_TIMESTAMP."""
 
 SCENARIOS = PromptTemplate(
     stage="scenarios",
-    version="v5",
+    version="v6",
     output=ScenarioDraft,
     system=f"""
 You design businesses for a simulator in which AI agents learn to use tools. Each business becomes one
@@ -280,8 +308,9 @@ Rules:
 - flavour is the lifecycle of its main case, one of:
 {_FLAVOUR_LINES}
 - labels gives the singular, lowercase name this business uses for each role; roles are {_ROLE_LINES}.
-  The core roles {', '.join(CORE_ROLES)} are required.
-- labels are distinct: two roles never share a label.
+  The core roles are required; each names a different thing:
+{_CORE_ROLE_LINES}
+- labels are distinct: two roles never share a label. Each is one real name (never none, n/a or a list).
 - modules are the optional parts of the business it runs ({MODULES_RANGE[0]} to {MODULES_RANGE[1]} of:
   {', '.join(MODULES)}).
 - entity_groups (0 to 2) are what only its kind of business keeps, from its category's groups below; give

@@ -49,3 +49,31 @@ def test_the_core_roles_are_required_properties_of_the_labels_schema():
     labels = output_schema(ScenarioDraft)["properties"]["labels"]
     assert labels["required"] == list(CORE_ROLES) and set(labels["properties"]) == set(CORE_ROLES)
     assert labels["additionalProperties"] == {"type": "string"}  # the category's own roles stay allowed
+
+
+def test_each_core_role_is_described_in_the_labels_schema_and_the_prompt():
+    """Told only the roles' names, a small real model called the site and the category both by the domain's name
+    (11 of 12 scenario answers invalid); each role's meaning is in the schema the grammar and the prompt carry."""
+    from awm.builder.entities import CORE_ROLES
+    from awm.llm.prompts import ROLE_MEANINGS, SCENARIOS, output_schema
+
+    labels = output_schema(ScenarioDraft)["properties"]["labels"]["properties"]
+    system = SCENARIOS.render(request="", avoid="", number="1", domain="bakery")[0]["content"]
+    for role in CORE_ROLES:
+        assert labels[role]["description"] == ROLE_MEANINGS[role]
+        assert f"  - {role}: {ROLE_MEANINGS[role]}" in system
+
+
+@pytest.mark.parametrize(("role", "label", "why"), [
+    ("note", "none", "not stand in for one: note ('none')"),
+    ("payment", "N/A", "not stand in for one: payment ('N/A')"),
+    ("note", "no_note", "not stand in for one: note ('no_note')"),
+    ("staff", "dentist, hygienist", "one name, not a list: staff ('dentist, hygienist')"),
+    ("site", "shop/kiosk", "one name, not a list: site ('shop/kiosk')"),
+])
+def test_a_label_that_stands_in_for_a_name_or_lists_several_is_refused(role, label, why):
+    """What a small real model wrote where it had no name for a role; each would become a table ('nones')."""
+    draft = _scenario_draft(make_scenario("dental_clinic", 0, 0))
+    with pytest.raises(ValidationError, match=why.replace("(", r"\(").replace(")", r"\)")):
+        ScenarioDraft.model_validate({**draft, "labels": {**draft["labels"], role: label}})
+    assert ScenarioDraft.model_validate({**draft, "labels": {**draft["labels"], "site": "bed and breakfast"}})
