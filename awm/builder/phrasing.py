@@ -243,7 +243,7 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     (r"\bwith the note\b", "with the [note|remark]"),
     (r"\badd a note saying\b", "[add a note saying|add a note that says|leave a note reading]"),
     (r"\bright away\b", "[right away|straight away|immediately]"),
-    (r"\bmore than\b", "[more than|over]"),
+    (r"(?<!\bno )\bmore than\b", "[more than|over]"),  # "no more than" stays: "no over" is not English
     (r"\bevery one of\b", "[every one|each one|all] of"),
     (r"\bopen a new\b", "[open|create|set up] a new"),
     (r"\bat the same time\b", "at the same [time|hour]"),

@@ -80,6 +80,41 @@ def prove(store: ArtifactStore, env_id: str, taskset: TaskSet) -> VerificationRe
     return store.read_model(env_id, "report.json", VerificationReport)
 
 
+def prove_requests(store: ArtifactStore, domain: str, slot: int, names) -> tuple[str, dict[str, Plan], list, list]:
+    """The world built, each of `names` that fits it and finds targets planned (seed 0) as a task of its own, and the
+    task set proven: (env_id, the plans by intent, the tasks, their verification reports)."""
+    outcomes = build_environment(store, domain, slot)
+    assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+    env_id = outcomes[0].env_id
+    plan = plan_world(make_scenario(domain, slot))
+    world = World(plan, generate_rows(plan), random.Random(0))
+    realiser = Realiser(plan.scenario.labels, random.Random(0))
+    plans = {name: INTENTS[name].build(world) for name in names if INTENTS[name].fits(world)}
+    plans = {name: built for name, built in plans.items() if built is not None}
+    tasks = []
+    for n, built in enumerate(plans.values()):
+        instruction, voice = realiser.request([built.say])
+        tasks.append(_task(f"t{n + 1:02d}", [built], instruction, dialect_for(plan), voice))
+    taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
+    assert not task_findings(taskset, env_id, None)
+    report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+    return env_id, plans, tasks, [report[t.task_id] for t in tasks]
+
+
+def assert_every_proof_passed(runs: list[tuple[str, dict, list, list]]) -> None:
+    """Every task of `runs` (as `prove_requests` returns them) publishable: the reference passes, the null trajectory
+    fails, and the mutants and shortcuts tried (at least three) are each judged as they must be, valid alternatives
+    accepted."""
+    failed = [(env, t.template, r.failure_check(), r.error or r.evidence or r.survivors or r.rejected_alternatives)
+              for env, _, tasks, reports in runs for t, r in zip(tasks, reports, strict=True) if not r.publishable]
+    assert not failed
+    for _, _, _, reports in runs:
+        for report in reports:
+            assert report.reference_passed and not report.null_passed
+            assert sum(p.tried for p in report.proofs.values()) >= 3
+            assert all(p.right == p.tried and not p.wrong for p in report.proofs.values())
+
+
 @pytest.fixture(scope="module")
 def hard(tmp_path_factory):
     """Every chained, conditional and infeasible intent that fits one of the worlds, as a task, proven."""

@@ -33,6 +33,7 @@ from awm.builder.phrasing import (
     intro_options,
     one_choice_at_a_time,
     render_request,
+    vary,
     voice_named,
 )
 from awm.builder.taskgen import generate_tasks
@@ -301,3 +302,9 @@ def test_articles_follow_the_sound_of_the_next_word():
         "Cancel an appointment. An order is open; a unit is an hour."
     assert fix_articles("A engagement for a utility bill") == "An engagement for a utility bill"
     assert fix_articles("Plan A and B (a: b)") == "Plan A and B (a: b)"
+
+
+def test_stock_phrases_vary_only_where_the_other_wording_reads_the_same():
+    """"more than" may read "over", but "no more than" never "no over"."""
+    assert vary("if it costs more than {x}") == "if it costs [more than|over] {x}"
+    assert vary("one that costs no more than {x}") == "one that costs no more than {x}"

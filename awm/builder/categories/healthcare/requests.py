@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.categories.healthcare.entities import FILING_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
-from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.entities.common import BOTH, TODAY, book_into_slot, slotless_cases
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -40,10 +40,7 @@ def health_block_day(w: World) -> Plan | None:
 @intent("chained", categories=("healthcare",), needs=("slot",))
 def health_book_first_slot(w: World) -> Plan | None:
     """A person's upcoming visit moved into a practitioner's earliest open slot (found by listing them)."""
-    tc = w.fl.time_column
-    booked = {s[w.fk("case")] for s in w.rows["slot"] if s[w.fk("case")] is not None}
-    cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and c["id"] not in booked
-             and active_party(w, c) is not None and c[tc] > TODAY]
+    cases = slotless_cases(w)
     pool = {s["id"] for s in w.staff_pool()}
     firsts = {}
     for slot in sorted(w.rows["slot"], key=lambda s: s["starts_at"]):
@@ -53,14 +50,7 @@ def health_book_first_slot(w: World) -> Plan | None:
     if case is None or staff_id is None:
         return None
     slot, member = firsts[staff_id], w.by_id("staff", staff_id)
-    ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
-    calls = [*lookup, w.find_staff(member), (w.n.list("slot"), {w.fk("staff"): staff_id, "status": "open"}),
-             (w.n.action("slot", "book"), {w.pk("slot"): slot["id"], w.fk("case"): case["id"]})]
-    goals = [Goal(kind="row_equals", table=w.table("slot"), pk=slot["id"],
-                  expect={"status": "booked", w.fk("case"): case["id"]}),
-             Goal(kind="row_equals", table=w.table("case"), pk=case["id"],
-                  expect={tc: slot["starts_at"], w.fk("staff"): staff_id})]
+    ref, case_np, calls, goals = book_into_slot(w, case, member, slot)
     say = Say("do", (
         "move {case} into the earliest open {SLOT} {staff} has",
         "{they} would rather see {staff} || book {case} into {staff}'s first open {SLOT}",
