@@ -43,11 +43,17 @@ CONTENT_FAULTS: dict[str, tuple[str, ...]] = {
 
 
 # Appended to a proven verifier, these take the place of its strict answer and text checks: an answer passes
-# when it contains the expected value anywhere (a hedge or a dump does), a text when it contains the quote.
+# when it contains the expected value anywhere (a hedge or a dump does), a text when it contains the quote. Case and
+# underscores are ignored, as a lax verifier does (a status 'under_review' is "under review" in a right answer), so
+# the reference passes and only the shortcut proofs can catch it.
 LAX_CHECKS = '''
 
+def _lax(value):
+    return str(value).lower().replace("_", " ")
+
+
 def check_answer(answer, spec, failures):
-    if answer is None or str(spec["value"]).lower() not in str(answer).lower():
+    if answer is None or _lax(spec["value"]) not in _lax(answer):
         failures.append("the answer does not mention " + repr(spec["value"]))
 
 
