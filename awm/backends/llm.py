@@ -5,7 +5,8 @@ result like any backend's. What this backend adds is what only it can know:
 
 - scenarios: the domain's earlier scenarios go into the prompt as an avoid list, and a
   scenario whose name duplicates another of its domain is rejected;
-- tasks: exactly the number asked for, and no login or password tasks;
+- tasks: exactly the number asked for, no login or password tasks, and each task's kind agrees with its goals
+  (a question only reads, an action changes the database);
 - databases: rows only for tables and columns of the schema, never the wall clock;
 - verifiers: one call per task, then each verifier is proven before it is returned (the
   reference solution replayed on a fresh database must make it say complete, the untouched
@@ -88,7 +89,7 @@ class ScenarioDuplicateError(AWMError):
 
 
 class TaskPolicyError(AWMError):
-    """Tasks that break the rules given to the model (count, login tasks)."""
+    """Tasks that break the rules given to the model (count, login tasks, a kind its goals contradict)."""
 
 
 class RowsError(AWMError):
@@ -438,6 +439,15 @@ def _sort_tasks(data: dict, wanted: list[str], acting_user: str | None) -> tuple
         if found:
             bad[task_id] = (f"it is about {found.group(0)!r}: tasks about logging in, passwords or credentials are "
                             "not allowed (the acting user is already signed in)")
+            continue
+        reads_only = all(g.kind == "answer" for g in task.goals)
+        if task.kind == "action" and reads_only:  # "Calculate the total number of orders", kind action: a real model
+            bad[task_id] = ("its kind is action but every goal is an answer: a task that only reads the database is "
+                            "a question, with a reference_answer")
+            continue
+        if task.kind == "question" and not reads_only:
+            bad[task_id] = ("its kind is question but some of its goals change the database: a task that changes "
+                            "it is an action")
             continue
         good[task_id] = task
     return user, good, bad

@@ -170,3 +170,26 @@ def test_rows_must_fit_the_schema_and_never_use_the_wall_clock():
         rows_by_table(rows(values=(1, "CURRENT_TIMESTAMP")), spec)
     with pytest.raises(ValueError, match="2 values for 3 columns"):
         RowsDraft.model_validate({"tables": [{"table": "shops", "columns": ["id", "a", "b"], "rows": [[1, 2]]}]})
+
+
+def test_a_task_whose_kind_its_goals_contradict_is_sent_back():
+    """A real 1.5B model published "Calculate the total number of orders for the bakery." as an action whose goals
+    change nothing; a question whose goals write is as wrong. Each is rejected with the reason, the rest kept."""
+    from awm.backends.llm import _sort_tasks
+    from awm.backends.offline import OfflineBackend
+
+    backend = OfflineBackend()
+    taskset = backend.tasks(backend.scenario("bakery", 0))
+    data = taskset.model_dump(mode="json")
+    question = next(t for t in data["tasks"] if t["kind"] == "question")
+    action = next(t for t in data["tasks"] if t["kind"] == "action")
+    question["kind"], action["kind"] = "action", "question"
+    action["reference_answer"] = action["reference_answer"] or "Done."
+    wanted = [t["task_id"] for t in data["tasks"]]
+    user, good, bad = _sort_tasks(data, wanted, None)
+    assert user == taskset.acting_user
+    assert bad == {question["task_id"]: "its kind is action but every goal is an answer: a task that only reads the "
+                                        "database is a question, with a reference_answer",
+                   action["task_id"]: "its kind is question but some of its goals change the database: a task that "
+                                      "changes it is an action"}
+    assert set(good) == set(wanted) - set(bad)
