@@ -151,7 +151,7 @@ class Goal(Contract):
         return [(c, v) for c, v in pairs if v is not None and not isinstance(v, bool)]
 
 
-ANSWER_TYPES = ("count", "amount", "date", "status", "name", "boolean")
+ANSWER_TYPES = ("count", "amount", "date", "status", "name", "boolean", "rule")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -160,10 +160,11 @@ class AnswerSlot(Contract):
     verifier compares it (after canonical normalisation: case, separators, currency, precision, date forms).
 
     types: count (a whole number), amount (a decimal, `precision` places), date (YYYY-MM-DD), status (one of
-    `values`), name (a name from the world's rows, compared by its words), boolean."""
+    `values`), name (a name from the world's rows, compared by its words), boolean, rule (one of `values`: the
+    business rule that refuses an infeasible request, named by the error code the refusing tool returns)."""
 
     name: str
-    type: Literal["count", "amount", "date", "status", "name", "boolean"]
+    type: Literal["count", "amount", "date", "status", "name", "boolean", "rule"]
     values: list[str] | None = Field(default=None, description="the closed set of values, where one exists "
                                      "(a status from the world's enum)")
     precision: int | None = Field(default=None, description="amounts: decimal places compared")
@@ -186,7 +187,7 @@ class AnswerSlot(Contract):
             else:
                 declared = "name"
         values = None
-        if declared == "status":
+        if declared in ("status", "rule"):
             values = sorted({str(value), *(str(v) for v in goal.expect.get("values", ()))})
         return cls(name=name, type=declared, values=values, precision=2 if declared == "amount" else None,
                    refusal=bool(goal.expect.get("refusal")))
@@ -198,6 +199,16 @@ class DerivedArgument(Contract):
 
     call: int = Field(ge=0, description="index of the call in the reference solution")
     argument: str
+
+
+class Refusal(Contract):
+    """The call an infeasible request asks for, which the environment's tools refuse: the rule slot of the task's
+    answer names `code`, and the verification stage proves it by making this call after the reference solution
+    (the tool must return an error with this code and change nothing)."""
+
+    call: ToolCall
+    code: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="the error code the refusing tool returns "
+                      "(compared whatever its case: an API style may write it in upper case)")
 
 
 class Task(Contract):
@@ -212,6 +223,8 @@ class Task(Contract):
                                 "each of its independent parts makes, in order (they may run in either order)")
     derived: list[DerivedArgument] = Field(default_factory=list, description="arguments whose values come from "
                                            "earlier tool results (a chained task), so the instruction need not state them")
+    refusals: list[Refusal] = Field(default_factory=list, description="an infeasible request: the call it asks "
+                                    "for and the rule that refuses it (the answer's `rule` slot)")
     requester: Literal["staff", "party"] = Field(
         "staff", description="who writes the request: the task set's acting staff member, or the person it is "
         "about (a customer, patient, member: the scenario's party) in their own words")
@@ -230,6 +243,11 @@ class Task(Contract):
         if self.segments and sum(self.segments) != len(self.reference_solution):
             raise ValueError(f"{self.task_id}: segments {self.segments} do not add up to the "
                              f"{len(self.reference_solution)} reference calls")
+        rules = {g.expect["value"] for g in self.goals if g.kind == "answer" and g.expect.get("type") == "rule"}
+        for refusal in self.refusals:
+            if refusal.code not in rules:
+                raise ValueError(f"{self.task_id}: the refused call {refusal.call.tool} names the rule "
+                                 f"{refusal.code!r}, which no rule slot of the answer expects")
         for d in self.derived:
             if d.call >= len(self.reference_solution) or d.argument not in self.reference_solution[d.call].arguments:
                 raise ValueError(f"{self.task_id}: derived argument {d.argument!r} of call {d.call} is not in the "
@@ -438,9 +456,9 @@ class VerifierSet(Contract):
 MUTANT_CLASSES = ("wrong_row", "half_change", "wrong_answer", "collateral_write", "hedged_answer", "dumped_answer",
                   "echoed_instruction", "detail_changed", "text_negated", "negated_answer", "unlisted_hedge",
                   "cross_kind_hedge", "blind_answer", "malformed_submission", "created_then_broken", "extra_transition",
-                  "unrequested_field")
+                  "unrequested_field", "wrong_rule")
 ACCEPTANCE_CLASSES = ("extra_reads", "skipped_lookups", "corrected_write", "reordered_steps", "equivalent_answer",
-                      "natural_answer", "typed_answer")
+                      "natural_answer", "typed_answer", "refused_attempt")
 
 
 class ProofClass(Contract):

@@ -20,9 +20,10 @@ from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
 from awm.builder.intents.context import context_for
 from awm.builder.phrasing import Realiser, compatible, same_party
-from awm.builder.toolgen import dialect_for
+from awm.builder.templates.verifier_prelude import words
+from awm.builder.toolgen import dialect_for, error_codes
 from awm.builder.world import WorldPlan, stable_seed
-from awm.contracts import DerivedArgument, Task, TaskSet, ToolCall
+from awm.contracts import DerivedArgument, Goal, Refusal, Task, TaskSet, ToolCall
 
 TASKS_PER_ENV = 10
 SHORT_TASK_STEPS = 8  # independent requests this short may be asked together, two in one task
@@ -249,9 +250,10 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect, v
     environment's own (tool names, filters, paging); `voice` is the realiser's: "self" when the person the
     request is about writes it (the task's requester is then that person, not the acting staff member)."""
     calls = [c for p in parts for c in p.calls]
-    goals = [g for p in parts for g in p.goals]
     for goal in (g for p in parts if p.shape == "infeasible" for g in p.goals if g.kind == "answer"):
         goal.expect["refusal"] = True  # the blocking fact of a refusal (awm.contracts.AnswerSlot)
+    refusals = [_rule(p, dialect) for p in parts if p.refused is not None]
+    goals = [g for p in parts for g in p.goals]
     answers = [p.answer for p in parts if p.answer]
     learnt, offset = [], 0
     for p in parts:
@@ -269,8 +271,32 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect, v
         goals=goals,
         segments=[len(p.calls) for p in parts] if len(parts) > 1 else [],
         derived=derived,
+        refusals=refusals,
         requester="party" if voice == "self" else "staff",
     )
+
+
+def _rule(plan: Plan, dialect: Dialect) -> Refusal:
+    """An infeasible request's refusal, in the environment's dialect: the call it asks for and the rule its
+    tools refuse it with. The plan's answer gains the rule slot (its closed set: every error code the
+    environment's tools can return) and its prose names the rule."""
+    (tool, arguments), code = plan.refused
+    codes = error_codes(list(dialect.tools.values()))
+    if code not in codes:
+        raise ValueError(f"intent {plan.intent}: no tool of this environment returns the error code {code!r} "
+                         f"(its codes: {', '.join(codes)})")
+    facts = [g for g in plan.goals if g.kind == "answer"]
+    taken = {words(str(v)) for g in facts for v in (g.expect["value"], *g.expect.get("others", ()))}
+    for goal in facts:  # the rule named in prose is no rival of the fact
+        others = [o for o in goal.expect.get("others", ()) if words(str(o)) != words(code)]
+        if "others" in goal.expect:
+            goal.expect["others"] = others
+    rivals = [c for c in codes if c != code and words(c) not in taken]
+    plan.goals.append(Goal(kind="answer", slot="rule", expect={"value": code, "type": "rule", "values": list(codes),
+                                                                **({"others": rivals} if rivals else {})}))
+    plan.answer = f"{plan.answer} The rule that refuses it: {words(code)}."
+    name, styled = dialect.call(tool, arguments)
+    return Refusal(call=ToolCall(tool=name, arguments=styled), code=code)
 
 
 def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> TaskSet:

@@ -9,11 +9,12 @@ from awm.builder.tools import (
     ToolNames,
     canonical_tool_defs,
     dialect_for,
+    error_codes,
     generate_tools,
     render_source,
     render_specs,
     tool_defs,
 )
 
-__all__ = ["PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "dialect_for", "generate_tools",
+__all__ = ["PAGING", "Param", "ToolDef", "ToolNames", "canonical_tool_defs", "dialect_for", "error_codes", "generate_tools",
            "render_source", "render_specs", "tool_defs"]

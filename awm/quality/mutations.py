@@ -313,7 +313,17 @@ class Mutator:
         touched = touched_rows(footprint)
         return (self.shortcuts.collateral(task, touched, self.foreign.get(task.task_id, []))
                 + self.shortcuts.details(task) + self.shortcuts.created(task, footprint)
-                + self.shortcuts.unrequested(task, footprint) + self.shortcuts.acceptance(task, touched))
+                + self.shortcuts.unrequested(task, footprint) + self.shortcuts.acceptance(task, touched)
+                + refused_attempts(task))
+
+
+def refused_attempts(task: Task) -> list[Mutation]:
+    """An infeasible request tried anyway: the reference, then the call the request asks for. The tools must
+    refuse it (with the error code the answer's rule slot names: checked in awm.quality.proofs) and change
+    nothing, so the reference answer still completes the task."""
+    return [Mutation("refused_attempt", f"the reference, then {r.call.tool} as the request asks (refused as "
+                     f"{r.code})", calls=[*task.reference_solution, r.call], answer=task.reference_answer)
+            for r in task.refusals]
 
 
 def mutations_for(task: Task, toolset: ToolSet, spec: SchemaSpec, initial_db: Path) -> list[Mutation]:
@@ -789,6 +799,11 @@ def typed_answer_mutations(task: Task) -> list[Mutation]:
     if others:
         mutations.append(Mutation("malformed_submission", f"a submission with another {first_slot}",
                                   answer=json.dumps({**right, first_slot: others[0]}), replay=False))
+    for slot, value, kind in answers:
+        if kind.type == "rule":  # the fact right, the rule another the tools enforce
+            mutations += [Mutation("wrong_rule", f"a submission naming the rule {other!r}",
+                                   answer=json.dumps({**right, slot: other}), replay=False)
+                          for other in kind.values or [] if other != value]
     forms = dict(right)
     for slot, value, kind in answers:
         if kind.type == "amount":
@@ -853,6 +868,11 @@ def prose_answer_mutations(task: Task) -> list[Mutation]:
         elif kind.type == "date":
             mutations.append(Mutation("natural_answer", f"{slot} written out",
                                       answer=_at(answer, at, shown, long_date(value)), replay=False))
+        elif kind.type == "rule":
+            other = next((o for o in kind.values or [] if o != value), None)
+            if other is not None:
+                mutations.append(Mutation("wrong_rule", f"{slot} given as {other!r} in prose",
+                                          answer=_at(answer, at, shown, other.replace("_", " ")), replay=False))
         elif kind.type == "status":
             rival = next((o for o in kind.values or [] if value in (f"in{o}", f"un{o}")), None)
             if rival is not None:

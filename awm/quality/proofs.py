@@ -36,6 +36,8 @@ def _record(report: TaskReport, mutation: Mutation, verdict: dict) -> None:
     proof.tried += 1
     if bool(verdict["complete"]) == mutation.must_pass:
         proof.right += 1
+    elif mutation.kind == "refused_attempt":  # why: the tools took the call, or refused it otherwise
+        proof.wrong.append(f"{mutation.description}: {'; '.join(verdict.get('evidence', []))[:300]}")
     else:
         proof.wrong.append(mutation.description if mutation.must_pass
                            else f"{mutation.description} (judged complete)")
@@ -70,6 +72,22 @@ def _undoable(env: Environment, task: Task, mutations: list[Mutation]) -> list[M
                 continue
         kept.append(mutation)
     return kept
+
+
+def _refused_as_declared(task: Task, mutation: Mutation, outcome: list, verdict: dict | None) -> dict:
+    """The verdict on an infeasible request tried anyway, failed unless its last call (the refused one) came
+    back as an error with the code the task's rule names: a tool that takes the call, or refuses it for
+    another rule, makes the task's refusal untrue."""
+    refusal = next(r for r in task.refusals if r.call == mutation.calls[-1])
+    result = outcome[-1] if outcome else None
+    code = str(result["error"].get("code", "")).lower() if is_error(result) else None
+    if verdict is None:
+        return {"complete": False, "evidence": [f"the attempt of {refusal.call.tool} could not be judged"]}
+    if code == refusal.code:
+        return verdict
+    said = f"returned the error {code!r}" if code is not None else "was not refused"
+    return {**verdict, "complete": False,
+            "evidence": [f"{refusal.call.tool} {said}; the task's rule is {refusal.code!r}"]}
 
 
 def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskReport, dict | None]:
@@ -131,6 +149,8 @@ def prove_task(env: Environment, task: Task, mutator: Mutator) -> tuple[TaskRepo
         for mutation, n, (outcome, verdict), state in zip(replayed, shared, branches, states):
             if mutation.group is not None and (mutation.kind, mutation.group) in done:
                 continue
+            if mutation.kind == "refused_attempt":
+                verdict = _refused_as_declared(task, mutation, outcome, verdict)
             if verdict is None or any(is_error(outcome[i - n]) for i in mutation.must_succeed if i >= n):
                 continue  # the write it is about was refused: not the trajectory it claims to be
             if mutation.kind in SAME_STATE_SKIPPED and state == reference.state:

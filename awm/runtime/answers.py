@@ -31,6 +31,7 @@ _DESCRIPTIONS = {
     "status": "one of the listed values",
     "name": "a name, as the records give it",
     "boolean": "true or false",
+    "rule": "the business rule that refuses the request: the error code the refusing tool returns",
 }
 
 
@@ -43,6 +44,7 @@ def _slot_schema(slot: AnswerSlot) -> dict[str, Any]:
         "amount": {"type": "number"},
         "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
         "status": {"type": "string", "enum": list(slot.values or [])},
+        "rule": {"type": "string", "enum": list(slot.values or [])},
         "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
         "boolean": {"type": "boolean"},
     }[slot.type]
@@ -61,7 +63,8 @@ def answer_tool(task: Task | None) -> dict | None:
         "description": (f"Submit your final answer to the request, once, with one value for each of {slots} "
                         "(in the order the request asks). An answer that was accepted is final: a second "
                         "submission is refused. If the request cannot be done, do not change anything and "
-                        "submit the fact that blocks it."),
+                        "submit the fact that blocks it (and, where the answer has a rule slot, the rule that refuses it: the "
+                        "error code the tool returns when asked)."),
         "inputSchema": {"type": "object", "properties": {s.name: _slot_schema(s) for s in schema},
                         "required": [s.name for s in schema], "additionalProperties": False},
         "annotations": {"readOnlyHint": True, "idempotentHint": False, "destructiveHint": False,
@@ -136,7 +139,8 @@ def _boolean(slot: AnswerSlot, value: Any) -> bool:
     raise SubmissionError(f"{slot.name} must be true or false, not {value!r:.80}")
 
 
-_READERS = {"count": _count, "amount": _amount, "date": _date, "status": _status, "name": _name, "boolean": _boolean}
+_READERS = {"count": _count, "amount": _amount, "date": _date, "status": _status, "name": _name, "boolean": _boolean,
+            "rule": _status}
 
 
 def read_submission(task: Task, arguments: Any) -> dict[str, Any]:

@@ -85,6 +85,9 @@ class Plan:
     intent: str = ""
     shape: str = ""
     alone: bool = False  # asked on its own, never paired with another request
+    # an infeasible request: the call it asks for, which the tools refuse, and the error code they refuse it
+    # with (the answer's rule slot; the verification stage makes the call after the reference and checks both)
+    refused: tuple[tuple[str, dict[str, Any]], str] | None = None
 
     def derive(self, tool: str, argument: str) -> Plan:
         """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""

@@ -981,7 +981,7 @@ def cancel_too_late(w: World) -> Plan | None:
     ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1], "why": _WHY_CANCEL}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case)], [w.status_answer(case["status"])], say,
                 answer=f"That is not possible any more: its status is {case['status'].replace('_', ' ')}.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])}, refused=(act(w, case, cancel.verb), "invalid_state"))
 
 
 @intent("infeasible", item="refundable")

@@ -25,13 +25,14 @@ from awm.builder.codegen import (
     TemplateError,
     defined_names,
     function_source,
+    module_tree,
     render_function_source,
     render_module,
     template_function,
 )
 from awm.builder.data import REFERENCE_NOW_ISO
 from awm.builder.dialect import ApiStyle, Dialect, ToolNames, style_for
-from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude
+from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude, tool_rules
 from awm.builder.tools import (
     accounts,
     addresses,
@@ -119,6 +120,34 @@ def tool_defs(plan: WorldPlan, style: ApiStyle | None = None) -> list[ToolDef]:
     tools = canonical_tool_defs(plan, style)
     dialect = Dialect(plan, tools, style)
     return [dialect.tool(t.name) for t in tools]
+
+
+def _error_codes_in(node: ast.AST) -> set[str]:
+    """The codes of every `error("<code>", ...)` call under `node` (a template writes its codes literally)."""
+    return {call.args[0].value for call in ast.walk(node)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "error"
+            and call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)}
+
+
+def error_codes(tools: list[ToolDef]) -> tuple[str, ...]:
+    """The error codes an environment with these tools can return, sorted: those of the prelude's helpers
+    (not_found, invalid_state, ...), of the paging and body helpers, of the shared rules, and of each tool's
+    template function and the functions of its module it calls. The closed set a refusal's rule is named from
+    (awm.contracts.AnswerSlot, type rule)."""
+    codes: set[str] = set()
+    for module in (tool_prelude, tool_paging, tool_bodies, tool_rules):
+        codes |= _error_codes_in(module_tree(module))
+    for tool in tools:
+        local = {f.name: f for f in module_tree(tool.template).body if isinstance(f, ast.FunctionDef)}
+        seen, todo = set(), [tool.function]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in local:
+                continue
+            seen.add(name)
+            codes |= _error_codes_in(local[name])
+            todo += [n.func.id for n in ast.walk(local[name]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return tuple(sorted(codes))
 
 
 def body_prologue(tool: ToolDef) -> str:
