@@ -291,7 +291,8 @@ def _rule(plan: Plan, dialect: Dialect) -> Refusal:
         others = [o for o in goal.expect.get("others", ()) if words(str(o)) != words(code)]
         if "others" in goal.expect:
             goal.expect["others"] = others
-    rivals = [c for c in codes if c != code and words(c) not in taken]
+    said = f" {words(plan.answer or '')} "  # a code the prose uses in another sense ('it expired on ...')
+    rivals = [c for c in codes if c != code and words(c) not in taken and f" {words(c)} " not in said]
     plan.goals.append(Goal(kind="answer", slot="rule", expect={"value": code, "type": "rule", "values": list(codes),
                                                                 **({"others": rivals} if rivals else {})}))
     plan.answer = f"{plan.answer} The rule that refuses it: {words(code)}."

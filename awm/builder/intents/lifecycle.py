@@ -1003,7 +1003,8 @@ def refund_not_allowed(w: World) -> Plan | None:
     return Plan([*lookup, get_case(w, case), (w.n.list("payment"), {w.fk("case"): case["id"]})],
                 [w.status_answer(case["status"])], say,
                 answer=f"No refund is possible while the {w.L['case']} has the status "
-                       f"{case['status'].replace('_', ' ')}.", targets={("case", case["id"])})
+                       f"{case['status'].replace('_', ' ')}.", targets={("case", case["id"])},
+                refused=(refund(w, payment, reason)[0], "invalid_state"))
 
 
 @intent("infeasible")
@@ -1022,7 +1023,9 @@ def add_to_locked_case(w: World) -> Plan | None:
     ), {"case": case_np, "item": quote(item["name"])}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case), w.find_item(item)], [w.status_answer(case["status"])], say,
                 answer=f"It can no longer be changed: its status is {case['status'].replace('_', ' ')}.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.create("line"), {w.fk("case"): case["id"], w.fk("item"): item["id"], "quantity": 1}),
+                         "invalid_state"))
 
 
 @intent("infeasible", flavours=("fulfillment",), item="refundable")
@@ -1042,7 +1045,7 @@ def return_too_late(w: World) -> Plan | None:
     ), {"case": case_np}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case)], [w.text_answer(case["placed_at"][:10], [])], say,
                 answer=f"It was placed on {case['placed_at'][:10]}, more than 30 days ago, so the return window "
-                       "has closed.", targets={("case", case["id"])})
+                       "has closed.", targets={("case", case["id"])}, refused=(act(w, case, "return"), "invalid_state"))
 
 
 @intent("infeasible")
@@ -1061,7 +1064,8 @@ def open_for_blocked_party(w: World) -> Plan | None:
     ), {"site": site["name"], "item": quote(item["name"])}, party=ref, voices=("staff",))
     return Plan([w.find_party(ref)], [w.text_answer(party["status"], ["active", "suspended", "closed"])], say,
                 answer=f"{w.person(party)}'s record is {party['status']}, so no new {w.L['case']} can be opened.",
-                targets={("party", party["id"])})
+                targets={("party", party["id"])},
+                refused=((w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): site["id"]}), "invalid_state"))
 
 
 @intent("infeasible")
@@ -1079,7 +1083,9 @@ def assign_inactive_staff(w: World) -> Plan | None:
     return Plan([(w.n.list("case"), {"code": case["code"]}), w.find_staff(member)],
                 [w.text_answer("inactive", ["active"])], say,
                 answer=f"{w.person(member)} is inactive, so nothing can be assigned to them.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]}),
+                         "invalid_state"))
 
 
 # --- workflows: one request, many dependent steps --------------------------------------------------------------

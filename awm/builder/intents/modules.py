@@ -172,7 +172,8 @@ def pay_void_invoice(w: World) -> Plan | None:
     return Plan([(w.n.list("invoice"), {"number": inv["number"]})],
                 [w.text_answer(inv["status"], ["open", "paid", "void", "overdue"])], say,
                 answer=f"That is not possible: the {w.L['invoice']} is {inv['status']} already.",
-                targets={("invoice", inv["id"])})
+                targets={("invoice", inv["id"])},
+                refused=((w.n.action("invoice", "pay"), {w.pk("invoice"): inv["id"]}), "invalid_state"))
 
 
 # --- accounts ------------------------------------------------------------------------------------------------
@@ -312,6 +313,11 @@ def last_entry_question(w: World) -> Plan | None:
     return Plan(calls, goals, say, answer=f"{entry['entry_type'].replace('_', ' ')} of {money(abs(entry['amount']))}")
 
 
+def _transfer(w: World, source: dict, target: dict, amount: float) -> tuple[str, dict]:
+    a = w.plan["account"]
+    return (w.n.transfer_funds(), {f"from_{a.fk}": source["id"], f"to_{a.fk}": target["id"], "amount": amount})
+
+
 @intent("infeasible", needs=("account",))
 def overdraw_transfer(w: World) -> Plan | None:
     options = []
@@ -334,7 +340,7 @@ def overdraw_transfer(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})],
                 [w.money_answer(source["balance"])], say,
                 answer=f"The source {w.L['account']} holds only {money(source['balance'])}, which is not enough.",
-                targets={("account", source["id"])})
+                targets={("account", source["id"])}, refused=(_transfer(w, source, target, amount), "insufficient_funds"))
 
 
 @intent("infeasible", needs=("account",))
@@ -359,7 +365,8 @@ def transfer_from_frozen(w: World) -> Plan | None:
         party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})],
                 [w.text_answer("frozen", ["active", "frozen", "closed"])], say,
-                answer="The source account is frozen, so no money can leave it.", targets={("account", source["id"])})
+                answer="The source account is frozen, so no money can leave it.", targets={("account", source["id"])},
+                refused=(_transfer(w, source, target, amount), "invalid_state"))
 
 
 @intent("action", needs=("account",))
@@ -551,7 +558,8 @@ def approve_with_open_documents(w: World) -> Plan | None:
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("document"), {w.fk("case"): case["id"]})]
     return Plan(calls, [w.number_answer(pending)], say,
                 answer=f"It cannot be approved yet: {pending} of its {w.L['document']} records are not verified.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("case", "approve"), {w.fk("case"): case["id"]}), "invalid_state"))
 
 
 # --- reviews -------------------------------------------------------------------------------------------------
@@ -717,7 +725,9 @@ def expired_promotion(w: World) -> Plan | None:
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("promotion"), {"query": promo["code"]})]
     return Plan(calls, [w.text_answer(promo["valid_to"], [p["valid_to"] for p in w.rows["promotion"]])], say,
                 answer=f"That code is no longer valid: it expired on {promo['valid_to']}.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("promotion", "apply"), {w.fk("case"): case["id"], "code": promo["code"]}),
+                         "invalid_state"))
 
 
 @intent("aggregate", needs=("promotion",))
@@ -1009,7 +1019,7 @@ def write_off_too_much(w: World) -> Plan | None:
              (w.n.list("stock_level"), {w.fk("item"): item["id"], w.fk("site"): site["id"]})]
     return Plan(calls, [w.number_answer(level["quantity"])], say,
                 answer=f"Only {level['quantity']} units are held there, so that many cannot be written off.",
-                targets={("stock_level", level["id"])})
+                targets={("stock_level", level["id"])}, refused=(_adjust(w, level, -n, "stock write-off"), "insufficient_stock"))
 
 
 @intent("conditional", needs=("stock_level",))
@@ -1178,7 +1188,8 @@ def escalate_finished_ticket(w: World) -> Plan | None:
     ), {"ticket": _ticket(w, ticket, None)})
     return Plan([(w.n.list("ticket"), {"number": ticket["number"]})],
                 [w.text_answer(ticket["status"], ["open", "in_progress", "escalated", "resolved", "closed"])], say,
-                answer=f"That is not possible any more: it is already {ticket['status']}.", targets={("ticket", ticket["id"])})
+                answer=f"That is not possible any more: it is already {ticket['status']}.", targets={("ticket", ticket["id"])},
+                refused=((w.n.action("ticket", "escalate"), {w.pk("ticket"): ticket["id"]}), "invalid_state"))
 
 
 # --- notifications ------------------------------------------------------------------------------------------
@@ -1332,6 +1343,7 @@ def resume_cancelled_subscription(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]})],
                 [w.text_answer("cancelled", ["active", "paused", "cancelled"])], say,
                 answer="It was cancelled, and a cancelled plan cannot be resumed.",
+                refused=((w.n.action("subscription", "resume"), {w.pk("subscription"): sub["id"]}), "invalid_state"),
                 targets={("subscription", sub["id"])})
 
 
@@ -1420,7 +1432,9 @@ def shift_for_inactive_staff(w: World) -> Plan | None:
     ), {"staff": w.person(member), "site": site["name"], "date": date})
     return Plan([w.find_staff(member)], [w.text_answer("inactive", ["active"])], say,
                 answer=f"{w.person(member)} is inactive, so no {w.L['shift']} can be scheduled.",
-                targets={("staff_shift", member["id"])})
+                targets={("staff_shift", member["id"])},
+                refused=((w.n.create("shift"), {w.fk("staff"): member["id"], w.fk("site"): site["id"], "shift_date": date,
+                                                "start_time": "09:00", "end_time": "17:00"}), "invalid_state"))
 
 
 # --- loyalty ---------------------------------------------------------------------------------------------
@@ -1510,6 +1524,8 @@ def redeem_too_many_points(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("loyalty_account"), {w.fk("party"): acct[w.fk("party")]})],
                 [w.number_answer(acct["points"])], say,
                 answer=f"Only {acct['points']} points are available, so that many cannot be redeemed.",
+                refused=((w.n.points("redeem"), {w.plan["loyalty_account"].fk: acct["id"], "points": n, "reason": "reward"}),
+                         "insufficient_points"),
                 targets={("loyalty_account", acct["id"])})
 
 

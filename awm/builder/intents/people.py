@@ -189,7 +189,8 @@ def delete_primary_address(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]})],
                 [w.text_answer("primary", ["secondary"])], say,
                 answer="It is the primary address, and a primary address cannot be deleted until another one is "
-                       "made primary.", targets={("party", party["id"])})
+                       "made primary.", targets={("party", party["id"])},
+                refused=((w.n.delete("address"), {w.pk("address"): address["id"]}), "invalid_state"))
 
 
 # --- registering, suspending, tiers -----------------------------------------------------------------------
@@ -412,7 +413,8 @@ def deactivate_busy_staff(w: World) -> Plan | None:
     return Plan([w.find_staff(member), (w.n.list("case"), {w.fk("staff"): member["id"]})],
                 [w.number_answer(held)], say,
                 answer=f"{w.person(member)} still has {count(held, 'open ' + w.L['case'])} assigned, which must be "
-                       "reassigned first.", targets={("staff", member["id"])})
+                       "reassigned first.", targets={("staff", member["id"])},
+                refused=((w.n.action("staff", "deactivate"), {w.pk("staff"): member["id"]}), "invalid_state"))
 
 
 @intent("aggregate")
@@ -617,7 +619,9 @@ def transfer_locked_case(w: World) -> Plan | None:
     ), {"case": case_np, "site": site["name"]}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case), w.find_site(site)], [w.status_answer(case["status"])], say,
                 answer=f"It cannot be moved: its status is {case['status'].replace('_', ' ')}.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site["id"]}),
+                         "invalid_state"))
 
 
 # --- acting for someone else: only with the authority the world records ------------------------------------
