@@ -32,7 +32,7 @@ from awm.builder.codegen import (
 )
 from awm.builder.data import REFERENCE_NOW_ISO
 from awm.builder.dialect import ApiStyle, Dialect, ToolNames, style_for
-from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude, tool_rules
+from awm.builder.templates import tool_bodies, tool_errors, tool_paging, tool_prelude
 from awm.builder.tools import (
     accounts,
     addresses,
@@ -131,22 +131,14 @@ def _error_codes_in(node: ast.AST) -> set[str]:
 
 def error_codes(tools: list[ToolDef]) -> tuple[str, ...]:
     """The error codes an environment with these tools can return, sorted: those of the prelude's helpers
-    (not_found, invalid_state, ...), of the paging and body helpers, of the shared rules, and of each tool's
-    template function and the functions of its module it calls. The closed set a refusal's rule is named from
-    (awm.contracts.AnswerSlot, type rule)."""
+    (not_found, invalid_state, ...), of the paging and body helpers, and of each tool's rendered template (the
+    shared rules it calls written out, branches its bindings rule out pruned). The closed set a refusal's rule
+    is named from (awm.contracts.AnswerSlot, type rule)."""
     codes: set[str] = set()
-    for module in (tool_prelude, tool_paging, tool_bodies, tool_rules):
+    for module in (tool_prelude, tool_paging, tool_bodies):
         codes |= _error_codes_in(module_tree(module))
     for tool in tools:
-        local = {f.name: f for f in module_tree(tool.template).body if isinstance(f, ast.FunctionDef)}
-        seen, todo = set(), [tool.function]
-        while todo:
-            name = todo.pop()
-            if name in seen or name not in local:
-                continue
-            seen.add(name)
-            codes |= _error_codes_in(local[name])
-            todo += [n.func.id for n in ast.walk(local[name]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        codes |= _error_codes_in(ast.parse(render_tool(tool)))
     return tuple(sorted(codes))
 
 
