@@ -265,3 +265,35 @@ def test_an_answer_alone_earns_no_partial_credit(env):
             episode.call(SUBMIT_ANSWER, guess)
             verdict = episode.judge()
         assert not verdict["complete"] and not verdict["partial"], (task.task_id, verdict["evidence"])
+
+
+def test_a_refusal_names_the_rule_the_tools_refuse_the_request_with(env):
+    """An infeasible request's answer has a rule slot: its closed set is every error code the environment's tools
+    can return, the tool the request asks for refuses it with the rule's code and changes nothing, and only the
+    right rule (in any case or separator) with the right blocking fact earns the reward."""
+    task = next(t for t in env.tasks if t.refusals)
+    refusal = task.refusals[0]
+    rule = next(s for s in task.answer_schema if s.type == "rule")
+    assert not rule.refusal and any(s.refusal for s in task.answer_schema)  # the fact, and the rule
+    offered = answer_tool(task)["inputSchema"]["properties"][rule.name]
+    assert offered["enum"] == rule.values and refusal.code in rule.values and len(rule.values) >= 3
+    right = right_values(task)
+    assert right[rule.name] == refusal.code
+    episode = replayed(env, task)
+    attempt = episode.call(refusal.call.tool, refusal.call.arguments)
+    assert is_error(attempt) and attempt["error"]["code"].lower() == refusal.code, attempt
+    written = refusal.code.replace("_", " ").upper()
+    assert episode.call(SUBMIT_ANSWER, {**right, rule.name: written}) == {"submitted": right}
+    score = episode.score()
+    assert score["reward"] == 1.0 and score["diff"]["changed"] == 0, score
+    episode.close()
+    for other in (v for v in rule.values if v != refusal.code):
+        episode = replayed(env, task)
+        assert episode.call(SUBMIT_ANSWER, {**right, rule.name: other}) == {"submitted": {**right, rule.name: other}}
+        score = episode.score()
+        assert score["reward"] == 0.0 and any(rule.name in e for e in score["evidence"]), (other, score)
+        episode.close()
+    episode = replayed(env, task)
+    unknown = episode.call(SUBMIT_ANSWER, {**right, rule.name: "not_a_rule"})
+    assert is_error(unknown) and rule.name in unknown["error"]["message"] and episode.submission is None
+    episode.close()
