@@ -7,7 +7,7 @@ Policies (each judged with the task's own verifier and the runtime's outcome che
   refusal            no call, one refusal naming every common blocking word, for every request
   dump+refusal       no call, the refusal followed by the dump
   typed_guess        no call, a fixed typed submission: 0 for a count, 0.00 for an amount, the reference
-                     date for a date, the first value of a status's closed set, "none" for a name
+                     date for a date, the first value of a status's or a rule's closed set, "none" for a name
   typed_prior        no call, per slot the value most often expected for its type and role (refusal or not)
                      over the whole corpus: the best a policy that learnt the corpus's answers, not the
                      worlds, can do
@@ -16,6 +16,9 @@ Policies (each judged with the task's own verifier and the runtime's outcome che
   call_prior         the reference's first call, then the typed prior
   work_no_answer     the reference solution's calls, no answer (what the real work alone earns)
   work_dump          the reference solution's calls, the dump in place of the answer
+  work_fixed_rule    on a refusal with a rule slot: the reference solution's calls and the right blocking fact,
+                     with the rule most often expected over the corpus (a policy that finds the fact and refuses
+                     every request for the same rule): the base rate of one rule
 Per policy: tasks at reward 1 (complete), partial verdicts, and mean reward under the paper's mapping
 (complete 1, partial 0.1) and with partial credit off (RewardMapping(partial=0)). A task that expects an answer
 is complete only after a successful tool call, so every no-call policy earns 0; a policy that makes one call
@@ -46,7 +49,7 @@ from awm.runtime import Environment, WorkerPool  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 
 POLICIES = ("nothing", "dump", "refusal", "dump+refusal", "typed_guess", "typed_prior", "call_guess", "call_prior",
-            "work_no_answer", "work_dump")
+            "work_no_answer", "work_dump", "work_fixed_rule")
 
 
 def typed_guess(task: Task) -> dict | None:
@@ -55,7 +58,7 @@ def typed_guess(task: Task) -> dict | None:
     schema = task.answer_schema
     if not schema:
         return None
-    return {s.name: (s.values or ["none"])[0] if s.type == "status" else guesses[s.type] for s in schema}
+    return {s.name: (s.values or ["none"])[0] if s.type in ("status", "rule") else guesses[s.type] for s in schema}
 
 
 def priors(tasks: list[Task]) -> dict[tuple[str, bool], object]:
@@ -80,6 +83,11 @@ def trajectories(task: Task, prior: dict) -> dict[str, tuple[list, object]]:
         chosen["typed_prior"] = ([], prior_answer)
         chosen["call_guess"] = (work[:1], json.dumps(guess))
         chosen["call_prior"] = (work[:1], prior_answer)
+    rules = [s.name for s in task.answer_schema if s.type == "rule"]
+    if rules:
+        answers = [g for g in task.goals if g.kind == "answer"]
+        right = {s.name: g.expect["value"] for s, g in zip(task.answer_schema, answers)}
+        chosen["work_fixed_rule"] = (work, json.dumps({**right, **{r: prior[("rule", False)] for r in rules}}))
     return chosen
 
 
@@ -96,7 +104,7 @@ def main() -> int:
     env_ids = sorted(published)[:args.envs or None]
     complete, partial, tried = Counter(), Counter(), Counter()
     examples: dict[str, list[str]] = defaultdict(list)
-    answer_tasks = 0
+    answer_tasks = rule_tasks = 0
     started = time.perf_counter()
     everything = [t for env_id in env_ids for t in artifacts.TASKS.read(store, env_id).tasks
                   if t.task_id in published[env_id]]
@@ -107,6 +115,7 @@ def main() -> int:
             pending = []
             for task in env.tasks:
                 answer_tasks += bool(task.answer_schema)
+                rule_tasks += any(s.type == "rule" for s in task.answer_schema)
                 for policy, (calls, answer) in trajectories(task, prior).items():
                     pending.append((task, policy, env.send_trajectory(calls, task.task_id, [answer])))
             for task, policy, trajectory in pending:
@@ -121,7 +130,7 @@ def main() -> int:
                 print(f"  {n}/{len(env_ids)} environments, {time.perf_counter() - started:.0f} s", flush=True)
     rows = {}
     print(f"\n{sum(len(published[e]) for e in env_ids)} tasks of {len(env_ids)} environments "
-          f"({answer_tasks} expect an answer)\n")
+          f"({answer_tasks} expect an answer, {rule_tasks} of them a refusal naming its rule)\n")
     print(f"{'policy':16s} {'tasks':>7s} {'reward 1':>9s} {'partial':>8s} {'mean (0.1)':>11s} {'mean (0)':>9s}")
     for policy in POLICIES:
         if not tried[policy]:
@@ -133,7 +142,7 @@ def main() -> int:
                         "examples": examples.get(policy, [])}
         print(f"{policy:16s} {tried[policy]:7d} {complete[policy]:9d} {partial[policy]:8d} {mean:11.4f} "
               f"{complete[policy] / tried[policy]:9.4f}")
-    result = {"home": str(args.home), "environments": len(env_ids), "answer_tasks": answer_tasks,
+    result = {"home": str(args.home), "environments": len(env_ids), "answer_tasks": answer_tasks, "rule_tasks": rule_tasks,
               "priors": {f"{kind}{' (refusal)' if refusal else ''}": value for (kind, refusal), value in prior.items()},
               "seconds": round(time.perf_counter() - started, 1), "policies": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
