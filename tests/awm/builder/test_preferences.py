@@ -15,15 +15,13 @@ from functools import cache
 import pytest
 
 from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.categories.healthcare.requests import _fits, _rule_words, earliest_slot_options
 from awm.builder.data import generate_rows
 from awm.builder.dialect import PAGE_ITEMS
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.preferences import (
     PREFERENCE_INTENTS,
-    _fits,
-    _rule_words,
     cheapest_in_stock_options,
-    earliest_slot_options,
     top_rated_options,
     within_budget_options,
 )
