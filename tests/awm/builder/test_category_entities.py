@@ -179,6 +179,7 @@ def test_requests_about_category_entities_belong_to_exactly_that_category():
         module = PACK_MODULES[intent.categories[0]]
         own = [r for r in intent.needs if r not in generic]
         assert own and all(PACK_ROLE_OWNER[r] is module for r in own), (name, intent.needs)
+        assert intent.module == f"awm.builder.categories.{intent.categories[0]}.requests", (name, intent.module)
     # an injury note is for sessions and visits: never asked of a pharmacy's orders
     plan = plan_world(make_scenario("retail_pharmacy", 0))
     world = World(plan, generate_rows(plan), random.Random(0))
