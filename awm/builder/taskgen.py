@@ -305,7 +305,9 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     sc = plan.scenario
     rng = random.Random(stable_seed("tasks", sc.seed))
     world = World(plan, rows, rng)
-    fitting = [i for i in INTENTS.values() if i.fits(world)]
+    # in name order, not registration order: where an intent is registered (which module, which category's
+    # folder, imported when) does not change a world's tasks
+    fitting = sorted((i for i in INTENTS.values() if i.fits(world)), key=lambda i: i.name)
     order = _ordered(fitting, rng)
     grouped = _assemble(_deepest_first(_draw(world, order, 2 * count)), count)
     if len(grouped) < count:  # a small world: allow more requests per intent

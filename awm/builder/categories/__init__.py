@@ -12,7 +12,10 @@ package (`discover`), in the order of the folders' names.
     tools.py       the tools of those tables (`ROLES`, `declare(builder)`), bound to templates.py
     templates.py   the tools' code: one function per kind of tool, real Python with placeholders, rendered
                    through the AST emitter and held to the sandbox policy like every template
-    requests.py    its requests (intents), registered on import, each for exactly this category
+    requests.py    every request (intent) for it, registered on import: about its own tables, and over the
+                   generic modules (many on a shape of awm/builder/intents/shapes.py); one that other categories
+                   share names them all and is here if this is the first it names (awm.builder.intents.base.intent
+                   refuses a request for some categories registered anywhere else)
 
 Only pack.yaml is needed (a category may have domains and no tables of its own); entities.py is needed by
 tools.py and requests.py. A malformed category fails here, when it is found, with an error naming the file:

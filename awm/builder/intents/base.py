@@ -108,6 +108,7 @@ class Intent:
     flavours: tuple[str, ...] = ()  # empty: every lifecycle
     needs: tuple[str, ...] = ()  # roles (tables) the world must have
     item: str = ""  # what the world's items must be (awm/builder/catalogue/kinds.py ItemKind): priced, refundable
+    module: str = ""  # the module that registered it: a specific intent's is its category's requests.py
 
     def fits(self, world: World) -> bool:
         kind = ITEM_KINDS.get(world.plan.scenario.item_kind)
@@ -182,7 +183,11 @@ ITEM_RULES = ("priced", "refundable")
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
            needs: tuple[str, ...] = (), item: str = "") -> Callable:
     """Register an intent under its function's name; `item` names what the world's items must be for it to fit
-    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them)."""
+    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them).
+
+    An intent for some `categories` only is registered from its category's folder: the requests.py of the first
+    category it names (awm/builder/categories/<category>/requests.py), so a category's requests are all in its
+    folder and there is no second place to add one."""
     if shape not in SHAPES:
         raise ValueError(f"unknown intent shape {shape!r}")
     if item and item not in ITEM_RULES:
@@ -192,6 +197,10 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
         name = fn.__name__
         if name in INTENTS:
             raise ValueError(f"intent {name!r} is registered twice")
+        if categories and not fn.__module__.endswith(f".{categories[0]}.requests"):
+            raise ValueError(f"intent {name!r} is for {', '.join(categories)}: register it from the requests.py of "
+                             f"the first category it names (awm/builder/categories/{categories[0]}/requests.py), "
+                             f"not from {fn.__module__}")
 
         def build(world: World) -> Plan | None:
             plan = fn(world)
@@ -201,7 +210,8 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
                 confirm_by_message(world, plan)
             return plan
 
-        INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs), item)
+        INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs), item,
+                               fn.__module__)
         return fn
 
     return register

@@ -1,7 +1,8 @@
 """Requests a customer sends in their own words with preferences and constraints: not "order item X" but "order the
 best-rated one under 150.00", "the cheapest one the Riverside branch has five of", "the earliest open slot with
 Dr Lee that starts in the afternoon". The agent must search and compare to find the one row that fits, then act
-on it; the instruction states the criteria, never the answer.
+on it; the instruction states the criteria, never the answer. The earliest-slot booking is a clinic's only:
+it is registered from awm/builder/categories/healthcare/requests.py, with the slot rules it compares.
 
 Each request is planned only where the optimum is unique (no tie for best, cheapest or earliest), where the
 constraint bites (the best, cheapest or earliest row ignoring it is another one, so an agent that ignores the
@@ -13,8 +14,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from awm.builder.intents.base import Plan, World, intent, long_date
-from awm.builder.intents.entities.common import book_into_slot, slotless_cases
+from awm.builder.intents.base import Plan, World, intent
 from awm.builder.phrasing import Say, money
 from awm.contracts import Goal
 
@@ -209,78 +209,3 @@ def order_cheapest_in_stock(w: World) -> Plan | None:
     ), {"n": quantity, "site": site["name"], "order": _verb(w)}, party=ref, voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
     return plan.derive(w.n.create("line"), w.fk("item"))
-
-
-# --- the earliest open slot that fits -------------------------------------------------------------------------
-
-# What a person may require of a slot (`_fits` tests it on a slot, `_rule_words` says it): that it starts in the
-# afternoon (at 12:00 or later) or the morning, falls on or after a day, or lasts at least so many minutes.
-_AFTERNOON = 12
-_SLOT_RULES = ("afternoon", "morning", "from_day", "minutes")
-
-
-def _fits(slot: dict, rule: str, value: object) -> bool:
-    hour = int(slot["starts_at"][11:13])
-    if rule == "afternoon":
-        return hour >= _AFTERNOON
-    if rule == "morning":
-        return hour < _AFTERNOON
-    if rule == "from_day":
-        return slot["starts_at"][:10] >= value
-    return slot["duration_minutes"] >= value
-
-
-def _rule_words(rule: str, value: object) -> str:
-    if rule == "afternoon":
-        return "that starts at 12:00 or later"
-    if rule == "morning":
-        return "that starts before 12:00"
-    if rule == "from_day":
-        return f"on or after {long_date(value)}"
-    return f"that lasts at least {value} minutes"
-
-
-def earliest_slot_options(w: World) -> list[tuple[dict, str, object, dict, dict, dict]]:
-    """(staff member, rule, value, the earliest open slot of theirs that meets the rule, the next one that does,
-    their earliest open slot) wherever the rule excludes the earliest slot and a later fitting slot remains as a
-    runner-up."""
-    open_slots: dict[int, list[dict]] = {}
-    for slot in sorted(w.rows["slot"], key=lambda s: s["starts_at"]):
-        if slot["status"] == "open":
-            open_slots.setdefault(slot[w.fk("staff")], []).append(slot)
-    options = []
-    for member in w.staff_pool():
-        slots = open_slots.get(member["id"], [])
-        if len(slots) < 3:
-            continue
-        first = slots[0]
-        days = sorted({s["starts_at"][:10] for s in slots if s["starts_at"][:10] > first["starts_at"][:10]})
-        values = {"afternoon": [None], "morning": [None], "from_day": days[:2],
-                  "minutes": sorted({s["duration_minutes"] for s in slots if s["duration_minutes"] >
-                                     first["duration_minutes"]})[:2]}
-        for rule in _SLOT_RULES:
-            for value in values[rule]:
-                fitting = [s for s in slots if _fits(s, rule, value)]
-                if len(fitting) >= 2 and fitting[0] is not first:
-                    options.append((member, rule, value, fitting[0], fitting[1], first))
-    return options
-
-
-@intent("chained", categories=("healthcare",), needs=("slot",))
-def book_earliest_slot_that_fits(w: World) -> Plan | None:
-    """A patient's upcoming visit moved into a practitioner's earliest open slot that meets their constraint (the
-    afternoon, a day they are free from, a long enough visit): the agent lists the practitioner's open slots and
-    books the first that fits."""
-    option, case = w.pick(earliest_slot_options(w)), w.pick(slotless_cases(w))
-    if option is None or case is None:
-        return None
-    member, rule, value, slot, *_ = option
-    ref, case_np, calls, goals = book_into_slot(w, case, member, slot)
-    say = Say("do", (
-        "move {case} into the earliest open {SLOT} {staff} has {rule}",
-        "{they} would like to see {staff} instead || book {case} into {staff}'s first open {SLOT} {rule}",
-        "move {case} to the soonest {SLOT} with {staff} that is still open, as long as it is one {rule}",
-    ), {"case": case_np, "staff": w.person(member), "rule": _rule_words(rule, value)}, party=ref, voices=SELF)
-    plan = Plan(calls, goals, say, targets={("case", case["id"])})
-    return plan.derive(w.n.action("slot", "book"), w.pk("slot"))
-

@@ -14,6 +14,8 @@ import pytest
 from awm.builder import categories
 from awm.builder.catalogue import CATEGORIES
 from awm.builder.categories import CategoryError, discover
+from awm.builder.intents import INTENTS
+from awm.builder.intents.base import intent
 from awm.builder.modules.packs import PACK_MODULES
 from awm.builder.tools import CONCERNS
 
@@ -42,12 +44,29 @@ def declare(b: ToolBuilder) -> None:
 '''
 
 
+# Its requests: one about its own table, one on a shared shape that a second category shares.
+REQUESTS = '''
+from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.shapes import define, escalate_urgent
+
+
+@intent("question", categories=("{category}",), needs=("widget_batch",))
+def {category}_count_batches(w: World) -> Plan | None:
+    return None
+
+
+define("{category}_escalate_urgent", "aggregate", ("{category}", "gizmos"), lambda w: escalate_urgent(
+    w, ("escalate every urgent {{TICKET}}",)), needs=("ticket",))
+'''
+
+
 def write_category(folder: Path, name: str = "widgets", label: str = "widget batch", category: str | None = None,
                    files: tuple[str, ...] = ("__init__.py", "pack.yaml", "entities.py", "tools.py")) -> Path:
     path = folder / name
     path.mkdir(parents=True)
     contents = {"__init__.py": '"""Widgets."""\n', "pack.yaml": f"category: {name}\nmodules: []\ndomains: []\n",
-                "entities.py": ENTITIES.format(category=category or name, label=label), "tools.py": TOOLS}
+                "entities.py": ENTITIES.format(category=category or name, label=label), "tools.py": TOOLS,
+                "requests.py": REQUESTS.format(category=category or name)}
     for file in files:
         (path / file).write_text(textwrap.dedent(contents[file]))
     return path
@@ -65,6 +84,8 @@ def extra(tmp_path, monkeypatch) -> Path:
 
     for name in [m for m in sys.modules if m == "extra_categories" or m.startswith("extra_categories.")]:
         del sys.modules[name]
+    for name in [n for n, i in INTENTS.items() if i.module.startswith("extra_categories.")]:
+        del INTENTS[name]
 
 
 def test_every_built_in_category_is_a_folder_and_every_folder_is_used():
@@ -91,6 +112,53 @@ def test_a_category_added_in_a_folder_is_discovered_with_its_modules(extra):
     assert widgets.module("tools").ROLES == ("widget_batch",)
     write_category(extra, "gizmos")
     assert list(discover(extra, "extra_categories")) == ["gizmos", "widgets"]  # in name order
+
+
+def test_a_category_added_in_a_folder_registers_its_requests_from_it(extra):
+    """Its requests.py registers its requests (with `intent`, or with `define` on a shared shape), and nothing else
+    lists them; one it shares with another category is in the folder of the first it names."""
+    write_category(extra, files=("__init__.py", "pack.yaml", "entities.py", "tools.py", "requests.py"))
+    widgets = discover(extra, "extra_categories")["widgets"]
+    assert widgets.has("requests")
+    assert "widgets_count_batches" not in INTENTS
+    widgets.module("requests")
+    own, shared = INTENTS["widgets_count_batches"], INTENTS["widgets_escalate_urgent"]
+    assert (own.categories, own.needs, own.shape) == (("widgets",), ("widget_batch",), "question")
+    assert (shared.categories, shared.needs, shared.shape) == (("widgets", "gizmos"), ("ticket",), "aggregate")
+    assert own.module == shared.module == "extra_categories.widgets.requests"
+
+
+def test_a_request_for_another_category_is_refused_where_it_is_registered(extra):
+    """A category's folder registers only requests that name it first: gizmos/requests.py registering a request
+    for widgets fails on import, naming the folder it belongs in."""
+    write_category(extra, "gizmos", category="widgets",
+                   files=("__init__.py", "pack.yaml", "entities.py", "tools.py", "requests.py"))
+    (extra / "gizmos" / "entities.py").write_text(ENTITIES.format(category="gizmos", label="widget batch"))
+    with pytest.raises(ValueError, match=r"intent 'widgets_count_batches' is for widgets: register it from the "
+                                         r"requests.py of the first category it names \(awm/builder/categories/"
+                                         r"widgets/requests.py\), not from extra_categories.gizmos.requests"):
+        discover(extra, "extra_categories")["gizmos"].module("requests")
+    assert "widgets_count_batches" not in INTENTS
+
+
+def test_every_request_for_some_categories_is_registered_from_the_folder_of_the_first_it_names():
+    """One place per category's requests (no second registry of category requests elsewhere): a request for some
+    categories is registered from the requests.py of the first it names, every request a category folder registers
+    names that category first, and registering one from anywhere else fails."""
+    folders = "awm.builder.categories."
+    misplaced = [(n, i.categories, i.module) for n, i in INTENTS.items()
+                 if (i.categories or i.module.startswith(folders))
+                 and i.module != f"{folders}{(i.categories or ('',))[0]}.requests"]
+    assert not misplaced
+    assert {i.module for i in INTENTS.values() if i.categories} == {
+        f"{folders}{name}.requests" for name, c in categories.categories().items() if c.has("requests")}
+
+    def bank_fee_waiver(w):
+        return None
+
+    with pytest.raises(ValueError, match=r"awm/builder/categories/banking/requests.py\), not from tests\."):
+        intent("action", categories=("banking", "fintech"))(bank_fee_waiver)
+    assert "bank_fee_waiver" not in INTENTS
 
 
 @pytest.mark.parametrize(("label", "shown"), [

@@ -304,6 +304,20 @@ def test_most_category_seed_domains_get_specific_requests():
     assert len(missing) <= len(sampled) // 8, missing
 
 
+def test_a_worlds_tasks_do_not_depend_on_the_order_its_intents_were_registered_in(monkeypatch):
+    """The fitting intents are drawn from in name order: registered in another order (from another module, from
+    a category's folder, imported earlier or later), a world gets the same tasks."""
+    import awm.builder.taskgen as taskgen
+
+    for domain, slot in WORLDS[:3]:
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        registered = generate_tasks(plan, rows).model_dump_json()
+        monkeypatch.setattr(taskgen, "INTENTS", dict(reversed(INTENTS.items())))
+        assert generate_tasks(plan, rows).model_dump_json() == registered, domain
+        monkeypatch.undo()
+
+
 @pytest.mark.parametrize("env_id", ["parcel_delivery__03", "commercial_space_leasing__02"])
 def test_two_requests_asked_together_never_make_a_value_one_of_them_looks_up_by_seem_unstated(env_id):
     """Worlds where one request looked rows up by a value the other's goals demand (active carriers beside a

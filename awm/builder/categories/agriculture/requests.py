@@ -6,6 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.agriculture.entities import MAX_RATES
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import call_off_day, define, notify_item_holders, rush
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -141,3 +142,28 @@ def agri_allocate_plants(w: World) -> Plan | None:
         "a trade order needs {quantity} of {item} || take them from its ready {CROP_BATCH}",
     ), {"quantity": quantity, "item": quote(item["name"])})
     return Plan(calls, [goal], say, targets={("crop_batch", batch["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("farm_rush_planting_order", "action", ("agriculture",), lambda w: rush(
+    w, ("confirm", "ship"), ("Rush for planting season", "Needed before sowing starts", "Field crew waiting"), (
+        "planting starts next week || confirm {case} and ship it today, with the note {note}",
+        "push {case} through: confirm it, ship it, and note {note}",
+        "the grower needs {case} before sowing || get it confirmed and shipped now and add the note {note}",
+    )), flavours=("fulfillment",))
+define("farm_frost_cancellations", "aggregate", ("agriculture",), lambda w: call_off_day(
+    w, ("Cancelled: frost warning", "Cancelled due to frost"), (
+        "a frost warning has been issued for {long} || cancel every {CASE} at {site} on {date} that can still "
+        "be cancelled and add the note {note} to each",
+        "call off all the {CASE/pl} at {site} on {date} that are not past the point of cancelling, noting "
+        "{note} on each",
+    )), flavours=("appointment", "reservation"))
+define("farm_input_recall", "aggregate", ("agriculture",), lambda w: notify_item_holders(
+    w, ("Product recall: {item}", "Recall notice for {item}"), (
+        "{item} has been recalled by the manufacturer || send every {PARTY} with an open {CASE} ({open}) "
+        "that includes it {a channel} {NOTIFICATION} with the subject {subject}",
+        "warn each {PARTY} whose {open} {CASE/pl} contain {item}: one {channel} {NOTIFICATION} each, subject "
+        "{subject}",
+    )), needs=("notification",))

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.automotive.entities import WARRANTY_LIMIT
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, follow_up_booking, note_and_tell, notify_item_holders, rush
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -112,3 +113,34 @@ def auto_lend_loaner(w: World) -> Plan | None:
         "{their} car is staying with us || give {them} {LOANER} {plate} ({site}), due back {due}",
     ), {"site": site["name"], "due": due, "plate": loaner["plate"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("loaner", loaner["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("auto_warranty_claim", "action", ("automotive",), lambda w: note_and_tell(
+    w, ("Warranty claim filed", "Parts under warranty, claim filed"),
+    ("Your warranty claim for {code}", "Warranty update on {code}"), (
+        "add the note {note} to {case} and send {them} an email {NOTIFICATION} with the subject {subject}",
+        "the work on {case} should be covered by the warranty || note {note} on it and email {them} a "
+        "{NOTIFICATION} titled {subject}",
+    )), needs=("notification",))
+define("auto_safety_recall", "aggregate", ("automotive",), lambda w: notify_item_holders(
+    w, ("Safety recall: {item}", "Important safety notice about {item}"), (
+        "the manufacturer issued a safety recall for {item} || notify every {PARTY} with {a CASE} that is "
+        "{open} and includes it, by {channel}, subject {subject}",
+        "send {a channel} {NOTIFICATION} with the subject {subject} to each {PARTY} whose {open} {CASE/pl} "
+        "include {item}",
+    )), needs=("notification",))
+define("auto_seasonal_follow_up", "chained", ("automotive",), lambda w: follow_up_booking(
+    w, 180, (
+        "book {their} next seasonal service: a new {CASE} {days} after {their} next upcoming {CASE}, same time, "
+        "same {SITE}, same {STAFF}, for {item}",
+        "set up a follow-up {CASE} for {item} {days} after {their} upcoming one, at the same time and place and "
+        "with the same {STAFF}",
+    )), flavours=("appointment", "reservation"))
+define("auto_rush_repair", "action", ("automotive",), lambda w: rush(
+    w, ("start",), ("Customer waiting in the lounge", "Rush job approved", "Loan car not available"), (
+        "the owner of {case} is waiting || start work on it now and note {note}",
+        "get {case} going straight away (start it) and add the note {note}",
+    )), flavours=("service",))

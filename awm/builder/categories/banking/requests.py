@@ -276,3 +276,107 @@ def bank_release_holds(w: World) -> Plan | None:
         "release all the active {HOLD/pl} on {ACCOUNT} {number}",
     ), {"number": acct["number"]})
     return Plan(calls, goals, say, targets={("account", acct["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+
+@intent("action", categories=("banking", "fintech"), needs=("account", "ticket"))
+def bank_dispute_card_charge(w: World) -> Plan | None:
+    """A customer disputes a card charge: a high-priority ticket naming the charge, and the card account frozen."""
+    options = []
+    for acct in w.rows["account"]:
+        if acct["status"] != "active" or w.party_of(acct)["status"] != "active":
+            continue
+        for entry in w.children("account_entry", "account", acct["id"]):
+            if entry["entry_type"] in ("withdrawal", "fee") and entry["amount"] < 0:
+                options.append((acct, entry))
+    if not options:
+        return None
+    acct, entry = w.rng.choice(options)
+    party = w.party_of(acct)
+    amount, day = money(-entry["amount"]), entry["posted_at"][:10]
+    subject = f"Disputed charge of {amount} on {day}"
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
+             (w.n.list("account_entry"), {w.fk("account"): acct["id"]}),
+             (w.n.create("ticket"), {w.fk("party"): party["id"], "subject": subject, "priority": "high"}),
+             (w.n.action("account", "freeze"), {w.pk("account"): acct["id"]})]
+    goals = [Goal(kind="rows_created", table=w.table("ticket"), count=1,
+                  expect={w.fk("party"): party["id"], "subject": {"text": subject}, "priority": "high"}),
+             Goal(kind="row_equals", table=w.table("account"), pk=acct["id"], expect={"status": "frozen"})]
+    say = Say("do", (
+        "{they} don't recognise a charge of {amount} on {day} on {ACCOUNT} {number} || open a high-priority "
+        "{TICKET} with the subject {subject} and freeze that {ACCOUNT} until it is sorted out",
+        "dispute the {amount} charge from {day} on {ACCOUNT} {number}: log {a TICKET} titled {subject} at high "
+        "priority, then freeze the {ACCOUNT}",
+    ), {"amount": amount, "day": day, "number": acct["number"], "subject": quote(subject)}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("account", acct["id"])})
+
+
+@intent("chained", categories=("banking",), needs=("account",))
+def bank_sweep_to_savings(w: World) -> Plan | None:
+    """Everything above a stated floor in the checking account moved to the savings account (amount worked out)."""
+    options = []
+    for party in w.active_parties():
+        accounts = {a["kind"]: a for a in w.children("account", "party", party["id"]) if a["status"] == "active"}
+        if "checking" in accounts and "savings" in accounts:
+            floor = float(w.pick([100, 200, 250, 500]))
+            if accounts["checking"]["balance"] - floor >= 10:
+                options.append((party, accounts["checking"], accounts["savings"], floor))
+    if not options:
+        return None
+    party, checking, savings, floor = w.rng.choice(options)
+    amount = round(checking["balance"] - floor, 2)
+    a = w.plan["account"]
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]}),
+             (w.n.transfer_funds(), {f"from_{a.fk}": checking["id"], f"to_{a.fk}": savings["id"], "amount": amount})]
+    goals = [Goal(kind="row_delta", table=w.table("account"), pk=checking["id"], column="balance", delta=-amount),
+             Goal(kind="row_delta", table=w.table("account"), pk=savings["id"], column="balance", delta=amount),
+             w.money_answer(amount)]
+    say = Say("do", (
+        "sweep everything above {floor} in {their} checking {ACCOUNT} into {their} savings {ACCOUNT}, and tell me "
+        "how much moved",
+        "leave exactly {floor} in {their} checking {ACCOUNT} and transfer the rest to {their} savings {ACCOUNT}; "
+        "tell me the amount",
+    ), {"floor": money(floor)}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, answer=money(amount), targets={("party", party["id"])}).derive(
+        w.n.transfer_funds(), "amount")
+
+
+@intent("conditional", categories=("banking",), needs=("account",))
+def bank_overdraft_cover(w: World) -> Plan | None:
+    """If the checking account holds less than a stated floor, the difference moved in from savings; otherwise
+    its balance answered."""
+    options = []
+    for party in w.active_parties():
+        accounts = {a["kind"]: a for a in w.children("account", "party", party["id"]) if a["status"] == "active"}
+        if "checking" in accounts and "savings" in accounts:
+            options.append((party, accounts["checking"], accounts["savings"]))
+    if not options:
+        return None
+    party, checking, savings = w.rng.choice(options)
+    floor = float(w.pick([100, 250, 500, 1000]))
+    a = w.plan["account"]
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("account"), {w.fk("party"): party["id"]})]
+    short = round(floor - checking["balance"], 2)
+    if 0 < short <= savings["balance"]:
+        calls.append((w.n.transfer_funds(), {f"from_{a.fk}": savings["id"], f"to_{a.fk}": checking["id"], "amount": short}))
+        goals = [Goal(kind="row_delta", table=w.table("account"), pk=checking["id"], column="balance", delta=short),
+                 Goal(kind="row_delta", table=w.table("account"), pk=savings["id"], column="balance", delta=-short)]
+        answer = None
+    elif short <= 0:
+        goals, answer = [w.money_answer(checking["balance"])], money(checking["balance"])
+    else:
+        return None
+    say = Say("do", (
+        "if {their} checking {ACCOUNT} holds less than {floor}, move exactly enough from {their} savings {ACCOUNT} "
+        "to bring it to {floor}; otherwise just tell me the checking balance",
+        "make sure {their} checking {ACCOUNT} has at least {floor}: top it up from savings by the shortfall if "
+        "needed, and if it is already there, tell me its balance",
+    ), {"floor": money(floor)}, party=ref, voices=BOTH)
+    plan = Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
+    return plan.derive(w.n.transfer_funds(), "amount")

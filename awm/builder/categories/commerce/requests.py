@@ -8,6 +8,8 @@ from datetime import datetime, timedelta
 from awm.builder.categories.commerce.entities import RETURN_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import change_quantity, define, exchange, notify_item_holders
+from awm.builder.intents.steps import get_case
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -102,3 +104,71 @@ def shop_save_to_wishlist(w: World) -> Plan | None:
         "{they} like {item} but are not buying yet || add it to {their} wishlist",
     ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("retail_exchange", "chained", ("commerce", "media"), lambda w: exchange(w, (
+    "{they} would like to exchange {case} || record the return, refund its {PAYMENT} with the reason {reason}, "
+    "and open a new {CASE} at the same {SITE} with the same quantity of {new} instead of {old}",
+    "swap what {they} received in {case} for {new}: take the return, refund the {PAYMENT} (reason {reason}), "
+    "then create a new {CASE} at that {SITE} with {new} in the quantity {they} had of {old}",
+)), flavours=("fulfillment",))
+
+
+@intent("conditional", categories=("commerce", "food_and_beverage"), flavours=("fulfillment",), needs=("stock_level",))
+def retail_drop_out_of_stock(w: World) -> Plan | None:
+    """If the order's site holds none of one of its items, that line removed and the new total answered; otherwise
+    the stock there answered."""
+    options = []
+    for case in w.rows["case"]:
+        if case["status"] not in w.fl.editable:
+            continue
+        lines = w.children("line", "case", case["id"])
+        if len(lines) < 2:
+            continue
+        for line in lines:
+            level = next((s for s in w.rows["stock_level"] if s[w.fk("item")] == line[w.fk("item")]
+                          and s[w.fk("site")] == case[w.fk("site")]), None)
+            if level is not None and sum(x[w.fk("item")] == line[w.fk("item")] for x in lines) == 1:
+                options.append((case, line, level))
+    empty = [o for o in options if o[2]["quantity"] == 0]
+    stocked = [o for o in options if o[2]["quantity"] > 0]
+    if not empty and not stocked:
+        return None
+    case, line, level = w.rng.choice(empty if empty and (w.chance(0.6) or not stocked) else stocked)
+    item = w.by_id("item", line[w.fk("item")])
+    calls = [(w.n.list("case"), {"code": case["code"]}), get_case(w, case),
+             (w.n.list("stock_level"), {w.fk("item"): item["id"], w.fk("site"): case[w.fk("site")]})]
+    if level["quantity"] == 0:
+        total = round(max(case["total_amount"] - line["quantity"] * line["unit_price"], 0), 2)
+        calls += [(w.n.delete("line"), {w.pk("line"): line["id"]}), get_case(w, case)]
+        goals = [Goal(kind="row_deleted", table=w.table("line"), pk=line["id"]), w.money_answer(total)]
+        answer = money(total)
+    else:
+        goals, answer = [w.number_answer(level["quantity"])], str(level["quantity"])
+    say = Say("do", (
+        "if the {SITE} handling {CASE} {code} has no {item} in stock at all, remove it from the {CASE} and tell me "
+        "the new total; if it has some, tell me how many units it holds",
+        "check whether {item} is out of stock at the {SITE} of {CASE} {code} || if it is, take it off the {CASE} "
+        "and give me the new total, and if not, tell me the number of units there",
+        "[we can't ship|we may not be able to ship] {item} on {CASE} {code} || [if|when] its {SITE} holds none, "
+        "[drop|remove] it from the {CASE} and [tell me|report] the new total; otherwise [tell me|report] how many "
+        "units the {SITE} has",
+        "[look up|check] the stock of {item} where {CASE} {code} is [handled|fulfilled] || if it is zero, remove "
+        "that item from the {CASE} and give me the new total, and if not, give me the stock count",
+    ), {"code": case["code"], "item": quote(item["name"])})
+    return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
+define("retail_product_recall", "aggregate", ("commerce", "healthcare", "food_and_beverage"),
+       lambda w: notify_item_holders(w, ("Recall notice: {item}", "Please do not use {item}"), (
+           "{item} is being recalled || send {a channel} {NOTIFICATION} with the subject {subject} to every "
+           "{PARTY} who has {a CASE} that is {open} and contains it",
+           "notify all {PARTY/pl} with {open} {CASE/pl} that include {item}: {channel}, subject {subject}",
+       )), needs=("notification",))
+define("retail_quantity_change", "action", ("commerce", "hospitality", "manufacturing", "media"),
+       lambda w: change_quantity(w, (
+           "change the quantity of {item} on {case} from {old} to {new} and tell me the new total",
+           "{they} need {new} of {item} on {case} rather than {old} || update it and give me the new total",
+           "bump {item} on {case} up to {new} (it is {old} now), then tell me what the {CASE} comes to",
+       )))

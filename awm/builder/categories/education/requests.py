@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.phrasing import Say
+from awm.builder.intents.shapes import define, follow_up_booking, note_every_open_case, split_invoice
+from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
 
@@ -81,3 +82,75 @@ def edu_send_transcript(w: World) -> Plan | None:
         "{their} {TRANSCRIPT_REQUEST} for {destination} is waiting || send it today",
     ), {"destination": request["destination"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("party", party["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+
+@intent("chained", categories=("education",))
+def edu_sibling_enrolment(w: World) -> Plan | None:
+    """A new person registered with the phone and city of an existing one (learnt from their record), and a case
+    opened for them at the site of the existing person's latest case."""
+    items = [i for i in w.rows["item"] if i["active"]]
+    options = [p for p in w.active_parties("case")
+               if sum(c["created_at"] == max(x["created_at"] for x in w.party_cases(p)) for c in w.party_cases(p)) == 1]
+    if not options or not items:
+        return None
+    sibling = w.pick(options)
+    latest = max(w.party_cases(sibling), key=lambda c: c["created_at"])
+    item = w.pick(items)
+    first = w.pick(["Lily", "Noah", "Ava", "Ethan", "Mia", "Leo", "Zoe", "Max", "Isla", "Sam"])
+    email = f"{first}.{sibling['last_name']}@{sibling['email'].split('@')[1]}".lower().replace("'", "").replace(" ", "")
+    if email in {p["email"] for p in w.rows["party"]}:
+        return None
+    ref = w.party_ref(sibling)
+    party_id, case_id = len(w.rows["party"]) + 1, len(w.rows["case"]) + 1
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): sibling["id"]}),
+             (w.n.create("party"), {"first_name": first, "last_name": sibling["last_name"], "email": email,
+                                    "phone": sibling["phone"], "city": sibling["city"]}),
+             w.find_item(item),
+             (w.n.create("case"), {w.fk("party"): party_id, w.fk("site"): latest[w.fk("site")]}),
+             (w.n.create("line"), {w.fk("case"): case_id, w.fk("item"): item["id"], "quantity": 1})]
+    goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
+                  expect={"first_name": first, "last_name": sibling["last_name"], "email": email,
+                          "phone": sibling["phone"], "city": sibling["city"]}),
+             Goal(kind="rows_created", table=w.table("case"), count=1,
+                  expect={w.fk("party"): party_id, w.fk("site"): latest[w.fk("site")]},
+                  child_table=w.table("line"), child_fk=w.fk("case"), children=[{w.fk("item"): item["id"],
+                                                                                  "quantity": 1}])]
+    say = Say("do", (
+        "register {first} {last}, a sibling of {party}, with the email {email} and the same phone and city as "
+        "{them}, then open {a CASE} for {first} with 1 x {item} at the {SITE} of {their} latest {CASE}",
+        "{party} would like to enrol a sibling too || create a record for {first} {last} ({email}) using "
+        "{their} phone and city, and start {a CASE} for 1 x {item} at the same {SITE} as {their} most recent one",
+        "[add|register] {first} {last} ({email}) [as a brother or sister of|as a sibling of] {party} || copy the "
+        "phone and city from {their} record, then [open|start] {a CASE} for 1 x {item} at the {SITE} where {their} "
+        "newest {CASE} is",
+        "[the family of|the household of] {party} has a second [child|member] to sign up, {first} {last} || "
+        "create that record with {email} and the same phone and city, and open {a CASE} for {first} (1 x {item}) "
+        "at the {SITE} of {their} latest {CASE}",
+    ), {"first": first, "last": sibling["last_name"], "email": email, "item": quote(item["name"])}, party=ref)
+    plan = Plan(calls, goals, say, targets={("party", sibling["id"])})
+    return plan.derive(w.n.create("party"), "phone").derive(w.n.create("party"), "city")
+define("edu_tuition_installments", "chained", ("education", "professional_services"), lambda w: split_invoice(w, (
+    "split {inv} into two installments: void it and issue two {INVOICE/pl} to the same {PARTY} for the same "
+    "{CASE}, half each (the second takes any odd cent), due on {d1} and {d2}",
+    "the family asked to pay {inv} in two parts || void it and raise two new {INVOICE/pl} for half the amount "
+    "each, due {d1} and {d2}, with any odd cent on the second",
+    "[turn|convert] {inv} into two installments || [void|cancel] the original and bill the same {PARTY} for the "
+    "same {CASE} twice: half due {d1}, the rest due {d2}",
+    "[let|allow] {inv} to be paid in halves: [issue|create] one {INVOICE} for half due {d1} and one for the "
+    "remainder due {d2}, both for the same {PARTY} and {CASE}, then void the original",
+)), needs=("invoice",))
+define("edu_learning_plan_note", "aggregate", ("education",), lambda w: note_every_open_case(
+    w, ("Needs extra time in assessments", "Learning plan on file", "Requires accessible seating"), (
+        "add the note {note} to every {CASE} of {theirs} that is {open}",
+        "{they_have} a new learning plan || put the note {note} on each of {their} {open} {CASE/pl}",
+    )))
+define("edu_tutoring_follow_up", "chained", ("education",), lambda w: follow_up_booking(w, 7, (
+    "book a follow-up {CASE} for {item} {days} after {their} next one, at the same time with the same {STAFF} "
+    "and {SITE}",
+    "{they} would like a weekly rhythm || set up another {CASE} for {item} exactly {days} after the next one "
+    "{they_have} booked, same time, same {STAFF}, same {SITE}",
+)), flavours=("appointment",))

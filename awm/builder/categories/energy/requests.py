@@ -6,7 +6,9 @@ from __future__ import annotations
 from awm.builder.categories.energy.entities import PROGRAMS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.phrasing import Say
+from awm.builder.intents.shapes import call_off_day, define
+from awm.builder.intents.steps import act, add_note, status_goal
+from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
 
@@ -141,3 +143,45 @@ def energy_delivered_kwh(w: World) -> Plan | None:
     return Plan([(w.n.list("charge_point"), {"code": point["code"]}),
                  (w.n.list("charging_session"), {w.fk("charge_point"): point["id"], "status": "completed"})],
                 [w.number_answer(total)], say, answer=f"{total} kWh", targets={("charge_point", point["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("energy_charger_outage", "aggregate", ("energy", "transportation"), lambda w: call_off_day(
+    w, ("Cancelled: equipment out of service", "Cancelled: site outage"), (
+        "{site} will be out of service on {long} || cancel every {CASE} there that day that can still be "
+        "cancelled, adding the note {note} to each",
+        "cancel all the {CASE/pl} at {site} on {date} that are not too far along to cancel, each with the "
+        "note {note}",
+    )), flavours=("reservation", "appointment"))
+
+
+@intent("conditional", categories=("energy", "government"), flavours=("service",), needs=("document",))
+def energy_permit_hold(w: World) -> Plan | None:
+    """If a project still has a permit document that is not verified, a hold note; otherwise work started."""
+    action = w.fl.action("start")
+    options = []
+    for case in w.rows["case"]:
+        docs = w.children("document", "case", case["id"])
+        if case["status"] in action.sources and docs and w.party_of(case)["status"] == "active":
+            options.append((case, any(d["status"] != "verified" for d in docs)))
+    if not options:
+        return None
+    case, pending = w.rng.choice(options)
+    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("document"), {w.fk("case"): case["id"]})]
+    note = "On hold: paperwork not verified"
+    if pending:
+        call, goal = add_note(w, case, note)
+        calls.append(call)
+        goals = [goal]
+    else:
+        calls.append(act(w, case, "start"))
+        goals = [status_goal(w, case, action.target)]
+    say = Say("do", (
+        "if any {DOCUMENT} on {CASE} {code} is not verified yet, add the note {note} to it; if they are all "
+        "verified, start work on it",
+        "check the {DOCUMENT/pl} of {CASE} {code} || start the work if every one is verified, and otherwise leave "
+        "the note {note}",
+    ), {"code": case["code"], "note": quote(note)})
+    return Plan(calls, goals, say, targets={("case", case["id"])})

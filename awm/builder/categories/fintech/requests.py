@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, active_party
+from awm.builder.intents.shapes import credit_account, define, share_of_spend
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -120,3 +121,50 @@ def fin_hold_payout(w: World) -> Plan | None:
         "stop {their} next {PAYOUT} for now: hold it, reason {reason}",
     ), {"reason": quote(reason)}, party=ref, voices=("staff",))
     return Plan(calls, [goal], say, targets={("payout", payout["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("fin_chargeback", "action", ("fintech",), lambda w: credit_account(
+    w, ("Chargeback", "Chargeback: disputed sale", "Card scheme chargeback"), (20.0, 45.0, 60.0, 85.0), (
+        "a chargeback came through || debit {amount} from {acct} with the memo {memo}",
+        "take {amount} out of {acct} for a chargeback, memo {memo}",
+    ), debit=True), needs=("account",))
+
+
+@intent("chained", categories=("fintech", "banking"), needs=("account", "document"))
+def fin_kyc_clearance(w: World) -> Plan | None:
+    """Every submitted document on a person's latest case verified, then their frozen account unfrozen."""
+    options = []
+    for party in w.active_parties("case"):
+        frozen = [a for a in w.children("account", "party", party["id"]) if a["status"] == "frozen"]
+        cases = w.party_cases(party)
+        latest = max(cases, key=lambda c: c["created_at"])
+        docs = [d for d in w.children("document", "case", latest["id"]) if d["status"] == "submitted"]
+        if len(frozen) == 1 and docs and sum(c["created_at"] == latest["created_at"] for c in cases) == 1:
+            options.append((party, frozen[0], latest, docs))
+    if not options:
+        return None
+    party, acct, latest, docs = w.rng.choice(options)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             (w.n.list("document"), {w.fk("case"): latest["id"]})]
+    calls += [(w.n.action("document", "verify"), {w.pk("document"): d["id"]}) for d in docs]
+    calls += [(w.n.list("account"), {w.fk("party"): party["id"]}),
+              (w.n.action("account", "unfreeze"), {w.pk("account"): acct["id"]})]
+    goals = [Goal(kind="row_equals", table=w.table("document"), pk=d["id"], expect={"status": "verified"}) for d in docs]
+    goals.append(Goal(kind="row_equals", table=w.table("account"), pk=acct["id"], expect={"status": "active"}))
+    say = Say("do", (
+        "{their} identity checks are done || verify every submitted {DOCUMENT} on {their} latest {CASE}, then "
+        "unfreeze {their} frozen {ACCOUNT}",
+        "clear {them}: mark each submitted {DOCUMENT} on {their} newest {CASE} as verified and lift the freeze on "
+        "{their} {ACCOUNT}",
+    ), {}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, targets={("party", party["id"])})
+define("fin_cashback", "chained", ("fintech", "telecom"), lambda w: share_of_spend(w, 1, "Cashback reward", (
+    "give {them} {pct}% cashback on everything {they_have} paid in captured {PAYMENT/pl}: credit it to "
+    "{their} {ACCOUNT} with the memo {memo} and tell me the amount",
+    "work out {pct}% of {their} captured {PAYMENT/pl} and pay it into {their} {ACCOUNT} as {memo}; tell me how "
+    "much that was",
+)), needs=("account",))

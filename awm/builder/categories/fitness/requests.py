@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.fitness.entities import MAX_FREEZE_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, NOW, TODAY, active_party
+from awm.builder.intents.shapes import call_off_day, define, follow_up_booking, note_every_open_case
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -161,3 +162,26 @@ def fit_record_result(w: World) -> Plan | None:
             "record the result of {home} (home) against {away} on {long}: {hs} to {as_}",
         ), say.slots)
     return Plan(calls, goals, say, targets={("fixture", fixture["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+# an injury matters to sessions and visits, not to a pharmacy's orders (a healthcare domain with fulfillment cases)
+define("fitness_injury_note", "aggregate", ("fitness", "healthcare"), lambda w: note_every_open_case(
+    w, ("Knee injury: no high-impact exercise", "Recovering from back surgery", "Physio clearance required"), (
+        "add the note {note} to each of {their} {CASE/pl} that are {open}",
+        "{they_are} recovering from an injury || note {note} on every {open} {CASE} of {theirs}",
+    )), flavours=("appointment", "reservation", "application"))
+define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources", "marketing"),
+       lambda w: call_off_day(w, ("Cancelled: instructor ill", "Cancelled: room unavailable"), (
+           "the session leader at {site} is ill on {long} || cancel each {CASE} there that day that can still "
+           "be cancelled and note {note} on it",
+           "call off every cancellable {CASE} at {site} on {date}, with the note {note}",
+       )), flavours=("reservation", "appointment"))
+define("fitness_training_follow_up", "chained", ("fitness",), lambda w: follow_up_booking(w, 7, (
+    "book {their} next training {CASE} for {item} {days} after the upcoming one, same time, same {STAFF}, same "
+    "{SITE}",
+    "{they} would like to keep going || set up {a CASE} for {item} {days} after {their} next one with the same "
+    "{STAFF} at the same time and {SITE}",
+)), flavours=("appointment", "reservation"))

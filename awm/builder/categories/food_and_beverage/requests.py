@@ -6,6 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.food_and_beverage.entities import SAFE_RANGES
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import TODAY
+from awm.builder.intents.shapes import cover_shortage, define, note_every_open_case
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -132,3 +133,25 @@ def fnb_seat_too_many(w: World) -> Plan | None:
                                                                 "table_number": table["table_number"]})],
                 [w.number_answer(table["seats"])], say, answer=f"That table seats only {table['seats']}.",
                 targets={("dining_table", table["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("food_allergy_note", "aggregate", ("food_and_beverage", "hospitality"), lambda w: note_every_open_case(
+    w, ("Severe nut allergy", "Gluten-free only", "Shellfish allergy: no exceptions"), (
+        "{they_have} told us about an allergy || add the note {note} to every {CASE} of {theirs} that is "
+        "{open}",
+        "put the note {note} on each of {their} {open} {CASE/pl}",
+    )))
+define("food_ingredient_shortage", "chained", ("food_and_beverage", "manufacturing", "healthcare"),
+       lambda w: cover_shortage(w, (
+           "{site} is short of {item} || order enough from {vendor} to bring it to twice its reorder level: "
+           "create the {PURCHASE_ORDER}, add the line and submit it",
+           "place a submitted {PURCHASE_ORDER} with {vendor} for {site} covering {item}: the quantity should "
+           "take the stock there to exactly twice its reorder level",
+           "[top up|restock] {item} at {site} through {vendor} || [order|buy] exactly what takes the stock to "
+           "double its reorder level, on a new {PURCHASE_ORDER} that you then submit",
+           "[we have run low on|stocks are low for] {item} at {site} || [raise|create] {a PURCHASE_ORDER} with "
+           "{vendor} for the amount that brings it up to twice the reorder level, and submit it",
+       )), needs=("stock_level", "purchase_order"))

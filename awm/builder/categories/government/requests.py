@@ -9,7 +9,9 @@ from awm.builder.categories.government.entities import APPEAL_DAYS
 from awm.builder.categories.government.entities import RENEWAL_DAYS as LICENCE_RENEWAL_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.phrasing import Say, money, quote
+from awm.builder.intents.shapes import call_off_day, define
+from awm.builder.intents.steps import notify
+from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
 
@@ -157,3 +159,71 @@ def gov_extend_records_request(w: World) -> Plan | None:
         "the records for {RECORDS_REQUEST} {number} need more searching || extend its due date to {due}",
     ), {"number": request["number"], "due": due})
     return Plan(calls, [goal], say, targets={("records_request", request["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+
+@intent("chained", categories=("government",), needs=("invoice",))
+def gov_reissue_corrected_fee(w: World) -> Plan | None:
+    """An unpaid invoice with a wrong amount voided and issued again for a stated amount, same person, case and due
+    date."""
+    inv = w.pick([i for i in w.rows["invoice"] if i["status"] == "open" and w.party_of(i)["status"] == "active"
+                  and i["due_on"] > TODAY])
+    if inv is None:
+        return None
+    amount = round(inv["amount"] * w.pick([0.5, 0.8, 0.9]), 2)
+    if amount <= 0:
+        return None
+    args = {w.fk("party"): inv[w.fk("party")], w.fk("case"): inv[w.fk("case")], "due_on": inv["due_on"]}
+    calls = [(w.n.list("invoice"), {"number": inv["number"]}),
+             (w.n.action("invoice", "void"), {w.pk("invoice"): inv["id"]}),
+             (w.n.create("invoice"), {**args, "amount": amount})]
+    goals = [Goal(kind="row_equals", table=w.table("invoice"), pk=inv["id"], expect={"status": "void"}),
+             Goal(kind="rows_created", table=w.table("invoice"), count=1,
+                  expect={**args, "amount": {"approx": amount}, "status": "open"})]
+    say = Say("do", (
+        "{inv} was issued for the wrong amount || void it and issue a replacement for {amount} to the same "
+        "{PARTY}, for the same {CASE}, with the same due date",
+        "correct {inv}: void it, then raise a new {INVOICE} for {amount} with everything else (who, which {CASE}, "
+        "due date) as before",
+        "the fee on {inv} [is wrong|was miscalculated]; it should be {amount} || [void|cancel] it and [issue|raise] a "
+        "corrected {INVOICE} for {amount}, keeping the same {PARTY}, {CASE} and due date",
+    ), {"inv": T(f"{{INVOICE}} {inv['number']}"), "amount": money(amount)})
+    return Plan(calls, goals, say, targets={("invoice", inv["id"])}).derive(w.n.create("invoice"), "due_on")
+
+
+@intent("action", categories=("government", "travel"), needs=("document", "notification"))
+def gov_reject_id_and_notify(w: World) -> Plan | None:
+    """A submitted document rejected with a stated comment, and its person told by email with a stated subject."""
+    options = []
+    for case in w.rows["case"]:
+        docs = [d for d in w.children("document", "case", case["id"]) if d["status"] == "submitted"]
+        for d in docs:
+            if sum(x["doc_type"] == d["doc_type"] for x in docs) == 1 and w.party_of(case)["status"] == "active":
+                options.append((case, d))
+    if not options:
+        return None
+    case, doc = w.rng.choice(options)
+    party = w.party_of(case)
+    comment = w.pick(("Photo does not match the applicant", "Document has expired", "Scan is unreadable"))
+    subject = w.pick(("Please resubmit your document", "Action needed on your file"))
+    call, goal = notify(w, party, "email", subject, f"We could not accept your {doc['doc_type']}: {comment}.")
+    calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("document"), {w.fk("case"): case["id"]}),
+             (w.n.action("document", "reject"), {w.pk("document"): doc["id"], "comment": comment}), call]
+    goals = [Goal(kind="row_equals", table=w.table("document"), pk=doc["id"],
+                  expect={"status": "rejected", "review_comment": {"text": comment}}), goal]
+    say = Say("do", (
+        "reject the {doctype} on {CASE} {code} with the comment {comment}, then email its {PARTY} with the subject "
+        "{subject}",
+        "the {doctype} for {CASE} {code} can't be accepted || reject it ({comment}) and send the {PARTY} an email "
+        "{NOTIFICATION} titled {subject}",
+    ), {"doctype": doc["doc_type"], "code": case["code"], "comment": quote(comment), "subject": quote(subject)})
+    return Plan(calls, goals, say, targets={("case", case["id"])})
+define("gov_office_closure", "aggregate", ("government", "healthcare"), lambda w: call_off_day(
+    w, ("Cancelled: office closed", "Cancelled: unplanned closure"), (
+        "{site} is closed on {long} || cancel every {CASE} booked there that day that can still be cancelled, "
+        "and note {note} on each",
+        "cancel the cancellable {CASE/pl} at {site} on {date}, each with the note {note}",
+    )), flavours=("appointment", "reservation"))

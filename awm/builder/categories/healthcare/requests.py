@@ -8,6 +8,8 @@ from datetime import datetime, timedelta
 from awm.builder.categories.healthcare.entities import FILING_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY, book_into_slot, slotless_cases
+from awm.builder.intents.preferences import SELF
+from awm.builder.intents.shapes import checkin_with_copay, define, follow_up_booking, reroute_to_quietest_site
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -148,3 +150,104 @@ def health_perform_planned(w: World) -> Plan | None:
         "mark all the planned {PROCEDURE/pl} of {CASE} {code} as performed",
     ), {"code": case["code"]})
     return Plan(calls, goals, say, targets={("case", case["id"])})
+
+
+# --- the earliest open slot that fits -------------------------------------------------------------------------
+
+# What a person may require of a slot (`_fits` tests it on a slot, `_rule_words` says it): that it starts in the
+# afternoon (at 12:00 or later) or the morning, falls on or after a day, or lasts at least so many minutes.
+_AFTERNOON = 12
+_SLOT_RULES = ("afternoon", "morning", "from_day", "minutes")
+
+
+def _fits(slot: dict, rule: str, value: object) -> bool:
+    hour = int(slot["starts_at"][11:13])
+    if rule == "afternoon":
+        return hour >= _AFTERNOON
+    if rule == "morning":
+        return hour < _AFTERNOON
+    if rule == "from_day":
+        return slot["starts_at"][:10] >= value
+    return slot["duration_minutes"] >= value
+
+
+def _rule_words(rule: str, value: object) -> str:
+    if rule == "afternoon":
+        return "that starts at 12:00 or later"
+    if rule == "morning":
+        return "that starts before 12:00"
+    if rule == "from_day":
+        return f"on or after {long_date(value)}"
+    return f"that lasts at least {value} minutes"
+
+
+def earliest_slot_options(w: World) -> list[tuple[dict, str, object, dict, dict, dict]]:
+    """(staff member, rule, value, the earliest open slot of theirs that meets the rule, the next one that does,
+    their earliest open slot) wherever the rule excludes the earliest slot and a later fitting slot remains as a
+    runner-up."""
+    open_slots: dict[int, list[dict]] = {}
+    for slot in sorted(w.rows["slot"], key=lambda s: s["starts_at"]):
+        if slot["status"] == "open":
+            open_slots.setdefault(slot[w.fk("staff")], []).append(slot)
+    options = []
+    for member in w.staff_pool():
+        slots = open_slots.get(member["id"], [])
+        if len(slots) < 3:
+            continue
+        first = slots[0]
+        days = sorted({s["starts_at"][:10] for s in slots if s["starts_at"][:10] > first["starts_at"][:10]})
+        values = {"afternoon": [None], "morning": [None], "from_day": days[:2],
+                  "minutes": sorted({s["duration_minutes"] for s in slots if s["duration_minutes"] >
+                                     first["duration_minutes"]})[:2]}
+        for rule in _SLOT_RULES:
+            for value in values[rule]:
+                fitting = [s for s in slots if _fits(s, rule, value)]
+                if len(fitting) >= 2 and fitting[0] is not first:
+                    options.append((member, rule, value, fitting[0], fitting[1], first))
+    return options
+
+
+@intent("chained", categories=("healthcare",), needs=("slot",))
+def book_earliest_slot_that_fits(w: World) -> Plan | None:
+    """A patient's upcoming visit moved into a practitioner's earliest open slot that meets their constraint (the
+    afternoon, a day they are free from, a long enough visit): the agent lists the practitioner's open slots and
+    books the first that fits."""
+    option, case = w.pick(earliest_slot_options(w)), w.pick(slotless_cases(w))
+    if option is None or case is None:
+        return None
+    member, rule, value, slot, *_ = option
+    ref, case_np, calls, goals = book_into_slot(w, case, member, slot)
+    say = Say("do", (
+        "move {case} into the earliest open {SLOT} {staff} has {rule}",
+        "{they} would like to see {staff} instead || book {case} into {staff}'s first open {SLOT} {rule}",
+        "move {case} to the soonest {SLOT} with {staff} that is still open, as long as it is one {rule}",
+    ), {"case": case_np, "staff": w.person(member), "rule": _rule_words(rule, value)}, party=ref, voices=SELF)
+    plan = Plan(calls, goals, say, targets={("case", case["id"])})
+    return plan.derive(w.n.action("slot", "book"), w.pk("slot"))
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("health_follow_up_visit", "chained", ("healthcare",), lambda w: follow_up_booking(w, 14, (
+    "book a follow-up for {item} {days} after {their} next {CASE}, at the same time, with the same {STAFF} at the "
+    "same {SITE}",
+    "{their} {STAFF} wants to see {them} again two weeks after the next visit || create that {CASE} for {item}, "
+    "{days} later, same time and place, same {STAFF}",
+)), flavours=("appointment",))
+define("health_checkin_copay", "action", ("healthcare", "professional_services"), lambda w: checkin_with_copay(
+    w, (20.0, 25.0, 30.0, 40.0), (
+        "check in {case} and take the {copay} copay by {method}",
+        "{they_have} arrived for {case} || check it in and record a {copay} {method} payment for the copay",
+    )), flavours=("appointment",))
+define("health_overflow_clinic", "chained", ("healthcare", "logistics", "transportation"),
+       lambda w: reroute_to_quietest_site(w, ("Moved: original site over capacity", "Rerouted to balance the load"), (
+           "{site} is over capacity || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} "
+           "that are {open}, and add the note {note}",
+           "re-route {CASE} {code} away from {site} to the {SITE} with the lightest load of {open} {CASE/pl}, "
+           "noting {note}",
+           "[send|transfer] {CASE} {code} [to another {SITE}|elsewhere]: pick the {SITE} (other than {site}) "
+           "with the fewest {open} {CASE/pl}, move it there, and add the note {note}",
+           "{site} [can't take|has no room for] {CASE} {code} || [move|transfer] it to the least busy other "
+           "{SITE} (fewest {CASE/pl} that are {open}) and record {note} on it",
+       )))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY, active_party
+from awm.builder.intents.shapes import define, ticket_for_case, upgrade_to_priciest
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -104,3 +105,22 @@ def hotel_resize_block(w: World) -> Plan | None:
         "set {ROOM_BLOCK} {code} to {rooms} rooms",
     ), {"code": block["code"], "rooms": rooms})
     return Plan(calls, [goal], say, targets={("room_block", block["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("hotel_room_upgrade", "chained", ("hospitality", "transportation", "travel"), lambda w: upgrade_to_priciest(
+    w, (
+        "upgrade {case} to the most expensive active option in the same {CATEGORY} as what is booked now, keeping "
+        "the quantity, and tell me the new total",
+        "{they} would like the best we have || swap the {ITEM} on {case} for the priciest active {ITEM} of the "
+        "same {CATEGORY} (same quantity) and give me the new total",
+    )), flavours=("reservation", "appointment"))
+define("hotel_noise_complaint", "action", ("hospitality",), lambda w: ticket_for_case(
+    w, ("Noise complaint: {code}", "Disturbance reported for {code}"), "high",
+    ("Noise complaint logged", "Guest asked for a quieter room"), (
+        "{they} complained about noise during {case} || open a high-priority {TICKET} with the subject {subject} "
+        "assigned to {staff}, and note {note} on the {CASE}",
+        "log {a TICKET} titled {subject} at high priority for {staff}, and add the note {note} to {case}",
+    ), assign=True, open_only=True), needs=("ticket",))

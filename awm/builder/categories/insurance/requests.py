@@ -8,7 +8,9 @@ from datetime import datetime, timedelta
 from awm.builder.categories.insurance.entities import RENEWAL_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.phrasing import Say, money
+from awm.builder.intents.shapes import define, ticket_for_case
+from awm.builder.intents.steps import act, add_note, status_goal
+from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
 
@@ -150,3 +152,49 @@ def insurance_over_allocate(w: World) -> Plan | None:
                  (w.n.list("beneficiary"), {w.fk("policy"): policy["id"]})], [w.number_answer(free)], say,
                 answer=f"Only {free}% of the benefit is still unallocated, so a larger share cannot be added.",
                 targets={("policy", policy["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+
+@intent("conditional", categories=("insurance",), flavours=("application",), needs=("invoice",))
+def insurance_approve_unless_overdue(w: World) -> Plan | None:
+    """A claim under review approved, unless its person has an overdue invoice: then rejected with a note."""
+    options = []
+    for case in w.rows["case"]:
+        if case["status"] != "under_review" or w.party_of(case)["status"] != "active":
+            continue
+        if w.has("document") and any(d["status"] != "verified" for d in w.children("document", "case", case["id"])):
+            continue
+        overdue = any(i["status"] == "overdue" for i in w.children("invoice", "party", case[w.fk("party")]))
+        options.append((case, overdue))
+    if not options:
+        return None
+    case, overdue = w.rng.choice(options)
+    note = "Rejected: premium overdue"
+    calls = [(w.n.list("case"), {"code": case["code"]}),
+             (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")], "status": "overdue"})]
+    if overdue:
+        call, goal = add_note(w, case, note)
+        calls += [act(w, case, "reject"), call]
+        goals = [status_goal(w, case, "rejected"), goal]
+    else:
+        calls.append(act(w, case, "approve"))
+        goals = [status_goal(w, case, "approved")]
+    say = Say("do", (
+        "approve {CASE} {code}, unless its {PARTY} has an overdue {INVOICE}; in that case reject it and add the "
+        "note {note}",
+        "check whether the {PARTY} behind {CASE} {code} is behind on any {INVOICE} || if so, reject it with the "
+        "note {note}, and if not, approve it",
+        "[decide|settle] {CASE} {code} || reject it with the note {note} if its {PARTY} has any overdue {INVOICE}, "
+        "and approve it if nothing is overdue",
+    ), {"code": case["code"], "note": quote(note)})
+    return Plan(calls, goals, say, targets={("case", case["id"])})
+define("insurance_missing_documents", "action", ("insurance", "government", "human_resources"),
+       lambda w: ticket_for_case(w, ("Missing documents for {code}", "Documents needed: {code}"), "normal",
+                                 ("Waiting for documents", "Asked for the missing paperwork"), (
+           "{case} can't move until we have the paperwork || open {a TICKET} for {them} with the subject {subject} "
+           "at normal priority and note {note} on the {CASE}",
+           "raise a normal-priority {TICKET} titled {subject} for {them} and add the note {note} to {case}",
+       ), statuses=("draft", "submitted", "under_review")), flavours=("application",), needs=("ticket",))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, ticket_for_case
+from awm.builder.intents.steps import add_note, get_case
 from awm.builder.phrasing import Say, count, quote
 from awm.contracts import Goal
 
@@ -144,3 +146,45 @@ def logistics_legs_left(w: World) -> Plan | None:
     return Plan([(w.n.list("shipment"), {"number": shipment["number"]}),
                  (w.n.get("shipment"), {w.pk("shipment"): shipment["id"]})],
                 [w.number_answer(left)], say, answer=count(left, "leg"), targets={("shipment", shipment["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("logistics_lost_shipment", "action", ("logistics", "transportation"), lambda w: ticket_for_case(
+    w, ("Lost shipment {code}", "Missing delivery: {code}"), "urgent",
+    ("Trace requested with the carrier", "Claim opened for lost goods"), (
+        "{case} never arrived || open an urgent {TICKET} for {them} with the subject {subject} and note {note} on "
+        "the {CASE}",
+        "file {a TICKET} titled {subject} at urgent priority and add the note {note} to {case}",
+    ), statuses=("shipped", "delivered")), flavours=("fulfillment",), needs=("ticket",))
+
+
+@intent("action", categories=("logistics", "commerce"), flavours=("fulfillment",), needs=("address",))
+def logistics_redirect_delivery(w: World) -> Plan | None:
+    """A new primary delivery address for a person, and a note on their order in transit."""
+    cases = [c for c in w.rows["case"] if c["status"] in ("confirmed", "shipped") and w.party_of(c)["status"] == "active"]
+    case = w.pick(cases)
+    if case is None:
+        return None
+    party = w.party_of(case)
+    street = f"{w.rng.randint(10, 999)} {w.pick(['Harbor', 'Mill', 'Station', 'Bridge'])} Road"
+    city = w.pick(["Portland", "Madison", "Raleigh", "Boise"])
+    postal = f"{w.rng.randint(10000, 99999)}"
+    note = f"Redirect to {street}, {city}"
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    note_call, note_goal = add_note(w, case, note)
+    calls = [*lookup, get_case(w, case),
+             (w.n.create("address"), {w.fk("party"): party["id"], "kind": "home", "street": street, "city": city,
+                                      "postal_code": postal, "is_primary": True}), note_call]
+    goals = [Goal(kind="rows_created", table=w.table("address"), count=1,
+                  expect={w.fk("party"): party["id"], "kind": "home", "street": street, "city": city,
+                          "postal_code": postal, "is_primary": 1}), note_goal]
+    say = Say("do", (
+        "{they} won't be home for {case} || make {street}, {city} {postal} {their} primary home {ADDRESS} and add "
+        "the note {note} to the {CASE}",
+        "redirect {case}: add a primary home {ADDRESS} at {street}, {city} {postal} and note {note} on it",
+    ), {"case": case_np, "street": street, "city": city, "postal": postal, "note": quote(note)}, party=ref,
+        voices=BOTH)
+    return Plan(calls, goals, say, targets={("case", case["id"])})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, note_every_open_case, rush
 from awm.builder.phrasing import Say, count
 from awm.contracts import Goal
 
@@ -126,3 +127,18 @@ def mfg_return_asset(w: World) -> Plan | None:
         "hand {their} {thing}, tag {tag}, back to {them}",
     ), {"thing": asset["description"], "tag": asset["asset_tag"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("customer_asset", asset["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("mfg_rush_order", "action", ("manufacturing", "marketing"), lambda w: rush(
+    w, ("confirm", "ship"), ("Rush approved by the plant manager", "Expedited at the client's request"), (
+        "expedite {case}: confirm it, ship it, and add the note {note}",
+        "the client needs {case} this week || confirm and ship it now, noting {note}",
+    )), flavours=("fulfillment",))
+define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w: note_every_open_case(
+    w, ("Quality hold: inspect before dispatch", "Hold for batch inspection"), (
+        "a batch problem was found || put the note {note} on every {open} {CASE} of {theirs}",
+        "add {note} as a note to each of {their} {CASE/pl} that are {open}",
+    )))

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY
+from awm.builder.intents.shapes import define, ticket_for_case
 from awm.builder.phrasing import Say, count, quote
 from awm.contracts import Goal
 
@@ -143,3 +144,15 @@ def media_event_sold_out(w: World) -> Plan | None:
                 [w.text_answer("sold out", ["available"])], say,
                 answer=f"{event['name']} is sold out; no seats are left.",
                 targets={("live_event", event["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("media_streaming_issue", "action", ("media", "technology", "telecom"), lambda w: ticket_for_case(
+    w, ("Service issue with {code}", "Cannot access {code}", "Problem reported with {code}"), "normal",
+    ("Customer reported a problem", "Troubleshooting started"), (
+        "{they} can't use what {they} paid for in {case} || open {a TICKET} with the subject {subject} at normal "
+        "priority and note {note} on the {CASE}",
+        "log a normal-priority {TICKET} titled {subject} for {them} and add the note {note} to {case}",
+    )), needs=("ticket",))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, note_every_open_case
 from awm.builder.phrasing import Say, money
 from awm.contracts import Goal
 
@@ -136,3 +137,13 @@ def np_approved_hours(w: World) -> Plan | None:
     ), {}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("service_log"), {w.fk("party"): party["id"], "status": "approved"})],
                 [w.number_answer(hours)], say, answer=f"{hours:g} hours", targets={("party", party["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("nonprofit_placement_preference", "aggregate", ("nonprofit", "human_resources"), lambda w:
+       note_every_open_case(w, ("Prefers weekend placements", "Available evenings only", "Remote interviews only"), (
+           "note {note} on each of {their} {CASE/pl} that are {open}",
+           "{their} availability changed || add the note {note} to every {open} {CASE} of {theirs}",
+       )), flavours=("application",))

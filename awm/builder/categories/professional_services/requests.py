@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, fee_invoice, rush
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -140,3 +141,19 @@ def pro_sign_letter(w: World) -> Plan | None:
         "record the {ENGAGEMENT_LETTER} sent for {CASE} {code} as signed",
     ), {"code": case["code"]})
     return Plan(calls, [goal], say, targets={("case", case["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("prof_late_payment_fee", "action", ("professional_services", "real_estate", "utilities"),
+       lambda w: fee_invoice(w, (25.0, 35.0, 50.0, 75.0), (
+           "{inv} is overdue || issue a late fee {INVOICE} of {fee} to the same {PARTY} for the same {CASE}, due "
+           "on {due}",
+           "charge a {fee} late fee for the {CASE} behind {inv}: a new {INVOICE} to the same {PARTY}, due {due}",
+       )), needs=("invoice",))
+define("prof_rush_matter", "action", ("professional_services", "marketing", "technology"), lambda w: rush(
+    w, ("start",), ("Client asked for this to be prioritised", "Deadline moved up"), (
+        "start work on {case} today and note {note}",
+        "the client moved the deadline for {case} || get it in progress now and add the note {note}",
+    )), flavours=("service",))

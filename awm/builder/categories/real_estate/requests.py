@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.real_estate.entities import NOTICE_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, follow_up_booking, ticket_for_case
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -101,3 +102,20 @@ def realestate_cancel_agent_showings(w: World) -> Plan | None:
         "cancel all of {staff}'s scheduled {SHOWING/pl}",
     ), {"staff": w.person(member)})
     return Plan(calls, goals, say, targets={("staff", staff_id)})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("realestate_maintenance_request", "action", ("real_estate", "hospitality"), lambda w: ticket_for_case(
+    w, ("Leaking tap reported on {code}", "Heating fault on {code}", "Broken lock on {code}"), "high",
+    ("Maintenance visit requested", "Resident reported a fault"), (
+        "{they} reported a fault || open a high-priority {TICKET} with the subject {subject}, assigned to {staff}, "
+        "and add the note {note} to {case}",
+        "log {a TICKET} titled {subject} at high priority for {staff} to handle, and note {note} on {case}",
+    ), assign=True, open_only=True), needs=("ticket",))
+define("realestate_reinspection", "chained", ("real_estate",), lambda w: follow_up_booking(w, 30, (
+    "book a re-inspection for {item} {days} after {their} next {CASE}, same time, same {STAFF}, same {SITE}",
+    "{their} next visit will need a check-back a month later || create {a CASE} for {item} {days} after it, with "
+    "the same {STAFF} at the same time and {SITE}",
+)), flavours=("appointment", "reservation"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from awm.builder.categories.technology.entities import MAX_ACTIVE_KEYS, SIZES
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, active_party
-from awm.builder.phrasing import Say, count, quote
+from awm.builder.intents.shapes import define, escalate_urgent
+from awm.builder.phrasing import Say, count, money, quote
 from awm.contracts import Goal
 
 
@@ -129,3 +130,46 @@ def tech_revoke_keys(w: World) -> Plan | None:
         "revoke all of {their} active {API_KEY/pl}",
     ), {}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("tech_escalate_urgent", "aggregate", ("technology", "telecom", "utilities"), lambda w: escalate_urgent(w, (
+    "we have a major incident || escalate every urgent {TICKET} that is still open or in progress",
+    "escalate all the urgent {TICKET/pl} that are open or in progress right now",
+)), needs=("ticket",))
+
+
+@intent("chained", categories=("technology", "telecom", "media"), needs=("subscription",))
+def tech_plan_upgrade(w: World) -> Plan | None:
+    """A subscription switched to the most expensive active item that costs more than its current one; the new
+    monthly price answered."""
+    items = sorted((i for i in w.rows["item"] if i["active"]), key=lambda i: -i["price"])
+    if len(items) < 2 or items[0]["price"] == items[1]["price"]:
+        return None
+    top = items[0]
+    options = []
+    for sub in w.rows["subscription"]:
+        party = w.party_of(sub)
+        same = [s for s in w.children("subscription", "party", party["id"]) if s[w.fk("item")] == sub[w.fk("item")]]
+        if sub["status"] in ("active", "paused") and party["status"] == "active" and len(same) == 1 \
+                and sub[w.fk("item")] != top["id"]:
+            options.append((sub, party))
+    if not options:
+        return None
+    sub, party = w.rng.choice(options)
+    old = w.by_id("item", sub[w.fk("item")])
+    price = round(top["price"] / 10, 2)
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"]}),
+             (w.n.list("item"), {"limit": 100}),
+             (w.n.change("subscription", "change", "plan"), {w.pk("subscription"): sub["id"], w.fk("item"): top["id"]})]
+    goals = [Goal(kind="row_equals", table=w.table("subscription"), pk=sub["id"],
+                  expect={w.fk("item"): top["id"], "monthly_price": {"approx": price}}), w.money_answer(price)]
+    say = Say("do", (
+        "move {their} {old} {SUBSCRIPTION} to our most expensive active {ITEM} and tell me the new monthly price",
+        "{they} want the top tier || switch {their} {old} {SUBSCRIPTION} to whichever active {ITEM} costs the most, "
+        "then give me the monthly price",
+    ), {"old": quote(old["name"])}, party=ref, voices=BOTH)
+    return Plan(calls, goals, say, answer=money(price), targets={("subscription", sub["id"])})

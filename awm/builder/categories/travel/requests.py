@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 from awm.builder.categories.travel.entities import VALIDITY_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.phrasing import Say
+from awm.builder.intents.steps import add_note, get_case, status_goal
+from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
 
@@ -97,3 +98,32 @@ def travel_confirm_waitlisted(w: World) -> Plan | None:
         "confirm all the waitlisted {SEGMENT/pl} on {CASE} {code}",
     ), {"code": case["code"]})
     return Plan(calls, goals, say, targets={("case", case["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+
+@intent("action", categories=("travel", "transportation"), flavours=("reservation", "appointment"))
+def travel_rebook_next_day(w: World) -> Plan | None:
+    """A booking moved to the same time on the next day, with a note saying why."""
+    action = w.fl.action("reschedule")
+    tc = w.fl.time_column
+    case = w.pick([c for c in w.rows["case"] if c["status"] in action.sources and c[tc] > TODAY
+                   and w.party_of(c)["status"] == "active"])
+    if case is None:
+        return None
+    when = (datetime.fromisoformat(case[tc]) + timedelta(days=1)).isoformat()
+    note = w.pick(("Rebooked: original departure cancelled", "Moved one day at the traveller's request",
+                   "Rebooked after a weather delay"))
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    note_call, note_goal = add_note(w, case, note)
+    calls = [*lookup, get_case(w, case), (w.n.action("case", "reschedule"), {w.fk("case"): case["id"], tc: when}),
+             note_call]
+    say = Say("do", (
+        "move {case} to the same time on the following day and add the note {note}",
+        "{their} original slot fell through || push {case} back by exactly one day, same time, and note {note}",
+    ), {"case": case_np, "note": quote(note)}, party=ref, voices=BOTH)
+    goals = [status_goal(w, case, action.target, **{tc: {"prefix": when[:16]}}), note_goal]
+    return Plan(calls, goals, say, targets={("case", case["id"])}).derive(w.n.action("case", "reschedule"), tc)

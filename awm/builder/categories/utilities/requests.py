@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY
+from awm.builder.intents.shapes import define, split_invoice, ticket_for_case
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -65,3 +66,25 @@ def util_dispatch_crew(w: World) -> Plan | None:
         "dispatch {staff} to the {area} {OUTAGE} that {site} has on record",
     ), {"staff": w.person(member), "area": outage["area"], "site": site["name"]})
     return Plan(calls, [goal], say, targets={("outage", outage["id"])})
+
+
+# --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
+# one that other categories share names them all and is kept in the folder of the first it names ----------
+
+define("utility_payment_plan", "chained", ("utilities", "insurance", "real_estate"), lambda w: split_invoice(w, (
+    "put {inv} on a payment plan: void it and issue two {INVOICE/pl} for the same {PARTY} and {CASE}, each for "
+    "half (any odd cent on the second), due {d1} and {d2}",
+    "{inv} is too much to pay at once || replace it with two half-amount {INVOICE/pl}, due on {d1} and {d2}, with "
+    "the odd cent on the second, and void the original",
+    "[spread|split] {inv} over two payments || void it, then [issue|raise] two {INVOICE/pl} to the same {PARTY} "
+    "for the same {CASE}: the first for half, due {d1}, the second for the rest, due {d2}",
+    "[set up|arrange] a two-part payment plan in place of {inv}: [cancel it by voiding it|void it], and bill half "
+    "on {d1} and the remainder on {d2}, same {PARTY}, same {CASE}",
+)), needs=("invoice",))
+define("utility_outage_report", "action", ("utilities", "telecom", "energy"), lambda w: ticket_for_case(
+    w, ("Outage reported on {code}", "No service at the property on {code}", "Supply interruption on {code}"),
+    "urgent", ("Crew informed of the outage", "Customer reported loss of service"), (
+        "{they} have no service || open an urgent {TICKET} with the subject {subject} and add the note {note} to "
+        "{case}",
+        "log an outage: {a TICKET} titled {subject} at urgent priority, and the note {note} on {case}",
+    ), open_only=True), needs=("ticket",))
