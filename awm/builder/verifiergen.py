@@ -105,7 +105,7 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
     said = {w for v in expected if isinstance(v, str) for w in _words(v).split()}
     spec = {"slot": slot, "slots": list(task.answer_slots), "type": schema[slot].type, "value": value,
             "others": sorted(set(others)), "allowed": allowed,
-            "names": sorted({v for v in expected if isinstance(v, str)}, key=len, reverse=True),
+            "names": sorted({v for v in expected if isinstance(v, str)}, key=lambda v: (-len(v), v)),
             "echoes": _echoes(task.instruction) + [p for p in nouns if p[1]],
             "vocabulary": sorted(w for w in vocabulary if not w.isdigit()), "said": sorted(said),
             "denials": any(s.refusal for s in schema.values()) or _conditional(task)}

@@ -462,7 +462,7 @@ def equivalent_answers(task: Task) -> list[tuple[str, str]]:
     forms = []
     # the names the answer states keep their digits ('3.5 Doubles League'): only the values are reformatted
     names = sorted({g.expect["value"] for g in task.goals if g.kind == "answer" and isinstance(g.expect["value"], str)
-                    and g.expect["value"] in answer}, key=len, reverse=True)
+                    and g.expect["value"] in answer}, key=lambda v: (-len(v), v))
     kept = {f"\x00{n}\x00": name for n, name in enumerate(names)}
     masked = answer
     for mark, name in kept.items():
