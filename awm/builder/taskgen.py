@@ -287,8 +287,8 @@ def _rule(plan: Plan, dialect: Dialect) -> Refusal:
                          f"(its codes: {', '.join(codes)})")
     facts = [g for g in plan.goals if g.kind == "answer"]
     taken = {words(str(v)) for g in facts for v in (g.expect["value"], *g.expect.get("others", ()))}
-    for goal in facts:  # the rule named in prose is no rival of the fact
-        others = [o for o in goal.expect.get("others", ()) if words(str(o)) != words(code)]
+    for goal in facts:  # the rule named in prose is no rival of the fact (nor a word of it: 'cases assigned')
+        others = [o for o in goal.expect.get("others", ()) if f" {words(str(o))} " not in f" {words(code)} "]
         if "others" in goal.expect:
             goal.expect["others"] = others
     said = f" {words(plan.answer or '')} "  # a code the prose uses in another sense ('it expired on ...')

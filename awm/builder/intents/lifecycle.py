@@ -1045,7 +1045,7 @@ def return_too_late(w: World) -> Plan | None:
     ), {"case": case_np}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case)], [w.text_answer(case["placed_at"][:10], [])], say,
                 answer=f"It was placed on {case['placed_at'][:10]}, more than 30 days ago, so the return window "
-                       "has closed.", targets={("case", case["id"])}, refused=(act(w, case, "return"), "invalid_state"))
+                       "has closed.", targets={("case", case["id"])}, refused=(act(w, case, "return"), "window_closed"))
 
 
 @intent("infeasible")
@@ -1085,7 +1085,7 @@ def assign_inactive_staff(w: World) -> Plan | None:
                 answer=f"{w.person(member)} is inactive, so nothing can be assigned to them.",
                 targets={("case", case["id"])},
                 refused=((w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]}),
-                         "invalid_state"))
+                         "staff_inactive"))
 
 
 # --- workflows: one request, many dependent steps --------------------------------------------------------------

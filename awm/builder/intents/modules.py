@@ -559,7 +559,7 @@ def approve_with_open_documents(w: World) -> Plan | None:
     return Plan(calls, [w.number_answer(pending)], say,
                 answer=f"It cannot be approved yet: {pending} of its {w.L['document']} records are not verified.",
                 targets={("case", case["id"])},
-                refused=((w.n.action("case", "approve"), {w.fk("case"): case["id"]}), "invalid_state"))
+                refused=((w.n.action("case", "approve"), {w.fk("case"): case["id"]}), "documents_pending"))
 
 
 # --- reviews -------------------------------------------------------------------------------------------------
@@ -727,7 +727,7 @@ def expired_promotion(w: World) -> Plan | None:
                 answer=f"That code is no longer valid: it expired on {promo['valid_to']}.",
                 targets={("case", case["id"])},
                 refused=((w.n.action("promotion", "apply"), {w.fk("case"): case["id"], "code": promo["code"]}),
-                         "invalid_state"))
+                         "expired"))
 
 
 @intent("aggregate", needs=("promotion",))
@@ -1434,7 +1434,7 @@ def shift_for_inactive_staff(w: World) -> Plan | None:
                 answer=f"{w.person(member)} is inactive, so no {w.L['shift']} can be scheduled.",
                 targets={("staff_shift", member["id"])},
                 refused=((w.n.create("shift"), {w.fk("staff"): member["id"], w.fk("site"): site["id"], "shift_date": date,
-                                                "start_time": "09:00", "end_time": "17:00"}), "invalid_state"))
+                                                "start_time": "09:00", "end_time": "17:00"}), "staff_inactive"))
 
 
 # --- loyalty ---------------------------------------------------------------------------------------------

@@ -190,7 +190,7 @@ def delete_primary_address(w: World) -> Plan | None:
                 [w.text_answer("primary", ["secondary"])], say,
                 answer="It is the primary address, and a primary address cannot be deleted until another one is "
                        "made primary.", targets={("party", party["id"])},
-                refused=((w.n.delete("address"), {w.pk("address"): address["id"]}), "invalid_state"))
+                refused=((w.n.delete("address"), {w.pk("address"): address["id"]}), "primary_address"))
 
 
 # --- registering, suspending, tiers -----------------------------------------------------------------------
@@ -414,7 +414,7 @@ def deactivate_busy_staff(w: World) -> Plan | None:
                 [w.number_answer(held)], say,
                 answer=f"{w.person(member)} still has {count(held, 'open ' + w.L['case'])} assigned, which must be "
                        "reassigned first.", targets={("staff", member["id"])},
-                refused=((w.n.action("staff", "deactivate"), {w.pk("staff"): member["id"]}), "invalid_state"))
+                refused=((w.n.action("staff", "deactivate"), {w.pk("staff"): member["id"]}), "cases_assigned"))
 
 
 @intent("aggregate")

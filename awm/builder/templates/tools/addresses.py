@@ -19,6 +19,6 @@ def delete_ADDRESS(db, ADDRESS_id):
     if ADDRESS is None:
         return missing(ADDRESS_LABEL, ADDRESS_id)
     if ADDRESS["is_primary"]:
-        return error("invalid_state", "cannot delete the primary " + ADDRESS_LABEL + "; add another primary first")
+        return error("primary_address", "cannot delete the primary " + ADDRESS_LABEL + "; add another primary first")
     db.execute("DELETE FROM " + ADDRESS_TABLE + " WHERE id = ?", [ADDRESS_id])
     return {"deleted": ADDRESS_id}

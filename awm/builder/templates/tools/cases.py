@@ -103,7 +103,7 @@ def assign_CASE(db, CASE_id, STAFF_id):
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)
     if not STAFF["active"]:
-        return error("invalid_state", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
+        return error("staff_inactive", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
     if SERVICE:
         new_status = "assigned" if CASE["status"] == "open" else CASE["status"]
         return update_row(db, CASE_TABLE, CASE_id, {STAFF_FK: STAFF_id, "status": new_status})
@@ -118,11 +118,11 @@ def act_on_CASE(db, CASE_id, TIME=None):
     if WINDOW_DAYS:
         current = get_row(db, CASE_TABLE, CASE_id)
         if current is not None and current[TIME_COLUMN] < CUTOFF:
-            return error("invalid_state", "cannot " + VERB_TEXT + " " + CASE_LABEL + " " + current["code"] + ": it was placed on " + current[TIME_COLUMN][:10] + ", more than " + WINDOW_TEXT + " days ago")
+            return error("window_closed", "cannot " + VERB_TEXT + " " + CASE_LABEL + " " + current["code"] + ": it was placed on " + current[TIME_COLUMN][:10] + ", more than " + WINDOW_TEXT + " days ago")
     if NEEDS_DOCUMENTS:
         pending = db.one("SELECT COUNT(*) AS n FROM " + DOCUMENT_TABLE + " WHERE " + CASE_FK + " = ? AND status != 'verified'", [CASE_id])
         if pending["n"] > 0:
-            return error("invalid_state", str(pending["n"]) + " " + DOCUMENT_LABEL + "(s) on this " + CASE_LABEL + " are not verified yet")
+            return error("documents_pending", str(pending["n"]) + " " + DOCUMENT_LABEL + "(s) on this " + CASE_LABEL + " are not verified yet")
     return transition(db, CASE_TABLE, CASE_LABEL, CASE_id, VERB_TEXT, SOURCES, TARGET, EXTRA)
 
 

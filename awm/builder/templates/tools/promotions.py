@@ -23,6 +23,8 @@ def apply_PROMOTION(db, CASE_id, code):
     promo = db.one("SELECT * FROM " + PROMOTION_TABLE + " WHERE code = ?", [code])
     if promo is None:
         return error("not_found", "no " + PROMOTION_LABEL + " with code " + code)
+    if promo["active"] and promo["valid_to"] < TODAY:
+        return error("expired", PROMOTION_LABEL + " " + code + " expired on " + promo["valid_to"])
     if not promo["active"] or not (promo["valid_from"] <= TODAY <= promo["valid_to"]):
         return error("invalid_state", PROMOTION_LABEL + " " + code + " is not valid today")
     discount = round(CASE["total_amount"] * promo["percent_off"] / 100, 2)

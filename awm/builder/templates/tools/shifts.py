@@ -18,7 +18,7 @@ def schedule_SHIFT(db, STAFF_id, SITE_id, shift_date, start_time, end_time):
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)
     if not STAFF["active"]:
-        return error("invalid_state", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
+        return error("staff_inactive", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
     SITE = get_row(db, SITE_TABLE, SITE_id)
     if SITE is None:
         return missing(SITE_LABEL, SITE_id)

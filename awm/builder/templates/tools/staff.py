@@ -19,5 +19,5 @@ def deactivate_STAFF(db, STAFF_id):
         return error("invalid_state", STAFF_LABEL + " " + str(STAFF_id) + " is already inactive")
     held = db.one("SELECT COUNT(*) AS n FROM " + CASE_TABLE + " WHERE " + STAFF_FK + " = ? AND status IN (" + OPEN_STATUSES_SQL + ")", [STAFF_id])
     if held["n"] > 0:
-        return error("invalid_state", str(held["n"]) + " open " + CASE_PLURAL + " are still assigned to this " + STAFF_LABEL)
+        return error("cases_assigned", str(held["n"]) + " open " + CASE_PLURAL + " are still assigned to this " + STAFF_LABEL)
     return update_row(db, STAFF_TABLE, STAFF_id, {"active": 0})

@@ -26,7 +26,7 @@ def assign_TICKET(db, TICKET_id, STAFF_id):
     if STAFF is None:
         return missing(STAFF_LABEL, STAFF_id)
     if not STAFF["active"]:
-        return error("invalid_state", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
+        return error("staff_inactive", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
     status = "in_progress" if TICKET["status"] == "open" else TICKET["status"]
     return update_row(db, TICKET_TABLE, TICKET_id, {STAFF_FK: STAFF_id, "status": status})
 
@@ -41,7 +41,7 @@ def open_TICKET(db, PARTY_id, subject, priority, STAFF_id=None):
         if STAFF is None:
             return missing(STAFF_LABEL, STAFF_id)
         if not STAFF["active"]:
-            return error("invalid_state", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
+            return error("staff_inactive", STAFF_LABEL + " " + str(STAFF_id) + " is inactive")
         status = "in_progress"
     return insert_row(db, TICKET_TABLE, {"number": next_code(db, TICKET_TABLE, "number", TICKET_PREFIX, 801), PARTY_FK: PARTY_id, STAFF_FK: STAFF_id, "subject": subject, "priority": priority, "status": status, "opened_at": REFERENCE_NOW})
 
