@@ -235,7 +235,7 @@ def _tally_refusals(env: Environment, plan, calls: list[tuple[str, tuple[str, di
 # window or a claim past its filing window is refused, a lapsed quote cannot be accepted, a hold cannot exceed the
 # balance; a licence renewed too early, an inspection result before its day, a late appeal, a second extension, a
 # day of more than 24 hours, an overdrawn retainer, a passed deadline, a lapsed letter, a late grant, an overpaid
-# pledge, more than 12 hours of service a day.
+# pledge, more than 12 hours of service a day; a vehicle's mileage or a meter's reading below the last one.
 RULE_CALLS = {
     "card": (lambda r: r["status"] == "active",
              lambda p, n, r: [(n.action("card", "block"), {**_pk(p, "card", r), "reason": "lost"}),
@@ -287,6 +287,13 @@ RULE_CALLS = {
     "pledge": (lambda r: r["status"] == "open",
                lambda p, n, r: [(n.action("pledge", "record_payment"),
                                  {**_pk(p, "pledge", r), "amount": r["amount_pledged"] + 1})], "over_limit"),
+    "vehicle": (lambda r: r["mileage"] > 0,
+                lambda p, n, r: [(n.action("vehicle", "record_mileage"), {**_pk(p, "vehicle", r), "mileage": r["mileage"] - 1})],
+                "mileage_backwards"),
+    "meter": (lambda r: r["status"] == "active" and r["last_reading"] > 0,
+              lambda p, n, r: [(n.action("meter", "record_reading"), {
+                  **_pk(p, "meter", r), "reading": r["last_reading"] - 1,
+                  **({"source": "actual"} if p.has("meter_reading") else {})})], "reading_backwards"),
     "service_log": (lambda r: True,
                     lambda p, n, r: [(n.create("service_log"), {p["party"].fk: r[p["party"].fk], p["site"].fk: r[p["site"].fk],
                                                                 "served_on": "2025-05-20", "hours": 12,

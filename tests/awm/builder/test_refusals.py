@@ -3,11 +3,15 @@ policy learns once from the corpus and repeats without a call (issue: rewards th
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 
+from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.data import generate_rows
-from awm.builder.intents import INTENTS
+from awm.builder.intents import INTENTS, World
+from awm.builder.toolgen import canonical_tool_defs, error_codes
 from awm.builder.world import make_scenario, plan_world
+from tests.awm.builder.test_category_entities import ENTITY_INTENT_CATEGORY
 from tests.awm.builder.test_intents import _tasks_for
 from tests.awm.builder.worlds import worlds_with
 
@@ -62,3 +66,29 @@ def test_the_date_and_amount_refusals_give_the_rows_fact():
         assert all(isinstance(v, str) and len(v) == 10 and v[4] == "-" for v in values[name]), (name, values[name])
     assert values.get("auto_warranty_over_limit")
     assert all(isinstance(v, float) and v > 5000 for v in values["auto_warranty_over_limit"])
+
+
+def test_every_infeasible_request_about_category_entities_names_the_call_and_its_code():
+    """Each category's infeasible request declares the call it asks for (a tool of its world, given every argument
+    the tool requires and no other) and an error code those tools can return; the verification stage makes the
+    call and checks the code (test_category_entities proves them)."""
+    pending = {n for n in INFEASIBLE if n in ENTITY_INTENT_CATEGORY}
+    assert len(pending) >= 40, sorted(pending)
+    for domain, seed in DOMAIN_SEEDS.items():
+        for slot in range(3) if any(seed.category in INTENTS[n].categories for n in pending) else ():
+            plan = plan_world(make_scenario(domain, slot))
+            world = World(plan, generate_rows(plan), random.Random(0))
+            tools = {t.name: t for t in canonical_tool_defs(plan)}
+            for name in sorted(n for n in pending if INTENTS[n].fits(world)):
+                built = INTENTS[name].build(world)
+                if built is None:
+                    continue
+                assert built.refused is not None, f"{name}: no refused call declared"
+                (tool, arguments), code = built.refused
+                assert tool in tools, (name, tool)
+                params = tools[tool].params
+                assert {p.name for p in params if p.required} <= set(arguments) <= {p.name for p in params}, \
+                    (name, tool, sorted(arguments))
+                assert code in error_codes(list(tools.values())), (name, code)
+                pending.discard(name)
+    assert not pending, f"never built in a catalogue world: {sorted(pending)}"

@@ -72,7 +72,10 @@ def agri_rate_over_label(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("field"), {w.fk("party"): party["id"], "name": field["name"]})],
                 [w.number_answer(MAX_RATES[product][1])], say,
                 answer=f"The label of {product} allows at most {MAX_RATES[product][1]:g} {MAX_RATES[product][0]} per acre.",
-                targets={("field", field["id"])})
+                targets={("field", field["id"])},
+                refused=((w.n.create("field_application"), {w.fk("field"): field["id"], w.fk("staff"): member["id"],
+                                                            "product": product, "rate_per_acre": rate}),
+                         "over_limit"))
 
 
 @intent("question", categories=("agriculture",), needs=("soil_sample",))
@@ -121,7 +124,8 @@ def agri_milk_during_withdrawal(w: World) -> Plan | None:
                 [w.text_answer(animal["withdrawal_until"], [a["withdrawal_until"] for a in w.rows["animal"]
                                                             if a["withdrawal_until"]])], say,
                 answer=f"She is under a withdrawal period until {animal['withdrawal_until']}.",
-                targets={("animal", animal["id"])})
+                targets={("animal", animal["id"])},
+                refused=((w.n.action("animal", "return_to_milking"), {w.pk("animal"): animal["id"]}), "withdrawal_period"))
 
 
 @intent("action", categories=("agriculture",), needs=("crop_batch",))

@@ -50,7 +50,9 @@ def auto_mileage_backwards(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("vehicle"), {w.fk("party"): party["id"], "vin": vehicle["vin"]})],
                 [w.number_answer(vehicle["mileage"])], say,
                 answer=f"The vehicle already shows {vehicle['mileage']} miles; a mileage can only go up.",
-                targets={("vehicle", vehicle["id"])})
+                targets={("vehicle", vehicle["id"])},
+                refused=((w.n.action("vehicle", "record_mileage"), {w.pk("vehicle"): vehicle["id"], "mileage": mileage}),
+                         "mileage_backwards"))
 
 
 def _claims_of(w: World, within: bool) -> list[dict]:
@@ -91,7 +93,8 @@ def auto_warranty_over_limit(w: World) -> Plan | None:
                  (w.n.list("warranty_claim"), {w.fk("case"): case["id"], "status": "submitted"})],
                 [w.money_answer(claim["amount"])], say,
                 answer=f"Claims above {WARRANTY_LIMIT:.2f} go to the manufacturer; this one is for {claim['amount']:.2f}.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("warranty_claim", "approve"), {w.pk("warranty_claim"): claim["id"]}), "over_limit"))
 
 
 @intent("action", categories=("automotive",), needs=("loaner",))

@@ -23,7 +23,7 @@ def record_mileage_VEHICLE(db, VEHICLE_id, mileage):
     if VEHICLE is None:
         return missing(VEHICLE_LABEL, VEHICLE_id)
     if mileage < VEHICLE["mileage"]:
-        return error("invalid_argument", VEHICLE_LABEL + " " + VEHICLE["vin"] + " already shows " + str(VEHICLE["mileage"]) + "; mileage cannot go down")
+        return error("mileage_backwards", VEHICLE_LABEL + " " + VEHICLE["vin"] + " already shows " + str(VEHICLE["mileage"]) + "; mileage cannot go down")
     return update_row(db, VEHICLE_TABLE, VEHICLE_id, {"mileage": mileage})
 
 

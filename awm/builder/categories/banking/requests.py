@@ -67,7 +67,8 @@ def bank_unblock_lost_card(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("card"), {w.fk("party"): party["id"]})],
                 [w.text_answer(card["block_reason"], ["lost", "stolen", "suspected_fraud", "customer_request"])], say,
                 answer=f"The card was blocked as {card['block_reason']}; such a card cannot be unblocked, it must be "
-                       "replaced.", targets={("card", card["id"])})
+                       "replaced.", targets={("card", card["id"])},
+                refused=((w.n.action("card", "unblock"), {w.pk("card"): card["id"]}), "not_allowed"))
 
 
 @intent("action", categories=("banking",), needs=("card",))
@@ -211,7 +212,9 @@ def bank_dispute_old_charge(w: World) -> Plan | None:
                  (w.n.list("account_entry"), {w.fk("account"): acct["id"]})],
                 [w.number_answer(DISPUTE_WINDOW_DAYS)], say,
                 answer=f"A charge can only be disputed within {DISPUTE_WINDOW_DAYS} days of posting; this one is older.",
-                targets={("account", acct["id"])})
+                targets={("account", acct["id"])},
+                refused=((w.n.create("dispute"), {w.fk("account_entry"): entry["id"], "reason": "unrecognised"}),
+                         "window_closed"))
 
 
 @intent("action", categories=("banking",), needs=("dispute",))

@@ -76,13 +76,15 @@ def shop_redeem_expired_card(w: World) -> Plan | None:
     card = w.pick(_cards(w, expired=True))
     if card is None:
         return None
+    amount = w.pick([5.0, 10.0])
     say = Say("do", (
         "take {amount} off {GIFT_CARD} {code}",
         "redeem {amount} from {GIFT_CARD} {code}",
-    ), {"amount": money(w.pick([5.0, 10.0])), "code": card["code"]})
+    ), {"amount": money(amount), "code": card["code"]})
     return Plan([(w.n.list("gift_card"), {"code": card["code"]})], [w.text_answer(card["expires_on"], [])], say,
                 answer=f"That card expired on {card['expires_on']}, so it can no longer be used.",
-                targets={("gift_card", card["id"])})
+                targets={("gift_card", card["id"])},
+                refused=((w.n.action("gift_card", "redeem"), {"code": card["code"], "amount": amount}), "expired"))
 
 
 @intent("action", categories=("commerce",), needs=("wishlist_item",))

@@ -56,7 +56,9 @@ def edu_enrol_while_on_hold(w: World) -> Plan | None:
                 [w.text_answer(hold["reason"], ["unpaid_fees", "missing_documents", "advising_required",
                                                 "conduct_review"])], say,
                 answer=f"There is an active {w.L['registration_hold']} on the record ({hold['reason']}), so no "
-                       "enrolment can be made until it is lifted.", targets={("party", party["id"])})
+                       "enrolment can be made until it is lifted.", targets={("party", party["id"])},
+                refused=((w.n.create("enrolment"), {w.fk("party"): party["id"], w.fk("section"): section["id"]}),
+                         "on_hold"))
 
 
 @intent("action", categories=("education",), needs=("transcript_request",))

@@ -58,7 +58,9 @@ def energy_repair_out_of_warranty(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("equipment_unit"), {w.fk("party"): party["id"], "kind": unit["kind"]})],
                 [w.text_answer(until, [u["warranty_until"] for u in w.rows["equipment_unit"]])], say,
                 answer=f"Its warranty ran out on {until}, so the repair is not free.",
-                targets={("equipment_unit", unit["id"])})
+                targets={("equipment_unit", unit["id"])},
+                refused=((w.n.action("equipment_unit", "repair_under_warranty"), {w.pk("equipment_unit"): unit["id"]}),
+                         "out_of_warranty"))
 
 
 @intent("action", categories=("energy",), needs=("rebate_claim",))
@@ -125,7 +127,8 @@ def energy_offline_while_charging(w: World) -> Plan | None:
     ), {"code": point["code"], "site": site["name"]})
     return Plan([(w.n.list("charge_point"), {"code": point["code"]})], [w.status_answer("in_use")], say,
                 answer="A vehicle is charging at it right now (in_use); that has to finish first.",
-                targets={("charge_point", point["id"])})
+                targets={("charge_point", point["id"])},
+                refused=((w.n.action("charge_point", "take_offline"), {w.pk("charge_point"): point["id"]}), "in_use"))
 
 
 @intent("aggregate", categories=("energy",), needs=("charging_session",))

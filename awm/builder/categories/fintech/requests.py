@@ -88,14 +88,17 @@ def fin_contribute_to_abandoned_goal(w: World) -> Plan | None:
         return None
     goal_row, party = pick
     ref = w.party_ref(party)
+    amount = w.pick([50.0, 100.0, 200.0])
     say = Say("do", (
         "put {amount} towards {their} {SAVINGS_GOAL} {goal}",
         "add {amount} to {their} {goal} {SAVINGS_GOAL}",
-    ), {"amount": money(w.pick([50.0, 100.0, 200.0])), "goal": quote(goal_row["name"])}, party=ref, voices=BOTH)
+    ), {"amount": money(amount), "goal": quote(goal_row["name"])}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("savings_goal"), {w.fk("party"): party["id"]})],
                 [w.status_answer("abandoned")], say,
                 answer="That goal was abandoned, so nothing more can be put towards it.",
-                targets={("savings_goal", goal_row["id"])})
+                targets={("savings_goal", goal_row["id"])},
+                refused=((w.n.action("savings_goal", "contribute"), {w.pk("savings_goal"): goal_row["id"],
+                                                                     "amount": amount}), "invalid_state"))
 
 
 @intent("action", categories=("fintech",), needs=("payout",))

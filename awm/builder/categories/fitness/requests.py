@@ -33,7 +33,9 @@ def fit_shrink_booked_class(w: World) -> Plan | None:
     return Plan([w.find_site(site), (w.n.list("class_session"), {w.fk("site"): site["id"], "status": "scheduled"})],
                 [w.number_answer(session["spots_booked"])], say,
                 answer=f"{session['spots_booked']} spots are already booked, so the class cannot have fewer places.",
-                targets={("class_session", session["id"])})
+                targets={("class_session", session["id"])},
+                refused=((w.n.action("class_session", "set_capacity"), {w.pk("class_session"): session["id"],
+                                                                        "capacity": capacity}), "below_booked"))
 
 
 FREEZE_WHY = {"travel": "{they} will be away travelling", "injury": "{they_are} off with an injury",
@@ -86,13 +88,15 @@ def fit_freeze_too_long(w: World) -> Plan | None:
     days = w.pick([120, 150, 180])
     ref = w.party_ref(party)
     say = Say("do", (
-        "freeze {their} {SUBSCRIPTION} for {days} days starting {long}",
+        "freeze {their} {SUBSCRIPTION} for {days} days starting {long}, reason travel",
         "{they} will be travelling for a while || freeze {their} {SUBSCRIPTION} from {long} for {days} days",
     ), {"days": days, "long": long_date(start)}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("subscription"), {w.fk("party"): party["id"], "status": "active"})],
                 [w.number_answer(MAX_FREEZE_DAYS)], say,
                 answer=f"A freeze lasts at most {MAX_FREEZE_DAYS} days.",
-                targets={("subscription", sub["id"])})
+                targets={("subscription", sub["id"])},
+                refused=((w.n.create("freeze"), {w.fk("subscription"): sub["id"], "starts_on": start, "days": days,
+                                                 "reason": "travel"}), "over_limit"))
 
 
 def _live_packages(w: World, party: dict) -> list[dict]:

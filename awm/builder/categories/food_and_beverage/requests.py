@@ -42,7 +42,8 @@ def fnb_release_expired_lot(w: World) -> Plan | None:
     return Plan([(w.n.list("product_lot"), {"lot_code": lot["lot_code"]})],
                 [w.text_answer(lot["best_before"], [x["best_before"] for x in w.rows["product_lot"]])], say,
                 answer=f"It was best before {lot['best_before']}, so it cannot be released.",
-                targets={("product_lot", lot["id"])})
+                targets={("product_lot", lot["id"])},
+                refused=((w.n.action("product_lot", "release"), {w.pk("product_lot"): lot["id"]}), "expired"))
 
 
 CHECK_ACTIONS = {"cold": ("moved the stock to the backup cooler", "called out the refrigeration engineer",
@@ -132,7 +133,9 @@ def fnb_seat_too_many(w: World) -> Plan | None:
     return Plan([w.find_site(site), (w.n.list("dining_table"), {w.fk("site"): site["id"],
                                                                 "table_number": table["table_number"]})],
                 [w.number_answer(table["seats"])], say, answer=f"That table seats only {table['seats']}.",
-                targets={("dining_table", table["id"])})
+                targets={("dining_table", table["id"])},
+                refused=((w.n.action("dining_table", "seat"), {w.pk("dining_table"): table["id"], "party_size": size}),
+                         "over_capacity"))
 
 
 # --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;

@@ -55,7 +55,9 @@ def gov_renew_licence_too_early(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("issued_licence"), {"number": licence["number"]})],
                 [w.text_answer(licence["expires_on"], [])], say,
                 answer=f"It expires on {licence['expires_on']}; renewal opens only {LICENCE_RENEWAL_DAYS} days before "
-                       "that.", targets={("issued_licence", licence["id"])})
+                       "that.", targets={("issued_licence", licence["id"])},
+                refused=((w.n.action("issued_licence", "renew"), {w.pk("issued_licence"): licence["id"],
+                                                                  "expires_on": until}), "window_closed"))
 
 
 @intent("infeasible", categories=("government",), needs=("inspection_visit",))
@@ -76,7 +78,9 @@ def gov_inspection_result_too_early(w: World) -> Plan | None:
                  (w.n.list("inspection_visit"), {w.fk("case"): case["id"], "status": "scheduled"})],
                 [w.text_answer(visit["scheduled_on"], [])], say,
                 answer=f"That inspection is scheduled for {visit['scheduled_on']}; no result can be recorded before then.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("inspection_visit", "record_result"), {w.pk("inspection_visit"): visit["id"],
+                                                                            "result": "passed"}), "too_early"))
 
 
 def _fines(w: World, open_: bool) -> list[tuple[dict, dict]]:
@@ -112,14 +116,17 @@ def gov_appeal_fine_too_late(w: World) -> Plan | None:
         return None
     fine, party = pick
     ref = w.party_ref(party)
+    grounds = "The notice went to an old address"
     say = Say("do", (
         "file an appeal against {their} {FINE_NOTICE} {number}, giving the grounds as {grounds}",
         "{they} think {FINE_NOTICE} {number} is wrong || file an appeal against it ({grounds})",
-    ), {"number": fine["number"], "grounds": quote("The notice went to an old address")}, party=ref, voices=BOTH)
+    ), {"number": fine["number"], "grounds": quote(grounds)}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("fine_notice"), {"number": fine["number"]})],
                 [w.text_answer(fine["issued_on"], [])], say,
                 answer=f"That fine was issued on {fine['issued_on']}; appeals close {APPEAL_DAYS} days after issue.",
-                targets={("fine_notice", fine["id"])})
+                targets={("fine_notice", fine["id"])},
+                refused=((w.n.action("fine_notice", "appeal"), {w.pk("fine_notice"): fine["id"], "grounds": grounds}),
+                         "window_closed"))
 
 
 @intent("aggregate", categories=("government",), needs=("fine_notice",))

@@ -99,7 +99,9 @@ def health_late_claim(w: World) -> Plan | None:
     ), {"number": claim["number"], "insurer": claim["insurer"]})
     return Plan([(w.n.list("insurance_claim"), {"number": claim["number"]})], [w.text_answer(claim["service_date"][:10], [])],
                 say, answer=f"Its service was on {claim['service_date']}, past the {FILING_WINDOW_DAYS}-day filing "
-                            "window, so it can no longer be submitted.", targets={("insurance_claim", claim["id"])})
+                            "window, so it can no longer be submitted.", targets={("insurance_claim", claim["id"])},
+                refused=((w.n.action("insurance_claim", "submit"), {w.pk("insurance_claim"): claim["id"]}),
+                         "window_closed"))
 
 
 @intent("action", categories=("healthcare",), needs=("insurance_claim",))

@@ -48,7 +48,9 @@ def hotel_inspect_dirty_room(w: World) -> Plan | None:
     return Plan([w.find_site(site), (w.n.list("room"), {w.fk("site"): site["id"], "room_number": room["room_number"]})],
                 [w.text_answer("dirty", ["clean", "dirty", "inspected"])], say,
                 answer="The room is still dirty; it has to be cleaned first.",
-                targets={("room", room["id"])})
+                targets={("room", room["id"])},
+                refused=((w.n.action("room", "set_housekeeping"), {w.pk("room"): room["id"], "housekeeping": "inspected"}),
+                         "invalid_state"))
 
 
 @intent("action", categories=("hospitality",), needs=("charge",))
@@ -88,7 +90,9 @@ def hotel_resize_released_block(w: World) -> Plan | None:
     ), {"code": block["code"], "rooms": rooms})
     return Plan([(w.n.list("room_block"), {"code": block["code"]})], [w.status_answer(block["status"])], say,
                 answer=f"That block is already {block['status'].replace('_', ' ')}, so it no longer holds rooms to "
-                       "change.", targets={("room_block", block["id"])})
+                       "change.", targets={("room_block", block["id"])},
+                refused=((w.n.action("room_block", "resize"), {w.pk("room_block"): block["id"], "rooms_held": rooms}),
+                         "invalid_state"))
 
 
 @intent("action", categories=("hospitality",), needs=("room_block",))

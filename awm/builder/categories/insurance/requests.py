@@ -55,7 +55,8 @@ def insurance_renew_too_early(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]})],
                 [w.text_answer(policy["ends_on"][:10], [])], say,
                 answer=f"Renewal only opens in the last {RENEWAL_WINDOW_DAYS} days of the term, and this policy runs "
-                       f"until {policy['ends_on'][:10]}.", targets={("policy", policy["id"])})
+                       f"until {policy['ends_on'][:10]}.", targets={("policy", policy["id"])},
+                refused=((w.n.action("policy", "renew"), {w.pk("policy"): policy["id"]}), "too_early"))
 
 
 def _overdue(w: World) -> list[tuple[dict, list[dict]]]:
@@ -144,14 +145,19 @@ def insurance_over_allocate(w: World) -> Plan | None:
     share = w.pick([s for s in (50, 60, 75) if s > free])
     ref = w.party_ref(w.party_of(policy))
     name = f"Alex {w.party_of(policy)['last_name']}"
+    relationship = w.pick(["spouse", "child", "parent", "sibling"])
     say = Say("do", (
-        "add {person_named} as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
-        "name {person_named} on {POLICY} {number} for {share}% of the benefit",
-    ), {"person_named": name, "share": share, "number": policy["number"]}, party=ref, voices=BOTH)
+        "add {person_named} ({relationship}) as {a BENEFICIARY} on {POLICY} {number} with a {share}% share",
+        "name {their} {relationship} {person_named} on {POLICY} {number} for {share}% of the benefit",
+    ), {"person_named": name, "relationship": relationship, "share": share, "number": policy["number"]}, party=ref,
+        voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("policy"), {w.fk("party"): policy[w.fk("party")]}),
                  (w.n.list("beneficiary"), {w.fk("policy"): policy["id"]})], [w.number_answer(free)], say,
                 answer=f"Only {free}% of the benefit is still unallocated, so a larger share cannot be added.",
-                targets={("policy", policy["id"])})
+                targets={("policy", policy["id"])},
+                refused=((w.n.create("beneficiary"), {w.fk("policy"): policy["id"], "full_name": name,
+                                                      "relationship": relationship, "share_percent": share}),
+                         "over_allocated"))
 
 
 # --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;

@@ -53,7 +53,8 @@ def logistics_accept_lapsed_quote(w: World) -> Plan | None:
     ), {"number": quote_["number"], "origin": quote_["origin_city"], "dest": quote_["destination_city"]})
     return Plan([(w.n.list("rate_quote"), {"number": quote_["number"]})], [w.status_answer("expired")], say,
                 answer="That quote has expired, so it is too late to take it up.",
-                targets={("rate_quote", quote_["id"])})
+                targets={("rate_quote", quote_["id"])},
+                refused=((w.n.action("rate_quote", "accept"), {w.pk("rate_quote"): quote_["id"]}), "invalid_state"))
 
 
 @intent("action", categories=("logistics",), needs=("exception",))

@@ -41,7 +41,9 @@ def mfg_complete_short_run(w: World) -> Plan | None:
     return Plan([(w.n.list("production_run"), {"run_number": run["run_number"]})],
                 [w.number_answer(run["quantity_good"]), w.number_answer(run["quantity_planned"])], say,
                 answer=f"It has only {run['quantity_good']} good units of the {run['quantity_planned']} planned, so it "
-                       "cannot be completed yet.", targets={("production_run", run["id"])})
+                       "cannot be completed yet.", targets={("production_run", run["id"])},
+                refused=((w.n.action("production_run", "complete"), {w.pk("production_run"): run["id"]}),
+                         "short_quantity"))
 
 
 @intent("chained", categories=("manufacturing",), needs=("nonconformance",))
@@ -108,7 +110,9 @@ def mfg_uncalibrated_instrument(w: World) -> Plan | None:
     return Plan([(w.n.list("instrument"), {"asset_tag": instrument["asset_tag"]})],
                 [w.text_answer(due, [i["calibration_due"] for i in w.rows["instrument"]])], say,
                 answer=f"It was due for calibration on {due}; it cannot be used until it is recalibrated.",
-                targets={("instrument", instrument["id"])})
+                targets={("instrument", instrument["id"])},
+                refused=((w.n.action("instrument", "check_out"), {w.pk("instrument"): instrument["id"],
+                                                                  w.fk("staff"): member["id"]}), "calibration_due"))
 
 
 @intent("action", categories=("manufacturing",), needs=("customer_asset",))

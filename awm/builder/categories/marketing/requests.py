@@ -46,7 +46,9 @@ def mkt_round_over_limit(w: World) -> Plan | None:
                  (w.n.list("approval_round"), {w.fk("case"): case["id"]})],
                 [w.number_answer(MAX_ROUNDS)], say,
                 answer=f"All {MAX_ROUNDS} approval rounds the fee includes are used; another needs a change order.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.create("approval_round"), {w.fk("case"): case["id"], "deliverable": deliverable}),
+                         "over_limit"))
 
 
 def _campaigns(w: World) -> list[tuple[dict, dict]]:
@@ -90,7 +92,9 @@ def mkt_budget_below_spend(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("ad_campaign"), {w.fk("party"): party["id"]})],
                 [w.money_answer(campaign["spent"])], say,
                 answer=f"The campaign has already spent {money(campaign['spent'])}; its budget cannot go below that.",
-                targets={("ad_campaign", campaign["id"])})
+                targets={("ad_campaign", campaign["id"])},
+                refused=((w.n.action("ad_campaign", "set_budget"), {w.pk("ad_campaign"): campaign["id"], "budget": budget}),
+                         "below_spend"))
 
 
 @intent("action", categories=("marketing",), needs=("contact_list",))

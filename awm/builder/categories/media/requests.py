@@ -49,7 +49,9 @@ def media_extend_expired_licence(w: World) -> Plan | None:
     return Plan([(w.n.list("content_licence"), {"title": licence["title"], "territory": licence["territory"]})],
                 [w.status_answer("expired")], say,
                 answer="That licence has expired; it has to be negotiated anew, not extended.",
-                targets={("content_licence", licence["id"])})
+                targets={("content_licence", licence["id"])},
+                refused=((w.n.action("content_licence", "extend"), {w.pk("content_licence"): licence["id"], "ends_on": ends}),
+                         "expired"))
 
 
 @intent("aggregate", categories=("media",), needs=("royalty_statement",))
@@ -143,7 +145,9 @@ def media_event_sold_out(w: World) -> Plan | None:
                  (w.n.list("event_ticket"), {w.fk("live_event"): event["id"], "status": "booked"})],
                 [w.text_answer("sold out", ["available"])], say,
                 answer=f"{event['name']} is sold out; no seats are left.",
-                targets={("live_event", event["id"])})
+                targets={("live_event", event["id"])},
+                refused=((w.n.create("event_ticket"), {w.fk("live_event"): event["id"], w.fk("party"): party["id"],
+                                                       "seats": 2}), "sold_out"))
 
 
 # --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;

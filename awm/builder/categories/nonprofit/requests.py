@@ -40,7 +40,9 @@ def np_submit_late_grant(w: World) -> Plan | None:
     return Plan([(w.n.list("grant_application"), {"number": grant["number"]})],
                 [w.text_answer(grant["deadline"], [])], say,
                 answer=f"The funder's deadline was {grant['deadline']}; the application can no longer be submitted.",
-                targets={("grant_application", grant["id"])})
+                targets={("grant_application", grant["id"])},
+                refused=((w.n.action("grant_application", "submit"), {w.pk("grant_application"): grant["id"]}),
+                         "window_closed"))
 
 
 @intent("action", categories=("nonprofit",), needs=("pledge",))
@@ -115,7 +117,9 @@ def np_register_for_full_event(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("charity_event"), {w.fk("site"): site["id"], "name": event["name"]}),
                  (w.n.list("event_signup"), {w.fk("charity_event"): event["id"], "status": "registered"})],
                 [w.number_answer(event["capacity"])], say,
-                answer=f"All {event['capacity']} places at that event are taken.", targets={("charity_event", event["id"])})
+                answer=f"All {event['capacity']} places at that event are taken.", targets={("charity_event", event["id"])},
+                refused=((w.n.create("event_signup"), {w.fk("charity_event"): event["id"], w.fk("party"): party["id"]}),
+                         "event_full"))
 
 
 @intent("aggregate", categories=("nonprofit",), needs=("service_log",))

@@ -95,7 +95,9 @@ def pro_overdraw_retainer(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("client_retainer"), {"number": retainer["number"]})],
                 [w.money_answer(retainer["balance"])], say,
                 answer=f"The retainer holds only {money(retainer['balance'])}; a draw cannot exceed its balance.",
-                targets={("client_retainer", retainer["id"])})
+                targets={("client_retainer", retainer["id"])},
+                refused=((w.n.action("client_retainer", "draw"), {w.pk("client_retainer"): retainer["id"], "amount": amount}),
+                         "insufficient_funds"))
 
 
 @intent("infeasible", categories=("professional_services",), needs=("filing_deadline",))
@@ -118,7 +120,9 @@ def pro_extend_passed_deadline(w: World) -> Plan | None:
                  (w.n.list("filing_deadline"), {w.fk("case"): case["id"]})],
                 [w.text_answer(deadline["due_on"], [])], say,
                 answer=f"That deadline passed on {deadline['due_on']}; an extension must be asked for before it passes.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("filing_deadline", "extend"), {w.pk("filing_deadline"): deadline["id"], "due_on": until}),
+                         "window_closed"))
 
 
 @intent("action", categories=("professional_services",), needs=("engagement_letter",))

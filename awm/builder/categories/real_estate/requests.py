@@ -54,7 +54,9 @@ def realestate_short_notice(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("lease"), {w.fk("party"): lease[w.fk("party")]})],
                 [w.number_answer(NOTICE_DAYS)], say,
                 answer=f"A lease can only end at least {NOTICE_DAYS} days after notice is given.",
-                targets={("lease", lease["id"])})
+                targets={("lease", lease["id"])},
+                refused=((w.n.action("lease", "terminate"), {w.pk("lease"): lease["id"], "ends_on": end}),
+                         "notice_too_short"))
 
 
 @intent("action", categories=("real_estate",), needs=("repair_request",))

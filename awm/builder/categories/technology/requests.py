@@ -50,7 +50,9 @@ def tech_cut_seats_in_use(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("seat_licence"), {w.fk("party"): party["id"], w.fk("item"): item["id"]})],
                 [w.number_answer(licence["seats_in_use"])], say,
                 answer=f"{licence['seats_in_use']} seats are in use; the licence cannot go below that until some "
-                       "are freed.", targets={("seat_licence", licence["id"])})
+                       "are freed.", targets={("seat_licence", licence["id"])},
+                refused=((w.n.action("seat_licence", "set_seats"), {w.pk("seat_licence"): licence["id"], "seats": seats}),
+                         "seats_in_use"))
 
 
 @intent("action", categories=("technology",), needs=("service_incident",))

@@ -41,7 +41,9 @@ def telecom_change_plan_while_suspended(w: World) -> Plan | None:
     return Plan([w.find_party(ref), (w.n.list("service_line"), {w.fk("party"): line[w.fk("party")]})],
                 [w.status_answer("suspended")], say,
                 answer="That line is suspended; its plan cannot change until it is restored.",
-                targets={("service_line", line["id"])})
+                targets={("service_line", line["id"])},
+                refused=((w.n.action("service_line", "change_plan"), {w.pk("service_line"): line["id"],
+                                                                      w.fk("item"): item["id"]}), "invalid_state"))
 
 
 @intent("aggregate", categories=("telecom",), needs=("usage",))

@@ -31,7 +31,9 @@ def trans_overdue_vehicle_to_service(w: World) -> Plan | None:
     return Plan([(w.n.list("fleet_vehicle"), {"unit_number": vehicle["unit_number"]})],
                 [w.text_answer(due, [v["next_service_due"] for v in w.rows["fleet_vehicle"]])], say,
                 answer=f"It was due for service on {due}; it cannot go back in service until it has been serviced.",
-                targets={("fleet_vehicle", vehicle["id"])})
+                targets={("fleet_vehicle", vehicle["id"])},
+                refused=((w.n.action("fleet_vehicle", "return_to_service"), {w.pk("fleet_vehicle"): vehicle["id"]}),
+                         "service_overdue"))
 
 
 @intent("chained", categories=("transportation",), needs=("fleet_vehicle",))
@@ -98,7 +100,9 @@ def trans_settle_above_estimate(w: World) -> Plan | None:
                  (w.n.list("damage_report"), {w.fk("case"): case["id"], "status": "assessed"})],
                 [w.money_answer(report["estimated_cost"])], say,
                 answer=f"It was assessed at {money(report['estimated_cost'])}; it cannot be settled for more.",
-                targets={("case", case["id"])})
+                targets={("case", case["id"])},
+                refused=((w.n.action("damage_report", "settle"), {w.pk("damage_report"): report["id"], "amount": amount}),
+                         "over_limit"))
 
 
 @intent("action", categories=("transportation",), needs=("lost_item",))

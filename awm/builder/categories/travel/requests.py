@@ -52,7 +52,9 @@ def travel_verify_expiring_document(w: World) -> Plan | None:
                                                                    "document_number": doc["document_number"]})],
                 [w.text_answer(doc["expires_on"][:10], [])], say,
                 answer=f"A document must stay valid at least {VALIDITY_DAYS} days from today to be verified; this one "
-                       f"expires on {doc['expires_on'][:10]}.", targets={("travel_document", doc["id"])})
+                       f"expires on {doc['expires_on'][:10]}.", targets={("travel_document", doc["id"])},
+                refused=((w.n.action("travel_document", "verify"), {w.pk("travel_document"): doc["id"]}),
+                         "expires_too_soon"))
 
 
 @intent("action", categories=("travel",), needs=("special_request",))

@@ -36,13 +36,17 @@ def util_backwards_reading(w: World) -> Plan | None:
     if meter is None:
         return None
     reading = round(meter["last_reading"] - w.pick([50.0, 120.0, 300.0]), 1)
+    # where the world keeps readings, the tool asks who read the meter: the request says it
+    source = {"source": "actual"} if w.has("meter_reading") else {}
     say = Say("do", (
-        "record a reading of {reading} for {METER} {serial}",
-        "{METER} {serial} shows {reading} || log that reading",
+        "record a reading of {reading} for {METER} {serial}" + (", source actual" if source else ""),
+        "{METER} {serial} shows {reading}" + (" (actual reading)" if source else "") + " || log that reading",
     ), {"serial": meter["serial"], "reading": reading})
     return Plan([(w.n.list("meter"), {"serial": meter["serial"]})], [w.number_answer(meter["last_reading"])], say,
                 answer=f"The meter last read {meter['last_reading']}; a reading cannot go backwards.",
-                targets={("meter", meter["id"])})
+                targets={("meter", meter["id"])},
+                refused=((w.n.action("meter", "record_reading"), {w.pk("meter"): meter["id"], "reading": reading, **source}),
+                         "reading_backwards"))
 
 
 @intent("action", categories=("utilities",), needs=("outage",))

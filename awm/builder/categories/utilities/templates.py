@@ -23,7 +23,7 @@ def record_reading_METER(db, METER_id, reading, source):
     if refused := require_status(METER, "active", METER_LABEL, METER["serial"]):
         return refused
     if reading < METER["last_reading"]:
-        return error("invalid_argument", METER_LABEL + " " + METER["serial"] + " last read " + str(METER["last_reading"]) + "; a reading cannot go backwards")
+        return error("reading_backwards", METER_LABEL + " " + METER["serial"] + " last read " + str(METER["last_reading"]) + "; a reading cannot go backwards")
     if HAS_READINGS:
         insert_row(db, METER_READING_TABLE, {METER_FK: METER_id, "reading": round(reading, 1), "read_on": TODAY, "source": source})
     return update_row(db, METER_TABLE, METER_id, {"last_reading": round(reading, 1), "last_read_on": TODAY})
