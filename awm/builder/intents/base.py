@@ -109,6 +109,7 @@ class Intent:
     needs: tuple[str, ...] = ()  # roles (tables) the world must have
     item: str = ""  # what the world's items must be (awm/builder/catalogue/kinds.py ItemKind): priced, refundable
     module: str = ""  # the module that registered it: a specific intent's is its category's requests.py
+    rule: bool = True  # an infeasible intent whose plan names the refused call and the rule (Plan.refused)
 
     def fits(self, world: World) -> bool:
         kind = ITEM_KINDS.get(world.plan.scenario.item_kind)
@@ -181,9 +182,13 @@ ITEM_RULES = ("priced", "refundable")
 
 
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
-           needs: tuple[str, ...] = (), item: str = "") -> Callable:
+           needs: tuple[str, ...] = (), item: str = "", rule: bool = True) -> Callable:
     """Register an intent under its function's name; `item` names what the world's items must be for it to fit
     (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them).
+
+    An infeasible intent's plan declares the call the request asks for and the rule its tools refuse it with
+    (`Plan.refused`), unless it is registered with `rule=False`: a refusal no tool can give, because what forbids
+    it is not an argument of any tool (who is writing), whose answer then names no rule.
 
     An intent for some `categories` only is registered from its category's folder: the requests.py of the first
     category it names (awm/builder/categories/<category>/requests.py), so a category's requests are all in its
@@ -205,22 +210,27 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
         def build(world: World) -> Plan | None:
             plan = fn(world)
             if plan is not None:
+                if shape == "infeasible" and rule != (plan.refused is not None):
+                    raise ValueError(f"infeasible intent {name!r}: " + (
+                        "its plan declares no refused call; give Plan(refused=(the call the request asks for, the "
+                        "error code its tool refuses it with)), or register it with rule=False if no tool can"
+                        if rule else "registered with rule=False, its plan declares a refused call"))
                 plan.intent, plan.shape = name, shape
                 verify_identity(world, plan)
                 confirm_by_message(world, plan)
             return plan
 
         INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs), item,
-                               fn.__module__)
+                               fn.__module__, rule)
         return fn
 
     return register
 
 
-
 def _padded_words(text: str) -> str:
     """Lower-case words of `text` between spaces, as the verifier reads an answer ('Checked-In' -> ' checked in ')."""
     return " " + " ".join(re.findall("[a-z0-9]+", text.lower())) + " "
+
 
 class World:
     """One world's rows, as the intents read them, with the rng that picks targets."""

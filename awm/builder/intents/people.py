@@ -682,7 +682,7 @@ def cancel_as_representative(w: World) -> Plan | None:
                 targets={("case", case["id"]), ("party", other["id"])})
 
 
-@intent("infeasible")
+@intent("infeasible", rule=False)  # who writes is no argument of any tool: no tool can refuse it
 def cancel_without_authority(w: World) -> Plan | None:
     """The same request from someone the other person's record does not name as their representative: nothing
     may change, and the answer names who is (the blocking fact: the speaker is not the authorised representative)."""

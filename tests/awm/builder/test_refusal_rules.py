@@ -12,7 +12,8 @@ from dataclasses import replace
 import pytest
 
 from awm.builder.data import generate_rows
-from awm.builder.intents import INTENTS, World
+from awm.builder.intents import INTENTS, Plan, World
+from awm.builder.intents.base import intent
 from awm.builder.intents.steps import get_case
 from awm.builder.phrasing import Realiser
 from awm.builder.taskgen import _task
@@ -102,3 +103,22 @@ def test_a_rule_no_tool_of_the_world_returns_is_refused_when_the_task_is_made():
     with pytest.raises(ValueError, match=r"no tool of this environment returns the error code 'no_such_rule' "
                                          r"\(its codes: .*invalid_state"):
         _task("t01", [built], "Cancel it, please, right away.", dialect_for(plan))
+
+
+def test_an_infeasible_request_must_name_the_refused_call_unless_no_tool_can_refuse_it():
+    plan = plan_world(make_scenario(*WORLD))
+    world = World(plan, generate_rows(plan), random.Random(0))
+    honest = INTENTS["cancel_too_late"].build(world)
+    try:
+        intent("infeasible")(lambda w: replace(honest, refused=None, say=honest.say))
+        with pytest.raises(ValueError, match="its plan declares no refused call"):
+            INTENTS["<lambda>"].build(world)
+        del INTENTS["<lambda>"]
+        intent("infeasible", rule=False)(lambda w: replace(honest, say=honest.say))
+        with pytest.raises(ValueError, match="registered with rule=False, its plan declares a refused call"):
+            INTENTS["<lambda>"].build(world)
+    finally:
+        INTENTS.pop("<lambda>", None)
+    unruled = [name for name, spec in INTENTS.items() if spec.shape == "infeasible" and not spec.rule]
+    assert unruled == ["cancel_without_authority"]
+    assert isinstance(honest, Plan)
