@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,20 @@ def test_the_groups_holding_a_slow_e2e_or_ops_test_are_scheduled_first_each_kept
     assert order == ["tests/e2e/c.py::one", "tests/e2e/f.py::one", "tests/d.py::one", "tests/d.py::two",
                      "tests/ops/h.py::one", "tests/g.py::one", "tests/g.py::two", "tests/g.py::three",
                      "tests/a.py::one", "tests/a.py::two", "tests/b.py::one"]
+
+
+# The fixed time limits left in the e2e tests, each on one attempt of a wait that is retried, or on a teardown
+PER_ATTEMPT = {"tests/e2e/conftest.py": ["with urllib.request.urlopen(url, timeout=10) as response:",  # one probe
+                                         "proc.wait(timeout=30)"]}  # dagster dev's grace after SIGTERM, then SIGKILL
+
+
+def test_the_e2e_waits_end_on_their_signal_with_only_the_patience_as_a_time_limit():
+    """tests/e2e and tests/ecosystem wait for a readiness signal (a server answers, a run ends, a client process
+    exits) with PATIENCE_S (tests/lanes.py) as the only limit: a fixed limit fails a test on a loaded machine."""
+    found = {}
+    for folder in ("e2e", "ecosystem"):
+        for path in sorted((ROOT / "tests" / folder).glob("*.py")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if re.search(r"\btimeout=\d", line):
+                    found.setdefault(str(path.relative_to(ROOT)), []).append(line.split("#")[0].strip())
+    assert found == PER_ATTEMPT
