@@ -80,7 +80,7 @@ test: sandbox-deps  ## lint and run the test suite
 # The fast lane, before every commit: lint and the tests not marked slow, e2e or ops, on two processes
 # (README, "Tests"). `make test` still runs everything.
 FAST_LANE := not slow and not e2e and not ops and not real_model
-test-fast: $(STAMP)  ## lint and the fast lane of the test suite (about 2 minutes of 2 idle cores)
+test-fast: $(STAMP)  ## lint and the fast lane of the test suite (its measured time: README, "Tests")
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py
 	$(PY) -m pytest -m "$(FAST_LANE)" -n 2 --dist loadgroup

@@ -13,6 +13,7 @@ from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
+from tests.lanes import pytest_collection_modifyitems, pytest_xdist_make_scheduler  # noqa: F401 - the lanes' hooks
 
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 # Where the tests run as root on a machine without bubblewrap, their sandbox workers (hand-written hostile code
@@ -20,29 +21,6 @@ os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("AWM_SANDBOX_ALLOW_ROOT", "1")
 
 __all__ = ["build_environment", "dialect_of"]
-
-TESTS = Path(__file__).resolve().parent
-# Test lanes (README, "Tests"): every test of these folders carries the folder's marker, so the fast lane
-# (`make test-fast`: -m "not slow and not e2e and not ops") leaves them out and `make test` runs them.
-# The agent-side clients (tests/ecosystem) run in their own virtualenv against real servers: end to end.
-LANE_OF_FOLDER = {"e2e": "e2e", "ops": "ops", "ecosystem": "e2e"}
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    for item in items:
-        try:
-            folder = Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
-        except ValueError:
-            continue
-        # with pytest-xdist's --dist loadgroup (`make test`, `make test-fast`): a lane folder's tests share one
-        # worker and its session's servers; any other module's tests share one worker and its module fixtures
-        # (a built corpus, a proven world), which are then built once rather than once per worker
-        if folder in LANE_OF_FOLDER:
-            item.add_marker(LANE_OF_FOLDER[folder])
-            item.add_marker(pytest.mark.xdist_group(folder))
-        elif not any(m.name == "xdist_group" for m in item.iter_markers()):
-            item.add_marker(pytest.mark.xdist_group(str(Path(str(item.path)).resolve().relative_to(TESTS))))
-
 
 def missing_venv(why: str) -> None:
     """A client venv `make test` builds is missing: a skip on a contributor's machine, a failure under CI (where

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lanes import PATIENCE_S
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(os.environ.get("AWM_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
 
@@ -15,8 +17,8 @@ if not CHROMIUM and os.environ.get("CI"):
 needs_chromium = pytest.mark.skipif(not CHROMIUM, reason="Debian's chromium package is not installed")
 
 # The pages' default wait: an element is looked for until it shows (its readiness signal), and this is only the
-# last resort against a hang (tests/e2e/conftest.py, PATIENCE_S); no call passes a shorter timeout.
-PATIENCE_MS = int(float(os.environ.get("AWM_E2E_PATIENCE_S", "900")) * 1000)
+# last resort against a hang (tests/conftest.py, PATIENCE_S); no call passes a shorter timeout.
+PATIENCE_MS = int(PATIENCE_S * 1000)
 
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -18,13 +18,10 @@ from pathlib import Path
 import pytest
 
 from awm_assets.launch import prepare_dagster_home
+from tests.lanes import PATIENCE_S, POLL_S
 from tests.llm.conftest import API_KEY, start_llm_serve
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every wait here ends when its readiness signal holds (the webserver answers, the code location is loaded,
-# a run reached a final status, an element is on the page), so a loaded machine makes a test slower, not
-# failed. PATIENCE_S is only the last resort against a hang, never an expected duration.
-PATIENCE_S = float(os.environ.get("AWM_E2E_PATIENCE_S", "900"))
 
 # The failed-environment walk: two domains of two environments; the tools stage of one environment gets
 # unsafe code from the model at every attempt, so it fails for good while its three siblings publish.
@@ -50,7 +47,7 @@ def wait_for(url: str, proc: subprocess.Popen, log: Path) -> None:
                 if response.status == 200:
                     return
         except OSError:
-            time.sleep(0.5)
+            time.sleep(POLL_S)
     raise TimeoutError(f"{url} not up after {PATIENCE_S}s:\n{log.read_text()[-3000:]}")
 
 
@@ -73,7 +70,7 @@ def wait_for_code_location(url: str, proc: subprocess.Popen, log: Path) -> None:
                                    f"{entry['locationOrLoadError']['message'][-3000:]}")
         if entries and all(e["loadStatus"] == "LOADED" and e.get("locationOrLoadError") for e in entries):
             return
-        time.sleep(0.5)
+        time.sleep(POLL_S)
     raise TimeoutError(f"the code location of {url} not loaded after {PATIENCE_S}s:\n{log.read_text()[-3000:]}")
 
 

@@ -1,13 +1,11 @@
 """What the UI reads, asked of the webserver's GraphQL API directly."""
 
 import json
-import os
 import time
 import urllib.request
 from collections.abc import Callable
 
-# the last resort against a hang (tests/e2e/conftest.py); a wait ends when its signal holds
-PATIENCE_S = float(os.environ.get("AWM_E2E_PATIENCE_S", "900"))
+from tests.lanes import PATIENCE_S, POLL_S  # a wait ends when its signal holds; PATIENCE_S against a hang only
 
 CHECK_PARTITIONS = """
 query($key: AssetKeyInput!) { assetNodeOrError(assetKey: $key) { ... on AssetNode {
@@ -40,7 +38,7 @@ def check_partition_statuses(url: str, asset: str, check: str, until: Callable[[
         statuses = {name: sorted(found["partitionStatuses"][field]) for name, field in FIELDS.items()}
         if until(statuses) or time.monotonic() > deadline:
             return statuses
-        time.sleep(1)
+        time.sleep(POLL_S)
 
 
 RUNS = """query($filter: RunsFilter) { runsOrError(filter: $filter) { ... on Runs { results { runId status } } } }"""
@@ -55,7 +53,7 @@ def run_status(url: str, run_id: str) -> str:
         status = graphql(url, query, {"id": run_id})["runOrError"]["status"]
         if status in FINAL or time.monotonic() > deadline:
             return status
-        time.sleep(1)
+        time.sleep(POLL_S)
 
 
 def finished_runs(url: str, tags: dict[str, str]) -> list[dict]:
@@ -66,4 +64,4 @@ def finished_runs(url: str, tags: dict[str, str]) -> list[dict]:
         runs = graphql(url, RUNS, {"filter": run_filter})["runsOrError"]["results"]
         if (runs and all(r["status"] in FINAL for r in runs)) or time.monotonic() > deadline:
             return runs
-        time.sleep(1)
+        time.sleep(POLL_S)

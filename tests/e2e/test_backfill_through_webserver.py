@@ -4,7 +4,8 @@ import subprocess
 import sys
 
 from awm.store import ArtifactStore
-from tests.e2e.graphql import PATIENCE_S, check_partition_statuses
+from tests.e2e.graphql import check_partition_statuses
+from tests.lanes import PATIENCE_S
 
 
 def test_awm_backfill_builds_a_domain_through_the_daemon(dagster_dev):

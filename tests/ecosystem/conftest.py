@@ -16,6 +16,7 @@ from awm.runtime import open_environment
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
 from tests.conftest import missing_venv
+from tests.lanes import PATIENCE_S
 
 TOKEN = "ecosystem-token"
 ENV = "retail_banking__00"  # the environment the clients play
@@ -23,12 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients" / "bin" / "python"))
 
 
-def run_client(script: str, job: dict, timeout: float = 180) -> dict:
-    """Run tests/ecosystem/<script> in the clients' virtualenv with `job`; its JSON output."""
+def run_client(script: str, job: dict) -> dict:
+    """Run tests/ecosystem/<script> in the clients' virtualenv with `job`; its JSON output, once it exits
+    (PATIENCE_S only against a hang)."""
     if not CLIENTS_PYTHON.exists():
         missing_venv(f"no agent-side virtualenv at {CLIENTS_PYTHON} (make test builds it)")
     done = subprocess.run([str(CLIENTS_PYTHON), str(ROOT / "tests" / "ecosystem" / script), json.dumps(job)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          capture_output=True, text=True, timeout=PATIENCE_S, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -11,6 +11,7 @@ import subprocess
 
 from tests.conftest import missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, admin, chosen_tasks
+from tests.lanes import PATIENCE_S
 
 AGENT_PYTHON = os.environ.get("AWM_AGENT_PYTHON", str(ROOT / ".venv-awm-agent" / "bin" / "python"))
 
@@ -35,7 +36,7 @@ def test_awm_agent_replays_to_one_and_null_runs_to_zero_through_the_permissive_f
     job.write_text(json.dumps({"runs": runs}))
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # its package is `awm` too
     done = subprocess.run([AGENT_PYTHON, str(ROOT / "tests" / "ecosystem" / "awm_agent_rollouts.py"), str(job)],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=environment)
+                          capture_output=True, text=True, timeout=PATIENCE_S, cwd=tmp_path, env=environment)
     assert done.returncode == 0, done.stderr[-4000:]
     seen = {r["key"]: r for r in json.loads(done.stdout.strip().splitlines()[-1])}
     steps = {action.task_id: action.steps, question.task_id: question.steps}

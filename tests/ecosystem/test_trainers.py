@@ -17,6 +17,7 @@ from awm.export import write_export
 from awm.toolspecs import published_spec
 from tests.conftest import missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, TOKEN, admin, chosen_tasks
+from tests.lanes import PATIENCE_S
 
 COPIES = 2
 TRAINERS_PYTHON = os.environ.get("AWM_TRAINERS_PYTHON", str(ROOT / ".venv-trainers" / "bin" / "python"))
@@ -29,7 +30,7 @@ def run_trainers(job: dict, where) -> dict:
     path = where / "job.json"
     path.write_text(json.dumps(job))
     done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_rollouts.py"), str(path)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          capture_output=True, text=True, timeout=PATIENCE_S, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -118,7 +119,7 @@ def run_trainer_job(job: dict, where) -> dict:
     path = where / "job.json"
     path.write_text(json.dumps({**job, "workdir": str(where / "work")}))
     done = subprocess.run([TRAINERS_PYTHON, str(ROOT / "tests" / "ecosystem" / "trainer_runs.py"), str(path)],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          capture_output=True, text=True, timeout=PATIENCE_S, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": ""})
     assert done.returncode == 0, done.stderr[-6000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -32,8 +32,7 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
         "stale_export": str(stale_export), "awm_export": str(awm_export),
         "refused": {"bad_line": {"export": str(bad_export), "admin_token": TOKEN},
                     "hf_layout": {"export": str(hf_export), "admin_token": TOKEN},
-                    "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}},
-        timeout=300)
+                    "no_token_file": {"export": str(export), "admin_token_file": str(tmp_path / "absent")}}})
     steps = {t.task_id: t.steps for t in tasks}
     published_tasks = sum(1 for _ in published.iter_catalog())
     assert seen["rows"] == published_tasks  # train_split="all": every exported task is a row
