@@ -41,7 +41,9 @@ def test_export_writes_one_self_contained_line_per_published_task(published, tmp
     assert Path(first["stdio"]["command"]).is_absolute() and "--home" in first["stdio"]["args"]
     assert first["split"] in ("train", "validation", "test")
     system, user = first["prompt"]
-    assert system["role"] == "system" and first["scenario"] in system["content"] and first["acting_user"] in system["content"]
+    assert system["role"] == "system" and first["scenario"] in system["content"]
+    # a staff request names the acting staff member, a customer's own names none (test_the_prompt_says_who_writes_the_request)
+    assert (first["acting_user"] in system["content"]) == (first["requester"] == "staff"), first["requester"]
     assert user == {"role": "user", "content": first["instruction"]}
     question = next(r for r in lines if r["kind"] == "question")
     assert all(f'"{slot}"' in question["prompt"][0]["content"] for slot in question["answer_slots"])
