@@ -285,6 +285,9 @@ def _rule(plan: Plan, dialect: Dialect) -> Refusal:
     if code not in codes:
         raise ValueError(f"intent {plan.intent}: no tool of this environment returns the error code {code!r} "
                          f"(its codes: {', '.join(codes)})")
+    name, styled = dialect.call(tool, arguments)
+    if any(g.kind == "answer" and g.slot == "rule" for g in plan.goals):  # a plan made into a task before
+        return Refusal(call=ToolCall(tool=name, arguments=styled), code=code)
     facts = [g for g in plan.goals if g.kind == "answer"]
     taken = {words(str(v)) for g in facts for v in (g.expect["value"], *g.expect.get("others", ()))}
     for goal in facts:  # the rule named in prose is no rival of the fact (nor a word of it: 'cases assigned')
@@ -296,7 +299,6 @@ def _rule(plan: Plan, dialect: Dialect) -> Refusal:
     plan.goals.append(Goal(kind="answer", slot="rule", expect={"value": code, "type": "rule", "values": list(codes),
                                                                 **({"others": rivals} if rivals else {})}))
     plan.answer = f"{plan.answer} The rule that refuses it: {words(code)}."
-    name, styled = dialect.call(tool, arguments)
     return Refusal(call=ToolCall(tool=name, arguments=styled), code=code)
 
 

@@ -122,3 +122,12 @@ def test_an_infeasible_request_must_name_the_refused_call_unless_no_tool_can_ref
     unruled = [name for name, spec in INTENTS.items() if spec.shape == "infeasible" and not spec.rule]
     assert unruled == ["cancel_without_authority"]
     assert isinstance(honest, Plan)
+
+
+def test_a_plan_made_into_a_task_twice_names_its_rule_once():
+    plan = plan_world(make_scenario(*WORLD))
+    built = INTENTS["cancel_too_late"].build(World(plan, generate_rows(plan), random.Random(0)))
+    first = _task("t01", [built], "Cancel it, please, right away.", dialect_for(plan))
+    again = _task("t01", [built], "Cancel it, please, right away.", dialect_for(plan))
+    assert first == again and [s.type for s in again.answer_schema].count("rule") == 1
+    assert again.reference_answer.count("The rule that refuses it") == 1
