@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
+from pydantic import ValidationError
+
 from awm.builder.catalogue import DOMAIN_SEEDS
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
@@ -36,7 +38,9 @@ def _refusal_values() -> dict[str, list]:
         rows = generate_rows(plan)
         try:
             taskset, ids = _tasks_for(plan, rows, INFEASIBLE)
-        except ValueError:  # no infeasible request fits this world
+        except ValidationError as exc:  # no infeasible request fits this world: an empty task set
+            if exc.errors()[0]["loc"] != ("tasks",) or exc.errors()[0]["type"] != "too_short":
+                raise
             continue
         by_id = {t.task_id: t for t in taskset.tasks}
         for name, task_id in ids.items():
