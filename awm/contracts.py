@@ -360,6 +360,9 @@ class ToolSpec(BaseModel):
     description: str
     input_schema: dict[str, Any] = Field(alias="inputSchema")
     annotations: dict[str, Any] = Field(default_factory=dict)
+    staff_only: bool = Field(False, description="only the business's staff may use it: a task the party writes in "
+                             "their own words (Task.requester 'party') is not offered it, and the runtime refuses "
+                             "it there (awm/builder/tools/audience.py). Tools an LLM wrote or AWM-1K's are open to all")
 
     @field_validator("name")
     @classmethod
@@ -367,7 +370,12 @@ class ToolSpec(BaseModel):
         return _ident(v, "tool name")
 
     def mcp(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
+        """The tool as MCP lists it: name, description, inputSchema, annotations."""
+        return self.model_dump(by_alias=True, exclude={"staff_only"})
+
+    def offered_to(self, requester: str) -> bool:
+        """Whether a task written by `requester` (Task.requester) may use this tool."""
+        return not (self.staff_only and requester == "party")
 
 
 class ToolSet(Contract):
@@ -379,6 +387,11 @@ class ToolSet(Contract):
     api_style: dict[str, str] | None = Field(default=None, description="the dialect the tools speak (naming, paging, "
                                              "filters, errors, bodies; see awm/builder/dialect.py); None when not "
                                              "chosen from one, as for tools an LLM wrote")
+
+    def offered(self, task: Task | None) -> list[ToolSpec]:
+        """The tools an episode of `task` may use: all of them, but a party's own request (Task.requester
+        'party') is not offered the staff-only ones. None: no task, every tool (the environment's full API)."""
+        return [t for t in self.tools if task is None or t.offered_to(task.requester)]
 
     @property
     def style_name(self) -> str:

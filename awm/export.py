@@ -31,7 +31,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -127,7 +127,8 @@ def system_prompt(scenario: Scenario, acting_user: str, task: Task, answer_mode:
         party = scenario.labels.get("party", "customer")
         who = (f"You act for a {party} of {scenario.name}, who writes to you with one request in their own words "
                f"and says in it who they are. Act for them alone: a request for another {party} is carried out "
-               "only where the records name the writer as that person's representative.")
+               f"only where the records name the writer as that person's representative. You have the tools a "
+               f"{party} may use; what only the staff may do is not among them.")
     else:
         who = f"You act on behalf of {acting_user}, who gives you one request."
     lines = [f"You are an assistant working in the systems of {scenario.name}: {scenario.description}",
@@ -206,16 +207,16 @@ def export_lines(store: ArtifactStore, base_url: str = DEFAULT_BASE_URL, domains
             yield record
             continue
         if current is None or current[0] != env_id:
-            toolset = artifacts.TOOLS_JSON.read(store, env_id)
-            tools = (META_TOOLS if tool_format == "awm"
-                     else [published_spec(spec.mcp(), tool_format) for spec in toolset.tools])
-            current = (env_id, tools, artifacts.TASKS.read(store, env_id),
+            current = (env_id, artifacts.TOOLS_JSON.read(store, env_id), artifacts.TASKS.read(store, env_id),
                        artifacts.SCENARIO.read(store, env_id))
-        _, tools, taskset, scenario = current
+        _, toolset, taskset, scenario = current
         task = next((t for t in taskset.tasks if t.task_id == entry["task_id"]), None)
         if task is None:
             raise AWMError(f"{store.catalog_path} publishes {env_id} {entry['task_id']}, which its tasks.json lacks; "
                            "rebuild the catalog")
+        # the tools an episode of the task offers (a customer's own request: not the staff-only ones)
+        tools = (META_TOOLS if tool_format == "awm"
+                 else [published_spec(spec.mcp(), tool_format) for spec in toolset.offered(task)])
         submit = answer_tool(task) if answer_mode == "typed" and tool_format != "awm" else None
         task_tools = tools + [published_spec(submit, tool_format)] if submit else tools
         record = {
@@ -260,6 +261,18 @@ def _connection(base_url: str, env_id: str, task_id: str, tool_format: str) -> d
                                  "tool_format": tool_format}}}
 
 
+def environment_tools(store: ArtifactStore, env_id: str, tool_format: str) -> list[dict]:
+    """All of an environment's tools as the export lists them. A task of ours is offered these but the staff-only
+    ones when the customer writes it (ToolSet.offered), and submit_answer when it expects an answer; an
+    imported AWM-1K task, these."""
+    if tool_format == "awm":
+        return META_TOOLS
+    specs = artifacts.TOOLS_JSON.read(store, env_id).tools
+    if artifacts.AWM1K.exists(store, env_id):
+        return [_as_listed(foreign_spec(spec.mcp(), tool_format)) for spec in specs]
+    return [published_spec(spec.mcp(), tool_format) for spec in specs]
+
+
 def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str, home: Path, tool_format: str,
                     reward: tuple[float, float, float]) -> dict:
     """The export record of an imported AWM-1K task (awm1k.json, scenario.json and the tools its import read
@@ -272,8 +285,7 @@ def imported_record(store: ArtifactStore, entry: dict, split: str, base_url: str
         raise AWMError(f"{store.catalog_path} publishes {env_id} {task_id}, which its awm1k.json lacks; "
                        "rebuild the catalog")
     scenario = artifacts.SCENARIO.read(store, env_id)
-    tools = (META_TOOLS if tool_format == "awm" else  # the server lists the same for an imported environment
-             [_as_listed(foreign_spec(spec.mcp(), tool_format)) for spec in artifacts.TOOLS_JSON.read(store, env_id).tools])
+    tools = environment_tools(store, env_id, tool_format)  # the server lists the same for every imported task
     return {
         "export_version": EXPORT_VERSION,
         "env_id": env_id,
@@ -448,22 +460,26 @@ def is_single_file(out: Path) -> bool:
 
 class ToolsTable:
     """tools.jsonl of a directory export (layout awm), written as the environments come: one line per
-    environment with its tools; only the number of shared tools per environment stays in memory."""
+    environment with all its tools (`tools_of(env_id)`: environment_tools); only the names of the current
+    environment's tools stay in memory."""
 
-    def __init__(self, path: Path, tool_format: str):
-        self.path, self.tool_format = path, tool_format
+    def __init__(self, path: Path, tool_format: str, tools_of: Callable[[str], list[dict]]):
+        self.path, self.tool_format, self.tools_of = path, tool_format, tools_of
         self.shared: dict[str, int] = {}
+        self.names: tuple[str, list[str]] | None = None
         self.fh = None
 
-    def add(self, env_id: str, tools: list[dict]) -> int:
-        """How many of `tools` (a task's) are its environment's; writes them the first time."""
-        if env_id not in self.shared:
-            shared = [t for t in tools if t["name"] != "submit_answer"]
-            self.fh = self.fh or open(self.path, "w", encoding="utf-8")
-            self.fh.write(_json_line({"env_id": env_id, "tool_format": self.tool_format,
-                                      "tools": json.dumps(shared, ensure_ascii=False)}))
-            self.shared[env_id] = len(shared)
-        return self.shared[env_id]
+    def add(self, env_id: str) -> list[str]:
+        """The names of the environment's tools, in order; writes them the first time."""
+        if self.names is None or self.names[0] != env_id:
+            tools = self.tools_of(env_id)
+            if env_id not in self.shared:
+                self.fh = self.fh or open(self.path, "w", encoding="utf-8")
+                self.fh.write(_json_line({"env_id": env_id, "tool_format": self.tool_format,
+                                          "tools": json.dumps(tools, ensure_ascii=False)}))
+                self.shared[env_id] = len(tools)
+            self.names = (env_id, [t["name"] for t in tools])
+        return self.names[1]
 
     def close(self) -> None:
         if self.fh is not None:
@@ -473,11 +489,15 @@ class ToolsTable:
 def slim_row(record: dict, table: ToolsTable) -> dict:
     """An awm-layout row of a directory export: the environment's tools go to the tools table once (they are
     96% of a record, the same for every task of an environment); the row keeps the tools only this task has
-    (submit_answer, in typed mode) as `task_tools`. The task's tools are the table's + `task_tools`
-    (`task_tools_of`)."""
+    (submit_answer, in typed mode) as `task_tools`, and the names of the table's tools this task is not
+    offered (the staff-only ones, when the customer writes the request) as `withheld_tools`. The task's tools
+    are the table's less `withheld_tools`, then `task_tools` (`task_tools_of`)."""
     row = dict(record)
     tools = row.pop("tools")
-    row["task_tools"] = json.dumps(tools[table.add(record["env_id"], tools):], ensure_ascii=False)
+    names = table.add(record["env_id"])
+    offered = {t["name"] for t in tools}
+    row["task_tools"] = json.dumps([t for t in tools if t["name"] not in set(names)], ensure_ascii=False)
+    row["withheld_tools"] = json.dumps([name for name in names if name not in offered])
     row["tools_table"] = TOOLS_TABLE
     return row
 
@@ -485,7 +505,8 @@ def slim_row(record: dict, table: ToolsTable) -> dict:
 def task_tools_of(row: dict, tools_table: dict[str, list[dict]]) -> list[dict]:
     """The tools a task of a directory export (layout awm) sees, in the order the server lists them.
     `tools_table`: env_id to tools, from the export's tools.jsonl (`read_tools_table`)."""
-    return tools_table[row["env_id"]] + json.loads(row["task_tools"])
+    withheld = set(json.loads(row.get("withheld_tools") or "[]"))
+    return [t for t in tools_table[row["env_id"]] if t["name"] not in withheld] + json.loads(row["task_tools"])
 
 
 def read_tools_table(path: Path) -> dict[str, list[dict]]:
@@ -572,7 +593,8 @@ def write_export(store: ArtifactStore, out: Path, base_url: str = DEFAULT_BASE_U
     else:
         with atomic_directory(out) as folder:
             sinks = SplitSinks(folder, fmt)
-            table = ToolsTable(folder / TOOLS_TABLE, tool_format) if layout == "awm" else None
+            table = (ToolsTable(folder / TOOLS_TABLE, tool_format, lambda env: environment_tools(store, env, tool_format))
+                     if layout == "awm" else None)
             try:
                 for split, row in rows():
                     sinks.write(split, row)

@@ -87,7 +87,9 @@ def dataset_card(store: ArtifactStore, files: dict[str, str], tasks: dict[str, i
     if tools_table:
         lines += ["", f"The environments' tools are in `{tools_table}` once per environment (config `tools`; "
                   "`tools` is JSON text); a row's `task_tools` (JSON text) holds the tools only that task has "
-                  "(`submit_answer`). A task's tools, in the order the server lists them: "
+                  "(`submit_answer`), and its `withheld_tools` (JSON text) the names of the table's tools it is "
+                  "not offered (the staff-only ones, when the customer writes the request). A task's tools, in "
+                  "the order the server lists them: "
                   "`awm.export.task_tools_of(row, awm.export.read_tools_table(path))`."]
     lines += ["", "## Licence", ""]
     if imported:  # their rows carry their licence whatever this export declares

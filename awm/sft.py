@@ -106,10 +106,10 @@ def reference_rows(store: ArtifactStore, selection, tool_format: str = "strict",
         scenario = artifacts.SCENARIO.read(store, env_id)
         env = Environment.from_store(store, env_id, pool=pool, task_ids=task_ids)
         try:
-            shared = [published_spec(spec.mcp(), tool_format) for spec in env.toolset.tools]
             for task in env.tasks:
                 submit = answer_tool(task) if answer_mode == "typed" else None
-                tools = shared + ([published_spec(submit, tool_format)] if submit else [])
+                tools = ([published_spec(spec.mcp(), tool_format) for spec in env.toolset.offered(task)]
+                         + ([published_spec(submit, tool_format)] if submit else []))
                 prompt = [{"role": "system", "content": system_prompt(scenario, env.taskset.acting_user, task,
                                                                       answer_mode)},
                           {"role": "user", "content": task.instruction}]
@@ -134,7 +134,7 @@ def eval_rows(store: ArtifactStore, selection, agent: str, skipped: list[str] | 
     folder = agent_dir(store.home, agent)
     if not folder.is_dir():
         raise AWMError(f"no trajectories of agent {agent!r} under {folder}: run `awm eval` for it first")
-    tools_of: dict[str, str] = {}
+    tools_of: dict[tuple[str, str], str] = {}
     for path in sorted(folder.glob("*/*/*/*.jsonl")):
         lines = read_trajectory(path)
         if not lines or lines[0].get("type") != "rollout" or lines[-1].get("type") != "result":
@@ -144,16 +144,17 @@ def eval_rows(store: ArtifactStore, selection, agent: str, skipped: list[str] | 
         header, result = lines[0], lines[-1]
         if header["env_id"] not in selection or result.get("status") != "completed" or result.get("reward") != 1.0:
             continue
-        env_id = header["env_id"]
-        if env_id not in tools_of:
+        env_id, task_id = header["env_id"], header["task_id"]
+        if (env_id, task_id) not in tools_of:  # the tools the rollout's task offered (a customer's: not staff-only)
             toolset = artifacts.TOOLS_JSON.read(store, env_id)
-            tools_of[env_id] = json.dumps(openai_tools([published_spec(s.mcp()) for s in toolset.tools]),
-                                          ensure_ascii=False)
+            task = next((t for t in artifacts.TASKS.read(store, env_id).tasks if t.task_id == task_id), None)
+            tools_of[env_id, task_id] = json.dumps(
+                openai_tools([published_spec(s.mcp()) for s in toolset.offered(task)]), ensure_ascii=False)
         messages = [{k: v for k, v in line.items() if k != "type"} for line in lines[1:-1]]
         yield _Row(selection[env_id], {
             "env_id": env_id, "domain": header["domain"], "task_id": header["task_id"], "split": selection[env_id],
             "source": f"eval:{header['agent']}:s{header['sample']}", "reward": result["reward"],
-            "messages": [_chat_message(m) for m in messages], "tools": tools_of[env_id]})
+            "messages": [_chat_message(m) for m in messages], "tools": tools_of[env_id, task_id]})
 
 
 def _chat_message(message: dict) -> dict:

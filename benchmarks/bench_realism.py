@@ -23,8 +23,9 @@ sys.path.insert(0, str(ROOT))
 from awm.backends.offline import OfflineBackend  # noqa: E402
 from awm.builder.catalogue.seeds import resolve_domains  # noqa: E402
 from awm.builder.intents import INTENTS  # noqa: E402
+from awm.builder.tools import generate_tools  # noqa: E402
 from awm.quality.diversity import Masker, TaskText, corpus_diversity  # noqa: E402
-from awm.quality.realism import RealismText, realism  # noqa: E402
+from awm.quality.realism import RealismText, needs_staff_tool, realism  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
 
@@ -45,12 +46,14 @@ def main() -> None:
         for slot in range(args.slots):
             scenario = backend.scenario(domain, slot)
             masker = Masker.for_environment(scenario.labels, None, scenario.items + scenario.item_categories)
+            staff_only = {s.name for s in generate_tools(backend.plan(scenario))[1].tools if s.staff_only}
             for t in backend.tasks(scenario).tasks:
                 intents = tuple(t.template.split("+"))
                 texts.append(TaskText(scenario.env_id, domain, t.instruction, intents, t.steps, t.distinct_tools,
-                                      masker.mask(t.instruction)))
+                                      masker.mask(t.instruction), t.task_id))
                 measured.append(RealismText(t.instruction, intents, all(shapes.get(i) == "infeasible"
-                                                                        for i in intents)))
+                                                                        for i in intents),
+                                            needs_staff_tool(t, staff_only)))
     seconds = time.perf_counter() - started
     report = {"environments": args.domains * args.slots, "seconds": round(seconds, 1),
               "realism": realism(measured), "diversity": corpus_diversity(texts, shapes, specific)}

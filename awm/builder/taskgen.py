@@ -54,7 +54,18 @@ def _ordered(fitting: list[Intent], rng: random.Random) -> list[Intent]:
     return chosen + rest
 
 
-def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
+def _party_may(plan: Plan, staff_tools: frozenset[str]) -> Plan | None:
+    """The request as it may be written: a request whose calls (or the call it is refused) need a staff-only tool
+    (awm.builder.tools.audience) is not written in the party's own voice; None when that leaves it no voice."""
+    tools = [tool for tool, _ in plan.calls] + ([plan.refused[0][0]] if plan.refused is not None else [])
+    if "self" in plan.say.voices and any(tool in staff_tools for tool in tools):
+        plan.say.voices = tuple(v for v in plan.say.voices if v != "self")
+    return plan if plan.say.voices else None
+
+
+def _draw(world: World, order: list[Intent], wanted: int, staff_tools: frozenset[str] = frozenset()) -> list[Plan]:
+    """Up to `wanted` requests, each intent of `order` tried in turn (an intent drawn again in later rounds), none
+    touching what an earlier one does; a request that needs a tool of `staff_tools` is written by staff."""
     plans: list[Plan] = []
     used: set = set()
     for round_ in range(3):
@@ -65,6 +76,8 @@ def _draw(world: World, order: list[Intent], wanted: int) -> list[Plan]:
                 continue
             for _ in range(TRIES):
                 plan = item.build(world)
+                if plan is not None:
+                    plan = _party_may(plan, staff_tools)
                 if plan is not None and not (plan.targets & used) and not hedgeable([plan]):
                     plan.alone = world.rng.random() < (INFEASIBLE_ALONE if plan.shape == "infeasible" else ALONE)
                     plans.append(plan)
@@ -311,12 +324,13 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     # folder, imported when) does not change a world's tasks
     fitting = sorted((i for i in INTENTS.values() if i.fits(world)), key=lambda i: i.name)
     order = _ordered(fitting, rng)
-    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count)), count)
+    dialect = dialect_for(plan)
+    staff_tools = frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
+    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count, staff_tools)), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
-        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count)), count)
+        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, staff_tools)), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
-    dialect = dialect_for(plan)
     tasks = []
     for n, parts in enumerate(grouped, 1):
         instruction, voice = realiser.request([p.say for p in parts])

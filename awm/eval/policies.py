@@ -122,7 +122,12 @@ class _Env:
     tools: set[str]
     tasks: dict[str, Task]
     writes: set[str]
+    staff_only: set[str] = field(default_factory=set)  # not offered to a request the customer writes
     _shortcuts: Any = None
+
+    def offered(self, task: Task) -> set[str]:
+        """The tools an episode of `task` lists (ToolSet.offered)."""
+        return self.tools - self.staff_only if task.requester == "party" else self.tools
 
     def shortcuts(self, store: ArtifactStore):
         if self._shortcuts is None:
@@ -169,7 +174,8 @@ class SimulatedAgent:
             env = self._envs[env_id] = _Env(
                 env_id, artifacts.SCENARIO.read(self.store, env_id).name,
                 {t.name for t in toolset.tools}, {t.task_id: t for t in taskset.tasks},
-                {t.name for t in toolset.tools if not t.annotations.get("readOnlyHint")})
+                {t.name for t in toolset.tools if not t.annotations.get("readOnlyHint")},
+                {t.name for t in toolset.tools if t.staff_only})
         return env
 
     def find_task(self, messages: list[dict], tool_names: set[str]) -> tuple[_Env, Task]:
@@ -182,7 +188,7 @@ class SimulatedAgent:
                 self._scan()
             candidates = [self._env(env_id) for env_id, _ in self._index.get(instruction, [])]
             for (_, task_id), env in zip(self._index.get(instruction, []), candidates):
-                if env.tools <= tool_names and (env.scenario in system or len(candidates) == 1):
+                if env.offered(env.tasks[task_id]) <= tool_names and (env.scenario in system or len(candidates) == 1):
                     return env, env.tasks[task_id]
         raise AgentRequestError(f"no task of the corpus in {self.home} has the instruction "
                                 f"{instruction[:120]!r} with these tools")

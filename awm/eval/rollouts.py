@@ -228,15 +228,15 @@ class RolloutEngine:
         taskset = artifacts.TASKS.read(self.store, env_id)
         scenario = artifacts.SCENARIO.read(self.store, env_id)
         toolset = artifacts.TOOLS_JSON.read(self.store, env_id)
-        tools = openai_tools([published_spec(spec.mcp()) for spec in toolset.tools])
         env_hash = self._files_hash(env_id, ENV_FILES)
         published = {e.task_id for e in entries}
-        # a task that expects an answer is answered with `submit_answer` (the system prompt says so): offered
-        # beside the environment's tools, as every episode of that task offers it
+        # the tools an episode of the task offers (a customer's own request: not the staff-only ones), and
+        # `submit_answer` when it expects an answer (the system prompt says so)
         return [_Task(env_id, scenario.domain, t,
                       [{"role": "system", "content": system_prompt(scenario, taskset.acting_user, t)},
                        {"role": "user", "content": t.instruction}],
-                      tools + openai_tools([published_spec(submit)]) if (submit := answer_tool(t)) else tools,
+                      openai_tools([published_spec(spec.mcp()) for spec in toolset.offered(t)]
+                                   + ([published_spec(submit)] if (submit := answer_tool(t)) else [])),
                       scenario.category, env_hash)
                 for t in taskset.tasks if t.task_id in published], None
 

@@ -235,6 +235,7 @@ class TaskText:
     steps: int
     tools: int
     masked: list[str] = field(default_factory=list)
+    task_id: str = ""
 
 
 def _summary(values: list[int]) -> dict:

@@ -16,7 +16,9 @@
                          (a partner, a child) in a task that is not a refusal, a customer acting for another
                          person in a task that is not one of the proven authority requests (the agent must find
                          the authority on the other person's record, or refuse), or a customer asking for a staff
-                         operation (assigning a member of staff, changing stock or prices)
+                         operation (assigning a member of staff, changing stock or prices), in words or in
+                         a tool: a customer's own request whose calls need a staff-only tool
+                         (awm/builder/tools/audience.py; `needs_staff_tool`)
 
 `realism` reports these for a list of `RealismText`; the tasks asset, the catalog and the tests share it.
 """
@@ -30,6 +32,7 @@ from functools import cache
 
 from awm.builder.intents.people import AUTHORITY_INTENTS
 from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, RELATIONS
+from awm.contracts import Task
 
 _NAME = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)+"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -122,6 +125,14 @@ class RealismText:
     instruction: str
     intents: tuple[str, ...]
     refusal: bool = False  # every request of the task is one the business must refuse
+    staff_tool: bool = False  # the customer writes it (Task.requester party) and it needs a staff-only tool
+
+
+def needs_staff_tool(task: Task, staff_only: set[str] | frozenset[str]) -> bool:
+    """Whether a request the customer writes in their own words needs one of the tools only staff may use
+    (`staff_only`: ToolSpec.staff_only), in its reference solution or in the call its refusal is proven with."""
+    calls = {c.tool for c in task.reference_solution} | {r.call.tool for r in task.refusals}
+    return task.requester == "party" and bool(calls & staff_only)
 
 
 def _unquoted(instruction: str) -> str:
@@ -141,6 +152,8 @@ def authority_request(task: RealismText) -> bool:
 def voice_violation(task: RealismText) -> str | None:
     """What is wrong with the task's voice, or None."""
     voice = voice_of(task.instruction)
+    if task.staff_tool:
+        return "a customer's own request needs a tool only staff may use"
     if voice == "proxy" and not task.refusal:
         return "acts for another person without a recorded authority"
     if voice == "self" and on_behalf(task.instruction) and not authority_request(task):

@@ -29,7 +29,7 @@ from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCode
 from awm.runtime.answers import SUBMIT_ANSWER, answer_tool, submit
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
 from awm.runtime.sandbox import functions_of, load_module
-from awm.runtime.tools import ArgumentCheck, is_error, is_evidence
+from awm.runtime.tools import ArgumentCheck, is_error, is_evidence, tool_error
 from awm.store import ArtifactStore, check_sqlite_file
 
 
@@ -69,6 +69,7 @@ class Environment:
         self.tools_source = tools_source
         self._program = compiled_program(tools_source, filename)[1]
         self.arguments = ArgumentCheck({spec.name: spec.input_schema for spec in toolset.tools})
+        self._staff_only = frozenset(spec.name for spec in toolset.tools if spec.staff_only)
         self._verifier_code: dict[str, str] = {}
         self._footprints: dict[str, dict] = {}
         self._verifier_programs: dict[str, tuple[str, str]] = {}
@@ -101,10 +102,21 @@ class Environment:
         return [spec.mcp() for spec in self.toolset.tools]
 
     def tools_for(self, task_id: str | None) -> list[dict]:
-        """The tools an episode of `task_id` offers: the environment's, and `submit_answer` when the task
-        expects an answer (awm.runtime.answers)."""
-        extra = answer_tool(self.task(task_id)) if task_id is not None else None
-        return self.tools + ([extra] if extra else [])
+        """The tools an episode of `task_id` offers: the environment's (for a request the party writes in their
+        own words, only those the party may use: ToolSet.offered), and `submit_answer` when the task expects an
+        answer (awm.runtime.answers)."""
+        task = self.task(task_id) if task_id is not None else None
+        extra = answer_tool(task) if task is not None else None
+        return [spec.mcp() for spec in self.toolset.offered(task)] + ([extra] if extra else [])
+
+    def checked(self, task: Task | None, tool: str, arguments: Any) -> tuple[Any, dict | None]:
+        """(the arguments to run `tool` with, None), or (them, the structured error that refuses the call): a
+        staff-only tool in an episode of a request the party writes (`not_permitted`, the runtime's refusal:
+        the call never reaches the tools), or arguments that do not fit the tool's schema (ArgumentCheck)."""
+        if task is not None and tool in self._staff_only and task.requester == "party":
+            return arguments, tool_error("not_permitted", f"{tool} is for the staff of the business; this "
+                                         "request is the customer's own, and their tools are the ones listed")
+        return self.arguments.checked(tool, {} if arguments is None else arguments)
 
     @property
     def tasks(self) -> list[Task]:
@@ -199,7 +211,7 @@ class Environment:
         task = self.task(task_id) if task_id is not None else None
         problems, sent, made = [], [], [0]  # made[n]: how many of the first n calls are sent
         for tool, arguments in calls:
-            arguments, problem = self.arguments.checked(tool, {} if arguments is None else arguments)
+            arguments, problem = self.checked(task, tool, arguments)
             problems.append(problem)
             if problem is None:
                 sent.append((tool, arguments))
@@ -208,8 +220,7 @@ class Environment:
         for after, more, answer, *rest in branches if task is not None else ():
             if not 0 <= after <= len(calls):
                 raise ValueError(f"branch after {after} calls: the trajectory has {len(calls)}")
-            prepared = [(tool, self.arguments.checked(tool, {} if arguments is None else arguments))
-                        for tool, arguments in more]
+            prepared = [(tool, self.checked(task, tool, arguments)) for tool, arguments in more]
             checked = [(tool, arguments) for tool, (arguments, _) in prepared]
             problems_here = [problem for _, (_, problem) in prepared]
             position = [sum(p is None for p in problems_here[:i]) for i in range(len(checked))]
@@ -389,7 +400,7 @@ class Episode:
 
     def _checked(self, tool: str, arguments: Any) -> tuple[dict, dict | None]:
         self.calls += 1
-        return self.env.arguments.checked(tool, {} if arguments is None else arguments)
+        return self.env.checked(self.task, tool, arguments)
 
     def _counted(self, result: Any, tool: bool = False) -> Any:
         if is_error(result):

@@ -45,7 +45,7 @@ def is_error(result: Any) -> bool:
 # Errors the runtime gives instead of a tool's answer: a call that got one learnt nothing about the world.
 RUNTIME_ERROR_CODES = frozenset({"unknown_tool", "invalid_arguments", "tool_failed", "timeout", "resource_limit",
                                  "database_error", "sandbox_crashed", "episode_lost", "episode_ended",
-                                 "already_submitted"})
+                                 "already_submitted", "not_permitted"})
 
 
 def is_evidence(result: Any) -> bool:

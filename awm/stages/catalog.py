@@ -32,7 +32,7 @@ from awm.domains import split_env_id
 from awm.errors import AWMError
 from awm.quality.diversity import Masker, TaskText, corpus_diversity
 from awm.quality.findings import check_named_in
-from awm.quality.realism import RealismText, realism
+from awm.quality.realism import RealismText, needs_staff_tool, realism
 from awm.store import ArtifactStore, atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -237,8 +237,19 @@ def task_texts(store: ArtifactStore, entries: list[CatalogEntry]) -> list[TaskTe
                                         scenario.items + scenario.item_categories)
         for e in published:
             texts.append(TaskText(env_id, e.domain, e.instruction, tuple(templates[e.task_id].split("+")), e.steps,
-                                  e.tools, masker.mask(e.instruction)))
+                                  e.tools, masker.mask(e.instruction), e.task_id))
     return texts
+
+
+def customer_staff_calls(store: ArtifactStore, env_ids: set[str]) -> set[tuple[str, str]]:
+    """(env_id, task_id) of each request the customer writes whose calls need a staff-only tool (a voice
+    violation: awm.quality.realism.needs_staff_tool)."""
+    found = set()
+    for env_id in env_ids:
+        staff_only = {s.name for s in artifacts.TOOLS_JSON.read(store, env_id).tools if s.staff_only}
+        found |= {(env_id, t.task_id) for t in artifacts.TASKS.read(store, env_id).tasks
+                  if needs_staff_tool(t, staff_only)}
+    return found
 
 
 def task_diversity(store: ArtifactStore, entries: list[CatalogEntry]) -> dict:
@@ -251,8 +262,10 @@ def task_diversity(store: ArtifactStore, entries: list[CatalogEntry]) -> dict:
     specific = {name for name, i in INTENTS.items() if i.specific}
     texts = task_texts(store, entries)
     report = corpus_diversity(texts, shapes, specific)
+    staff_calls = customer_staff_calls(store, {t.env_id for t in texts})
     report["realism"] = realism([RealismText(t.instruction, t.intents,
-                                             all(shapes.get(i) == "infeasible" for i in t.intents)) for t in texts])
+                                             all(shapes.get(i) == "infeasible" for i in t.intents),
+                                             (t.env_id, t.task_id) in staff_calls) for t in texts])
     return report
 
 

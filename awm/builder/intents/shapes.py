@@ -61,7 +61,9 @@ def ticket_for_case(w: World, subjects: tuple[str, ...], priority: str, notes: t
     if member is not None:
         slots["staff"] = w.person(member)
     goal = Goal(kind="rows_created", table=w.table("ticket"), count=1, expect=expect)
-    return Plan(calls, [goal, note_goal], Say("do", clauses, slots, party=ref, voices=BOTH),
+    # putting a named member of staff on the ticket is the staff's to ask, not the customer's
+    return Plan(calls, [goal, note_goal], Say("do", clauses, slots, party=ref,
+                                              voices=("staff",) if member is not None else BOTH),
                 targets={("case", case["id"])})
 
 

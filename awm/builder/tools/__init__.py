@@ -202,7 +202,7 @@ def render_specs(plan: WorldPlan, tools: list[ToolDef]) -> ToolSet:
                   "required": [p.name for p in tool.params if p.required], "additionalProperties": False}
         annotations = {"readOnlyHint": tool.read_only, "destructiveHint": tool.destructive}
         specs.append(ToolSpec(name=tool.name, description=tool.description, inputSchema=schema,
-                              annotations=annotations))
+                              annotations=annotations, staff_only=tool.audience == "staff"))
     return ToolSet(env_id=plan.scenario.env_id, tools=specs, api_style=style_for(plan.scenario.seed).record())
 
 

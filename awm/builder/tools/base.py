@@ -8,11 +8,12 @@ from types import ModuleType
 from typing import Any
 
 from awm.builder.codegen import Expr, Ident, Repeat
-from awm.builder.dialect import ApiStyle, ToolNames
+from awm.builder.dialect import ApiStyle, ToolNames, split_name
 from awm.builder.entities import FULL_NAME, Entity
 from awm.builder.naming import code_prefix, plural
 from awm.builder.phrasing import fix_articles
 from awm.builder.templates.tools import generic
+from awm.builder.tools.audience import audience
 from awm.builder.world import WorldPlan
 
 PAGE_SIZE = {"type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "page size"}
@@ -56,6 +57,7 @@ class ToolDef:
     role: str = ""
     kind: str = "read"  # read | create | update | delete | action
     paged: bool = False  # a list tool: its filters and paging arguments follow the API style
+    audience: str = "staff"  # who may use it: "party" (the customer too) or "staff" (awm.builder.tools.audience)
     # bodies: nested (awm.builder.dialect): the object parameters holding fields the template takes by name
     bodies: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
@@ -134,7 +136,15 @@ class ToolBuilder:
                   if isinstance(p.schema.get("description"), str) else p for p in params]
         self.tools.append(ToolDef(name, fix_articles(description), params, template, function,
                                   {**self.roles, **bindings},
-                                  read_only=read_only, destructive=destructive, role=role, kind=kind, paged=paged))
+                                  read_only=read_only, destructive=destructive, role=role, kind=kind, paged=paged,
+                                  audience=audience(role, kind, self.verb(name, role))))
+
+    def verb(self, name: str, role: str) -> str:
+        """The verb of a canonical tool name (cancel_order -> cancel, update_customer_contact -> update)."""
+        ent = self.plan[role] if role and self.has(role) else None
+        if ent is None:
+            return name.split("_", 1)[0]
+        return split_name(name, ent.name, ent.plural_name)[0]
 
     def id_param(self, role: str, desc: str | None = None) -> Param:
         ent = self.ent(role)

@@ -23,9 +23,18 @@ from awm.builder.phrasing import (
     voice_named,
 )
 from awm.builder.taskgen import PAIR_SHARE, _assemble, generate_tasks
+from awm.builder.tools import generate_tools
 from awm.builder.world import make_scenario, plan_world
-from awm.contracts import Goal
-from awm.quality.realism import RealismText, contradiction, realism, sentences, voice_of, voice_violation
+from awm.contracts import Goal, Task, ToolCall
+from awm.quality.realism import (
+    RealismText,
+    contradiction,
+    needs_staff_tool,
+    realism,
+    sentences,
+    voice_of,
+    voice_violation,
+)
 
 SAMPLE_DOMAINS = builtin_domains()[::3]  # 34 domains of every kind, two slots each: 680 tasks
 
@@ -132,9 +141,24 @@ def test_customers_never_write_for_someone_else_or_ask_for_staff_operations(doma
     """Every slot of a few domains: the first-person requests are the customer's own, and ask nothing only staff do."""
     for slot in range(10):
         plan = plan_world(make_scenario(domain, slot))
+        staff_only = {s.name for s in generate_tools(plan)[1].tools if s.staff_only}
         for t in generate_tasks(plan, generate_rows(plan)).tasks:
             intents = tuple(t.template.split("+"))
-            assert voice_violation(RealismText(t.instruction, intents)) is None, t.instruction
+            text = RealismText(t.instruction, intents, staff_tool=needs_staff_tool(t, staff_only))
+            assert voice_violation(text) is None, t.instruction
+
+
+def test_a_customers_request_that_needs_a_staff_tool_is_a_voice_violation():
+    own = "Hello, my name is Ann Lee. Please cancel my order ORD-1001."
+    assert voice_violation(RealismText(own, ("cancel_case",))) is None
+    assert voice_violation(RealismText(own, ("cancel_case",), staff_tool=True)) == (
+        "a customer's own request needs a tool only staff may use")
+    task = Task(task_id="t01", instruction=own, kind="action", template="cancel_case", requester="party",
+                reference_solution=[ToolCall(tool="find_orders"), ToolCall(tool="cancel_order")],
+                goals=[Goal(kind="row_deleted", table="orders", pk=1)])
+    assert not needs_staff_tool(task, {"ship_order"})
+    assert needs_staff_tool(task, {"cancel_order"})
+    assert not needs_staff_tool(task.model_copy(update={"requester": "staff"}), {"cancel_order"})
 
 
 def test_a_customer_acting_for_someone_else_is_counted_and_flagged_outside_the_authority_requests():

@@ -218,7 +218,9 @@ def test_a_directory_export_loads_as_a_dataset_dict_with_a_card_and_the_tools_on
     for row in (row for rows in loaded.values() for row in rows):
         record = by_task[(row["env_id"], row["task_id"])]
         assert task_tools_of(row, table) == record["tools"]  # nothing a trainer needs is lost
-        assert {k: v for k, v in row.items() if k not in ("task_tools", "tools_table")} == \
+        # a customer's own request is not offered the staff-only tools: the table keeps them for the others
+        assert bool(json.loads(row["withheld_tools"])) == (record["requester"] == "party")
+        assert {k: v for k, v in row.items() if k not in ("task_tools", "withheld_tools", "tools_table")} == \
             {k: v for k, v in record.items() if k != "tools"}
     assert (tmp_path / "awm" / "train.jsonl").stat().st_size * 3 < sum(
         len(json.dumps(r)) for r in whole if r["split"] == "train")
