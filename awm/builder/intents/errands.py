@@ -1,0 +1,194 @@
+"""Requests whose one goal takes several steps, as a customer writes them in one message: "from my past orders find
+the last one that had the blue kettle in it, order exactly the same again and pay for it the way I paid last time",
+"clear everything I still owe on my open orders", "my delivery arrived damaged: send it back and send me the same
+things again". The depth comes from the goal itself (finding the right row among the person's own, copying what it
+held, paying what it comes to), never from a second, unrelated request or from reads the goal does not need.
+
+Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning): the
+requests are written in the customer's own voice or by a member of staff for them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from awm.builder.clock import REFERENCE_NOW
+from awm.builder.intents.base import Plan, World, intent, status_words
+from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, status_goal
+from awm.builder.phrasing import Say, money, quote
+from awm.contracts import Goal
+
+BOTH = ("staff", "self")
+ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order")
+MAX_LINES = 3  # a case copied line by line holds at most this many lines
+MAX_OWING = 4  # open cases paid off in one request
+
+
+def _copy_case(w: World, party: dict, site_id: int, lines: list[dict]) -> tuple[list[tuple[str, dict]], Goal, int]:
+    """The calls that open a new case for `party` at the site with the same items and quantities as `lines`, the goal
+    that checks it, and the new case's id."""
+    new_id = len(w.rows["case"]) + 1
+    cfk = w.fk("case")
+    calls = [(w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): site_id})]
+    calls += [(w.n.create("line"), {cfk: new_id, w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]})
+              for x in lines]
+    goal = Goal(kind="rows_created", table=w.table("case"), count=1,
+                expect={w.fk("party"): party["id"], w.fk("site"): site_id}, child_table=w.table("line"),
+                child_fk=cfk, children=[{w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]} for x in lines])
+    return calls, goal, new_id
+
+
+def _copyable(w: World, lines: list[dict]) -> bool:
+    """Lines a new case can repeat: a few, each of an item still offered, no item twice."""
+    items = [x[w.fk("item")] for x in lines]
+    return (0 < len(lines) <= MAX_LINES and len(set(items)) == len(items)
+            and all(w.by_id("item", i)["active"] for i in items))
+
+
+def _unique_name(w: World, item: dict) -> bool:
+    return sum(i["name"] == item["name"] for i in w.rows["item"]) == 1
+
+
+# --- the last purchase of one item, again, paid the same way --------------------------------------------------
+
+
+def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
+    """(party, their cases newest first down to the one copied, that case, the item that identifies it, the method
+    its payments used) wherever the person's most recent case holding that item is not their most recent
+    case (so "the last one" alone would be another), every newer case lacks the item, its lines can be repeated
+    and it was paid by one method."""
+    options = []
+    for party in w.active_parties("case"):
+        mine = sorted(w.party_cases(party), key=lambda c: c["created_at"], reverse=True)
+        if len({c["created_at"] for c in mine}) < len(mine):
+            continue
+        newer_items: set[int] = set()
+        for k, case in enumerate(mine[:3]):
+            lines = w.children("line", "case", case["id"])
+            methods = {p["method"] for p in w.children("payment", "case", case["id"])}
+            if (k and case["status"] != w.fl.cancel.target and _copyable(w, lines) and len(methods) == 1
+                    and captured(w, case)):
+                for item_id in sorted({x[w.fk("item")] for x in lines} - newer_items):
+                    item = w.by_id("item", item_id)
+                    if _unique_name(w, item):
+                        options.append((party, mine[:k + 1], case, item, next(iter(methods))))
+            newer_items |= {x[w.fk("item")] for x in lines}
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"), item="priced")
+def reorder_with_item_and_pay(w: World) -> Plan | None:
+    """A customer wants again what they bought the last time they bought one thing: the agent reads their cases newest
+    first until it finds the latest one holding that item, opens a new case at the same site with the same items and
+    quantities, and pays its total by the method that case was paid with. Not for applications: no one files the same
+    application again."""
+    option = w.pick(reorder_options(w))
+    if option is None:
+        return None
+    party, read, case, item, method = option
+    lines = w.children("line", "case", case["id"])
+    ref = w.party_ref(party)
+    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    total = round(sum(x["quantity"] * w.by_id("item", x[w.fk("item")])["price"] for x in lines), 2)
+    pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in read), *order, pay_call]
+    say = Say("do", (
+        "find {their} most recent {CASE} that had {item} in it, [place|open] a new {CASE} at the same {SITE} with "
+        "exactly the same items and quantities, and pay its full total the same way {they} paid for that one",
+        "{they} would like to repeat the last {CASE} {they} [placed|made] with {item} in it || set up a new {CASE} "
+        "at the same {SITE} with the same items and quantities, then record {a PAYMENT} for its whole total by the "
+        "same method as that {CASE} was paid",
+        "look through {their} past {CASE/pl} for the latest one that included {item}, copy it into a new {CASE} "
+        "(same {SITE}, same items, same quantities) and pay the new total with the payment method used last time",
+    ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal, pay_goal], say, targets={("party", party["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan.derive(w.n.create("payment"), "amount").derive(w.n.create("payment"), "method")
+
+
+# --- every open case's balance, paid off ------------------------------------------------------------------------
+
+
+def _due(w: World, case: dict) -> float:
+    return round(case["total_amount"] - sum(p["amount"] for p in captured(w, case)), 2)
+
+
+def owing_options(w: World) -> list[tuple[dict, list[dict], list[tuple[dict, float]]]]:
+    """(party, their open cases, those of them with something left to pay and how much) wherever at least two open
+    cases owe at least 1.00 each and none owes less (a cent left over is no balance a person means), and at most
+    `MAX_OWING` are open."""
+    options = []
+    for party in w.active_parties("case"):
+        open_cases = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.open), key=lambda c: c["id"])
+        owing = [(c, _due(w, c)) for c in open_cases if _due(w, c) > 0]
+        if len(open_cases) <= MAX_OWING and len(owing) >= 2 and all(d >= 1 for _, d in owing):
+            options.append((party, open_cases, owing))
+    return options
+
+
+@intent("chained")
+def settle_open_balances(w: World) -> Plan | None:
+    """A customer wants to owe nothing on their open cases: the agent lists the person's cases, reads each open one
+    (its total and captured payments), pays what is left on each that still owes, and says how much that came to."""
+    option = w.pick(owing_options(w))
+    if option is None:
+        return None
+    party, open_cases, owing = option
+    ref = w.party_ref(party)
+    method = w.pick(["card", "bank_transfer", "wallet"])
+    payments = [record_payment(w, case, due, method) for case, due in owing]
+    total = round(sum(d for _, d in owing), 2)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in open_cases), *(call for call, _ in payments)]
+    statuses = [status_words(s) for s in w.fl.open]
+    open_words = ", ".join(statuses[:-1]) + f" or {statuses[-1]}" if len(statuses) > 1 else statuses[0]
+    say = Say("do", (
+        "pay off whatever {they} still owe on {their} {CASE/pl} that are {open} by {method}: for each one, record {a "
+        "PAYMENT} for its total minus what has already been captured; then tell me how much was paid altogether",
+        "{they} want to clear every balance on {their} {CASE/pl} that are still {open} || record {a method} {PAYMENT} "
+        "for what is left on each of them and tell me the total paid",
+        "settle all of {their} {open} {CASE/pl} by {method}, each for exactly its outstanding balance, and let me "
+        "know what that came to in total",
+    ), {"open": open_words, "method": method_words(method)}, party=ref, voices=BOTH)
+    plan = Plan(calls, [goal for _, goal in payments] + [w.money_answer(total)], say, answer=money(total),
+                targets={("party", party["id"]), *(("case", c["id"]) for c, _ in owing)})
+    return plan.derive(w.n.create("payment"), "amount")
+
+
+# --- a damaged delivery sent back and sent again --------------------------------------------------------------
+
+
+def exchange_options(w: World) -> list[dict]:
+    """Delivered cases still inside the return window whose lines can be ordered again, of an active person."""
+    cutoff = (REFERENCE_NOW - timedelta(days=w.fl.action("return").window_days or 30)).isoformat()
+    return [c for c in w.rows["case"] if c["status"] in w.fl.action("return").sources and c["placed_at"] >= cutoff
+            and w.party_of(c)["status"] == "active" and _copyable(w, w.children("line", "case", c["id"]))]
+
+
+@intent("chained", flavours=("fulfillment",))
+def exchange_damaged_order(w: World) -> Plan | None:
+    """A delivery arrived damaged and the customer wants it replaced: the agent finds the case, records its return,
+    and opens a new case at the same site with the same items and quantities."""
+    case = w.pick(exchange_options(w))
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    calls = [*lookup, get_case(w, case), act(w, case, "return"), *order]
+    why = w.pick(("arrived damaged", "was broken when it came", "came crushed in the box", "arrived with parts missing"))
+    say = Say("do", (
+        "{case} {why} || record its return and place a replacement {CASE} for {them} at the same {SITE} with "
+        "exactly the same items and quantities",
+        "{they} need {case} replaced because it {why}: send it back (record the return) and open a new {CASE} at the "
+        "same {SITE} with the same items and quantities",
+        "process the return of {case}, which {why}, and set up the same {CASE} again for {them} from the same "
+        "{SITE}: same items, same quantities",
+    ), {"case": case_np, "why": why}, party=ref, voices=BOTH)
+    plan = Plan(calls, [status_goal(w, case, "returned"), order_goal], say, targets={("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
