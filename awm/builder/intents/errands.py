@@ -1,10 +1,10 @@
 """Requests whose one goal takes several steps, as a customer writes them in one message: "from my past orders find
 the last one that had the blue kettle in it, order exactly the same again and pay for it the way I paid last time",
 "clear everything I still owe on my open orders", "my delivery arrived damaged: send it back and send me the same
-things again". The depth comes from the goal itself (finding the right row among the person's own, copying what it
+things again", "merge my two open orders into one", "renew my last approved permit". The depth comes from the goal itself (finding the right row among the person's own, copying what it
 held, paying what it comes to), never from a second, unrelated request or from reads the goal does not need.
 
-Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning): the
+Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning, cancelling, submitting): the
 requests are written in the customer's own voice or by a member of staff for them."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
 BOTH = ("staff", "self")
-ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order")
+ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
+                  "renew_approved_application")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 MAX_OWING = 4  # open cases paid off in one request
 
@@ -189,6 +190,115 @@ def exchange_damaged_order(w: World) -> Plan | None:
         "{SITE}: same items, same quantities",
     ), {"case": case_np, "why": why}, party=ref, voices=BOTH)
     plan = Plan(calls, [status_goal(w, case, "returned"), order_goal], say, targets={("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- two open cases made one --------------------------------------------------------------------------------
+
+
+def _or_words(statuses: tuple[str, ...]) -> str:
+    words = [status_words(s) for s in statuses]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def merge_options(w: World) -> list[tuple[dict, list[dict], list[tuple[int, int]]]]:
+    """(party, their two cases that can still be cancelled, newest last, the merged lines as (item id, quantity))
+    wherever those two are all the person's cancellable cases, made at different moments, with nothing captured on
+    them (no refund owed), and their items, quantities added up where both hold one, make at most `MAX_LINES` + 1
+    lines of items still offered."""
+    options = []
+    for party in w.active_parties("case"):
+        cancellable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.cancel.sources),
+                             key=lambda c: c["created_at"])
+        if len(cancellable) != 2 or cancellable[0]["created_at"] == cancellable[1]["created_at"]:
+            continue
+        if any(captured(w, c) for c in cancellable):
+            continue
+        merged: dict[int, int] = {}
+        for case in cancellable:
+            for x in w.children("line", "case", case["id"]):
+                merged[x[w.fk("item")]] = merged.get(x[w.fk("item")], 0) + x["quantity"]
+        if 2 <= len(merged) <= MAX_LINES + 1 and all(w.by_id("item", i)["active"] for i in merged):
+            options.append((party, cancellable, sorted(merged.items())))
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service"))
+def combine_open_cases(w: World) -> Plan | None:
+    """A customer has two cases still open and wants one: the agent reads both, opens a new case at the site of the
+    newer one with everything they held (quantities added up where both hold an item) and cancels the two."""
+    option = w.pick(merge_options(w))
+    if option is None:
+        return None
+    party, cases, merged = option
+    ref = w.party_ref(party)
+    lines = [{w.fk("item"): item_id, "quantity": quantity} for item_id, quantity in merged]
+    order, order_goal, _ = _copy_case(w, party, cases[1][w.fk("site")], lines)
+    cancel = w.fl.cancel
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in cases),
+             *order, *(act(w, c, cancel.verb) for c in cases)]
+    verb = cancel.verb.replace("_", " ")
+    say = Say("do", (
+        "{they} have two {CASE/pl} that are still {open} and would rather have one || place a single new {CASE} at "
+        "the {SITE} of the newer one with everything from both (add the quantities up where an item is in both), "
+        "then {cancel} the two old ones",
+        "combine {their} two {open} {CASE/pl} into one: a new {CASE} at the same {SITE} as the more recent of them, "
+        "holding all their items with the quantities added together for any item in both, and {cancel} the originals",
+        "merge {their} two {CASE/pl} that are {open} into a single new {CASE} at the {SITE} of the later one (one "
+        "line per item, quantities summed), and once it exists, {cancel} the two old {CASE/pl}",
+    ), {"open": _or_words(cancel.sources), "cancel": verb}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal, *(status_goal(w, c, cancel.target) for c in cases)], say,
+                targets={("party", party["id"]), *(("case", c["id"]) for c in cases)})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- an application filed again ------------------------------------------------------------------------------
+
+
+def renewal_options(w: World) -> list[tuple[dict, dict]]:
+    """(party, their most recent approved case) wherever its lines can be repeated and no other approved case of
+    theirs was made at the same moment."""
+    approved = w.fl.action("approve").target
+    options = []
+    for party in w.active_parties("case"):
+        mine = [c for c in w.party_cases(party) if c["status"] == approved]
+        if not mine:
+            continue
+        latest = max(mine, key=lambda c: c["created_at"])
+        if sum(c["created_at"] == latest["created_at"] for c in mine) == 1 and _copyable(
+                w, w.children("line", "case", latest["id"])):
+            options.append((party, latest))
+    return options
+
+
+@intent("chained", flavours=("application",))
+def renew_approved_application(w: World) -> Plan | None:
+    """A person renews what was approved last time: the agent finds their most recent approved case, opens a new one at
+    the same site with the same items and quantities, and submits it."""
+    option = w.pick(renewal_options(w))
+    if option is None:
+        return None
+    party, case = option
+    ref = w.party_ref(party)
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    submit = w.fl.action("submit")
+    order_goal.expect["status"] = submit.target
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), *order,
+             (w.n.action("case", "submit"), {w.fk("case"): new_id})]
+    say = Say("do", (
+        "{they} want to file {their} most recent approved {CASE} again || start a new one at the same {SITE} with the "
+        "same items and quantities as that one, and submit it",
+        "file {their} last approved {CASE} again: a new {CASE} at the same {SITE}, the same items, the same "
+        "quantities, submitted once it is complete",
+        "look up the latest {CASE} of {theirs} that was approved, copy it into a new {CASE} (same {SITE}, items "
+        "and quantities) and send the new one in (submit it)",
+    ), {}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal], say, targets={("party", party["id"]), ("case", case["id"])})
     for argument in (w.fk("item"), "quantity"):
         plan.derive(w.n.create("line"), argument)
     return plan

@@ -1,5 +1,6 @@
 """Requests whose one goal takes several steps (awm/builder/intents/errands.py): the last purchase of one item ordered
-again and paid the same way, every open balance paid off, a damaged delivery returned and sent again. Each is planned
+again and paid the same way, every open balance paid off, a damaged delivery returned and sent again, two open cases
+merged into one, the last approved application filed again. Each is planned
 in many worlds, deep (six steps or more, four tools or more), written in both voices it allows without naming what
 the agent must find, uses only tools a customer may ask for, and is proven by the verification stage in each voice."""
 
@@ -15,7 +16,13 @@ import pytest
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
-from awm.builder.intents.errands import ERRAND_INTENTS, owing_options, reorder_options
+from awm.builder.intents.errands import (
+    ERRAND_INTENTS,
+    merge_options,
+    owing_options,
+    renewal_options,
+    reorder_options,
+)
 from awm.builder.phrasing import Realiser, grammar_faults, money
 from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.toolgen import dialect_for
@@ -29,7 +36,7 @@ from tests.awm.builder.test_intents import assert_every_proof_passed, prove
 from tests.awm.builder.worlds import SLOTS
 from tests.conftest import build_environment
 
-REORDER, SETTLE, EXCHANGE = ERRAND_INTENTS
+REORDER, SETTLE, EXCHANGE, COMBINE, RENEW = ERRAND_INTENTS
 VOICES = ("staff", "self")
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them
 
@@ -50,10 +57,9 @@ def _built(name: str, domain: str, slot: int, seed: int = 0):
 
 def _customer_writes(w: World) -> set[str]:
     """The writes a customer may ask for themself in these requests (opening a case, adding its lines, paying,
-    returning), and the confirmation message the business sends them."""
-    writes = {w.n.create("case"), w.n.create("line"), w.n.create("payment")}
-    if w.fl.name == "fulfillment":
-        writes.add(w.n.action("case", "return"))
+    returning, cancelling, submitting), and the confirmation message the business sends them."""
+    writes = {w.n.create("case"), w.n.create("line"), w.n.create("payment"), w.n.action("case", w.fl.cancel.verb)}
+    writes |= {w.n.action("case", verb) for verb in ("return", "submit") if verb in {a.verb for a in w.fl.actions}}
     return writes | ({w.n.create("notification")} if w.has("notification") else set())
 
 
@@ -74,6 +80,7 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_too
             assert built.say.voices == VOICES and built.derived
             steps[name] += len(tools)
     assert planned[REORDER] >= 15 and planned[SETTLE] >= 10 and planned[EXCHANGE] >= 4, planned
+    assert planned[COMBINE] >= 4 and planned[RENEW] >= 2, planned
     assert sum(steps.values()) / sum(planned.values()) >= 7, (steps, planned)
 
 
@@ -111,6 +118,53 @@ def test_every_open_case_that_owes_is_paid_exactly_its_balance():
     assert checked >= 10, checked
 
 
+def test_two_cases_merge_into_one_with_every_item_and_the_quantities_added_up():
+    """The two are all the person's cases that can still be cancelled, nothing is captured on them, and the new case
+    holds one line per item with the quantities of both added up, at the newer one's site."""
+    checked = 0
+    for domain in builtin_domains()[::2]:
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        if not INTENTS[COMBINE].fits(world):
+            continue
+        for party, cases, merged in merge_options(world):
+            cancellable = [c for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources]
+            assert sorted(c["id"] for c in cancellable) == sorted(c["id"] for c in cases)
+            assert cases[0]["created_at"] < cases[1]["created_at"]
+            assert not any(p["status"] == "captured" for c in cases for p in world.children("payment", "case", c["id"]))
+            lines = [x for c in cases for x in world.children("line", "case", c["id"])]
+            assert dict(merged) == {i: sum(x["quantity"] for x in lines if x[world.fk("item")] == i)
+                                    for i in {x[world.fk("item")] for x in lines}}
+            checked += 1
+        built = INTENTS[COMBINE].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.create("case"))
+            newer = max((world.by_id("case", a[world.pk("case")]) for t, a in built.calls if t == world.n.get("case")),
+                        key=lambda c: c["created_at"])
+            assert site == newer[world.fk("site")]
+    assert checked >= 5, checked
+
+
+def test_the_renewed_application_is_the_latest_approved_and_is_submitted():
+    checked = 0
+    for domain in builtin_domains():
+        plan = plan_world(make_scenario(domain, 0))
+        if not INTENTS[RENEW].fits(World(plan, {}, random.Random(0))):
+            continue
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        for party, case in renewal_options(world):
+            approved = [c for c in world.party_cases(party) if c["status"] == "approved"]
+            assert case is max(approved, key=lambda c: c["created_at"])
+            checked += 1
+        built = INTENTS[RENEW].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            assert built.goals[0].expect["status"] == "submitted"
+            writes = [t for t, _ in built.calls if not t.startswith(("get_", "list_", "search_"))]
+            assert world.n.action("case", "submit") in writes[-2:]
+    assert checked >= 10, checked
+
+
 def _hidden(world: World, built) -> list[str]:
     """What the agent must find and the instruction must not give away: the case copied (its code), the method it
     was paid by, the total paid off."""
@@ -120,6 +174,8 @@ def _hidden(world: World, built) -> list[str]:
         return [copied["code"], method.replace("_", " ")]
     if built.intent == SETTLE:
         return [built.answer]
+    if built.intent == RENEW:
+        return [world.by_id("case", next(a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")))["code"]]
     return []
 
 
@@ -145,7 +201,8 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
                         for hidden in _hidden(world, built):
                             assert hidden not in text, (hidden, text)
                         seen[name] += 1
-    assert seen[REORDER] >= 30 and seen[SETTLE] >= 30 and seen[EXCHANGE] >= 6, seen
+    assert seen[REORDER] >= 30 and seen[SETTLE] >= 30 and seen[EXCHANGE] >= 6 and seen[COMBINE] >= 6, seen
+    assert seen[RENEW] >= 6, seen
 
 
 def test_task_sets_draw_the_requests():
