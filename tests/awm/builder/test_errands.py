@@ -33,7 +33,7 @@ from awm.quality.tasks import task_findings, unstated_values
 from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
 from tests.awm.builder.test_intents import assert_every_proof_passed, prove
-from tests.awm.builder.worlds import SLOTS
+from tests.awm.builder.worlds import worlds_planning
 from tests.conftest import build_environment
 
 REORDER, SETTLE, EXCHANGE, COMBINE, RENEW = ERRAND_INTENTS
@@ -53,6 +53,15 @@ def _built(name: str, domain: str, slot: int, seed: int = 0):
         return None
     plan, rows = _rows(domain, slot)
     return INTENTS[name].build(World(plan, rows, random.Random(seed)))
+
+
+def _fitting(name: str, step: int):
+    """(plan, rows, world) of every `step`-th built-in domain's slot 0 that the intent fits."""
+    for domain in builtin_domains()[::step]:
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        if INTENTS[name].fits(world):
+            yield plan, rows, world
 
 
 def _customer_writes(w: World) -> set[str]:
@@ -87,11 +96,7 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_too
 def test_the_reordered_case_is_the_latest_holding_the_item_and_not_simply_the_latest():
     """The constraint bites: the person's most recent case is another one, and no newer case holds the item."""
     checked = 0
-    for domain in builtin_domains()[::4]:
-        plan, rows = _rows(domain, 0)
-        world = World(plan, rows, random.Random(0))
-        if not INTENTS[REORDER].fits(world):
-            continue
+    for _, _, world in _fitting(REORDER, 4):
         for party, read, case, item, method in reorder_options(world):
             mine = sorted(world.party_cases(party), key=lambda c: c["created_at"], reverse=True)
             holding = [c for c in mine if any(x[world.fk("item")] == item["id"]
@@ -122,11 +127,7 @@ def test_two_cases_merge_into_one_with_every_item_and_the_quantities_added_up():
     """The two are all the person's cases that can still be cancelled, nothing is captured on them, and the new case
     holds one line per item with the quantities of both added up, at the newer one's site."""
     checked = 0
-    for domain in builtin_domains()[::2]:
-        plan, rows = _rows(domain, 0)
-        world = World(plan, rows, random.Random(0))
-        if not INTENTS[COMBINE].fits(world):
-            continue
+    for plan, rows, world in _fitting(COMBINE, 2):
         for party, cases, merged in merge_options(world):
             cancellable = [c for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources]
             assert sorted(c["id"] for c in cancellable) == sorted(c["id"] for c in cases)
@@ -218,22 +219,7 @@ def test_task_sets_draw_the_requests():
 
 @cache
 def errand_worlds() -> tuple[tuple[str, int], ...]:
-    """For each request, the first worlds (catalogue and slot order) it is planned in, one per lifecycle, up to
-    `PER_INTENT`: found by what they contain, never named by hand."""
-    found: list[tuple[str, int]] = []
-    for name in ERRAND_INTENTS:
-        flavours: set[str] = set()
-        for slot in range(SLOTS):
-            for domain in builtin_domains():
-                if len(flavours) >= PER_INTENT:
-                    break
-                flavour = plan_world(make_scenario(domain, slot)).flavour.name
-                if flavour not in flavours and _built(name, domain, slot) is not None:
-                    flavours.add(flavour)
-                    if (domain, slot) not in found:
-                        found.append((domain, slot))
-        assert flavours, f"no world of slots 0-{SLOTS - 1} can plan {name}"
-    return tuple(found)
+    return worlds_planning(ERRAND_INTENTS, lambda *world: _built(*world) is not None, PER_INTENT)
 
 
 @pytest.fixture(scope="module")
