@@ -1,7 +1,8 @@
 """Requests whose one goal takes several steps, as a customer writes them in one message: "from my past orders find
 the last one that had the blue kettle in it, order exactly the same again and pay for it the way I paid last time",
 "clear everything I still owe on my open orders", "my delivery arrived damaged: send it back and send me the same
-things again", "merge my two open orders into one", "renew my last approved permit". The depth comes from the goal itself (finding the right row among the person's own, copying what it
+things again", "merge my two open orders into one", "renew my last approved permit", "I cancelled that order by mistake: place it
+again". The depth comes from the goal itself (finding the right row among the person's own, copying what it
 held, paying what it comes to), never from a second, unrelated request or from reads the goal does not need.
 
 Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning, cancelling, submitting): the
@@ -14,12 +15,12 @@ from datetime import timedelta
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, status_words
 from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, status_goal
-from awm.builder.phrasing import Say, money, quote
+from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
 BOTH = ("staff", "self")
 ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
-                  "renew_approved_application")
+                  "renew_approved_application", "replace_cancelled_case")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 MAX_OWING = 4  # open cases paid off in one request
 
@@ -145,12 +146,12 @@ def settle_open_balances(w: World) -> Plan | None:
     statuses = [status_words(s) for s in w.fl.open]
     open_words = ", ".join(statuses[:-1]) + f" or {statuses[-1]}" if len(statuses) > 1 else statuses[0]
     say = Say("do", (
-        "pay off whatever {they} still owe on {their} {CASE/pl} that are {open} by {method}: for each one, record {a "
+        "pay off by {method} whatever {they} still owe on {their} {CASE/pl} that are {open}: for each one, record {a "
         "PAYMENT} for its total minus what has already been captured; then tell me how much was paid altogether",
         "{they} want to clear every balance on {their} {CASE/pl} that are still {open} || record {a method} {PAYMENT} "
         "for what is left on each of them and tell me the total paid",
-        "settle all of {their} {open} {CASE/pl} by {method}, each for exactly its outstanding balance, and let me "
-        "know what that came to in total",
+        "settle all of {their} {open} {CASE/pl}, each with {a method} {PAYMENT} for exactly its outstanding balance, "
+        "and let me know what that came to in total",
     ), {"open": open_words, "method": method_words(method)}, party=ref, voices=BOTH)
     plan = Plan(calls, [goal for _, goal in payments] + [w.money_answer(total)], say, answer=money(total),
                 targets={("party", party["id"]), *(("case", c["id"]) for c, _ in owing)})
@@ -184,8 +185,8 @@ def exchange_damaged_order(w: World) -> Plan | None:
     say = Say("do", (
         "{case} {why} || record its return and place a replacement {CASE} for {them} at the same {SITE} with "
         "exactly the same items and quantities",
-        "{they} need {case} replaced because it {why}: send it back (record the return) and open a new {CASE} at the "
-        "same {SITE} with the same items and quantities",
+        "{they} need {case} replaced because it {why} || send it back (record the return) and open a new {CASE} at "
+        "the same {SITE} with the same items and quantities",
         "process the return of {case}, which {why}, and set up the same {CASE} again for {them} from the same "
         "{SITE}: same items, same quantities",
     ), {"case": case_np, "why": why}, party=ref, voices=BOTH)
@@ -299,6 +300,44 @@ def renew_approved_application(w: World) -> Plan | None:
         "and quantities) and send the new one in (submit it)",
     ), {}, party=ref, voices=BOTH)
     plan = Plan(calls, [order_goal], say, targets={("party", party["id"]), ("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- a case cancelled by mistake, placed again ------------------------------------------------------------------
+
+
+def replace_options(w: World) -> list[dict]:
+    """Cancelled cases of an active person whose lines (two or more) can be ordered again."""
+    return [c for c in w.rows["case"] if c["status"] == w.fl.cancel.target and w.party_of(c)["status"] == "active"
+            and len(w.children("line", "case", c["id"])) >= 2 and _copyable(w, w.children("line", "case", c["id"]))]
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
+def replace_cancelled_case(w: World) -> Plan | None:
+    """A case was cancelled by mistake and the person wants it back: the agent finds it, reads what it held, and opens
+    a new case at the same site with the same items and quantities (a cancelled case is not reopened)."""
+    case = w.pick(replace_options(w))
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    # named by its code: "their order that is cancelled was cancelled by mistake" says nothing
+    case_np = T(f"{{their}} {{CASE}} {case['code']}")
+    lookup = [w.find_party(ref), (w.n.list("case"), {"code": case["code"]})]
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    say = Say("do", (
+        "{case} was {done} by mistake || set it up again for {them} as a new {CASE} at the same {SITE} with exactly "
+        "the same items and quantities",
+        "{they} did not mean to cancel {case} || place a new {CASE} for {them} at the same {SITE} that repeats it "
+        "item for item, with the same quantities",
+        "put back {case}, which was {done} in error, as a new {CASE} at the same {SITE} with the same items and the "
+        "same quantities",
+    ), {"case": case_np, "done": "cancelled"}, party=ref, voices=BOTH)
+    plan = Plan([*lookup, get_case(w, case), *order], [order_goal], say,
+                targets={("case", case["id"]), ("party", party["id"])})
     for argument in (w.fk("item"), "quantity"):
         plan.derive(w.n.create("line"), argument)
     return plan
