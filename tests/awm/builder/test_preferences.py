@@ -34,7 +34,7 @@ from awm.quality.tasks import unstated_values
 from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
 from tests.awm.builder.test_intents import assert_every_proof_passed, prove_requests
-from tests.awm.builder.worlds import SLOTS
+from tests.awm.builder.worlds import worlds_planning
 
 TOP_RATED, DEAREST, CHEAPEST, EARLIEST = PREFERENCE_INTENTS
 OPTIONS = {TOP_RATED: top_rated_options, DEAREST: within_budget_options, CHEAPEST: cheapest_in_stock_options,
@@ -59,19 +59,8 @@ def _builds(name: str, domain: str, slot: int) -> bool:
 @cache
 def preference_worlds() -> tuple[tuple[str, int], ...]:
     """For each request, the first worlds (catalogue and slot order) it can be planned in, one per lifecycle, up to
-    `PER_INTENT`: found by what they contain, never named by hand."""
-    found: list[tuple[str, int]] = []
-    for name in PREFERENCE_INTENTS:
-        flavours: set[str] = set()
-        for slot in range(SLOTS):
-            for domain in builtin_domains():
-                flavour = plan_world(make_scenario(domain, slot)).flavour.name
-                if len(flavours) < PER_INTENT and flavour not in flavours and _builds(name, domain, slot):
-                    flavours.add(flavour)
-                    if (domain, slot) not in found:
-                        found.append((domain, slot))
-        assert flavours, f"no world of slots 0-{SLOTS - 1} can plan {name}"
-    return tuple(found)
+    `PER_INTENT`."""
+    return worlds_planning(PREFERENCE_INTENTS, _builds, PER_INTENT)
 
 
 def test_the_requests_fit_only_worlds_that_have_what_they_compare():

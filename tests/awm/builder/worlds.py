@@ -3,11 +3,13 @@ changes which groups a slot draws, and a test that named the slot would silently
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from awm.builder.catalogue import DOMAIN_SEEDS
+from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.modules.packs import PACK_MODULES, PACK_ROLE_OWNER, group_roles
-from awm.builder.world import make_scenario
+from awm.builder.world import make_scenario, plan_world
 
 SLOTS = 8  # the slots of each domain searched
 
@@ -43,3 +45,22 @@ def worlds_with(group: str, n: int = 1, category: str | None = None) -> list[tup
     if not found:
         raise LookupError(f"no built-in world in slots 0-{SLOTS - 1} carries {group!r}")
     return found
+
+
+def worlds_planning(names, builds: Callable[[str, str, int], bool], per_intent: int) -> tuple[tuple[str, int], ...]:
+    """For each intent of `names`, the first worlds (catalogue and slot order) where `builds(name, domain, slot)`,
+    one per lifecycle, up to `per_intent`: found by what they contain, never named by hand."""
+    found: list[tuple[str, int]] = []
+    for name in names:
+        flavours: set[str] = set()
+        for slot in range(SLOTS):
+            for domain in builtin_domains():
+                if len(flavours) >= per_intent:
+                    break
+                flavour = plan_world(make_scenario(domain, slot)).flavour.name
+                if flavour not in flavours and builds(name, domain, slot):
+                    flavours.add(flavour)
+                    if (domain, slot) not in found:
+                        found.append((domain, slot))
+        assert flavours, f"no world of slots 0-{SLOTS - 1} can plan {name}"
+    return tuple(found)

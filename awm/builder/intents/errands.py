@@ -1,0 +1,343 @@
+"""Requests whose one goal takes several steps, as a customer writes them in one message: "from my past orders find
+the last one that had the blue kettle in it, order exactly the same again and pay for it the way I paid last time",
+"clear everything I still owe on my open orders", "my delivery arrived damaged: send it back and send me the same
+things again", "merge my two open orders into one", "renew my last approved permit", "I cancelled that order by mistake: place it
+again". The depth comes from the goal itself (finding the right row among the person's own, copying what it
+held, paying what it comes to), never from a second, unrelated request or from reads the goal does not need.
+
+Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning, cancelling, submitting): the
+requests are written in the customer's own voice or by a member of staff for them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from awm.builder.clock import REFERENCE_NOW
+from awm.builder.intents.base import Plan, World, intent, status_words
+from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, status_goal
+from awm.builder.phrasing import Say, T, money, quote
+from awm.contracts import Goal
+
+BOTH = ("staff", "self")
+ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
+                  "renew_approved_application", "replace_cancelled_case")
+MAX_LINES = 3  # a case copied line by line holds at most this many lines
+MAX_OWING = 4  # open cases paid off in one request
+
+
+def _copy_case(w: World, party: dict, site_id: int, lines: list[dict]) -> tuple[list[tuple[str, dict]], Goal, int]:
+    """The calls that open a new case for `party` at the site with the same items and quantities as `lines`, the goal
+    that checks it, and the new case's id."""
+    new_id = len(w.rows["case"]) + 1
+    cfk = w.fk("case")
+    calls = [(w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): site_id})]
+    calls += [(w.n.create("line"), {cfk: new_id, w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]})
+              for x in lines]
+    goal = Goal(kind="rows_created", table=w.table("case"), count=1,
+                expect={w.fk("party"): party["id"], w.fk("site"): site_id}, child_table=w.table("line"),
+                child_fk=cfk, children=[{w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]} for x in lines])
+    return calls, goal, new_id
+
+
+def _copyable(w: World, lines: list[dict]) -> bool:
+    """Lines a new case can repeat: a few, each of an item still offered, no item twice."""
+    items = [x[w.fk("item")] for x in lines]
+    return (0 < len(lines) <= MAX_LINES and len(set(items)) == len(items)
+            and all(w.by_id("item", i)["active"] for i in items))
+
+
+def _unique_name(w: World, item: dict) -> bool:
+    return sum(i["name"] == item["name"] for i in w.rows["item"]) == 1
+
+
+# --- the last purchase of one item, again, paid the same way --------------------------------------------------
+
+
+def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
+    """(party, their cases newest first down to the one copied, that case, the item that identifies it, the method
+    its payments used) wherever the person's most recent case holding that item is not their most recent
+    case (so "the last one" alone would be another), every newer case lacks the item, its lines can be repeated
+    and it was paid by one method."""
+    options = []
+    for party in w.active_parties("case"):
+        mine = sorted(w.party_cases(party), key=lambda c: c["created_at"], reverse=True)
+        if len({c["created_at"] for c in mine}) < len(mine):
+            continue
+        newer_items: set[int] = set()
+        for k, case in enumerate(mine[:3]):
+            lines = w.children("line", "case", case["id"])
+            methods = {p["method"] for p in w.children("payment", "case", case["id"])}
+            if (k and case["status"] != w.fl.cancel.target and _copyable(w, lines) and len(methods) == 1
+                    and captured(w, case)):
+                for item_id in sorted({x[w.fk("item")] for x in lines} - newer_items):
+                    item = w.by_id("item", item_id)
+                    if _unique_name(w, item):
+                        options.append((party, mine[:k + 1], case, item, next(iter(methods))))
+            newer_items |= {x[w.fk("item")] for x in lines}
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"), item="priced")
+def reorder_with_item_and_pay(w: World) -> Plan | None:
+    """A customer wants again what they bought the last time they bought one thing: the agent reads their cases newest
+    first until it finds the latest one holding that item, opens a new case at the same site with the same items and
+    quantities, and pays its total by the method that case was paid with. Not for applications: no one files the same
+    application again."""
+    option = w.pick(reorder_options(w))
+    if option is None:
+        return None
+    party, read, case, item, method = option
+    lines = w.children("line", "case", case["id"])
+    ref = w.party_ref(party)
+    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    total = round(sum(x["quantity"] * w.by_id("item", x[w.fk("item")])["price"] for x in lines), 2)
+    pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in read), *order, pay_call]
+    say = Say("do", (
+        "find {their} most recent {CASE} that had {item} in it, [place|open] a new {CASE} at the same {SITE} with "
+        "exactly the same items and quantities, and pay its full total the same way {they} paid for that one",
+        "{they} would like to repeat the last {CASE} {they} [placed|made] with {item} in it || set up a new {CASE} "
+        "at the same {SITE} with the same items and quantities, then record {a PAYMENT} for its whole total by the "
+        "same method as that {CASE} was paid",
+        "look through {their} past {CASE/pl} for the latest one that included {item}, copy it into a new {CASE} "
+        "(same {SITE}, same items, same quantities) and pay the new total with the payment method used last time",
+    ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal, pay_goal], say, targets={("party", party["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan.derive(w.n.create("payment"), "amount").derive(w.n.create("payment"), "method")
+
+
+# --- every open case's balance, paid off ------------------------------------------------------------------------
+
+
+def _due(w: World, case: dict) -> float:
+    return round(case["total_amount"] - sum(p["amount"] for p in captured(w, case)), 2)
+
+
+def owing_options(w: World) -> list[tuple[dict, list[dict], list[tuple[dict, float]]]]:
+    """(party, their open cases, those of them with something left to pay and how much) wherever at least two open
+    cases owe at least 1.00 each and none owes less (a cent left over is no balance a person means), and at most
+    `MAX_OWING` are open."""
+    options = []
+    for party in w.active_parties("case"):
+        open_cases = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.open), key=lambda c: c["id"])
+        owing = [(c, _due(w, c)) for c in open_cases if _due(w, c) > 0]
+        if len(open_cases) <= MAX_OWING and len(owing) >= 2 and all(d >= 1 for _, d in owing):
+            options.append((party, open_cases, owing))
+    return options
+
+
+@intent("chained")
+def settle_open_balances(w: World) -> Plan | None:
+    """A customer wants to owe nothing on their open cases: the agent lists the person's cases, reads each open one
+    (its total and captured payments), pays what is left on each that still owes, and says how much that came to."""
+    option = w.pick(owing_options(w))
+    if option is None:
+        return None
+    party, open_cases, owing = option
+    ref = w.party_ref(party)
+    method = w.pick(["card", "bank_transfer", "wallet"])
+    payments = [record_payment(w, case, due, method) for case, due in owing]
+    total = round(sum(d for _, d in owing), 2)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in open_cases), *(call for call, _ in payments)]
+    statuses = [status_words(s) for s in w.fl.open]
+    open_words = ", ".join(statuses[:-1]) + f" or {statuses[-1]}" if len(statuses) > 1 else statuses[0]
+    say = Say("do", (
+        "pay off by {method} whatever {they} still owe on {their} {CASE/pl} that are {open}: for each one, record {a "
+        "PAYMENT} for its total minus what has already been captured; then tell me how much was paid altogether",
+        "{they} want to clear every balance on {their} {CASE/pl} that are still {open} || record {a method} {PAYMENT} "
+        "for what is left on each of them and tell me the total paid",
+        "settle all of {their} {open} {CASE/pl}, each with {a method} {PAYMENT} for exactly its outstanding balance, "
+        "and let me know what that came to in total",
+    ), {"open": open_words, "method": method_words(method)}, party=ref, voices=BOTH)
+    plan = Plan(calls, [goal for _, goal in payments] + [w.money_answer(total)], say, answer=money(total),
+                targets={("party", party["id"]), *(("case", c["id"]) for c, _ in owing)})
+    return plan.derive(w.n.create("payment"), "amount")
+
+
+# --- a damaged delivery sent back and sent again --------------------------------------------------------------
+
+
+def exchange_options(w: World) -> list[dict]:
+    """Delivered cases still inside the return window whose lines can be ordered again, of an active person."""
+    cutoff = (REFERENCE_NOW - timedelta(days=w.fl.action("return").window_days or 30)).isoformat()
+    return [c for c in w.rows["case"] if c["status"] in w.fl.action("return").sources and c["placed_at"] >= cutoff
+            and w.party_of(c)["status"] == "active" and _copyable(w, w.children("line", "case", c["id"]))]
+
+
+@intent("chained", flavours=("fulfillment",))
+def exchange_damaged_order(w: World) -> Plan | None:
+    """A delivery arrived damaged and the customer wants it replaced: the agent finds the case, records its return,
+    and opens a new case at the same site with the same items and quantities."""
+    case = w.pick(exchange_options(w))
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    calls = [*lookup, get_case(w, case), act(w, case, "return"), *order]
+    why = w.pick(("arrived damaged", "was broken when it came", "came crushed in the box", "arrived with parts missing"))
+    say = Say("do", (
+        "{case} {why} || record its return and place a replacement {CASE} for {them} at the same {SITE} with "
+        "exactly the same items and quantities",
+        "{they} need {case} replaced because it {why} || send it back (record the return) and open a new {CASE} at "
+        "the same {SITE} with the same items and quantities",
+        "process the return of {case}, which {why}, and set up the same {CASE} again for {them} from the same "
+        "{SITE}: same items, same quantities",
+    ), {"case": case_np, "why": why}, party=ref, voices=BOTH)
+    plan = Plan(calls, [status_goal(w, case, "returned"), order_goal], say, targets={("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- two open cases made one --------------------------------------------------------------------------------
+
+
+def _or_words(statuses: tuple[str, ...]) -> str:
+    words = [status_words(s) for s in statuses]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def merge_options(w: World) -> list[tuple[dict, list[dict], list[tuple[int, int]]]]:
+    """(party, their two cases that can still be cancelled, newest last, the merged lines as (item id, quantity))
+    wherever those two are all the person's cancellable cases, made at different moments, with nothing captured on
+    them (no refund owed), and their items, quantities added up where both hold one, make at most `MAX_LINES` + 1
+    lines of items still offered."""
+    options = []
+    for party in w.active_parties("case"):
+        cancellable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.cancel.sources),
+                             key=lambda c: c["created_at"])
+        if len(cancellable) != 2 or cancellable[0]["created_at"] == cancellable[1]["created_at"]:
+            continue
+        if any(captured(w, c) for c in cancellable):
+            continue
+        merged: dict[int, int] = {}
+        for case in cancellable:
+            for x in w.children("line", "case", case["id"]):
+                merged[x[w.fk("item")]] = merged.get(x[w.fk("item")], 0) + x["quantity"]
+        if 2 <= len(merged) <= MAX_LINES + 1 and all(w.by_id("item", i)["active"] for i in merged):
+            options.append((party, cancellable, sorted(merged.items())))
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service"))
+def combine_open_cases(w: World) -> Plan | None:
+    """A customer has two cases still open and wants one: the agent reads both, opens a new case at the site of the
+    newer one with everything they held (quantities added up where both hold an item) and cancels the two."""
+    option = w.pick(merge_options(w))
+    if option is None:
+        return None
+    party, cases, merged = option
+    ref = w.party_ref(party)
+    lines = [{w.fk("item"): item_id, "quantity": quantity} for item_id, quantity in merged]
+    order, order_goal, _ = _copy_case(w, party, cases[1][w.fk("site")], lines)
+    cancel = w.fl.cancel
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in cases),
+             *order, *(act(w, c, cancel.verb) for c in cases)]
+    verb = cancel.verb.replace("_", " ")
+    say = Say("do", (
+        "{they} have two {CASE/pl} that are still {open} and would rather have one || place a single new {CASE} at "
+        "the {SITE} of the newer one with everything from both (add the quantities up where an item is in both), "
+        "then {cancel} the two old ones",
+        "combine {their} two {open} {CASE/pl} into one: a new {CASE} at the same {SITE} as the more recent of them, "
+        "holding all their items with the quantities added together for any item in both, and {cancel} the originals",
+        "merge {their} two {CASE/pl} that are {open} into a single new {CASE} at the {SITE} of the later one (one "
+        "line per item, quantities summed), and once it exists, {cancel} the two old {CASE/pl}",
+    ), {"open": _or_words(cancel.sources), "cancel": verb}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal, *(status_goal(w, c, cancel.target) for c in cases)], say,
+                targets={("party", party["id"]), *(("case", c["id"]) for c in cases)})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- an application filed again ------------------------------------------------------------------------------
+
+
+def renewal_options(w: World) -> list[tuple[dict, dict]]:
+    """(party, their most recent approved case) wherever its lines can be repeated and no other approved case of
+    theirs was made at the same moment."""
+    approved = w.fl.action("approve").target
+    options = []
+    for party in w.active_parties("case"):
+        mine = [c for c in w.party_cases(party) if c["status"] == approved]
+        if not mine:
+            continue
+        latest = max(mine, key=lambda c: c["created_at"])
+        if sum(c["created_at"] == latest["created_at"] for c in mine) == 1 and _copyable(
+                w, w.children("line", "case", latest["id"])):
+            options.append((party, latest))
+    return options
+
+
+@intent("chained", flavours=("application",))
+def renew_approved_application(w: World) -> Plan | None:
+    """A person renews what was approved last time: the agent finds their most recent approved case, opens a new one at
+    the same site with the same items and quantities, and submits it."""
+    option = w.pick(renewal_options(w))
+    if option is None:
+        return None
+    party, case = option
+    ref = w.party_ref(party)
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    submit = w.fl.action("submit")
+    order_goal.expect["status"] = submit.target
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), *order,
+             (w.n.action("case", "submit"), {w.fk("case"): new_id})]
+    say = Say("do", (
+        "{they} want to file {their} most recent approved {CASE} again || start a new one at the same {SITE} with the "
+        "same items and quantities as that one, and submit it",
+        "file {their} last approved {CASE} again: a new {CASE} at the same {SITE}, the same items, the same "
+        "quantities, submitted once it is complete",
+        "look up the latest {CASE} of {theirs} that was approved, copy it into a new {CASE} (same {SITE}, items "
+        "and quantities) and send the new one in (submit it)",
+    ), {}, party=ref, voices=BOTH)
+    plan = Plan(calls, [order_goal], say, targets={("party", party["id"]), ("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan
+
+
+# --- a case cancelled by mistake, placed again ------------------------------------------------------------------
+
+
+def replace_options(w: World) -> list[dict]:
+    """Cancelled cases of an active person whose lines (two or more) can be ordered again."""
+    return [c for c in w.rows["case"] if c["status"] == w.fl.cancel.target and w.party_of(c)["status"] == "active"
+            and len(w.children("line", "case", c["id"])) >= 2 and _copyable(w, w.children("line", "case", c["id"]))]
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
+def replace_cancelled_case(w: World) -> Plan | None:
+    """A case was cancelled by mistake and the person wants it back: the agent finds it, reads what it held, and opens
+    a new case at the same site with the same items and quantities (a cancelled case is not reopened)."""
+    case = w.pick(replace_options(w))
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    # named by its code: "their order that is cancelled was cancelled by mistake" says nothing
+    case_np = T(f"{{their}} {{CASE}} {case['code']}")
+    lookup = [w.find_party(ref), (w.n.list("case"), {"code": case["code"]})]
+    lines = w.children("line", "case", case["id"])
+    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    say = Say("do", (
+        "{case} was {done} by mistake || set it up again for {them} as a new {CASE} at the same {SITE} with exactly "
+        "the same items and quantities",
+        "{they} did not mean to cancel {case} || place a new {CASE} for {them} at the same {SITE} that repeats it "
+        "item for item, with the same quantities",
+        "put back {case}, which was {done} in error, as a new {CASE} at the same {SITE} with the same items and the "
+        "same quantities",
+    ), {"case": case_np, "done": "cancelled"}, party=ref, voices=BOTH)
+    plan = Plan([*lookup, get_case(w, case), *order], [order_goal], say,
+                targets={("case", case["id"]), ("party", party["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan

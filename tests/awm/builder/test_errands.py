@@ -1,0 +1,325 @@
+"""Requests whose one goal takes several steps (awm/builder/intents/errands.py): the last purchase of one item ordered
+again and paid the same way, every open balance paid off, a damaged delivery returned and sent again, two open cases
+merged into one, the last approved application filed again. Each is planned
+in many worlds, deep (six steps or more, four tools or more), written in both voices it allows without naming what
+the agent must find, uses only tools a customer may ask for, and is proven by the verification stage in each voice."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+from functools import cache
+
+import pytest
+
+from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.errands import (
+    ERRAND_INTENTS,
+    merge_options,
+    owing_options,
+    renewal_options,
+    reorder_options,
+    replace_options,
+)
+from awm.builder.phrasing import Realiser, grammar_faults, money
+from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.toolgen import dialect_for
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import TaskSet
+from awm.quality.realism import RealismText, voice_of, voice_violation
+from awm.quality.tasks import task_findings, unstated_values
+from awm.runtime.environment import Environment
+from awm.store import ArtifactStore
+from tests.awm.builder.test_intents import assert_every_proof_passed, prove
+from tests.awm.builder.worlds import worlds_planning
+from tests.conftest import build_environment
+
+REORDER, SETTLE, EXCHANGE, COMBINE, RENEW, REPLACE = ERRAND_INTENTS
+VOICES = ("staff", "self")
+PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them
+
+
+@cache
+def _rows(domain: str, slot: int):
+    plan = plan_world(make_scenario(domain, slot))
+    return plan, generate_rows(plan)
+
+
+def _built(name: str, domain: str, slot: int, seed: int = 0):
+    plan = plan_world(make_scenario(domain, slot))
+    if not INTENTS[name].fits(World(plan, {}, random.Random(0))):
+        return None
+    plan, rows = _rows(domain, slot)
+    return INTENTS[name].build(World(plan, rows, random.Random(seed)))
+
+
+def _fitting(name: str, step: int):
+    """(plan, rows, world) of every `step`-th built-in domain's slot 0 that the intent fits."""
+    for domain in builtin_domains()[::step]:
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        if INTENTS[name].fits(world):
+            yield plan, rows, world
+
+
+def _customer_writes(w: World) -> set[str]:
+    """The writes a customer may ask for themself in these requests (opening a case, adding its lines, paying,
+    returning, cancelling, submitting), and the confirmation message the business sends them."""
+    writes = {w.n.create("case"), w.n.create("line"), w.n.create("payment"), w.n.action("case", w.fl.cancel.verb)}
+    writes |= {w.n.action("case", verb) for verb in ("return", "submit") if verb in {a.verb for a in w.fl.actions}}
+    return writes | ({w.n.create("notification")} if w.has("notification") else set())
+
+
+def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_tools_only():
+    planned, steps = Counter(), Counter()
+    for domain in builtin_domains()[::3]:
+        plan, rows = _rows(domain, 0)
+        for name in ERRAND_INTENTS:
+            world = World(plan, rows, random.Random(1))
+            built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+            if built is None:
+                continue
+            planned[name] += 1
+            tools = [tool for tool, _ in built.calls]
+            assert len(tools) >= 6 and len(set(tools)) >= 4, (name, tools)
+            writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
+            assert writes <= _customer_writes(world), (name, writes)
+            assert built.say.voices == VOICES and built.derived
+            steps[name] += len(tools)
+    assert planned[REORDER] >= 15 and planned[SETTLE] >= 10 and planned[EXCHANGE] >= 4, planned
+    assert planned[COMBINE] >= 4 and planned[RENEW] >= 2 and planned[REPLACE] >= 10, planned
+    assert sum(steps.values()) / sum(planned.values()) >= 7, (steps, planned)
+
+
+def test_the_reordered_case_is_the_latest_holding_the_item_and_not_simply_the_latest():
+    """The constraint bites: the person's most recent case is another one, and no newer case holds the item."""
+    checked = 0
+    for _, _, world in _fitting(REORDER, 4):
+        for party, read, case, item, method in reorder_options(world):
+            mine = sorted(world.party_cases(party), key=lambda c: c["created_at"], reverse=True)
+            holding = [c for c in mine if any(x[world.fk("item")] == item["id"]
+                                              for x in world.children("line", "case", c["id"]))]
+            assert holding[0] is case and mine[0] is not case and read == mine[:len(read)] and read[-1] is case
+            assert {p["method"] for p in world.children("payment", "case", case["id"])} == {method}
+            checked += 1
+    assert checked >= 20, checked
+
+
+def test_every_open_case_that_owes_is_paid_exactly_its_balance():
+    checked = 0
+    for domain in builtin_domains()[::4]:
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        for party, open_cases, owing in owing_options(world):
+            mine_open = {c["id"] for c in world.party_cases(party) if c["status"] in world.fl.open}
+            assert len(owing) >= 2 and {c["id"] for c, _ in owing} <= {c["id"] for c in open_cases} == mine_open
+            for case, due in owing:
+                paid = sum(p["amount"] for p in world.children("payment", "case", case["id"])
+                           if p["status"] == "captured")
+                assert due >= 1 and abs(case["total_amount"] - paid - due) < 0.005
+            checked += 1
+    assert checked >= 10, checked
+
+
+def test_two_cases_merge_into_one_with_every_item_and_the_quantities_added_up():
+    """The two are all the person's cases that can still be cancelled, nothing is captured on them, and the new case
+    holds one line per item with the quantities of both added up, at the newer one's site."""
+    checked = 0
+    for plan, rows, world in _fitting(COMBINE, 2):
+        for party, cases, merged in merge_options(world):
+            cancellable = [c for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources]
+            assert sorted(c["id"] for c in cancellable) == sorted(c["id"] for c in cases)
+            assert cases[0]["created_at"] < cases[1]["created_at"]
+            assert not any(p["status"] == "captured" for c in cases for p in world.children("payment", "case", c["id"]))
+            lines = [x for c in cases for x in world.children("line", "case", c["id"])]
+            assert dict(merged) == {i: sum(x["quantity"] for x in lines if x[world.fk("item")] == i)
+                                    for i in {x[world.fk("item")] for x in lines}}
+            checked += 1
+        built = INTENTS[COMBINE].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.create("case"))
+            newer = max((world.by_id("case", a[world.pk("case")]) for t, a in built.calls if t == world.n.get("case")),
+                        key=lambda c: c["created_at"])
+            assert site == newer[world.fk("site")]
+    assert checked >= 5, checked
+
+
+def test_the_renewed_application_is_the_latest_approved_and_is_submitted():
+    checked = 0
+    for domain in builtin_domains():
+        plan = plan_world(make_scenario(domain, 0))
+        if not INTENTS[RENEW].fits(World(plan, {}, random.Random(0))):
+            continue
+        plan, rows = _rows(domain, 0)
+        world = World(plan, rows, random.Random(0))
+        for party, case in renewal_options(world):
+            approved = [c for c in world.party_cases(party) if c["status"] == "approved"]
+            assert case is max(approved, key=lambda c: c["created_at"])
+            checked += 1
+        built = INTENTS[RENEW].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            assert built.goals[0].expect["status"] == "submitted"
+            writes = [t for t, _ in built.calls if not t.startswith(("get_", "list_", "search_"))]
+            assert world.n.action("case", "submit") in writes[-2:]
+    assert checked >= 10, checked
+
+
+def test_a_case_cancelled_by_mistake_is_placed_again_not_reopened():
+    checked = 0
+    for _, _, world in _fitting(REPLACE, 2):
+        for case in replace_options(world):
+            assert case["status"] == world.fl.cancel.target and len(world.children("line", "case", case["id"])) >= 2
+            checked += 1
+        built = INTENTS[REPLACE].build(World(world.plan, world.rows, random.Random(0)))
+        if built is not None:
+            writes = {t for t, _ in built.calls if not t.startswith(("get_", "list_", "search_", "send_"))}
+            assert writes == {world.n.create("case"), world.n.create("line")}, writes
+    assert checked >= 20, checked
+
+
+def _hidden(world: World, built) -> list[str]:
+    """What the agent must find and the instruction must not give away: the case copied (its code), the method it
+    was paid by, the total paid off."""
+    if built.intent == REORDER:
+        copied = world.by_id("case", [a for t, a in built.calls if t == world.n.get("case")][-1][world.pk("case")])
+        method = next(a["method"] for t, a in built.calls if t == world.n.create("payment"))
+        return [copied["code"], method.replace("_", " ")]
+    if built.intent == SETTLE:
+        return [built.answer]
+    if built.intent == RENEW:
+        return [world.by_id("case", next(a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")))["code"]]
+    return []
+
+
+def test_each_request_reads_as_one_persons_message_in_each_voice():
+    seen = Counter()
+    for domain in builtin_domains()[::6]:
+        plan, rows = _rows(domain, 0)
+        for name in ERRAND_INTENTS:
+            for seed in range(3):
+                world = World(plan, rows, random.Random(seed))
+                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+                if built is None or len(set(built.say.party.name.split())) == 1:
+                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+                for clause in built.say.clauses:
+                    # the part a frame ("I was hoping you could ...") wraps starts with a verb, not with a subject
+                    assert not clause.rpartition(" || ")[2].startswith("{"), clause
+                    for voice in VOICES:
+                        say = replace(built.say, clauses=(clause,), voices=(voice,))
+                        text, written = Realiser(plan.scenario.labels, random.Random(seed)).request([say])
+                        assert written == voice and voice_of(text) == voice, text
+                        assert not grammar_faults(text), (text, grammar_faults(text))
+                        assert voice_violation(RealismText(text, (name,), False)) is None, text
+                        task = _task("t01", [replace(built, say=say)], text, dialect_for(plan), voice)
+                        assert not unstated_values(task), (text, unstated_values(task))
+                        for hidden in _hidden(world, built):
+                            assert hidden not in text, (hidden, text)
+                        seen[name] += 1
+    assert seen[REORDER] >= 30 and seen[SETTLE] >= 30 and seen[EXCHANGE] >= 6 and seen[COMBINE] >= 6, seen
+    assert seen[RENEW] >= 6 and seen[REPLACE] >= 12, seen
+
+
+def test_task_sets_draw_the_requests():
+    drawn = Counter()
+    for domain in builtin_domains():
+        plan, rows = _rows(domain, 0)
+        for task in generate_tasks(plan, rows).tasks:
+            for name in set(task.template.split("+")) & set(ERRAND_INTENTS):
+                drawn[name] += 1
+                assert len(task.reference_solution) >= 6
+    assert all(drawn[name] >= 1 for name in ERRAND_INTENTS) and sum(drawn.values()) >= 10, drawn
+
+
+@cache
+def errand_worlds() -> tuple[tuple[str, int], ...]:
+    return worlds_planning(ERRAND_INTENTS, lambda *world: _built(*world) is not None, PER_INTENT)
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory):
+    """Each request planned in each of its worlds, written once in each voice, as tasks of their own through the
+    verification stage: (env_id, plans by name, tasks, reports)."""
+    store = ArtifactStore(tmp_path_factory.mktemp("errands"))
+    runs = []
+    for domain, slot in errand_worlds():
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_id = outcomes[0].env_id
+        plan, rows = _rows(domain, slot)
+        world = World(plan, rows, random.Random(0))
+        plans = {name: INTENTS[name].build(world) for name in ERRAND_INTENTS if INTENTS[name].fits(world)}
+        plans = {name: built for name, built in plans.items() if built is not None}
+        realiser = Realiser(plan.scenario.labels, random.Random(0))
+        tasks, named = [], []
+        for name, built in plans.items():
+            for voice in VOICES:
+                instruction, written = realiser.request([replace(built.say, voices=(voice,))])
+                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], instruction, dialect_for(plan), written))
+                named.append((name, built))
+        taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
+        assert not task_findings(taskset, env_id, None)
+        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+        runs.append((env_id, named, tasks, [report[t.task_id] for t in tasks]))
+    return store, runs
+
+
+def test_every_request_passes_every_proof_in_each_voice(proven):
+    _, runs = proven
+    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
+                     for (name, _), t in zip(named, tasks, strict=True))
+    assert all(proved[name, who] >= 1 for name in ERRAND_INTENTS for who in ("staff", "party")), proved
+    assert_every_proof_passed(runs)
+
+
+def test_an_agent_that_reorders_the_latest_case_instead_scores_zero(proven):
+    """The reads of the reference, then the latest case copied (the item ignored) and paid the same way: incomplete,
+    while the reference is complete."""
+    store, runs = proven
+    checked = 0
+    for env_id, named, tasks, _ in runs:
+        domain, slot = env_id.rsplit("__", 1)
+        plan, rows = _rows(domain, int(slot))
+        world = World(plan, rows, random.Random(0))
+        for (name, built), task in zip(named, tasks, strict=True):
+            if name != REORDER:
+                continue
+            party = world.by_id("party", built.calls[1][1][world.fk("party")])
+            latest = max(world.party_cases(party), key=lambda c: c["created_at"])
+            lines = world.children("line", "case", latest["id"])
+            if not all(world.by_id("item", x[world.fk("item")])["active"] for x in lines):
+                continue  # lines no new case can repeat: copying them fails for another reason
+            new_id = len(rows["case"]) + 1
+            total = round(sum(x["quantity"] * world.by_id("item", x[world.fk("item")])["price"] for x in lines), 2)
+            copy = [(world.n.create("line"), {world.fk("case"): new_id, world.fk("item"): x[world.fk("item")],
+                                              "quantity": x["quantity"]}) for x in lines]
+            wrong = []
+            for tool, arguments in built.calls:  # the reference, with the latest case's lines and total instead
+                if tool == world.n.create("line"):
+                    wrong += copy
+                    copy = []
+                elif tool == world.n.create("payment"):
+                    wrong.append((tool, {**arguments, "amount": total}))
+                else:
+                    wrong.append((tool, arguments))
+            calls = [(c.tool, c.arguments) for c in task.reference_solution]
+            wrong, _ = dialect_for(plan).reference(wrong, [])
+            env = Environment.from_store(store, env_id)
+            try:
+                bad, good = env.judge_trajectories(task.task_id, [(wrong, None), (calls, None)])
+            finally:
+                env.close()
+            assert good["complete"] and not bad["complete"], (bad, good)
+            checked += 1
+    assert checked >= 2, checked
+
+
+def test_the_answer_of_a_settlement_is_the_sum_of_the_balances():
+    for domain, slot in errand_worlds():
+        built = _built(SETTLE, domain, slot)
+        if built is None:
+            continue
+        payments = [a["amount"] for t, a in built.calls if "amount" in a]
+        assert built.answer == money(sum(payments)) and len(payments) >= 2
