@@ -120,3 +120,37 @@ def test_a_sampled_check_runs_its_sample_in_the_fast_lane_and_its_whole_set_only
 
     assert ran("-m", "not slow and not e2e and not ops and not real_model") == ["RAN 2"]
     assert ran() == ["RAN 2", "RAN 4"]
+
+
+def test_a_session_corpus_is_built_by_one_pytest_xdist_worker_and_copied_by_each(tmp_path, monkeypatch):
+    """`built_once_per_run`: the second worker copies what the first built (each then has a store of its own);
+    without pytest-xdist a session builds its own."""
+    from tests.conftest import built_once_per_run
+
+    class Workers:  # pytest's tmp_path_factory in a worker: a folder of its own beneath the run's
+        def __init__(self, worker: str):
+            self.base = tmp_path / f"popen-{worker}"
+            self.base.mkdir()
+
+        def getbasetemp(self) -> Path:
+            return self.base
+
+        def mktemp(self, name: str) -> Path:
+            (self.base / name).mkdir()
+            return self.base / name
+
+    builds = []
+
+    def build(store) -> None:
+        builds.append(store.home)
+        store.write_text("shop__00", "tasks.json", f'{{"build": {len(builds)}}}')
+
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    first = built_once_per_run(Workers("gw0"), "corpus", build)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    second = built_once_per_run(Workers("gw1"), "corpus", build)
+    assert len(builds) == 1 and first.home != second.home != builds[0]
+    assert first.read_text("shop__00", "tasks.json") == second.read_text("shop__00", "tasks.json") == '{"build": 1}'
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    alone = built_once_per_run(Workers("alone"), "corpus", build)
+    assert builds[1] == alone.home and alone.read_text("shop__00", "tasks.json") == '{"build": 2}'
