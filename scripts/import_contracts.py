@@ -87,6 +87,11 @@ def _type_checking_block(node: ast.AST) -> bool:
         or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
 
 
+# What an import statement can be inside: other statements (a function, a class, an if, a try and its handlers, a
+# with, a match and its cases); never an expression, which the walk therefore leaves out.
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _imports(tree: ast.AST) -> Iterable[tuple[ast.Import | ast.ImportFrom, int]]:
     stack = [tree]
     while stack:
@@ -97,7 +102,8 @@ def _imports(tree: ast.AST) -> Iterable[tuple[ast.Import | ast.ImportFrom, int]]
                 continue
             if isinstance(child, ast.Import | ast.ImportFrom):
                 yield child, child.lineno
-            stack.append(child)
+            elif isinstance(child, _HOLDS_STATEMENTS):
+                stack.append(child)
 
 
 def _imported_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:

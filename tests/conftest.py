@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -58,15 +60,35 @@ def dialect_of(env_id: str) -> Dialect:
     return dialect_for(plan_world(make_scenario(domain, int(slot))))
 
 
-@pytest.fixture(scope="session")
-def corpus(tmp_path_factory) -> ArtifactStore:
-    """Two environments of two built-in domains and one unseen domain."""
-    store = ArtifactStore(tmp_path_factory.mktemp("corpus"))
+def built_once_per_run(tmp_path_factory, name: str, build: Callable[[ArtifactStore], None]) -> ArtifactStore:
+    """A store of this process's own, filled as `build` fills one. Under pytest-xdist the first worker to ask builds
+    it once, in the run's temporary folder (the workers' folders are beneath it), and every worker copies that: a
+    session's corpus built once per run rather than once per worker."""
+    home = tmp_path_factory.mktemp(name)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        build(ArtifactStore(home))
+        return ArtifactStore(home)
+    run = tmp_path_factory.getbasetemp().parent
+    with open(run / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits here while the first builds; released on close
+        if not (run / f"{name}.built").exists():
+            build(ArtifactStore(run / name))
+            (run / f"{name}.built").touch()
+    shutil.copytree(run / name, home, dirs_exist_ok=True)
+    return ArtifactStore(home)
+
+
+def build_corpus(store: ArtifactStore) -> None:
     for domain in ("retail_banking", "dental_clinic", "pet_grooming"):
         for slot in (0, 1):
             outcomes = build_environment(store, domain, slot)
             assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
-    return store
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> ArtifactStore:
+    """Two environments of two built-in domains and one unseen domain."""
+    return built_once_per_run(tmp_path_factory, "corpus", build_corpus)
 
 
 @pytest.fixture

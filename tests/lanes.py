@@ -21,6 +21,12 @@ PATIENCE_S = float(os.environ.get("AWM_E2E_PATIENCE_S", "900"))
 POLL_S = 0.2
 
 
+def sample_or_whole(sample, whole) -> list:
+    """The parameters of a check too slow to run on its whole set in the fast lane: `sample` there (id `sample`),
+    `whole` marked slow (id `whole`), so `make test` runs both and `make test-fast` the sample alone."""
+    return [pytest.param(sample, id="sample"), pytest.param(whole, id="whole", marks=pytest.mark.slow)]
+
+
 def lane_folder(nodeid: str) -> str | None:
     """The lane folder (tests/e2e, tests/ecosystem, tests/ops) a test's module is in, if any."""
     parts = nodeid.split("::")[0].split("/")

@@ -99,3 +99,58 @@ def test_the_e2e_waits_end_on_their_signal_with_only_the_patience_as_a_time_limi
                 if re.search(r"\btimeout=\d", line):
                     found.setdefault(str(path.relative_to(ROOT)), []).append(line.split("#")[0].strip())
     assert found == PER_ATTEMPT
+
+
+def test_a_sampled_check_runs_its_sample_in_the_fast_lane_and_its_whole_set_only_in_the_full_one(tmp_path):
+    """`sample_or_whole`: under the fast lane's marker expression only the sample runs; without it (`make test`)
+    both do."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+    (tmp_path / "test_sampled.py").write_text(
+        "import pytest\nfrom tests.lanes import sample_or_whole\n\n"
+        "@pytest.fixture(scope='module', params=sample_or_whole((1, 2), (1, 2, 3, 4)))\n"
+        "def worlds(request):\n    return request.param\n\n"
+        "def test_sum(worlds):\n    print('RAN', len(worlds))\n")
+
+    def ran(*args: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider", "--rootdir",
+                               str(tmp_path), *args, "test_sampled.py"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return re.findall(r"RAN \d", done.stdout)
+
+    assert ran("-m", "not slow and not e2e and not ops and not real_model") == ["RAN 2"]
+    assert ran() == ["RAN 2", "RAN 4"]
+
+
+def test_a_session_corpus_is_built_by_one_pytest_xdist_worker_and_copied_by_each(tmp_path, monkeypatch):
+    """`built_once_per_run`: the second worker copies what the first built (each then has a store of its own);
+    without pytest-xdist a session builds its own."""
+    from tests.conftest import built_once_per_run
+
+    class Workers:  # pytest's tmp_path_factory in a worker: a folder of its own beneath the run's
+        def __init__(self, worker: str):
+            self.base = tmp_path / f"popen-{worker}"
+            self.base.mkdir()
+
+        def getbasetemp(self) -> Path:
+            return self.base
+
+        def mktemp(self, name: str) -> Path:
+            (self.base / name).mkdir()
+            return self.base / name
+
+    builds = []
+
+    def build(store) -> None:
+        builds.append(store.home)
+        store.write_text("shop__00", "tasks.json", f'{{"build": {len(builds)}}}')
+
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    first = built_once_per_run(Workers("gw0"), "corpus", build)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    second = built_once_per_run(Workers("gw1"), "corpus", build)
+    assert len(builds) == 1 and first.home != second.home != builds[0]
+    assert first.read_text("shop__00", "tasks.json") == second.read_text("shop__00", "tasks.json") == '{"build": 1}'
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    alone = built_once_per_run(Workers("alone"), "corpus", build)
+    assert builds[1] == alone.home and alone.read_text("shop__00", "tasks.json") == '{"build": 2}'

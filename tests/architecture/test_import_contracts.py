@@ -61,6 +61,20 @@ def test_the_core_importing_the_dagster_layer_inside_a_function_breaks_it(tree):
     assert "imports resources.ArtifactStoreResource" in broken(tree)["core-without-dagster"][0]
 
 
+@pytest.mark.parametrize("block", [
+    "try:\n    pass\nexcept ImportError:\n    import dagster  # noqa\n",
+    "with open(__file__):\n    class _Late:\n        import dagster  # noqa\n",
+    "match __name__:\n    case 'x':\n        import dagster  # noqa\n",
+    "for _ in ():\n    pass\nelse:\n    while False:\n        import dagster  # noqa\n",
+], ids=["except", "with-class", "match-case", "for-else-while"])
+def test_an_import_nested_in_any_statement_breaks_the_contract(block):
+    """The walk looks inside every statement that can hold one (never inside expressions, which cannot)."""
+    graph = contracts.ImportGraph()
+    graph.add_source("awm.store", block)
+    assert [(i.imported, i.line) for i in graph.imports] == [("dagster", block.count("\n"))]
+    assert [v.contract for v in contracts.check(graph)] == ["core-without-dagster"]
+
+
 def test_an_import_cycle_between_core_modules_breaks_the_contract(tree):
     add_line(tree, "awm.store", "from awm.stages.base import STAGES  # noqa")
     messages = broken(tree)["core-acyclic"]

@@ -48,8 +48,9 @@ def _domains(category: str) -> list[str]:
     return [slug for slug, seed in DOMAIN_SEEDS.items() if seed.category == category]
 
 
-# The fast lane builds the domains of every thirteenth category; the full run those of every category.
-@pytest.mark.parametrize("category", [c if n % 13 == 0 else pytest.param(c, marks=pytest.mark.slow)
+# The fast lane builds the domains of the first category (agriculture, whose worlds the rules' tests below reuse);
+# the full run those of every category.
+@pytest.mark.parametrize("category", [c if n == 0 else pytest.param(c, marks=pytest.mark.slow)
                                       for n, c in enumerate(sorted(PACK_MODULES))])
 def test_every_domain_of_the_category_builds_valid_proven_environments(category, built_store):
     store = built_store

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from functools import cache
 
 from pydantic import ValidationError
 
@@ -31,6 +32,7 @@ WORLDS = [("dental_clinic", 0), ("primary_care", 0), ("auto_dealership", 0), ("a
           *worlds_with("beneficiary", n=4)]
 
 
+@cache  # two tests read the same values (never change them): built once
 def _refusal_values() -> dict[str, list]:
     values: dict[str, list] = defaultdict(list)
     for domain, slot in WORLDS:

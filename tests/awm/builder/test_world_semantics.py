@@ -4,6 +4,7 @@ import itertools
 import re
 import statistics
 from collections import Counter, defaultdict
+from functools import cache
 
 import pytest
 
@@ -30,6 +31,10 @@ def _stems(text: str) -> set[str]:
 def _world(domain: str, slot: int, base_seed: int = 0):
     plan = plan_world(make_scenario(domain, slot, base_seed))
     return plan, generate_rows(plan)
+
+
+# The worlds of every domain that two tests below read (never change): planned and filled once
+_read_world = cache(_world)
 
 
 def test_an_item_is_filed_under_the_category_its_name_names():
@@ -75,7 +80,7 @@ def test_no_environment_carries_a_module_outside_its_curated_list():
 @pytest.mark.parametrize("slot", [0, 1, 2])
 def test_code_prefixes_are_unique_within_every_environment(slot):
     for slug in DOMAIN_SEEDS:
-        plan, rows = _world(slug, slot)
+        plan, rows = _read_world(slug, slot)
         prefixes = {}
         for role in CODED_ROLES:
             if not plan.has(role):
@@ -91,7 +96,7 @@ def test_every_category_has_at_least_50_distinct_free_text_bodies():
     bodies: dict[str, set[str]] = defaultdict(set)
     for slug, seed in DOMAIN_SEEDS.items():
         for slot in (0, 1):
-            plan, rows = _world(slug, slot)
+            plan, rows = _read_world(slug, slot)
             for role, column in FREE_TEXT:
                 bodies[seed.category] |= {r[column] for r in rows.get(role, []) if r.get(column)}
     assert set(bodies) == set(PACKS)
