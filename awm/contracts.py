@@ -362,7 +362,8 @@ class ToolSpec(BaseModel):
     annotations: dict[str, Any] = Field(default_factory=dict)
     staff_only: bool = Field(False, description="only the business's staff may use it: a task the party writes in "
                              "their own words (Task.requester 'party') is not offered it, and the runtime refuses "
-                             "it there (awm/builder/tools/audience.py). Tools an LLM wrote or AWM-1K's are open to all")
+                             "it there (awm/builder/tools/audience.py; a model writing the tools marks them, awm/llm/prompts.py TOOLS). "
+                             "AWM-1K's tools are open to all")
 
     @field_validator("name")
     @classmethod

@@ -441,7 +441,7 @@ $schema
 
 TOOLS = PromptTemplate(
     stage="tools",
-    version="v2",
+    version="v3",
     output=ToolsDraft,
     system=f"""
 You write the tool API of a business: Python functions over its SQLite database, and an MCP tool spec for each.
@@ -460,7 +460,10 @@ The code is untrusted and runs in a sandbox. Rules for source (one Python module
   argument names.
 Rules for tools (the specs): one per function, in the same order: name, description (what it does, when to use
 it), inputSchema (a JSON Schema object whose properties are exactly the function's arguments after db, with
-required listing those without a default), annotations ({{"readOnlyHint": true}} for tools that only read).
+required listing those without a default), annotations ({{"readOnlyHint": true}} for tools that only read),
+staff_only (true for what only the business's staff may do: back-office records, prices, stock, status
+transitions of the business's own work, other customers' records; false for what a customer may do for
+themselves: browse and search what is offered, read and manage their own account, orders and bookings).
 The tools are asked for in parts (<part>): write the tools of the tables listed in its "tables" (their read
 tools and the actions on them) and every tool listed in its "tools", and none of the tools in its "written"
 (earlier parts wrote them). Helper functions listed in its "helpers" exist already: call them without

@@ -166,7 +166,8 @@ def _answer(stage: str, key: str, base_seed: int) -> str:
         source, toolset = builder.tools(scenario, None, None)
         if part.get("parts", 1) > 1:
             source, toolset = _tools_part(source, toolset, part)
-        return json.dumps({"source": source, "tools": [t.mcp() for t in toolset.tools]})
+        # the specs as the answer's schema (ToolsDraft) asks for them: MCP's fields and who may use the tool
+        return json.dumps({"source": source, "tools": [t.model_dump(by_alias=True) for t in toolset.tools]})
     if stage == "verifier":
         if inputs["task"] is None:
             raise PromptNotUnderstood("the verifier prompt has no <task> block")
