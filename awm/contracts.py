@@ -228,6 +228,9 @@ class Task(Contract):
     requester: Literal["staff", "party"] = Field(
         "staff", description="who writes the request: the task set's acting staff member, or the person it is "
         "about (a customer, patient, member: the scenario's party) in their own words")
+    party_id: int | None = Field(None, ge=1, description="a request the party writes (requester 'party'): their "
+                                 "row's id, so that the tools refuse a write on another party's rows "
+                                 "(ToolSpec.owned)")
 
     @field_validator("task_id")
     @classmethod
@@ -252,6 +255,9 @@ class Task(Contract):
             if d.call >= len(self.reference_solution) or d.argument not in self.reference_solution[d.call].arguments:
                 raise ValueError(f"{self.task_id}: derived argument {d.argument!r} of call {d.call} is not in the "
                                  "reference solution")
+        if self.party_id is not None and self.requester != "party":
+            raise ValueError(f"{self.task_id}: party_id {self.party_id} names who writes the request, but the "
+                             "requester is the staff")
         return self
 
     @property
@@ -351,6 +357,32 @@ class SchemaSpec(Contract):
 # --- tools -------------------------------------------------------------------
 
 
+class OwnedArgument(BaseModel):
+    """An argument naming a row a party owns, and how its owner is found: `path` [table, column] (the row's
+    column holding the owner's id: the party table's own `id`, or its party column) or [table, column, table2,
+    column2] (the row's parent, through its column `column`, holds the owner in `column2`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    argument: str
+    path: list[str] = Field(min_length=2, max_length=4)
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, v: list[str]) -> list[str]:
+        if len(v) % 2:
+            raise ValueError(f"owner path {v}: table and column pairs")
+        return [_ident(part, "owner path part") for part in v]
+
+    def owner_sql(self) -> str:
+        """The query of the owner's id (`owner`), the named row's id its one parameter."""
+        if len(self.path) == 2:
+            table, column = self.path
+            return f'SELECT "{column}" AS owner FROM "{table}" WHERE id = ?'
+        table, via, parent, column = self.path
+        return f'SELECT p."{column}" AS owner FROM "{table}" t JOIN "{parent}" p ON p.id = t."{via}" WHERE t.id = ?'
+
+
 class ToolSpec(BaseModel):
     """One MCP tool: name, description, inputSchema (JSON Schema of the arguments)."""
 
@@ -364,6 +396,10 @@ class ToolSpec(BaseModel):
                              "their own words (Task.requester 'party') is not offered it, and the runtime refuses "
                              "it there (awm/builder/tools/audience.py; a model writing the tools marks them, awm/llm/prompts.py TOOLS). "
                              "AWM-1K's tools are open to all")
+    owned: list[OwnedArgument] = Field(default_factory=list, description="a write the party may make: the "
+                                       "arguments naming rows a party owns, which in a party's own request "
+                                       "(Task.party_id) must be theirs or a party's that names them as "
+                                       "representative, else the runtime refuses the call (not_permitted)")
 
     @field_validator("name")
     @classmethod
@@ -372,7 +408,7 @@ class ToolSpec(BaseModel):
 
     def mcp(self) -> dict[str, Any]:
         """The tool as MCP lists it: name, description, inputSchema, annotations."""
-        return self.model_dump(by_alias=True, exclude={"staff_only"})
+        return self.model_dump(by_alias=True, exclude={"staff_only", "owned"})
 
     def offered_to(self, requester: str) -> bool:
         """Whether a task written by `requester` (Task.requester) may use this tool."""
@@ -388,6 +424,9 @@ class ToolSet(Contract):
     api_style: dict[str, str] | None = Field(default=None, description="the dialect the tools speak (naming, paging, "
                                              "filters, errors, bodies; see awm/builder/dialect.py); None when not "
                                              "chosen from one, as for tools an LLM wrote")
+    representative: list[str] | None = Field(default=None, min_length=2, max_length=2, description="[party table, "
+                                             "column]: where a party names the party authorised to act for them "
+                                             "(ToolSpec.owned); None: no one acts for another")
 
     def offered(self, task: Task | None) -> list[ToolSpec]:
         """The tools an episode of `task` may use: all of them, but a party's own request (Task.requester

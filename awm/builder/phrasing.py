@@ -431,6 +431,7 @@ class PartyRef:
     name: str
     email: str
     ident: str  # "name_email" | "email" | "name"
+    id: int | None = None  # their row's (Task.party_id, when they write the request themselves)
 
     @property
     def full(self) -> str:

@@ -286,7 +286,16 @@ def _task(task_id: str, parts: list[Plan], instruction: str, dialect: Dialect, v
         derived=derived,
         refusals=refusals,
         requester="party" if voice == "self" else "staff",
+        party_id=_writer(parts) if voice == "self" else None,
     )
+
+
+def _writer(parts: list[Plan]) -> int | None:
+    """The row id of the party who writes a request in their own words: the person its requests are about."""
+    ids = {p.say.party.id for p in parts if p.say.party is not None}
+    if len(ids) > 1:
+        raise ValueError(f"requests {'+'.join(p.intent for p in parts)} in one voice are about {len(ids)} people")
+    return ids.pop() if ids else None
 
 
 def _rule(plan: Plan, dialect: Dialect) -> Refusal:

@@ -156,7 +156,8 @@ def failed_rollouts_table(summary: EvaluationSummary, home: str, limit: int = 20
     """Each rollout that did not pass, with why and the path of its trajectory file."""
     rows = []
     for r in summary.failed[:limit]:
-        why = r.reason or ("unexpected database changes" if r.hacking else "verdict incomplete")
+        why = r.reason or ("unexpected database changes" if r.unexpected_changes else
+                           "tried what the customer may not do (not_permitted)" if r.overreach else "verdict incomplete")
         rows.append({"environment": r.env_id, "task": r.task_id, "sample": r.sample, "status": r.status,
                      "why": why[:160], "reward": r.reward, "unexpected rows": r.unexpected_changes,
                      "trajectory": f"{home}/{r.path}"})

@@ -106,6 +106,7 @@ class RolloutResult:
     reward: float = 0.0
     complete: bool = False
     unexpected_changes: int = 0
+    overreach: int = 0  # calls refused as what the customer it acts for may not do (not_permitted)
     changed_rows: int = 0
     steps: int = 0
     tool_calls: int = 0
@@ -125,8 +126,9 @@ class RolloutResult:
 
     @property
     def hacking(self) -> bool:
-        """The rollout changed rows the task does not account for (the score's diff says so)."""
-        return self.unexpected_changes > 0
+        """The rollout changed rows the task does not account for (the score's diff says so), or tried what the
+        customer it acts for may not do (a staff tool, another customer's record), which the runtime refused."""
+        return self.unexpected_changes > 0 or self.overreach > 0
 
 
 class RolloutFault(Exception):
@@ -345,6 +347,7 @@ class RolloutEngine:
             result.reward = float(verdict["reward"]) if result.status == "completed" else 0.0
             diff = verdict.get("diff") or {}
             result.unexpected_changes = int(diff.get("unexpected", 0))
+            result.overreach = int(verdict.get("overreach", 0))
             result.changed_rows = int(diff.get("changed", 0))
             result.tool_errors = int(verdict.get("tool_errors", result.tool_errors))
         result.wall_s = round(time.monotonic() - started, 4)

@@ -463,7 +463,9 @@ it), inputSchema (a JSON Schema object whose properties are exactly the function
 required listing those without a default), annotations ({{"readOnlyHint": true}} for tools that only read),
 staff_only (true for what only the business's staff may do: back-office records, prices, stock, status
 transitions of the business's own work, other customers' records; false for what a customer may do for
-themselves: browse and search what is offered, read and manage their own account, orders and bookings).
+themselves: browse and search what is offered, read and manage their own account, orders and bookings), and,
+for a write a customer may make, owned (each argument naming a row a customer owns, with the path to the owner:
+[table, customer column], [customer table, "id"], or [table, parent column, parent table, customer column]).
 The tools are asked for in parts (<part>): write the tools of the tables listed in its "tables" (their read
 tools and the actions on them) and every tool listed in its "tools", and none of the tools in its "written"
 (earlier parts wrote them). Helper functions listed in its "helpers" exist already: call them without

@@ -181,6 +181,34 @@ def spec_findings(env_id: str, toolset: ToolSet) -> list[Finding]:
     return findings
 
 
+def owner_findings(env_id: str, toolset: ToolSet, schema: SchemaSpec) -> list[Finding]:
+    """The ownership rules (ToolSpec.owned, ToolSet.representative) name the tool's own arguments and the tables
+    and columns of the schema, with an `id` key where a row is looked up: the runtime runs them before a party's
+    writes, so a rule that names nothing would refuse, or let through, by accident."""
+    columns = {t.name: {c.name for c in t.columns} for t in schema.tables}
+
+    def missing(path: list[str]) -> str | None:
+        for table, column in zip(path[::2], path[1::2]):
+            if table not in columns:
+                return f"no table {table}"
+            if column not in columns[table] or "id" not in columns[table]:
+                return f"table {table} has no column {column if column not in columns[table] else 'id'}"
+        return None
+
+    findings = []
+    for spec in toolset.tools:
+        for owned in spec.owned:
+            problem = None if owned.argument in spec.input_schema.get("properties", {}) else \
+                f"owned argument {owned.argument} is not a parameter"
+            problem = problem or missing(owned.path)
+            if problem:
+                findings.append(Finding(env_id, CHECK_SPEC, f"ownership rule {owned.path}: {problem}", tool=spec.name))
+    if toolset.representative is not None and missing(toolset.representative):
+        findings.append(Finding(env_id, CHECK_SPEC, f"representative {toolset.representative}: "
+                                f"{missing(toolset.representative)}"))
+    return findings
+
+
 def strict_findings(env_id: str, tool: str, schema: dict[str, Any]) -> list[Finding]:
     """The spec as served to strict clients (awm.toolspecs.strict_schema) must exist and pass every strict-mode
     rule: a tool a strict function-calling request refuses is a tool the agent cannot use."""
@@ -285,7 +313,7 @@ def tool_findings(env_id: str, source: str, toolset: ToolSet, schema: SchemaSpec
         functions = module.functions
         del module  # and with it the tree
     named = tables_named_in_code(functions, table_names)
-    findings = spec_findings(env_id, toolset) + findings
+    findings = spec_findings(env_id, toolset) + owner_findings(env_id, toolset, schema) + findings
     reachable = set().union(*(named.get(spec.name, set()) for spec in toolset.tools))
     for table in sorted(table_names - reachable):
         findings.append(Finding(env_id, CHECK_REACH, "no tool reads or writes this table", table=table))

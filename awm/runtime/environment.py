@@ -167,8 +167,26 @@ class Environment:
     def _env_key(self) -> str:
         if self._key is None:
             names = [spec.name for spec in self.toolset.tools]
-            self._key = self.pool.register(self.env_id, self._program, names, self.db_path)
+            self._key = self.pool.register(self.env_id, self._program, names, self.db_path, owned=self._owned(),
+                                           representative=self._representative())
         return self._key
+
+    def _owned(self) -> dict[str, list[list[str]]]:
+        """Per tool, the arguments naming rows a party owns and the query of each one's owner (ToolSpec.owned)."""
+        return {spec.name: [[o.argument, o.owner_sql()] for o in spec.owned]
+                for spec in self.toolset.tools if spec.owned}
+
+    def _representative(self) -> str | None:
+        if self.toolset.representative is None:
+            return None
+        table, column = self.toolset.representative
+        return f'SELECT "{column}" AS representative FROM "{table}" WHERE id = ?'
+
+    @staticmethod
+    def acting(task: Task | None) -> int | None:
+        """Who acts in an episode of `task`: the party's id when they write the request themselves (their writes
+        may name only their own rows, ToolSpec.owned), else None (the staff, who act on anyone's)."""
+        return task.party_id if task is not None and task.requester == "party" else None
 
     def _task_or_none(self, task_id: str | None) -> Task | None:
         return self.task(task_id) if task_id is not None else None
@@ -176,7 +194,7 @@ class Environment:
     def reset(self, task_id: str | None = None) -> Episode:
         """A fresh episode: a private copy of the initial database (use as a context manager, or close it)."""
         task = self._task_or_none(task_id)
-        record, ready = self.pool.open_episode(self._env_key())
+        record, ready = self.pool.open_episode(self._env_key(), acting=self.acting(task))
         ready.result()
         return Episode(self, task, record)
 
@@ -184,7 +202,8 @@ class Environment:
         """`reset` for an event loop; `unreserved`: an episode nobody reserved (the server's open sessions),
         whose database counts against the sandbox's quota for them (WorkerPool unreserved_memory_mb)."""
         task = self._task_or_none(task_id)
-        record, ready = self.pool.open_episode(self._env_key(), asyncio.get_running_loop(), unreserved)
+        record, ready = self.pool.open_episode(self._env_key(), asyncio.get_running_loop(), unreserved,
+                                               self.acting(task))
         await ready
         return Episode(self, task, record)
 
@@ -242,9 +261,10 @@ class Environment:
             verifier = self.verifier_program(task.task_id)
             name = f"{self.env_id}/{task.task_id}"
             future = self.pool.replay(self._env_key(), sent, verifier, name, judgements, footprint, forks,
-                                      task.instruction if footprint == "reference" else None)
+                                      task.instruction if footprint == "reference" else None,
+                                      acting=self.acting(task))
         else:
-            future = self.pool.replay(self._env_key(), sent)
+            future = self.pool.replay(self._env_key(), sent, acting=self.acting(task))
         return PendingTrajectory(task, problems, future, fork_problems, judgements,
                                  [(fork[0], fork[2]) for fork in forks])
 
@@ -307,7 +327,8 @@ class PendingTrajectory:
         self.footprint = outcome.get("footprint")
         results = _merged(self._problems, outcome["results"])
         ran = outcome["results"]  # the calls sent, in order; a verdict after n of them counts those the world answered
-        verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after]), answer is not None))
+        verdicts = [_with_partial(self._task, _grounded(self._task, v, _evidence(ran[:after]), answer is not None,
+                                                        _overreach(self._problems, ran, after)))
                     for v, (after, answer) in zip(outcome["verdicts"], self._judged)] if self._task is not None else []
         self.branches = [
             ([], None) if problems is None  # a call it needed was refused before it was sent
@@ -315,7 +336,9 @@ class PendingTrajectory:
             else (_merged(problems, branch["results"]),
                   _with_partial(self._task, _grounded(self._task, branch["verdict"],
                                                       _evidence(ran[:after]) + _evidence(branch["results"]),
-                                                      answer is not None))
+                                                      answer is not None,
+                                                      _overreach(self._problems, ran, after)
+                                                      + _overreach(problems, branch["results"])))
                   if branch["verdict"] is not None else None)
             for problems, branch, (after, answer) in zip(self._branch_problems, outcome.get("branches", []),
                                                          self._branched)]
@@ -335,9 +358,31 @@ def _merged(problems: list[dict | None], results: list[Any]) -> list[Any]:
 
 UNGROUNDED = ("the answer was given without a tool call that answered: an answer must come from what the "
               "tools showed, not a guess")
+OVERREACH = ("the episode tried what the customer it acts for may not do (a staff tool, or another customer's "
+             "record: not_permitted); the runtime refused it, and an episode that tries is not complete")
 
 
-def _grounded(task: Task | None, verdict: dict, evidence_calls: int, answered: bool = True) -> dict:
+def _not_permitted(result: Any) -> bool:
+    return is_error(result) and result["error"].get("code") == "not_permitted"
+
+
+def _overreach(problems: list[dict | None], ran: list[Any], after: int | None = None) -> int:
+    """How many calls of a trajectory were refused as not_permitted (by the runtime before sending, `problems`,
+    or by the worker's ownership rule, `ran`) before its verdict after `after` sent calls (None: all of them)."""
+    refused, sent, results = 0, 0, iter(ran)
+    for problem in problems:
+        if problem is None:
+            if after is not None and sent == after:
+                break
+            result, sent = next(results), sent + 1
+        else:
+            result = problem
+        refused += _not_permitted(result)
+    return refused
+
+
+def _grounded(task: Task | None, verdict: dict, evidence_calls: int, answered: bool = True,
+              overreach: int = 0) -> dict:
     """A task that expects an answer is complete only if the episode made at least one call the world answered
     (a result, or the tool's own business error such as a refusal; not `submit_answer`, not an unknown tool or
     bad arguments: awm.runtime.tools.is_evidence): a fixed answer with no call earns nothing, however often it
@@ -349,6 +394,9 @@ def _grounded(task: Task | None, verdict: dict, evidence_calls: int, answered: b
             and any(goal.kind == "answer" for goal in task.goals)):
         kept = [e for e in verdict["evidence"] if e != "every goal is met"]
         verdict = {**verdict, "complete": False, "evidence": [*kept, UNGROUNDED]}
+    if overreach:  # what a customer may not do, tried: the runtime stopped it, the reward does not follow it
+        kept = [e for e in verdict["evidence"] if e != "every goal is met"]
+        verdict = {**verdict, "complete": False, "evidence": [*kept, OVERREACH], "overreach": overreach}
     return verdict
 
 
@@ -364,7 +412,7 @@ def _with_partial(task: Task, verdict: dict) -> dict:
     failed = len([e for e in verdict["evidence"] if e != "every goal is met"])
     changes = len([g for g in task.goals if g.kind != "answer"])
     verdict["partial"] = (not verdict["complete"] and "error" not in verdict and not verdict.get("collateral")
-                          and failed < changes)
+                          and not verdict.get("overreach") and failed < changes)
     return verdict
 
 
@@ -388,6 +436,7 @@ class Episode:
         self.calls = 0
         self.tool_errors = 0
         self.evidence_calls = 0  # calls the world answered (see _grounded)
+        self.overreach = 0  # calls refused as not_permitted: the episode is then never complete (see _grounded)
         self.submission: dict | None = None  # the typed answer submitted with submit_answer, once
 
     @property
@@ -405,6 +454,7 @@ class Episode:
     def _counted(self, result: Any, tool: bool = False) -> Any:
         if is_error(result):
             self.tool_errors += 1
+            self.overreach += _not_permitted(result)
         if tool and is_evidence(result):
             self.evidence_calls += 1
         return result
@@ -466,21 +516,24 @@ class Episode:
         row accounted for by the task's footprint): {"complete", "evidence", "partial", "diff"}."""
         task = self._judge_task(task_id)
         verdict = self._judge_future(task, answer).result()
-        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None))
+        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None,
+                                             self.overreach))
 
     async def ajudge(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
         task = self._judge_task(task_id)
         verdict = await self._judge_future(task, answer, asyncio.get_running_loop())
-        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None))
+        return _with_partial(task, _grounded(task, verdict, self.evidence_calls, self._answer(task, answer) is not None,
+                                             self.overreach))
 
     def _score(self, verdict: dict) -> dict:
         return {"reward": self.env.reward.reward(verdict), "complete": verdict["complete"],
                 "evidence": verdict["evidence"], "diff": verdict.get("diff"), "calls": self.calls,
-                "tool_errors": self.tool_errors}
+                "tool_errors": self.tool_errors, "overreach": verdict.get("overreach", 0)}
 
     def score(self, answer: str | dict | None = None, task_id: str | None = None) -> dict:
-        """{"reward", "complete", "evidence", "diff", "calls", "tool_errors"}: the verdict (see `judge`), the
-        rows changed per table (expected and unexpected), and this episode's tool calls and tool errors.
+        """{"reward", "complete", "evidence", "diff", "calls", "tool_errors", "overreach"}: the verdict (see
+        `judge`), the rows changed per table (expected and unexpected), this episode's tool calls and tool errors,
+        and how many of them tried what the customer it acts for may not do (not_permitted; never complete).
         `answer` is the agent's final message (prose, read strictly), or a dict keyed by the task's answer
         slots; once the agent has submitted an answer with `submit_answer` (typed), that submission is judged
         instead, whatever `answer` says. The episode stays usable."""

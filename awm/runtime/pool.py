@@ -115,6 +115,7 @@ class EpisodeRecord:
     lost: str | None = None
     closed: bool = False
     unreserved: bool = False  # its database counts against the workers' quota for unreserved episodes
+    acting: int | None = None  # a party's own episode: the party's id (the tools refuse writes on others' rows)
 
 
 @dataclass(eq=False)
@@ -135,6 +136,8 @@ class _Payload:
     filename: str
     names: list[str]
     db: str
+    owned: dict[str, list[list[str]]] = field(default_factory=dict)  # tool -> [[argument, owner query]]
+    representative: str | None = None  # the query of whom a party names as representative
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -296,7 +299,8 @@ class _Worker:
             return
         payload = self.pool.payload(env_key)
         message = {"op": "load", "env": env_key, "program": payload.program, "filename": payload.filename,
-                   "names": payload.names, "image": database_image(payload.db)}
+                   "names": payload.names, "image": database_image(payload.db), "owned": payload.owned,
+                   "representative": payload.representative}
         self._send(_Request(self.pool.next_id(), message, Future(), ADMIN_OP_SECONDS, internal=True))
         self.loaded.add(env_key)
 
@@ -521,7 +525,7 @@ class _Worker:
         if not self._try_load(episode.env_key):
             episode.lost = "its environment was closed"
             return
-        message = {"op": "open", "episode": episode.id, "env": episode.env_key}
+        message = {"op": "open", "episode": episode.id, "env": episode.env_key, "acting": episode.acting}
         if episode.unreserved:
             message.update(unreserved=True, rebuild=True)  # it held its place in the quota already
         self._send(_Request(self.pool.next_id(), message, Future(), ADMIN_OP_SECONDS, episode, internal=True,
@@ -889,10 +893,13 @@ class WorkerPool:
     # environments ---------------------------------------------------------------------
 
     def register(self, env_id: str, program: str, names: list[str], db: Path,
-                 filename: str = artifacts.TOOLS_PY.name) -> str:
-        """Make an environment loadable by the workers: its tools module as `compiled_program` gives it."""
+                 filename: str = artifacts.TOOLS_PY.name, owned: dict[str, list[list[str]]] | None = None,
+                 representative: str | None = None) -> str:
+        """Make an environment loadable by the workers: its tools module as `compiled_program` gives it; `owned`
+        and `representative`, the ownership rules of a party's own episodes (LoadedEnvironment.refusal)."""
         key = f"{env_id}:{uuid.uuid4().hex[:12]}"
-        self._payloads[key] = _Payload(program, f"{env_id}/{filename}", list(names), str(Path(db).resolve()))
+        self._payloads[key] = _Payload(program, f"{env_id}/{filename}", list(names), str(Path(db).resolve()),
+                                       dict(owned or {}), representative)
         return key
 
     def unregister(self, env_key: str) -> None:
@@ -907,12 +914,13 @@ class WorkerPool:
 
     # episodes ------------------------------------------------------------------------
 
-    def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None, unreserved: bool = False
-                     ) -> tuple[EpisodeRecord, AnyFuture]:
+    def open_episode(self, env_key: str, loop: asyncio.AbstractEventLoop | None = None, unreserved: bool = False,
+                     acting: int | None = None) -> tuple[EpisodeRecord, AnyFuture]:
         """Place a new episode on the least loaded worker that is not full; the future resolves when its copy
         exists. SandboxError if every worker is full (over its memory ceiling with the episodes it holds).
         An `unreserved` episode's database counts against the worker's quota for them (unreserved_memory_mb):
-        its future fails with QuotaExceeded when they hold it, and the episode cannot grow past it."""
+        its future fails with QuotaExceeded when they hold it, and the episode cannot grow past it. `acting`: a
+        party's own episode, their id (the worker refuses their writes on other parties' rows)."""
         self.start()
         for _ in self._workers:  # a worker that goes down meanwhile refuses it: the next one is tried
             live = self._live()
@@ -922,10 +930,10 @@ class WorkerPool:
                 raise SandboxError(f"every sandbox worker is at its memory ceiling ({self.worker_memory_mb:g} MiB) "
                                    f"with the {held} episodes they hold; close episodes, or raise worker_memory_mb")
             worker = min(open_to_new, key=lambda w: (w.restarting, len(w.episodes)))
-            episode = EpisodeRecord(self.next_id(), env_key, worker, unreserved=unreserved)
+            episode = EpisodeRecord(self.next_id(), env_key, worker, unreserved=unreserved, acting=acting)
             with worker.lock:
                 worker.episodes[episode.id] = episode
-            message = {"op": "open", "episode": episode.id, "env": env_key}
+            message = {"op": "open", "episode": episode.id, "env": env_key, "acting": acting}
             if unreserved:
                 message["unreserved"] = True
             try:
@@ -1064,7 +1072,7 @@ class WorkerPool:
     def replay(self, env_key: str, calls: list[tuple[str, dict]], verifier: tuple[str, str] | None = None,
                name: str = "", judgements: list[tuple[int, str | None]] = (), footprint: dict | str | None = None,
                branches: list[tuple] = (), instruction: str | None = None,
-               loop: asyncio.AbstractEventLoop | None = None) -> AnyFuture:
+               loop: asyncio.AbstractEventLoop | None = None, acting: int | None = None) -> AnyFuture:
         """A trajectory in one request on the least busy worker: `calls` on a fresh copy of the initial
         state; with `verifier` ((key, program) as `compiled_program` gives it), a verdict per (after, answer)
         judgement on the state once `after` of the calls were made, each also failing any change `footprint`
@@ -1074,9 +1082,9 @@ class WorkerPool:
         succeed, failed, or a branch with the same optional fifth item, a group name, already changed
         something and was judged: then its verdict is None), and is undone. Resolves to {"results": [...], "verdicts": [...],
         "branches": [{"results", "verdict"}], "footprint": ...}, verdicts in the order of `judgements`;
-        nothing outlives the request."""
+        nothing outlives the request. `acting`: as for open_episode, a party's own trajectory."""
         message: dict[str, Any] = {"op": "replay", "env": env_key, "calls": [[tool, args] for tool, args in calls],
-                                   "seconds": self.call_seconds, "memory": self.memory_bytes}
+                                   "seconds": self.call_seconds, "memory": self.memory_bytes, "acting": acting}
         limit = len(calls) * self.call_limit + ADMIN_OP_SECONDS
         if verifier is not None and (judgements or branches or footprint == "reference"):
             key, program = verifier

@@ -172,6 +172,10 @@ class LoadedEnvironment:
     names: frozenset[str]  # its tools
     template: sqlite3.Connection  # the initial state, read-only; episodes are copies of it
     template_bytes: int
+    # per tool, the arguments naming rows a party owns and the query of each one's owner (ToolSpec.owned), and
+    # the query of whom a party names as representative: a party's own episode writes only on their rows
+    owned: dict[str, list[list[str]]] = field(default_factory=dict)
+    representative: str | None = None
     _initial: DBHandle | None = None
     _layout: outcome.Layout | None = None
 
@@ -183,6 +187,35 @@ class LoadedEnvironment:
 
     def held_bytes(self) -> int:
         return self.template_bytes + (self._initial._footprint_bytes() if self._initial is not None else 0)
+
+    def refusal(self, handle: DBHandle, tool: str, arguments: dict, acting: int | None) -> RawJSON | None:
+        """The call refused (`not_permitted`), when the party `acting` (a party's own episode; None: the staff's)
+        names a row of another party who does not name them as representative; None when it may run. A row
+        that does not exist is left to the tool to report."""
+        if acting is None:
+            return None
+        for argument, sql in self.owned.get(tool, ()):
+            value = arguments.get(argument) if isinstance(arguments, dict) else None
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            row = handle.one(sql, (value,))
+            if row is None or row["owner"] == acting:
+                continue
+            if row["owner"] is not None and self.representative is not None:
+                holder = handle.one(self.representative, (row["owner"],))
+                if holder is not None and holder["representative"] == acting:
+                    continue
+            return RawJSON(encode_result(tool_error("not_permitted", (
+                f"{tool}: {argument} {value} is another customer's; a customer acts only on their own records, "
+                "or on those of someone whose record names them as representative"))))
+        return None
+
+    def run(self, handle: DBHandle, tool: str, arguments: dict, seconds: float, memory: int | None,
+            acting: int | None) -> str:
+        """One call, as run_tool runs it, after the ownership check of a party's own episode (refusal)."""
+        fn = self.tool(tool)
+        refused = self.refusal(handle, tool, arguments, acting)
+        return refused if refused is not None else run_tool(handle, fn, tool, arguments, seconds, memory)
 
     @property
     def initial(self) -> DBHandle:
@@ -215,6 +248,7 @@ class WorkerState:
     limits: WorkerLimits = field(default_factory=WorkerLimits)
     environments: dict[str, LoadedEnvironment] = field(default_factory=dict)
     episodes: dict[int, tuple[str, DBHandle]] = field(default_factory=dict)
+    acting: dict[int, int] = field(default_factory=dict)  # a party's own episode -> the party's id
     uncapped: set[int] = field(default_factory=set)  # episodes whose size cap waits for their first call
     unreserved: dict[int, int] = field(default_factory=dict)  # unreserved episode -> bytes its database holds
     unreserved_bytes: int = 0  # their sum, counted against limits.unreserved_bytes
@@ -226,7 +260,8 @@ class WorkerState:
 
     # ops ---------------------------------------------------------------------------
 
-    def load(self, env: str, program: str, filename: str, names: list[str], image: str) -> dict:
+    def load(self, env: str, program: str, filename: str, names: list[str], image: str,
+             owned: dict[str, list[list[str]]] | None = None, representative: str | None = None) -> dict:
         code = _code(program)
         namespace = run_module(code, filename)
         missing = sorted(set(names) - set(functions_of(namespace)))
@@ -238,7 +273,7 @@ class WorkerState:
             previous.close()
         template = base64.b64decode(image)
         self.environments[env] = LoadedEnvironment(code, filename, frozenset(names), open_image(template),
-                                                   len(template))
+                                                   len(template), dict(owned or {}), representative)
         return {"tools": len(names)}
 
     def unload(self, env: str) -> dict:
@@ -248,7 +283,8 @@ class WorkerState:
             self.freed = True
         return {}
 
-    def open(self, episode: int, env: str, unreserved: bool = False, rebuild: bool = False) -> dict:
+    def open(self, episode: int, env: str, unreserved: bool = False, rebuild: bool = False,
+             acting: int | None = None) -> dict:
         if episode in self.episodes:
             raise KeyError(f"episode {episode} is already open")
         loaded = self._environment(env)
@@ -257,6 +293,8 @@ class WorkerState:
             raise QuotaError(f"the unreserved episodes of this sandbox worker hold {self.unreserved_bytes / 2 ** 20:.1f} "
                              f"MiB of the {quota / 2 ** 20:g} MiB they may (the rest is kept for reserved episodes)")
         self.episodes[episode] = (env, DBHandle(fresh_copy(loaded.template)))
+        if acting is not None:
+            self.acting[episode] = int(acting)
         if quota:
             self.unreserved[episode] = loaded.template_bytes
             self.unreserved_bytes += loaded.template_bytes
@@ -271,8 +309,7 @@ class WorkerState:
         if episode in self.uncapped:  # at its first call, which parses the schema anyway, as the cap does
             self.uncapped.discard(episode)
             handle._cap_size(self.limits.episode_db_bytes)
-        fn = self._environment(env).tool(tool)
-        return RawJSON(run_tool(handle, fn, tool, arguments, seconds, memory))
+        return RawJSON(self._environment(env).run(handle, tool, arguments, seconds, memory, self.acting.get(episode)))
 
     def _unreserved_call(self, episode: int, handle: DBHandle, env: str, tool: str, arguments: dict, seconds: float,
                          memory: int | None) -> RawJSON:
@@ -286,7 +323,7 @@ class WorkerState:
             handle._cap_size(cap)
             self.unreserved_caps[episode] = cap
         changes = handle._conn.total_changes
-        result = run_tool(handle, self._environment(env).tool(tool), tool, arguments, seconds, memory)
+        result = self._environment(env).run(handle, tool, arguments, seconds, memory, self.acting.get(episode))
         if handle._conn.total_changes != changes:  # it wrote: measure what its database holds now
             now = handle._footprint_bytes()
             self.unreserved_bytes += now - held
@@ -329,7 +366,7 @@ class WorkerState:
                 final_handle._close()
 
     def replay(self, env: str, calls: list[list], seconds: float, memory: int | None,
-               judge: dict | None = None) -> RawJSON:
+               judge: dict | None = None, acting: int | None = None) -> RawJSON:
         """A whole trajectory in one request: each call exactly as `call` runs it, on a fresh copy of the
         initial state that lives only for this request. With `judge`, one verdict per [after, answer] in
         judge["judgements"]: the state once `after` calls were made, judged as `judge` judges an episode;
@@ -378,13 +415,13 @@ class WorkerState:
                     if base is None:
                         base = loaded.changes(handle._conn, handle._written)
                     forked[i] = self._branch(loaded, handle, fn, more, answer, require, base, judge["seconds"],
-                                             seconds, memory)
+                                             seconds, memory, acting)
                     changed[i] = forked[i][1] is not None and _ordered(forked[i][2]) != _ordered(base)
                     if group is not None and changed[i]:
                         groups_done.add(group)  # judged, and it changed something
                 if made < len(calls):
                     tool, arguments = calls[made]
-                    results.append(run_tool(handle, loaded.tool(tool), tool, arguments, seconds, memory))
+                    results.append(loaded.run(handle, tool, arguments, seconds, memory, acting))
             footprint = None
             if judge is not None:
                 footprint = judge.get("footprint")
@@ -407,8 +444,8 @@ class WorkerState:
 
     @staticmethod
     def _branch(loaded: LoadedEnvironment, handle: DBHandle, fn, calls: list[list], answer: str | None,
-                require: list[int], base: list[dict], verify_seconds: float, seconds: float, memory: int | None
-                ) -> tuple[list[str], dict | None, list[dict]]:
+                require: list[int], base: list[dict], verify_seconds: float, seconds: float, memory: int | None,
+                acting: int | None = None) -> tuple[list[str], dict | None, list[dict]]:
         """Other calls from the handle's current state (whose diff is `base`), judged, then undone: (results,
         verdict, changes); no verdict (None) when a call of `require` failed (the trajectory is not the one
         it was meant to be). Only the tables the branch writes are compared again."""
@@ -416,8 +453,7 @@ class WorkerState:
         handle._written = set()
         handle._begin()
         try:
-            results = [run_tool(handle, loaded.tool(tool), tool, arguments, seconds, memory)
-                       for tool, arguments in calls]
+            results = [loaded.run(handle, tool, arguments, seconds, memory, acting) for tool, arguments in calls]
             if any(results[i].startswith('{"error":') for i in require if i < len(results)):
                 return results, None, []
             view = handle._reader()
@@ -441,6 +477,7 @@ class WorkerState:
 
     def close(self, episode: int) -> dict:
         entry = self.episodes.pop(episode, None)
+        self.acting.pop(episode, None)
         self.uncapped.discard(episode)
         self.unreserved_bytes -= self.unreserved.pop(episode, 0)
         self.unreserved_caps.pop(episode, None)

@@ -310,7 +310,7 @@ class World:
                   ) -> PartyRef:
         """How the instruction names `party`: name and email, email alone, or (if unique) name alone."""
         options = [i for i in idents if i != "name" or self.unique_person("party", party)]
-        return PartyRef(self.person(party), party["email"], self.rng.choice(options))
+        return PartyRef(self.person(party), party["email"], self.rng.choice(options), party["id"])
 
     def find_party(self, ref: PartyRef) -> tuple[str, dict]:
         return self.n.list("party"), {"query": ref.query}

@@ -682,7 +682,10 @@ def cancel_as_representative(w: World) -> Plan | None:
                 targets={("case", case["id"]), ("party", other["id"])})
 
 
-@intent("infeasible", rule=False)  # who writes is no argument of any tool: no tool can refuse it
+# No tool's own rule refuses it (who writes is no argument of any tool): the runtime does, in the speaker's own
+# episode (not_permitted: the case is another customer's, whose record names someone else), which is no error
+# code of the tools, so the answer's blocking fact is who the representative on record is.
+@intent("infeasible", rule=False)
 def cancel_without_authority(w: World) -> Plan | None:
     """The same request from someone the other person's record does not name as their representative: nothing
     may change, and the answer names who is (the blocking fact: the speaker is not the authorised representative)."""

@@ -55,6 +55,7 @@ from awm.builder.tools import (
     subscriptions,
     support,
 )
+from awm.builder.tools.audience import owned_arguments
 from awm.builder.tools.base import PAGING, Param, ToolBuilder, ToolDef
 from awm.builder.world import WorldPlan
 from awm.contracts import ToolSet, ToolSpec
@@ -202,8 +203,13 @@ def render_specs(plan: WorldPlan, tools: list[ToolDef]) -> ToolSet:
                   "required": [p.name for p in tool.params if p.required], "additionalProperties": False}
         annotations = {"readOnlyHint": tool.read_only, "destructiveHint": tool.destructive}
         specs.append(ToolSpec(name=tool.name, description=tool.description, inputSchema=schema,
-                              annotations=annotations, staff_only=tool.audience == "staff"))
-    return ToolSet(env_id=plan.scenario.env_id, tools=specs, api_style=style_for(plan.scenario.seed).record())
+                              annotations=annotations, staff_only=tool.audience == "staff",
+                              owned=owned_arguments(plan, tool)))
+    party = plan["party"] if plan.has("party") else None
+    representative = [party.table, "representative_id"] if party is not None and party.has("representative_id") \
+        else None
+    return ToolSet(env_id=plan.scenario.env_id, tools=specs, api_style=style_for(plan.scenario.seed).record(),
+                   representative=representative)
 
 
 def generate_tools(plan: WorldPlan) -> tuple[str, ToolSet]:

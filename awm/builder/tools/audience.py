@@ -17,11 +17,21 @@ The rule, in order:
      a quote, resizes their own server). Approving, verifying, assigning, shipping, completing, pricing,
      stock, tiers and priorities, crediting an account: the staff's.
 The tools still enforce their business rules for everyone: a customer may cancel only what can be cancelled.
+
+And a party acts only on their own records: a write the party may make names, in a party's own request, only
+rows that party owns (their account, their order and its lines) or that a party who names them as
+representative owns; the runtime refuses the others (`not_permitted`, owned_arguments).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from awm.contracts import OwnedArgument
+
+if TYPE_CHECKING:
+    from awm.builder.tools.base import ToolDef
+    from awm.builder.world import WorldPlan
 
 Audience = Literal["party", "staff"]
 
@@ -76,3 +86,45 @@ def audience(role: str, kind: str, verb: str) -> Audience:
     if (role, verb) in PARTY_ACTIONS:
         return "party"
     return "party" if verb in PARTY_VERBS and (role, verb) not in STAFF_ACTIONS else "staff"
+
+
+# Arguments a party's write may name another party's row with: where money or a new item goes, not what it acts on.
+UNOWNED_PREFIXES = ("to_", "new_")
+
+
+def owner_path(plan: WorldPlan, role: str) -> list[str] | None:
+    """How a row of `role` leads to the party that owns it (awm.contracts.OwnedArgument.path): the party's own
+    row, a row with a party column, or a row whose parent has one (a line of an order); None for what no party
+    owns (the catalogue, the sites, the staff)."""
+    party = plan["party"]
+    if role == "party":
+        return [party.table, "id"]
+    ent = plan[role]
+    if ent.has(party.fk) and ent.col(party.fk).ref == "party":
+        return [ent.table, party.fk]
+    for col in ent.columns:
+        if col.ref and col.ref not in ("party", role) and plan.has(col.ref):
+            parent = plan[col.ref]
+            if parent.has(party.fk) and parent.col(party.fk).ref == "party":
+                return [ent.table, col.name, parent.table, party.fk]
+    return None
+
+
+def owned_arguments(plan: WorldPlan, tool: ToolDef) -> list[OwnedArgument]:
+    """The arguments of a write the party may make that name a row some party owns: in a party's own request the
+    runtime lets them name only the party's rows (or of a party that names them as representative)."""
+    if tool.audience != "party" or tool.kind == "read" or not plan.has("party"):
+        return []
+    roles = {}
+    for role, ent in plan.entities.items():
+        roles.setdefault(ent.fk, role)
+        roles.setdefault(f"{ent.name}_id", role)
+    owned = []
+    for param in tool.params:
+        name = param.name.removeprefix("from_")
+        if param.name.startswith(UNOWNED_PREFIXES) or name not in roles:
+            continue
+        path = owner_path(plan, roles[name])
+        if path is not None:
+            owned.append(OwnedArgument(argument=param.name, path=path))
+    return owned

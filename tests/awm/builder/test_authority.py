@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from awm import artifacts
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
@@ -126,9 +127,11 @@ def test_the_authority_is_found_through_the_tools_never_stated(proven):
             env.close()
 
 
-def test_an_agent_that_acts_without_the_authority_scores_zero(proven):
+def test_an_agent_that_acts_without_the_authority_is_refused_and_scores_zero_where_the_tools_allow_it(proven):
     """The refusal's answer given, but the case cancelled anyway (what an agent that takes the speaker's word does):
-    incomplete; the reference (reads and the answer) complete."""
+    in the speaker's own episode the runtime refuses the cancel (the case is another customer's, whose record names
+    someone else); where the tools let it through (the same request relayed by the staff), the verdict is
+    incomplete, and the reference (reads and the answer) complete."""
     store, runs = proven
     for env_id, plans, tasks, _ in runs:
         feasible, refused = tasks
@@ -138,11 +141,18 @@ def test_an_agent_that_acts_without_the_authority_scores_zero(proven):
         calls = [(c.tool, c.arguments) for c in refused.reference_solution]
         overreach = calls + [(cancel.tool, {next(iter(cancel.arguments)): case_id})]
         env = Environment.from_store(store, env_id)
+        relayed = refused.model_copy(update={"requester": "staff", "party_id": None})
+        staff = Environment(env_id, env.tools_source, env.toolset, env.taskset.model_copy(update={"tasks": [relayed]}),
+                            artifacts.VERIFIERS.read(store, env_id), env.db_path)
         try:
-            assert "error" not in json.dumps(env.replay(overreach)[-1])  # the tools allow it: only authority forbids
-            done, honest = env.judge_trajectories(refused.task_id, [(overreach, refused.reference_answer),
-                                                                   (calls, refused.reference_answer)])
+            assert refused.requester == "party" and refused.party_id is not None
+            mine, _ = env.send_trajectory(overreach, refused.task_id).result()
+            assert mine[-1]["error"]["code"] == "not_permitted", mine[-1]
+            assert "error" not in json.dumps(staff.replay(overreach)[-1])  # the tools allow it: only authority forbids
+            done, honest = staff.judge_trajectories(refused.task_id, [(overreach, refused.reference_answer),
+                                                                     (calls, refused.reference_answer)])
         finally:
             env.close()
+            staff.close()
         assert honest["complete"], honest
         assert not done["complete"] and done["diff"]["unexpected"] >= 1, done

@@ -75,6 +75,25 @@ def test_specs_must_be_valid_json_schema_and_match_the_code(library):
     assert "at properties/book_id/type:" in spec_finding.error, spec_finding.error
 
 
+def test_ownership_rules_must_name_the_tools_arguments_and_the_schemas_columns(library):
+    """A rule the runtime runs before a customer's write (ToolSpec.owned) that names nothing real would refuse,
+    or let through, by accident: the gate names it. A rule that names real things passes."""
+    tools = json.loads(json.dumps(TOOLS_JSON))
+    set_stock = next(t for t in tools["tools"] if t["name"] == "set_stock")
+    set_stock["owned"] = [{"argument": "book_id", "path": ["books", "author_id"]}]
+    tools["representative"] = ["authors", "id"]
+    assert findings_for(library, tools_json=tools) == []
+    set_stock["owned"] = [{"argument": "book", "path": ["books", "author_id"]},
+                          {"argument": "book_id", "path": ["books", "owner_id"]},
+                          {"argument": "book_id", "path": ["books", "author_id", "publishers", "owner_id"]}]
+    tools["representative"] = ["authors", "delegate_id"]
+    findings = findings_for(library, tools_json=tools)
+    assert [(f.check, f.tool) for f in findings] == [(CHECK_SPEC, "set_stock")] * 3 + [(CHECK_SPEC, None)]
+    assert [f.error.rpartition(": ")[2] for f in findings] == [
+        "owned argument book is not a parameter", "table books has no column owner_id", "no table publishers",
+        "table authors has no column delegate_id"]
+
+
 def test_the_metaschema_check_in_parts_agrees_with_checking_whole_schemas():
     """Validating each property's schema on its own, and the object with `{}` in their place, finds a
     problem exactly where validating the whole schema does."""
