@@ -67,6 +67,15 @@ def _words(text: object) -> str:
     return " ".join(re.findall("[a-z0-9]+", str(text).lower()))
 
 
+def _proper(text: str) -> list[str]:
+    """The capitalised words inside the sentences of `text` (not their first): the names it writes, as written
+    ('May' of 'Andrew May'), which a prose answer may repeat without hedging."""
+    found = set()
+    for sentence in re.split(r"[.!?;:]\s+", text):
+        found |= {w for w in re.findall("[A-Za-z]+", sentence)[1:] if w[0].isupper() and w[1:].islower()}
+    return sorted(found)
+
+
 def _numbers(text: str) -> list[float]:
     cleaned = re.sub(r"(?<=\d),(?=\d{3})", "", text)
     return [float(x) for x in re.findall(r"(?<![A-Za-z0-9_.-])-?\d+(?:\.\d+)?", cleaned)]
@@ -108,6 +117,7 @@ def answer_bindings(task: Task, goal: Goal, slot: str) -> dict[str, Any]:
             "names": sorted({v for v in expected if isinstance(v, str)}, key=lambda v: (-len(v), v)),
             "echoes": _echoes(task.instruction) + [p for p in nouns if p[1]],
             "vocabulary": sorted(w for w in vocabulary if not w.isdigit()), "said": sorted(said),
+            "proper": _proper(f"{task.instruction}. {task.reference_answer or ''}"),
             "denials": any(s.refusal for s in schema.values()) or _conditional(task)}
     return {"SPEC": spec}
 

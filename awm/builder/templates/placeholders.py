@@ -100,4 +100,4 @@ CHILD_FK = "order_id"
 # echoes, the words a prose answer may use, the words its expected values use, whether the answer may deny things
 # (a refusal, a condition not met) other than its values
 SPEC: dict = {"slot": "status", "slots": ["status"], "type": "status", "value": "shipped", "others": [],
-              "allowed": [], "names": [], "echoes": [], "vocabulary": [], "said": [], "denials": False}
+              "allowed": [], "names": [], "echoes": [], "vocabulary": [], "said": [], "proper": [], "denials": False}

@@ -212,12 +212,14 @@ def unvouched(text, spec):
                    "didn couldn won hasn haven hadn").split())
     vouched = framing | set(spec["vocabulary"]) | set(spec["said"]) | set(words(" ".join(spec["others"])).split())
     stems = set(stem(w) for w in vouched)
-    for word in re.findall("[a-z0-9]+", re.sub("[0-9]{4}-[0-9]{2}-[0-9]{2}", " ", text.lower())):
+    for token in re.findall("[A-Za-z0-9]+", re.sub("[0-9]{4}-[0-9]{2}-[0-9]{2}", " ", text)):
+        word = token.lower()
         if re.fullmatch("[0-9]+(st|nd|rd|th)?", word):
             continue
-        if word in hedges and word not in spec["said"]:
+        named = token in spec["proper"]  # a name the task writes ('Andrew May'), not the hedge 'may'
+        if word in hedges and word not in spec["said"] and not named:
             return "hedges (" + repr(word) + ")"
-        if word in denials and not spec["denials"] and word not in spec["said"]:
+        if word in denials and not spec["denials"] and word not in spec["said"] and not named:
             return "negates (" + repr(word) + ")"
         if word not in vouched and stem(word) not in stems and word not in denials and word not in hedges:
             return "says " + repr(word) + ", which the answer check cannot vouch for"

@@ -34,17 +34,29 @@ def test_values_are_read_from_answers_the_way_the_answer_contract_says():
     assert prelude.structured('{"status": "shipped"}') == {"status": "shipped"} and prelude.structured("{oops") is None
 
 
-def spec(value, kind, others=(), allowed=(), vocabulary=(), denials=False, slots=("answer_1",), echoes=()):
+def spec(value, kind, others=(), allowed=(), vocabulary=(), denials=False, slots=("answer_1",), echoes=(),
+         proper=()):
     """The bindings of one answer check, as awm.builder.verifiergen renders them."""
     return {"slot": slots[0], "slots": list(slots), "type": kind, "value": value, "others": list(others),
             "allowed": list(allowed), "names": [], "echoes": list(echoes), "vocabulary": list(vocabulary),
-            "said": prelude.words(value).split() if isinstance(value, str) else [], "denials": denials}
+            "said": prelude.words(value).split() if isinstance(value, str) else [], "proper": list(proper),
+            "denials": denials}
 
 
 def judged(answer, bindings):
     failures = []
     prelude.check_answer(answer, bindings, failures)
     return failures
+
+
+def test_a_name_the_task_writes_is_no_hedge_and_the_hedge_spelt_the_same_still_is():
+    """'Andrew May' in a refusal's answer names the person spoken for; 'may' in lower case leaves the value open."""
+    holder = spec("Christy Knox", "name", ["Zachary Parker"], vocabulary="eric chase is not the authorised representative of andrew may".split(),
+                  denials=True, proper=["Andrew", "Chase", "Christy", "Knox", "May"])
+    assert judged("Eric Chase is not the authorised representative of Andrew May; Christy Knox is.", holder) == []
+    assert judged("It may be Christy Knox.", holder) == ["the answer hedges ('may'), leaving 'Christy Knox' open"]
+    assert verifiergen_proper("Eric Chase here. I act for Andrew May as their delegate. Cancel it, may I ask?") == [
+        "Andrew", "Chase", "May"]
 
 
 def test_check_answer_refuses_a_hedge_and_accepts_the_value():
@@ -62,6 +74,12 @@ def verifiergen_echo(instruction):
     from awm.builder.verifiergen import _echoes
 
     return _echoes(instruction)[0]
+
+
+def verifiergen_proper(text):
+    from awm.builder.verifiergen import _proper
+
+    return _proper(text)
 
 
 @pytest.mark.parametrize("answer, kind, value, reason", [
