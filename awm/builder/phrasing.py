@@ -364,15 +364,27 @@ STAFF_INTROS = (
     "[Our colleague at the desk|The front desk|A colleague] passed on a request from {party}.",
     "{party} [spoke to|chatted with] me [this afternoon|a moment ago].",
 )
+# How a customer opens their own message: the greetings and the wordings multiply, so that no opening is one a
+# reader meets in more than about 0.5% of the tasks (the realism measures: benchmarks/bench_realism.py).
+_GREETING = "[Hi|Hello|Hi there|Good morning|Good afternoon|Good evening]"
 _SELF_INTROS_BY_IDENT = {
-    "name_email": ("Hi, this is {name} ({email}).", "Hello, my name is {name} and my email is {email}.",
-                   "Dear support, I'm {name}, reachable at {email}.", "Evening, {name} here, on {email}.",
-                   "Hi there, I'm {name}, {email}.", "{name} here ({email}).",
-                   "Good morning, I'm {name} (email: {email}).", "Hello, {name} writing, {email}."),
-    "email": ("Hi, my email address is {email}.", "Hello, I'm the [customer|account holder] at {email}.",
-              "Hi, writing from {email}.", "Hello, this is the account {email}."),
-    "name": ("Hi, this is {name}.", "Hello, my name is {name}.", "{name} here.", "Good afternoon, I'm {name}.",
-             "Dear team, {name} writing.", "Hey, it's {name}."),
+    "name_email": (f"{_GREETING}, this is {{name}} ({{email}}).",
+                   f"{_GREETING}, my name is {{name}} and my email is {{email}}.",
+                   "[Dear support|Dear team|To the support team], I'm {name}, reachable at {email}.",
+                   "[Evening|Morning|Afternoon], {name} here, on {email}.",
+                   f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |]{email}).",
+                   "{name} here, [email|my email is|reachable at] {email}.",
+                   f"{_GREETING}, I'm {{name}} (email: {{email}}).", "[Hello|Hi|Hi there], {name} writing, {email}.",
+                   f"{_GREETING}, I'm {{name}} and my account email is {{email}}.",
+                   "[It's|This is] {name}, [email|account] {email}."),
+    "email": (f"{_GREETING}, my email address is {{email}}.",
+              "[Hello|Hi|Good morning], I'm the [customer|account holder] at {email}.",
+              "[Hi|Hello|Hi there], writing from {email}.", "[Hello|Hi|Hi there], this is the account {email}.",
+              "[Hello|Hi|Hi there], I have an account with you under {email}."),
+    "name": ("[Hi|Hello|Hi there], this is {name}.", "[Hello|Hi|Good morning|Good afternoon], my name is {name}.",
+             "{name} here[|, writing in|, a customer of yours].",
+             "[Good afternoon|Good morning|Good evening|Hi|Hello], I'm {name}.",
+             "Dear [team|support|support team], {name} writing.", "[Hey|Hi|Hello], it's {name}."),
 }
 _PROXY_INTROS_BY_IDENT = {
     "name_email": ("Hi, I'm writing for my {relation}, {name} ({email}).",

@@ -227,7 +227,7 @@ def register_and_open(w: World) -> Plan | None:
     say = Say("do", (
         "register {name} as a new {PARTY} (email {email}, phone {phone}, city {city}), then open {a CASE} for "
         "them at {site} with {qty} x {item}",
-        "{name} is new to us || create {their} record with email {email}, phone {phone} and city {city}, and "
+        "{name} is new [to us|here] || create {their} record with email {email}, phone {phone} and city {city}, and "
         "start {a CASE} at {site} containing {item} (quantity {qty})",
         "sign up {name} ({email}, {phone}, living in {city}) and [straight away|right after that] set up {a CASE} "
         "for them at {site}: {qty} x {item}",
@@ -633,9 +633,10 @@ AUTHORITY_INTENTS = ("cancel_as_representative", "cancel_without_authority")
 # up on the other person's record, `representative_id`, never take the claim on trust).
 _ON_BEHALF = (
     "{cancel} {other}'s {CASE} {code} on their behalf",
-    "I'm the authorised representative of {other} || {cancel} their {CASE} {code}",
+    "[I'm the authorised representative of {other}|I'm {other}'s authorised representative] || {cancel} their "
+    "{CASE} {code}",
     "I act for {other} as their [guardian|delegate] || {cancel} their {CASE} {code} for them",
-    "I handle {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
+    "I [handle|look after|take care of] {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
 )
 
 
