@@ -681,6 +681,8 @@ def grammar_faults(text: str) -> list[str]:
         faults.append("article after a possessive")
     if re.search(r"\bi\b", text):
         faults.append("lower-case 'i'")
+    if re.search(r"\bI(?:'ve| have)? (?:asked|told) us\b|\bmy [^.?!]*\bstaying with us\b", text):
+        faults.append("the customer calls the business 'us'")
     for match in _VERB_WANTED.finditer(text):
         if not _inside_quote(text, match.start()):
             faults.append(f"no verb after {match.group(0)!r}")

@@ -608,7 +608,7 @@ def remove_review(w: World) -> Plan | None:
              (w.n.delete("review"), {w.pk("review"): review["id"]})]
     say = Say("do", (
         "delete {their} {REVIEW} of {item}",
-        "{they} asked us to take down {their} {REVIEW} of {item} || remove it",
+        "{they} asked {us} to take down {their} {REVIEW} of {item} || remove it",
         "remove the {REVIEW} {they} left for {item}",
     ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
     return Plan(calls, [Goal(kind="row_deleted", table=w.table("review"), pk=review["id"])], say,

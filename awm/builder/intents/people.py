@@ -184,7 +184,7 @@ def delete_primary_address(w: World) -> Plan | None:
     say = Say("do", (
         "delete {their} {ADDRESS} at {street}",
         "remove the {ADDRESS} on {street} from {their} record",
-        "{they} asked us to forget {street} || delete that {ADDRESS}",
+        "{they} asked {us} to forget {street} || delete that {ADDRESS}",
     ), {"street": address["street"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]})],
                 [w.text_answer("primary", ["secondary"])], say,

@@ -201,6 +201,9 @@ def test_a_second_request_starting_with_a_condition_follows_a_connector_that_tak
     ("cancel the order.", "starts in lower case"),
     ("Cancel the order", "no final punctuation"),
     ("Cancel the the order.", "doubled word 'the'"),
+    ("Hello. I've told us about an allergy || add the note.", "the customer calls the business 'us'"),
+    ("I asked us to forget 12 Oak Street. Delete that address.", "the customer calls the business 'us'"),
+    ("Hi, my car is staying with us. Give me a loaner.", "the customer calls the business 'us'"),
 ])
 def test_grammar_faults_are_caught(text, fault):
     found = grammar_faults(text)

@@ -113,7 +113,7 @@ def auto_lend_loaner(w: World) -> Plan | None:
                 expect={"status": "out", w.fk("party"): party["id"], "due_back": due})
     say = Say("do", (
         "lend {them} {LOANER} {plate} from {site} until {due}",
-        "{their} car is staying with us || give {them} {LOANER} {plate} ({site}), due back {due}",
+        "{their} car is staying with {us} || give {them} {LOANER} {plate} ({site}), due back {due}",
     ), {"site": site["name"], "due": due, "plate": loaner["plate"]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("loaner", loaner["id"])})
 

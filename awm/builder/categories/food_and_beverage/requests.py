@@ -143,7 +143,7 @@ def fnb_seat_too_many(w: World) -> Plan | None:
 
 define("food_allergy_note", "aggregate", ("food_and_beverage", "hospitality"), lambda w: note_every_open_case(
     w, ("Severe nut allergy", "Gluten-free only", "Shellfish allergy: no exceptions"), (
-        "{they_have} told us about an allergy || add the note {note} to every {CASE} of {theirs} that is "
+        "{they_have} told {us} about an allergy || add the note {note} to every {CASE} of {theirs} that is "
         "{open}",
         "put the note {note} on each of {their} {open} {CASE/pl}",
     )))
