@@ -152,8 +152,10 @@ def confirm_by_message(world: World, plan: Plan) -> None:
     plan.goals.append(goal)
     plan.say.slots["confirm_subject"] = f"'{subject}'"
     plan.say.slots["confirm_channel"] = "SMS" if channel == "sms" else "email"
-    tail = (", [then|and then|and finally] send {them} [{a confirm_channel} confirmation|{a confirm_channel} "
-            "{NOTIFICATION}] with the subject {confirm_subject}")
+    tail = (", [then|and then|and finally|and when that's done,] [send {them} {a confirm_channel} "
+            "[confirmation|{NOTIFICATION}] with the subject {confirm_subject}|confirm it to {them} by "
+            "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
+            "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
     plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
 
 
