@@ -428,6 +428,14 @@ class ToolSet(Contract):
                                              "column]: where a party names the party authorised to act for them "
                                              "(ToolSpec.owned); None: no one acts for another")
 
+    def representative_sql(self) -> str | None:
+        """The query of whom a party names as representative (`representative`), the party's id its one
+        parameter; None when no one acts for another."""
+        if self.representative is None:
+            return None
+        table, column = (_ident(part, "representative part") for part in self.representative)
+        return f'SELECT "{column}" AS representative FROM "{table}" WHERE id = ?'
+
     def offered(self, task: Task | None) -> list[ToolSpec]:
         """The tools an episode of `task` may use: all of them, but a party's own request (Task.requester
         'party') is not offered the staff-only ones. None: no task, every tool (the environment's full API)."""

@@ -23,14 +23,17 @@ import json
 import sqlite3
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from awm.contracts import OwnedArgument, Task  # noqa: E402
+from awm.errors import AWMError  # noqa: E402
 from awm.runtime import Environment, WorkerPool  # noqa: E402
+from awm.runtime.server import published_catalog  # noqa: E402
+from awm.runtime.tools import is_not_permitted  # noqa: E402
 from awm.store import ArtifactStore  # noqa: E402
 
 
@@ -39,19 +42,15 @@ def _owner(db: sqlite3.Connection, owned: OwnedArgument, row_id: int) -> int | N
     return row[0] if row else None
 
 
-def _refused(result) -> bool:
-    return isinstance(result, dict) and result.get("error", {}).get("code") == "not_permitted"
-
-
 def _foreign_row(db: sqlite3.Connection, env: Environment, owned: OwnedArgument, writer: int) -> int | None:
     """A row of the argument's table whose owner is another customer who does not name `writer` as representative."""
-    table, column = env.toolset.representative or (None, None)
+    representative = env.toolset.representative_sql()
     for (row_id,) in db.execute(f'SELECT id FROM "{owned.path[0]}" ORDER BY id'):
         owner = _owner(db, owned, row_id)
         if owner is None or owner == writer:
             continue
-        if table is not None:
-            delegate = db.execute(f'SELECT "{column}" FROM "{table}" WHERE id = ?', (owner,)).fetchone()
+        if representative is not None:
+            delegate = db.execute(representative, (owner,)).fetchone()
             if delegate is not None and delegate[0] == writer:
                 continue
         return row_id
@@ -84,9 +83,9 @@ def attack(env: Environment, task: Task, db: sqlite3.Connection, staff_calls: di
         counts[f"{name}_tried"] += 1
         if name == "reference":
             counts["reference_complete"] += verdict["complete"]
-            counts["reference_refused_calls"] += sum(_refused(r) for r in results)
+            counts["reference_refused_calls"] += sum(is_not_permitted(r) for r in results)
             continue
-        counts[f"{name}_refused"] += _refused(results[int(at)])
+        counts[f"{name}_refused"] += is_not_permitted(results[int(at)])
         counts[f"{name}_incomplete"] += not verdict["complete"]
         counts[f"{name}_partial"] += bool(verdict.get("partial"))
         counts[f"{name}_changed_rows"] += (verdict.get("diff") or {}).get("changed", 0)
@@ -100,13 +99,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ownership.json")
     args = parser.parse_args()
     store = ArtifactStore(args.home)
-    published: dict[str, list[str]] = defaultdict(list)
-    for entry in store.iter_catalog():
-        published[entry["env_id"]].append(entry["task_id"])
-    env_ids = sorted(published)[:args.envs or None]
-    if not env_ids:
-        print(f"no published environment under {args.home}: build a corpus first (make run)", file=sys.stderr)
+    try:
+        published = published_catalog(store)
+    except AWMError as exc:
+        print(exc, file=sys.stderr)
         return 2
+    env_ids = sorted(published)[:args.envs or None]
     totals: Counter = Counter()
     tools: Counter = Counter()
     started = time.perf_counter()

@@ -29,7 +29,7 @@ from awm.errors import MissingArtifactError, UnknownEnvironmentError, UnsafeCode
 from awm.runtime.answers import SUBMIT_ANSWER, answer_tool, submit
 from awm.runtime.pool import EpisodeRecord, WorkerPool, compiled_program, default_pool
 from awm.runtime.sandbox import functions_of, load_module
-from awm.runtime.tools import ArgumentCheck, is_error, is_evidence, tool_error
+from awm.runtime.tools import ArgumentCheck, is_error, is_evidence, is_not_permitted, tool_error
 from awm.store import ArtifactStore, check_sqlite_file
 
 
@@ -168,19 +168,13 @@ class Environment:
         if self._key is None:
             names = [spec.name for spec in self.toolset.tools]
             self._key = self.pool.register(self.env_id, self._program, names, self.db_path, owned=self._owned(),
-                                           representative=self._representative())
+                                           representative=self.toolset.representative_sql())
         return self._key
 
     def _owned(self) -> dict[str, list[list[str]]]:
         """Per tool, the arguments naming rows a party owns and the query of each one's owner (ToolSpec.owned)."""
         return {spec.name: [[o.argument, o.owner_sql()] for o in spec.owned]
                 for spec in self.toolset.tools if spec.owned}
-
-    def _representative(self) -> str | None:
-        if self.toolset.representative is None:
-            return None
-        table, column = self.toolset.representative
-        return f'SELECT "{column}" AS representative FROM "{table}" WHERE id = ?'
 
     @staticmethod
     def acting(task: Task | None) -> int | None:
@@ -362,10 +356,6 @@ OVERREACH = ("the episode tried what the customer it acts for may not do (a staf
              "record: not_permitted); the runtime refused it, and an episode that tries is not complete")
 
 
-def _not_permitted(result: Any) -> bool:
-    return is_error(result) and result["error"].get("code") == "not_permitted"
-
-
 def _overreach(problems: list[dict | None], ran: list[Any], after: int | None = None) -> int:
     """How many calls of a trajectory were refused as not_permitted (by the runtime before sending, `problems`,
     or by the worker's ownership rule, `ran`) before its verdict after `after` sent calls (None: all of them)."""
@@ -377,7 +367,7 @@ def _overreach(problems: list[dict | None], ran: list[Any], after: int | None = 
             result, sent = next(results), sent + 1
         else:
             result = problem
-        refused += _not_permitted(result)
+        refused += is_not_permitted(result)
     return refused
 
 
@@ -392,12 +382,16 @@ def _grounded(task: Task | None, verdict: dict, evidence_calls: int, answered: b
     alone judges (and must reject a task's missing answer, which the null proof checks of the verifier itself)."""
     if (task is not None and answered and evidence_calls == 0 and verdict.get("complete")
             and any(goal.kind == "answer" for goal in task.goals)):
-        kept = [e for e in verdict["evidence"] if e != "every goal is met"]
-        verdict = {**verdict, "complete": False, "evidence": [*kept, UNGROUNDED]}
+        verdict = _incomplete(verdict, UNGROUNDED)
     if overreach:  # what a customer may not do, tried: the runtime stopped it, the reward does not follow it
-        kept = [e for e in verdict["evidence"] if e != "every goal is met"]
-        verdict = {**verdict, "complete": False, "evidence": [*kept, OVERREACH], "overreach": overreach}
+        verdict = {**_incomplete(verdict, OVERREACH), "overreach": overreach}
     return verdict
+
+
+def _incomplete(verdict: dict, reason: str) -> dict:
+    """The verdict made incomplete for `reason`, which takes the place of "every goal is met" in its evidence."""
+    kept = [e for e in verdict["evidence"] if e != "every goal is met"]
+    return {**verdict, "complete": False, "evidence": [*kept, reason]}
 
 
 def _evidence(results: list[Any]) -> int:
@@ -454,7 +448,7 @@ class Episode:
     def _counted(self, result: Any, tool: bool = False) -> Any:
         if is_error(result):
             self.tool_errors += 1
-            self.overreach += _not_permitted(result)
+            self.overreach += is_not_permitted(result)
         if tool and is_evidence(result):
             self.evidence_calls += 1
         return result

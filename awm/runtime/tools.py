@@ -48,6 +48,12 @@ RUNTIME_ERROR_CODES = frozenset({"unknown_tool", "invalid_arguments", "tool_fail
                                  "already_submitted", "not_permitted"})
 
 
+def is_not_permitted(result: Any) -> bool:
+    """Whether the runtime refused the call as what the customer an episode acts for may not do (a staff tool, a
+    write on another customer's row)."""
+    return is_error(result) and result["error"].get("code") == "not_permitted"
+
+
 def is_evidence(result: Any) -> bool:
     """Whether a call's result is the world's answer: a result, or a business error the tool itself gave (not
     found, not allowed: what a refusal cites), not one of RUNTIME_ERROR_CODES."""

@@ -108,8 +108,7 @@ def _owner(db: sqlite3.Connection, owned: OwnedArgument, row_id: int) -> int | N
 
 
 def _representative_of(db: sqlite3.Connection, env: Environment, party_id: int) -> int | None:
-    table, column = env.toolset.representative
-    return db.execute(f'SELECT "{column}" FROM "{table}" WHERE id = ?', (party_id,)).fetchone()[0]
+    return db.execute(env.toolset.representative_sql(), (party_id,)).fetchone()[0]
 
 
 @pytest.fixture(scope="module")
