@@ -1,12 +1,16 @@
 """Requests whose one goal takes several steps, as a customer writes them in one message: "from my past orders find
 the last one that had the blue kettle in it, order exactly the same again and pay for it the way I paid last time",
 "clear everything I still owe on my open orders", "my delivery arrived damaged: send it back and send me the same
-things again", "merge my two open orders into one", "renew my last approved permit", "I cancelled that order by mistake: place it
-again". The depth comes from the goal itself (finding the right row among the person's own, copying what it
-held, paying what it comes to), never from a second, unrelated request or from reads the goal does not need.
+things again", "merge my two open orders into one", "renew my last approved permit", "I cancelled that order by
+mistake: place it again", "cancel every order of mine that still has the blue kettle in it and refund me", "take these
+two things off my order, put them on an order of their own and let me pay for that one now", "on all my open orders,
+swap the blue kettle for the red one". The depth comes from the goal itself (finding the right row among the person's
+own, copying what it held, paying what it comes to), never from a second, unrelated request or from reads the goal
+does not need.
 
-Every write is one a customer may ask for themself (opening a case, adding its lines, paying, returning, cancelling, submitting): the
-requests are written in the customer's own voice or by a member of staff for them."""
+Every write is one a customer may ask for themself (opening a case, adding and removing its lines, paying, refunding
+their own payment, returning, cancelling, submitting): the requests are written in the customer's own voice or by a
+member of staff for them."""
 
 from __future__ import annotations
 
@@ -14,15 +18,18 @@ from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, status_words
-from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, status_goal
+from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, refund, status_goal
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
 BOTH = ("staff", "self")
 ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
-                  "renew_approved_application", "replace_cancelled_case")
+                  "renew_approved_application", "replace_cancelled_case", "cancel_cases_with_item",
+                  "split_off_items_and_pay", "swap_item_on_open_cases")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 MAX_OWING = 4  # open cases paid off in one request
+MAX_READ = 4  # cases a request reads one by one to find those it acts on
+REFUND_REASONS = ("no longer needed", "changed plans", "customer request")
 
 
 def _copy_case(w: World, party: dict, site_id: int, lines: list[dict]) -> tuple[list[tuple[str, dict]], Goal, int]:
@@ -341,3 +348,179 @@ def replace_cancelled_case(w: World) -> Plan | None:
     for argument in (w.fk("item"), "quantity"):
         plan.derive(w.n.create("line"), argument)
     return plan
+
+
+# --- every case holding one item, cancelled and refunded ---------------------------------------------------------
+
+
+def _holds(w: World, case: dict, item: dict) -> bool:
+    return any(x[w.fk("item")] == item["id"] for x in w.children("line", "case", case["id"]))
+
+
+def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dict], list[dict]]]:
+    """(party, their cases that can still be cancelled, the item named, those of them holding it, the payments
+    captured on those) wherever two or more of at most `MAX_READ` cancellable cases hold the item (so stopping at the
+    first is wrong), something was captured on those holding it (a refund to make and a sum to report) and no other
+    item has the item's name."""
+    options = []
+    for party in w.active_parties("case"):
+        cancellable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.cancel.sources),
+                             key=lambda c: c["id"])
+        if not 2 <= len(cancellable) <= MAX_READ:
+            continue
+        held = {x[w.fk("item")] for c in cancellable for x in w.children("line", "case", c["id"])}
+        for item in (w.by_id("item", i) for i in sorted(held)):
+            holding = [c for c in cancellable if _holds(w, c, item)]
+            paid = [p for c in holding for p in captured(w, c)]
+            if len(holding) >= 2 and paid and _unique_name(w, item):
+                options.append((party, cancellable, item, holding, paid))
+    return options
+
+
+@intent("chained", item="refundable")
+def cancel_cases_with_item(w: World) -> Plan | None:
+    """A customer has decided against one item and wants out of every case that still holds it: the agent finds the
+    item, reads each of the person's cases that can still be cancelled, cancels those holding it, refunds what was
+    captured on them, and says how much comes back."""
+    option = w.pick(item_cancel_options(w))
+    if option is None:
+        return None
+    party, cancellable, item, holding, paid = option
+    ref = w.party_ref(party)
+    cancel = w.fl.cancel
+    reason = w.pick(list(REFUND_REASONS))
+    refunds = {p["id"]: refund(w, p, reason) for p in paid}
+    writes = [call for c in holding for call in (act(w, c, cancel.verb), *(refunds[p["id"]][0] for p in captured(w, c)))]
+    total = round(sum(p["amount"] for p in paid), 2)
+    calls = [w.find_party(ref), w.find_item(item), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in cancellable), *writes]
+    verb, done = cancel.verb.replace("_", " "), "withdrawn" if cancel.verb == "withdraw" else "cancelled"
+    say = Say("do", (
+        "go through {their} {CASE/pl} and {cancel} every one that has {item} in it and can still be {done}, refund "
+        "whatever was captured on those with the reason {reason}, and tell me how much comes back altogether",
+        "{they_have} decided against {item} || look through {their} {CASE/pl} that are still {open}, {cancel} each "
+        "one that includes it, refund the captured {PAYMENT/pl} on them (reason: {reason}) and tell me the total "
+        "refunded",
+        "find all of {their} {CASE/pl} that are still {open} and contain {item}, {cancel} them, refund every "
+        "captured {PAYMENT} on those with the reason {reason}, and let me know the total amount refunded",
+    ), {"item": quote(item["name"]), "cancel": verb, "done": done, "open": _or_words(cancel.sources),
+        "reason": quote(reason)}, party=ref, voices=BOTH)
+    goals = [*(status_goal(w, c, cancel.target) for c in holding), *(goal for _, goal in refunds.values()),
+             w.money_answer(total)]
+    plan = Plan(calls, goals, say, answer=money(total),
+                targets={("party", party["id"]), *(("case", c["id"]) for c in cancellable)})
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
+
+
+# --- two items of a case moved to a case of their own, and paid ---------------------------------------------------
+
+
+def split_options(w: World) -> list[tuple[dict, dict, dict]]:
+    """(case, the two lines moved) for each case that can still be changed, of an active person, with nothing
+    captured on it (the new case's payment is the only one the items get), three or more lines each of another item
+    (one stays behind), and two of them of items still offered whose names no other item has."""
+    options = []
+    for case in w.rows["case"]:
+        if case["status"] not in w.fl.editable or w.party_of(case)["status"] != "active" or captured(w, case):
+            continue
+        lines = sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"])
+        if len(lines) < 3 or len({x[w.fk("item")] for x in lines}) < len(lines):
+            continue
+        movable = [x for x in lines if _copyable(w, [x]) and _unique_name(w, w.by_id("item", x[w.fk("item")]))]
+        options += [(case, a, b) for k, a in enumerate(movable) for b in movable[k + 1:]]
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
+def split_off_items_and_pay(w: World) -> Plan | None:
+    """A customer wants two things of a case dealt with on their own and paid for now: the agent finds the case and
+    the two items, opens a new case at the same site with those items in the same quantities, takes them off the
+    old case, and pays the new case's total by the method named."""
+    option = w.pick(split_options(w))
+    if option is None:
+        return None
+    case, *moved = option
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    items = [w.by_id("item", x[w.fk("item")]) for x in moved]
+    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], moved)
+    total = round(sum(x["quantity"] * item["price"] for x, item in zip(moved, items, strict=True)), 2)
+    method = w.pick(["card", "bank_transfer", "wallet"])
+    pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
+    # the new lines first: a line removed first could hand its id to a new one (SQLite reuses the last rowid)
+    removals = [(w.n.delete("line"), {w.pk("line"): x["id"]}) for x in moved]
+    calls = [*lookup, *(w.find_item(i) for i in items), *order, *removals, pay_call]
+    say = Say("do", (
+        "{they} would like {items} from {case} dealt with separately || move them to a new {CASE} at the same "
+        "{SITE} in the same quantities, take them off the old one, and pay the new {CASE} in full by {method}",
+        "split {case}: take {items} off it, put them on a new {CASE} at the same {SITE} with the same quantities, "
+        "and record {a method} {PAYMENT} for the new {CASE}'s whole total",
+        "move {items} out of {case} into a separate {CASE} at the same {SITE} (same quantities, and no longer on "
+        "the original), then pay that new {CASE}'s full total by {method}",
+    ), {"case": case_np, "items": " and ".join(quote(i["name"]) for i in items), "method": method_words(method)},
+        party=ref, voices=BOTH)
+    goals = [order_goal, *(Goal(kind="row_deleted", table=w.table("line"), pk=x["id"]) for x in moved), pay_goal]
+    plan = Plan(calls, goals, say, targets={("party", party["id"]), ("case", case["id"])})
+    for argument in (w.fk("item"), "quantity"):
+        plan.derive(w.n.create("line"), argument)
+    return plan.derive(w.n.delete("line"), w.pk("line")).derive(w.n.create("payment"), "amount")
+
+
+# --- one item swapped for another on every case that can still change -----------------------------------------
+
+
+def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict, list[dict]]]:
+    """(party, their cases that can still be changed, the item replaced, the item it is replaced with, the lines of
+    the first on those cases) wherever the first is on two or more of at most `MAX_READ` such cases, the second is
+    offered and on none of those (no line to merge with), and no other item has either name."""
+    options = []
+    for party in w.active_parties("case"):
+        editable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable), key=lambda c: c["id"])
+        if not 2 <= len(editable) <= MAX_READ:
+            continue
+        lines = [x for c in editable for x in w.children("line", "case", c["id"])]
+        held = sorted({x[w.fk("item")] for x in lines})
+        for old in (w.by_id("item", i) for i in held):
+            mine = [x for x in lines if x[w.fk("item")] == old["id"]]
+            cases = {x[w.fk("case")] for x in mine}
+            if len(mine) < 2 or len(cases) < len(mine) or not _unique_name(w, old):
+                continue
+            for new in w.rows["item"]:
+                beside = {x[w.fk("item")] for x in lines if x[w.fk("case")] in cases}
+                if new["active"] and new["id"] not in beside and _unique_name(w, new):
+                    options.append((party, editable, old, new, mine))
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
+def swap_item_on_open_cases(w: World) -> Plan | None:
+    """A customer would rather have one item than another from now on: the agent finds both items, reads each of the
+    person's cases that can still be changed, and on every one holding the first adds the second in the same
+    quantity and removes the first."""
+    option = w.pick(swap_everywhere_options(w))
+    if option is None:
+        return None
+    party, editable, old, new, lines = option
+    ref = w.party_ref(party)
+    cfk = w.fk("case")
+    swaps, goals = [], []
+    for x in sorted(lines, key=lambda x: x[cfk]):
+        # per case, the new line first: a line removed first could hand its id to the new one
+        swaps += [(w.n.create("line"), {cfk: x[cfk], w.fk("item"): new["id"], "quantity": x["quantity"]}),
+                  (w.n.delete("line"), {w.pk("line"): x["id"]})]
+        goals += [Goal(kind="rows_created", table=w.table("line"), count=1,
+                       expect={cfk: x[cfk], w.fk("item"): new["id"], "quantity": x["quantity"]}),
+                  Goal(kind="row_deleted", table=w.table("line"), pk=x["id"])]
+    calls = [w.find_party(ref), w.find_item(old), w.find_item(new), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in editable), *swaps]
+    say = Say("do", (
+        "replace {old} with {new}, in the same quantity, on every {CASE} of {theirs} that is still {open}",
+        "{they} would rather have {new} than {old} from now on || put {new} in place of {old} on each of {their} "
+        "{CASE/pl} that are still {open}, keeping the quantity",
+        "go through {their} {CASE/pl} that are still {open} and, on each one that includes {old}, put {new} in "
+        "its place with the same quantity",
+    ), {"old": quote(old["name"]), "new": quote(new["name"]), "open": _or_words(w.fl.editable)},
+        party=ref, voices=BOTH)
+    plan = Plan(calls, goals, say, targets={("party", party["id"]), *(("case", c["id"]) for c in editable)})
+    return plan.derive(w.n.create("line"), "quantity").derive(w.n.delete("line"), w.pk("line"))

@@ -1,8 +1,11 @@
 """Requests whose one goal takes several steps (awm/builder/intents/errands.py): the last purchase of one item ordered
 again and paid the same way, every open balance paid off, a damaged delivery returned and sent again, two open cases
-merged into one, the last approved application filed again. Each is planned
-in many worlds, deep (six steps or more, four tools or more), written in both voices it allows without naming what
-the agent must find, uses only tools a customer may ask for, and is proven by the verification stage in each voice."""
+merged into one, the last approved application filed again, a case cancelled by mistake placed again, every
+cancellable case holding one item cancelled and refunded, two items of a case moved to a new case and paid, one item
+swapped for another on every case that can still change. Each is planned in many worlds, deep (six steps or more,
+four tools or more; the last three eight or more and five or more), written in both voices it allows without naming
+what the agent must find, uses only tools a customer may ask for, and is proven by the verification stage in each
+voice; for each of the last four an agent following a plausible wrong policy scores zero."""
 
 from __future__ import annotations
 
@@ -18,11 +21,14 @@ from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.errands import (
     ERRAND_INTENTS,
+    item_cancel_options,
     merge_options,
     owing_options,
     renewal_options,
     reorder_options,
     replace_options,
+    split_options,
+    swap_everywhere_options,
 )
 from awm.builder.phrasing import Realiser, grammar_faults, money
 from awm.builder.taskgen import _task, generate_tasks
@@ -37,7 +43,8 @@ from tests.awm.builder.test_intents import assert_every_proof_passed, prove
 from tests.awm.builder.worlds import worlds_planning
 from tests.conftest import build_environment
 
-REORDER, SETTLE, EXCHANGE, COMBINE, RENEW, REPLACE = ERRAND_INTENTS
+REORDER, SETTLE, EXCHANGE, COMBINE, RENEW, REPLACE, CANCEL_ITEM, SPLIT, SWAP = ERRAND_INTENTS
+DEEPER = (CANCEL_ITEM, SPLIT, SWAP)  # eight steps or more, five tools or more
 VOICES = ("staff", "self")
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them
 
@@ -66,9 +73,11 @@ def _fitting(name: str, step: int):
 
 
 def _customer_writes(w: World) -> set[str]:
-    """The writes a customer may ask for themself in these requests (opening a case, adding its lines, paying,
-    returning, cancelling, submitting), and the confirmation message the business sends them."""
-    writes = {w.n.create("case"), w.n.create("line"), w.n.create("payment"), w.n.action("case", w.fl.cancel.verb)}
+    """The writes a customer may ask for themself in these requests (opening a case, adding and removing its lines,
+    paying, refunding their own payment, returning, cancelling, submitting), and the confirmation message the
+    business sends them."""
+    writes = {w.n.create("case"), w.n.create("line"), w.n.delete("line"), w.n.create("payment"),
+              w.n.action("payment", "refund"), w.n.action("case", w.fl.cancel.verb)}
     writes |= {w.n.action("case", verb) for verb in ("return", "submit") if verb in {a.verb for a in w.fl.actions}}
     return writes | ({w.n.create("notification")} if w.has("notification") else set())
 
@@ -85,12 +94,15 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_too
             planned[name] += 1
             tools = [tool for tool, _ in built.calls]
             assert len(tools) >= 6 and len(set(tools)) >= 4, (name, tools)
+            if name in DEEPER:
+                assert len(tools) >= 8 and len(set(tools)) >= 5, (name, tools)
             writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
             assert writes <= _customer_writes(world), (name, writes)
             assert built.say.voices == VOICES and built.derived
             steps[name] += len(tools)
     assert planned[REORDER] >= 15 and planned[SETTLE] >= 10 and planned[EXCHANGE] >= 4, planned
     assert planned[COMBINE] >= 4 and planned[RENEW] >= 2 and planned[REPLACE] >= 10, planned
+    assert planned[CANCEL_ITEM] >= 15 and planned[SPLIT] >= 15 and planned[SWAP] >= 15, planned
     assert sum(steps.values()) / sum(planned.values()) >= 7, (steps, planned)
 
 
@@ -180,15 +192,97 @@ def test_a_case_cancelled_by_mistake_is_placed_again_not_reopened():
     assert checked >= 20, checked
 
 
+
+def _writes(world: World, built) -> list[tuple[str, dict]]:
+    return [(t, a) for t, a in built.calls if not t.startswith(("get_", "list_", "search_", "send_"))]
+
+
+def test_every_cancellable_case_holding_the_item_is_cancelled_and_what_it_captured_refunded():
+    """The cases cancelled are all the person's cancellable cases that hold the item (two or more), each captured
+    payment on them is refunded, and the answer is what those payments came to."""
+    checked = 0
+    for plan, rows, world in _fitting(CANCEL_ITEM, 2):
+        for party, cancellable, item, holding, paid in item_cancel_options(world):
+            mine = [c for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources]
+            assert sorted(c["id"] for c in mine) == [c["id"] for c in cancellable]
+            held = [c for c in mine if any(x[world.fk("item")] == item["id"]
+                                           for x in world.children("line", "case", c["id"]))]
+            assert [c["id"] for c in held] == [c["id"] for c in holding] and len(holding) >= 2
+            assert sorted(p["id"] for p in paid) == sorted(p["id"] for c in holding for p in
+                                                           world.children("payment", "case", c["id"])
+                                                           if p["status"] == "captured") and paid
+            checked += 1
+        built = INTENTS[CANCEL_ITEM].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            writes = _writes(world, built)
+            cancelled = [a[world.fk("case")] for t, a in writes if t == world.n.action("case", world.fl.cancel.verb)]
+            refunded = [world.by_id("payment", a[world.pk("payment")]) for t, a in writes
+                        if t == world.n.action("payment", "refund")]
+            assert len(cancelled) >= 2 and {p[world.fk("case")] for p in refunded} <= set(cancelled)
+            assert built.answer == money(sum(p["amount"] for p in refunded))
+    assert checked >= 20, checked
+
+
+def test_a_split_moves_two_items_to_a_new_case_at_the_same_site_and_pays_exactly_its_total():
+    checked = 0
+    for plan, rows, world in _fitting(SPLIT, 2):
+        for case, *moved in split_options(world):
+            lines = world.children("line", "case", case["id"])
+            assert case["status"] in world.fl.editable and len(lines) > len(moved) == 2
+            assert not any(p["status"] == "captured" for p in world.children("payment", "case", case["id"]))
+            assert all(x[world.fk("case")] == case["id"] for x in moved)
+            checked += 1
+        built = INTENTS[SPLIT].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            writes = _writes(world, built)
+            removed = [world.by_id("line", a[world.pk("line")]) for t, a in writes if t == world.n.delete("line")]
+            added = [a for t, a in writes if t == world.n.create("line")]
+            old = world.by_id("case", removed[0][world.fk("case")])
+            site = next(a[world.fk("site")] for t, a in writes if t == world.n.create("case"))
+            amount = next(a["amount"] for t, a in writes if t == world.n.create("payment"))
+            assert site == old[world.fk("site")] and len(removed) == 2
+            assert sorted((a[world.fk("item")], a["quantity"]) for a in added) == sorted(
+                (x[world.fk("item")], x["quantity"]) for x in removed)
+            assert abs(amount - sum(x["quantity"] * world.by_id("item", x[world.fk("item")])["price"]
+                                    for x in removed)) < 0.005
+            # the new lines are added before the old ones go: a freed last id is never handed to a new line
+            tools = [t for t, _ in writes]
+            assert max(i for i, t in enumerate(tools) if t == world.n.create("line")) < tools.index(world.n.delete("line"))
+    assert checked >= 20, checked
+
+
+def test_the_item_is_swapped_on_every_case_that_can_change_and_nowhere_else():
+    checked = 0
+    for plan, rows, world in _fitting(SWAP, 2):
+        for party, editable, old, new, lines in swap_everywhere_options(world):
+            mine = [c for c in world.party_cases(party) if c["status"] in world.fl.editable]
+            assert sorted(c["id"] for c in mine) == [c["id"] for c in editable]
+            held = [x for c in mine for x in world.children("line", "case", c["id"]) if x[world.fk("item")] == old["id"]]
+            assert sorted(x["id"] for x in held) == sorted(x["id"] for x in lines) and len(lines) >= 2
+            assert new["active"] and not any(x[world.fk("item")] == new["id"] for x in world.rows["line"]
+                                             if x[world.fk("case")] in {y[world.fk("case")] for y in lines})
+            checked += 1
+        built = INTENTS[SWAP].build(World(plan, rows, random.Random(0)))
+        if built is not None:
+            writes = _writes(world, built)
+            removed = [world.by_id("line", a[world.pk("line")]) for t, a in writes if t == world.n.delete("line")]
+            added = [a for t, a in writes if t == world.n.create("line")]
+            assert sorted((x[world.fk("case")], x["quantity"]) for x in removed) == sorted(
+                (a[world.fk("case")], a["quantity"]) for a in added)
+            assert len({a[world.fk("item")] for a in added}) == 1 and len({x[world.fk("item")] for x in removed}) == 1
+    assert checked >= 20, checked
+
 def _hidden(world: World, built) -> list[str]:
     """What the agent must find and the instruction must not give away: the case copied (its code), the method it
-    was paid by, the total paid off."""
+    was paid by, the total paid off or refunded, the amount a new case comes to."""
     if built.intent == REORDER:
         copied = world.by_id("case", [a for t, a in built.calls if t == world.n.get("case")][-1][world.pk("case")])
         method = next(a["method"] for t, a in built.calls if t == world.n.create("payment"))
         return [copied["code"], method.replace("_", " ")]
-    if built.intent == SETTLE:
+    if built.intent in (SETTLE, CANCEL_ITEM):
         return [built.answer]
+    if built.intent == SPLIT:
+        return [f"{next(a['amount'] for t, a in built.calls if t == world.n.create('payment')):.2f}"]
     if built.intent == RENEW:
         return [world.by_id("case", next(a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")))["code"]]
     return []
@@ -220,6 +314,7 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
                         seen[name] += 1
     assert seen[REORDER] >= 30 and seen[SETTLE] >= 30 and seen[EXCHANGE] >= 6 and seen[COMBINE] >= 6, seen
     assert seen[RENEW] >= 6 and seen[REPLACE] >= 12, seen
+    assert seen[CANCEL_ITEM] >= 12 and seen[SPLIT] >= 12 and seen[SWAP] >= 12, seen
 
 
 def test_task_sets_draw_the_requests():
@@ -323,3 +418,78 @@ def test_the_answer_of_a_settlement_is_the_sum_of_the_balances():
             continue
         payments = [a["amount"] for t, a in built.calls if "amount" in a]
         assert built.answer == money(sum(payments)) and len(payments) >= 2
+
+
+
+def _judged(store, env_id: str, plan, task, wrong: list[tuple[str, dict]], answer: str | None) -> tuple[dict, dict]:
+    """The verdicts on a wrong trajectory (canonical calls, made the environment's own) and on the reference."""
+    calls = [(c.tool, c.arguments) for c in task.reference_solution]
+    wrong, _ = dialect_for(plan).reference(wrong, [])
+    env = Environment.from_store(store, env_id)
+    try:
+        return tuple(env.judge_trajectories(task.task_id, [(wrong, answer), (calls, task.reference_answer)]))
+    finally:
+        env.close()
+
+
+def _wrong_runs(proven, name: str):
+    """(store, env_id, plan, world, built, task) of every proven task of the request `name`."""
+    store, runs = proven
+    for env_id, named, tasks, _ in runs:
+        domain, slot = env_id.rsplit("__", 1)
+        plan, rows = _rows(domain, int(slot))
+        world = World(plan, rows, random.Random(0))
+        for (intent_name, built), task in zip(named, tasks, strict=True):
+            if intent_name == name:
+                yield store, env_id, plan, world, built, task
+
+
+def test_an_agent_that_stops_at_the_first_case_holding_the_item_scores_zero(proven):
+    """The reads of the reference, then only the first case holding the item cancelled and refunded, and what came
+    back from it reported: incomplete, while the reference is complete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in _wrong_runs(proven, CANCEL_ITEM):
+        cancel = world.n.action("case", world.fl.cancel.verb)
+        first = next(a[world.fk("case")] for t, a in built.calls if t == cancel)
+        kept, back = [], 0.0
+        for tool, arguments in built.calls:
+            if tool == cancel and arguments[world.fk("case")] != first:
+                continue
+            if tool == world.n.action("payment", "refund"):
+                payment = world.by_id("payment", arguments[world.pk("payment")])
+                if payment[world.fk("case")] != first:
+                    continue
+                back += payment["amount"]
+            kept.append((tool, arguments))
+        bad, good = _judged(store, env_id, plan, task, kept, money(back))
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked += 1
+    assert checked >= 2, checked
+
+
+def test_an_agent_that_copies_the_items_instead_of_moving_them_scores_zero(proven):
+    """The reference without the removal of the items from the old case: they are on both cases, and the task is
+    incomplete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in _wrong_runs(proven, SPLIT):
+        kept = [(t, a) for t, a in built.calls if t != world.n.delete("line")]
+        bad, good = _judged(store, env_id, plan, task, kept, None)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked += 1
+    assert checked >= 2, checked
+
+
+def test_an_agent_that_swaps_the_item_on_one_case_only_scores_zero(proven):
+    """The reads of the reference, then the item swapped on the first case holding it and left on the others:
+    incomplete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in _wrong_runs(proven, SWAP):
+        cfk = world.fk("case")
+        first = next(a[cfk] for t, a in built.calls if t == world.n.create("line"))
+        kept = [(t, a) for t, a in built.calls
+                if not (t == world.n.create("line") and a[cfk] != first)
+                and not (t == world.n.delete("line") and world.by_id("line", a[world.pk("line")])[cfk] != first)]
+        bad, good = _judged(store, env_id, plan, task, kept, None)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked += 1
+    assert checked >= 2, checked
