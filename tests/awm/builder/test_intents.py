@@ -58,12 +58,13 @@ def test_task_sets_mix_the_shapes_and_refuse_at_least_five_percent():
 
 
 def _tasks_for(plan, rows, names: list[str], seed: int = 0) -> tuple[TaskSet, dict[str, str]]:
-    """One task per intent that fits the world (the intent's name -> its task id)."""
-    world = World(plan, rows, random.Random(seed))
+    """One task per intent that fits the world (the intent's name -> its task id), each intent's targets drawn from
+    an rng of its own (an intent registered later changes no other intent's task)."""
     realiser = Realiser(plan.scenario.labels, random.Random(seed))
     dialect = dialect_for(plan)
     tasks, ids = [], {}
     for name in names:
+        world = World(plan, rows, random.Random(f"{seed}:{name}"))
         built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
         if built is None:
             continue
