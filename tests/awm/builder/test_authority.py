@@ -58,7 +58,9 @@ def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
     """Drawn by the task generator (its realiser picks voices by the request's own), across domains of every kind:
     never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""
     seen = Counter()
-    for domain in builtin_domains()[::2]:
+    for domain in builtin_domains():  # until both kinds were seen three times: the draw decides where they fall
+        if seen[FEASIBLE] >= 3 and seen[REFUSED] >= 3:
+            break
         plan = plan_world(make_scenario(domain, 0))
         for task in generate_tasks(plan, generate_rows(plan)).tasks:
             intents = tuple(task.template.split("+"))
