@@ -1,15 +1,15 @@
 """Requests whose one goal chooses by a preference or a constraint and then acts on what it chose, as a customer
 writes them in one message: "of my two open orders, cancel the bigger one, move everything on it onto the other and
 let me pay for that one", "on my open order, swap the blue kettle for the best-rated one under 100.00 and settle what
-the order then comes to", "order again everything from my last delivered order that is still offered and pay the
-way I paid for it". The agent must compare (totals, ratings and prices, what is still offered) to find the one row
-the goal means, then make the several writes the goal needs; the depth comes from the goal itself, never from a
-second, unrelated request or from reads the goal does not need.
+the order then comes to", "my order came out too dear: swap its dearest item for the cheapest one of the same kind
+and let me pay what it then comes to". The agent must compare (totals, ratings and prices, categories) to find the
+one row the goal means, then make the several writes the goal needs; the depth comes from the goal itself, never
+from a second, unrelated request or from reads the goal does not need.
 
 Each request is planned only where one answer is right: the totals compared differ, the best-rated item under the
-budget is strictly best and a runner-up meets the budget too, the case copied is not simply the person's latest.
-Every write is one a customer may ask for themself (opening a case, adding and removing its lines, paying,
-refunding their own payment, cancelling)."""
+budget is strictly best and a runner-up meets the budget too, the dearest line is dearest however it is counted and
+the cheapest item of its category is not the cheapest of all. Every write is one a customer may ask for themself
+(adding and removing a case's lines, paying, refunding their own payment, cancelling)."""
 
 from __future__ import annotations
 
