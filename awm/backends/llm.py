@@ -40,6 +40,7 @@ from awm.llm.errors import LLMOutputError
 from awm.llm.fit import (
     ANSWER_TOKENS,
     MIN_ANSWER_TOKENS,
+    SHARED_TOOL_TOKENS,
     TASK_ANSWER_TOKENS,
     WRITTEN_IDS_PER_TABLE,
     SourceMergeError,
@@ -300,7 +301,8 @@ class LLMBackend:
             scenario=self._scenario_block(scenario), tasks=self._tasks_block(tasks))
         return SchemaSpec(env_id=scenario.env_id, tables=draft.tables)
 
-    def _part_plan(self, template: PromptTemplate, env_id: str, tables, answer_tokens, **values: str):
+    def _part_plan(self, template: PromptTemplate, env_id: str, tables, answer_tokens, each: int = 0,
+                   **values: str):
         """The schema's tables in parts that each fit one request (awm/llm/fit.py): planned from the prompt as it
         will be sent (the earlier attempts' errors included) with an empty part."""
         attempt = current_attempt()
@@ -308,7 +310,8 @@ class LLMBackend:
         messages = template.render(feedback=feedback, answer=attempt.last_answer(None) if attempt else None,
                                    part=json_block("part", {}), **values)
         budget, budget_from = self.client.request_budget()
-        return plan_parts(template.stage, tables, answer_tokens, estimate_tokens(messages), budget, budget_from)
+        return plan_parts(template.stage, tables, answer_tokens, estimate_tokens(messages), budget, budget_from,
+                          each)
 
     def database_rows(self, scenario: Scenario, schema: SchemaSpec) -> dict[str, list[dict]]:
         tasks = artifacts.TASKS.read(self.store, scenario.env_id)
@@ -342,7 +345,8 @@ class LLMBackend:
         values = dict(request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
                       scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
                       tasks=self._tasks_block(tasks))
-        parts = self._part_plan(TOOLS, scenario.env_id, schema.tables, tools_answer_tokens, **values)
+        parts = self._part_plan(TOOLS, scenario.env_id, schema.tables, tools_answer_tokens, SHARED_TOOL_TOKENS,
+                                **values)
         called = list(dict.fromkeys(call.tool for task in tasks.tasks for call in task.reference_solution))
         sources: list[str] = []
         specs: list = []
@@ -354,7 +358,8 @@ class LLMBackend:
                     "tools": [tool for tool in called if part_of_tool(tool, parts) == n and tool not in written],
                     "written": written, "helpers": helpers}
             draft = self._ask(TOOLS, scenario.env_id, show_answer=len(parts) == 1, part=json_block("part", part),
-                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], tools_answer_tokens),
+                              answer_tokens=part_answer_tokens([schema.table(t) for t in names], tools_answer_tokens)
+                              + SHARED_TOOL_TOKENS,
                               **values)
             again = sorted({t.name for t in draft.tools} & set(written))
             if again:

@@ -30,6 +30,9 @@ TOOLS_PER_TABLE = 2
 TOOLS_PER_STATE = 1
 TOKENS_PER_TOOL = 400  # one tool's function and spec (the offline worlds: about 310 at 4 characters a token)
 PART_TOKENS = 400  # the part block: its tables, the tools asked for, what earlier parts wrote
+# What every part of a tools answer writes besides its tables' tools: the helpers the tools call and the module's
+# settings (the offline worlds: about 1,200 tokens at 4 characters a token, before the JSON string escapes them)
+SHARED_TOOL_TOKENS = 1600
 MIN_PART_ANSWER = 512  # a part must leave at least this much room for its answer
 WRITTEN_IDS_PER_TABLE = 200  # ids of an earlier part's table listed for a later part, at most
 
@@ -62,10 +65,11 @@ def tools_answer_tokens(table: Table) -> int:
 
 
 def plan_parts(stage: str, tables: list[Table], answer_tokens, prompt_tokens: int, budget: int,
-               budget_from: str) -> list[list[str]]:
+               budget_from: str, each: int = 0) -> list[list[str]]:
     """The tables in groups (schema order kept), each group's expected answer fitting beside the prompt in
-    `budget` tokens; a PromptTooLargeError when even one table cannot."""
-    room = budget - prompt_tokens - PART_TOKENS
+    `budget` tokens (every part's answer `each` tokens more: what each part writes whatever its tables); a
+    PromptTooLargeError when even one table cannot."""
+    room = budget - prompt_tokens - PART_TOKENS - each
     parts: list[list[str]] = []
     used = 0
     for table in tables:

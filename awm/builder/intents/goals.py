@@ -69,7 +69,7 @@ def move_dearer_options(w: World) -> list[tuple[dict, dict, dict, list[dict], fl
     return options
 
 
-@intent("chained", flavours=("fulfillment", "service", "reservation"))
+@intent("chained", flavours=("fulfillment", "service", "reservation"), item="refundable")
 def cancel_dearer_case_and_move_items(w: World) -> Plan | None:
     """A customer with two open cases wants to keep only the smaller: the agent reads both, adds everything the
     bigger one holds to the smaller in the same quantities, cancels the bigger, refunds what was captured on it,

@@ -84,7 +84,7 @@ def test_the_exported_app_and_verifiers_judge_the_reference_as_ours_do(built, tm
         for call in task.reference_solution:
             answer = host.call_tool(call.tool, call.arguments)
             assert answer["status"] == 200 and "error" not in (answer["body"] or {}), (call, answer)
-        judged = host.verify(code)
+        judged = host.verify(code, answer=task.reference_answer)  # a change that also reports a sum is answered
         assert (judged["verdict"], judged["error"], judged["wrote"]) == ("complete", None, False)
         # a collateral write the reference does not make: the inlined outcome check rejects it
         final = host.snapshot()
@@ -98,7 +98,7 @@ def test_the_exported_app_and_verifiers_judge_the_reference_as_ours_do(built, tm
         conn.commit()
         collateral = conn.serialize()
         conn.close()
-        verdict = host.verify(code, final=collateral)
+        verdict = host.verify(code, final=collateral, answer=task.reference_answer)
         assert verdict["verdict"] == "others", verdict
         assert any(e.startswith("unexpected change: ") and table in e for e in verdict["evidence"]), verdict
 

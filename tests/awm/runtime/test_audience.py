@@ -21,14 +21,17 @@ from tests.awm.runtime.test_server import mcp_url, served_store, server  # noqa:
 
 def _cases(store: ArtifactStore, pool):
     """An environment of the corpus with a customer's own request and a staff request whose reference calls a
-    staff-only tool; that call's index."""
+    staff-only tool, none of the calls before it a write with an ownership rule (the customer's episode would refuse
+    it on another customer's row); that call's index."""
     for env_id in store.env_ids():
         env = open_environment(env_id, home=store.home, pool=pool)
         staff_only = {s.name for s in env.toolset.tools if s.staff_only}
+        owned = {s.name for s in env.toolset.tools if s.owned}
         party = next((t for t in env.tasks if t.requester == "party"), None)
         for task in env.tasks:
             index = next((n for n, c in enumerate(task.reference_solution) if c.tool in staff_only), None)
-            if party is not None and task.requester == "staff" and index is not None:
+            if (party is not None and task.requester == "staff" and index is not None
+                    and not any(c.tool in owned for c in task.reference_solution[:index])):
                 return env, party, task, index
         env.close()
     raise AssertionError("no environment of the test corpus has both a customer's request and a staff tool in use")
