@@ -473,7 +473,8 @@ def split_off_items_and_pay(w: World) -> Plan | None:
 def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict, list[dict]]]:
     """(party, their cases that can still be changed, the item replaced, the item it is replaced with, the lines of
     the first on those cases) wherever the first is on two or more of at most `MAX_READ` such cases, the second is
-    offered and on none of those (no line to merge with), and no other item has either name."""
+    offered, of the same category where items have one (a lodge is not swapped for a pet fee) and on none of those
+    cases (no line to merge with), and no other item has either name."""
     options = []
     for party in w.active_parties("case"):
         editable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable), key=lambda c: c["id"])
@@ -486,9 +487,11 @@ def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict
             cases = {x[w.fk("case")] for x in mine}
             if len(mine) < 2 or len(cases) < len(mine) or not _unique_name(w, old):
                 continue
+            cat = w.fk("category")  # where items have categories, one takes the place of another of its kind
             for new in w.rows["item"]:
                 beside = {x[w.fk("item")] for x in lines if x[w.fk("case")] in cases}
-                if new["active"] and new["id"] not in beside and _unique_name(w, new):
+                if (new["active"] and new["id"] not in beside and _unique_name(w, new)
+                        and (cat not in old or new.get(cat) == old[cat])):
                     options.append((party, editable, old, new, mine))
     return options
 
