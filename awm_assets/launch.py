@@ -225,6 +225,9 @@ def _progress_line(lines: list[str], total: int, started: float, first_seen: dic
             f"| stage {current} {per_stage[current]}/{total} | {elapsed:.0f}s elapsed, ~{eta:.0f}s left")
 
 
+WORKER_GRACE_S = 10.0  # how long a stopped launcher waits for its workers to end before it kills them
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", nargs=2, metavar=("START", "END"), help=argparse.SUPPRESS)
@@ -292,8 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 last_print = now
             time.sleep(0.25)
     finally:
-        for proc in running:
-            proc.terminate()
+        _stop_workers(running)
         progress.unlink(missing_ok=True)
     if tty:
         print()
@@ -307,6 +309,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _stopped(signum, frame) -> None:
     raise SystemExit(128 + signum)
+
+
+def _stop_workers(running: list[subprocess.Popen], grace_s: float = WORKER_GRACE_S) -> None:
+    """Ask each worker to stop (SIGTERM) and kill those still running after `grace_s`: Dagster takes a SIGTERM as an
+    interrupt it raises only at its next checkpoint, which a stage over a large range reaches minutes later. A killed
+    worker's run is marked failed by the next launch (reap_dead_runs) and every artifact write is atomic, so the next
+    `make run` resumes where it stopped."""
+    for proc in running:
+        proc.terminate()
+    deadline = time.monotonic() + grace_s
+    for proc in running:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def builder_description(env) -> str:

@@ -344,7 +344,7 @@ QUESTION_FRAMES = {
 # Introductions name the person the request is about; the core clause then says {their}, {them}.
 STAFF_INTROS = (
     "{party} called [earlier|this morning|a few minutes ago|just now].",
-    "I just got off the [phone|call] with {party}.",
+    "I [just got off|have just come off|was just on] the [phone|call] with {party}.",
     "{party} [emailed us|sent us an email|wrote to us].",
     "[This one|The next one|This request] is for {party}.",
     "We [heard|got a message] from {party}.",

@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,9 +91,25 @@ def test_a_terminated_launcher_stops_its_workers_and_leaves_no_progress_file(tmp
     while not list(home.glob(".progress-*")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert list(home.glob(".progress-*")), "the launcher never started its workers"
+    progress = str(next(home.glob(".progress-*")))
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not list(home.glob(".progress-*"))
+    assert not _workers_reporting_to(progress), "a worker outlived its stopped launcher"
+
+
+def _workers_reporting_to(progress: str) -> list[int]:
+    """The live processes whose environment names `progress` as their progress file: a launcher's workers."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"AWM_PROGRESS_FILE={progress}".encode() in environ and state != "Z":
+            found.append(int(proc.name))
+    return found
 
 
 def test_progress_during_a_retry_names_the_stage_being_retried_and_counts_each_environment_once():

@@ -17,7 +17,6 @@ from functools import cache
 import pytest
 
 from awm.builder.catalogue.seeds import builtin_domains
-from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.errands import (
     ERRAND_INTENTS,
@@ -34,14 +33,12 @@ from awm.builder.phrasing import Realiser, grammar_faults, money
 from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
-from awm.contracts import TaskSet
 from awm.quality.realism import RealismText, voice_of, voice_violation
-from awm.quality.tasks import task_findings, unstated_values
-from awm.runtime.environment import Environment
+from awm.quality.tasks import unstated_values
 from awm.store import ArtifactStore
-from tests.awm.builder.test_intents import assert_every_proof_passed, prove
+from tests.awm.builder.families import judged, planned, proven_in, rows_of, wrong_runs
+from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
-from tests.conftest import build_environment
 
 REORDER, SETTLE, EXCHANGE, COMBINE, RENEW, REPLACE, CANCEL_ITEM, SPLIT, SWAP = ERRAND_INTENTS
 DEEPER = (CANCEL_ITEM, SPLIT, SWAP)  # eight steps or more, five tools or more
@@ -49,24 +46,10 @@ VOICES = ("staff", "self")
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them
 
 
-@cache
-def _rows(domain: str, slot: int):
-    plan = plan_world(make_scenario(domain, slot))
-    return plan, generate_rows(plan)
-
-
-def _built(name: str, domain: str, slot: int, seed: int = 0):
-    plan = plan_world(make_scenario(domain, slot))
-    if not INTENTS[name].fits(World(plan, {}, random.Random(0))):
-        return None
-    plan, rows = _rows(domain, slot)
-    return INTENTS[name].build(World(plan, rows, random.Random(seed)))
-
-
 def _fitting(name: str, step: int):
     """(plan, rows, world) of every `step`-th built-in domain's slot 0 that the intent fits."""
     for domain in builtin_domains()[::step]:
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         world = World(plan, rows, random.Random(0))
         if INTENTS[name].fits(world):
             yield plan, rows, world
@@ -83,15 +66,15 @@ def _customer_writes(w: World) -> set[str]:
 
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_tools_only():
-    planned, steps = Counter(), Counter()
+    counted, steps = Counter(), Counter()
     for domain in builtin_domains()[::3]:
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         for name in ERRAND_INTENTS:
             world = World(plan, rows, random.Random(1))
             built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
             if built is None:
                 continue
-            planned[name] += 1
+            counted[name] += 1
             tools = [tool for tool, _ in built.calls]
             assert len(tools) >= 6 and len(set(tools)) >= 4, (name, tools)
             if name in DEEPER:
@@ -100,10 +83,10 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_too
             assert writes <= _customer_writes(world), (name, writes)
             assert built.say.voices == VOICES and built.derived
             steps[name] += len(tools)
-    assert planned[REORDER] >= 15 and planned[SETTLE] >= 10 and planned[EXCHANGE] >= 4, planned
-    assert planned[COMBINE] >= 4 and planned[RENEW] >= 2 and planned[REPLACE] >= 10, planned
-    assert planned[CANCEL_ITEM] >= 15 and planned[SPLIT] >= 15 and planned[SWAP] >= 15, planned
-    assert sum(steps.values()) / sum(planned.values()) >= 7, (steps, planned)
+    assert counted[REORDER] >= 15 and counted[SETTLE] >= 10 and counted[EXCHANGE] >= 4, counted
+    assert counted[COMBINE] >= 4 and counted[RENEW] >= 2 and counted[REPLACE] >= 10, counted
+    assert counted[CANCEL_ITEM] >= 15 and counted[SPLIT] >= 15 and counted[SWAP] >= 15, counted
+    assert sum(steps.values()) / sum(counted.values()) >= 7, (steps, counted)
 
 
 def test_the_reordered_case_is_the_latest_holding_the_item_and_not_simply_the_latest():
@@ -123,7 +106,7 @@ def test_the_reordered_case_is_the_latest_holding_the_item_and_not_simply_the_la
 def test_every_open_case_that_owes_is_paid_exactly_its_balance():
     checked = 0
     for domain in builtin_domains()[::4]:
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         world = World(plan, rows, random.Random(0))
         for party, open_cases, owing in owing_options(world):
             mine_open = {c["id"] for c in world.party_cases(party) if c["status"] in world.fl.open}
@@ -165,7 +148,7 @@ def test_the_renewed_application_is_the_latest_approved_and_is_submitted():
         plan = plan_world(make_scenario(domain, 0))
         if not INTENTS[RENEW].fits(World(plan, {}, random.Random(0))):
             continue
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         world = World(plan, rows, random.Random(0))
         for party, case in renewal_options(world):
             approved = [c for c in world.party_cases(party) if c["status"] == "approved"]
@@ -190,7 +173,6 @@ def test_a_case_cancelled_by_mistake_is_placed_again_not_reopened():
             writes = {t for t, _ in built.calls if not t.startswith(("get_", "list_", "search_", "send_"))}
             assert writes == {world.n.create("case"), world.n.create("line")}, writes
     assert checked >= 20, checked
-
 
 
 def _writes(world: World, built) -> list[tuple[str, dict]]:
@@ -291,7 +273,7 @@ def _hidden(world: World, built) -> list[str]:
 def test_each_request_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
     for domain in builtin_domains()[::6]:
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         for name in ERRAND_INTENTS:
             for seed in range(3):
                 world = World(plan, rows, random.Random(seed))
@@ -320,7 +302,7 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
 def test_task_sets_draw_the_requests():
     drawn = Counter()
     for domain in builtin_domains():
-        plan, rows = _rows(domain, 0)
+        plan, rows = rows_of(domain, 0)
         for task in generate_tasks(plan, rows).tasks:
             for name in set(task.template.split("+")) & set(ERRAND_INTENTS):
                 drawn[name] += 1
@@ -330,7 +312,7 @@ def test_task_sets_draw_the_requests():
 
 @cache
 def errand_worlds() -> tuple[tuple[str, int], ...]:
-    return worlds_planning(ERRAND_INTENTS, lambda *world: _built(*world) is not None, PER_INTENT)
+    return worlds_planning(ERRAND_INTENTS, lambda *world: planned(*world) is not None, PER_INTENT)
 
 
 @pytest.fixture(scope="module")
@@ -338,27 +320,7 @@ def proven(tmp_path_factory):
     """Each request planned in each of its worlds, written once in each voice, as tasks of their own through the
     verification stage: (env_id, plans by name, tasks, reports)."""
     store = ArtifactStore(tmp_path_factory.mktemp("errands"))
-    runs = []
-    for domain, slot in errand_worlds():
-        outcomes = build_environment(store, domain, slot)
-        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
-        env_id = outcomes[0].env_id
-        plan, rows = _rows(domain, slot)
-        world = World(plan, rows, random.Random(0))
-        plans = {name: INTENTS[name].build(world) for name in ERRAND_INTENTS if INTENTS[name].fits(world)}
-        plans = {name: built for name, built in plans.items() if built is not None}
-        realiser = Realiser(plan.scenario.labels, random.Random(0))
-        tasks, named = [], []
-        for name, built in plans.items():
-            for voice in VOICES:
-                instruction, written = realiser.request([replace(built.say, voices=(voice,))])
-                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], instruction, dialect_for(plan), written))
-                named.append((name, built))
-        taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
-        assert not task_findings(taskset, env_id, None)
-        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
-        runs.append((env_id, named, tasks, [report[t.task_id] for t in tasks]))
-    return store, runs
+    return store, proven_in(store, ERRAND_INTENTS, errand_worlds())
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
@@ -376,7 +338,7 @@ def test_an_agent_that_reorders_the_latest_case_instead_scores_zero(proven):
     checked = 0
     for env_id, named, tasks, _ in runs:
         domain, slot = env_id.rsplit("__", 1)
-        plan, rows = _rows(domain, int(slot))
+        plan, rows = rows_of(domain, int(slot))
         world = World(plan, rows, random.Random(0))
         for (name, built), task in zip(named, tasks, strict=True):
             if name != REORDER:
@@ -399,13 +361,7 @@ def test_an_agent_that_reorders_the_latest_case_instead_scores_zero(proven):
                     wrong.append((tool, {**arguments, "amount": total}))
                 else:
                     wrong.append((tool, arguments))
-            calls = [(c.tool, c.arguments) for c in task.reference_solution]
-            wrong, _ = dialect_for(plan).reference(wrong, [])
-            env = Environment.from_store(store, env_id)
-            try:
-                bad, good = env.judge_trajectories(task.task_id, [(wrong, None), (calls, None)])
-            finally:
-                env.close()
+            bad, good = judged(store, env_id, plan, task, wrong)
             assert good["complete"] and not bad["complete"], (bad, good)
             checked += 1
     assert checked >= 2, checked
@@ -413,42 +369,18 @@ def test_an_agent_that_reorders_the_latest_case_instead_scores_zero(proven):
 
 def test_the_answer_of_a_settlement_is_the_sum_of_the_balances():
     for domain, slot in errand_worlds():
-        built = _built(SETTLE, domain, slot)
+        built = planned(SETTLE, domain, slot)
         if built is None:
             continue
         payments = [a["amount"] for t, a in built.calls if "amount" in a]
         assert built.answer == money(sum(payments)) and len(payments) >= 2
 
 
-
-def _judged(store, env_id: str, plan, task, wrong: list[tuple[str, dict]], answer: str | None) -> tuple[dict, dict]:
-    """The verdicts on a wrong trajectory (canonical calls, made the environment's own) and on the reference."""
-    calls = [(c.tool, c.arguments) for c in task.reference_solution]
-    wrong, _ = dialect_for(plan).reference(wrong, [])
-    env = Environment.from_store(store, env_id)
-    try:
-        return tuple(env.judge_trajectories(task.task_id, [(wrong, answer), (calls, task.reference_answer)]))
-    finally:
-        env.close()
-
-
-def _wrong_runs(proven, name: str):
-    """(store, env_id, plan, world, built, task) of every proven task of the request `name`."""
-    store, runs = proven
-    for env_id, named, tasks, _ in runs:
-        domain, slot = env_id.rsplit("__", 1)
-        plan, rows = _rows(domain, int(slot))
-        world = World(plan, rows, random.Random(0))
-        for (intent_name, built), task in zip(named, tasks, strict=True):
-            if intent_name == name:
-                yield store, env_id, plan, world, built, task
-
-
 def test_an_agent_that_stops_at_the_first_case_holding_the_item_scores_zero(proven):
     """The reads of the reference, then only the first case holding the item cancelled and refunded, and what came
     back from it reported: incomplete, while the reference is complete."""
     checked = 0
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, CANCEL_ITEM):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, CANCEL_ITEM):
         cancel = world.n.action("case", world.fl.cancel.verb)
         first = next(a[world.fk("case")] for t, a in built.calls if t == cancel)
         kept, back = [], 0.0
@@ -461,7 +393,7 @@ def test_an_agent_that_stops_at_the_first_case_holding_the_item_scores_zero(prov
                     continue
                 back += payment["amount"]
             kept.append((tool, arguments))
-        bad, good = _judged(store, env_id, plan, task, kept, money(back))
+        bad, good = judged(store, env_id, plan, task, kept, money(back))
         assert good["complete"] and not bad["complete"], (bad, good)
         checked += 1
     assert checked >= 2, checked
@@ -471,9 +403,9 @@ def test_an_agent_that_copies_the_items_instead_of_moving_them_scores_zero(prove
     """The reference without the removal of the items from the old case: they are on both cases, and the task is
     incomplete."""
     checked = 0
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, SPLIT):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, SPLIT):
         kept = [(t, a) for t, a in built.calls if t != world.n.delete("line")]
-        bad, good = _judged(store, env_id, plan, task, kept, None)
+        bad, good = judged(store, env_id, plan, task, kept, None)
         assert good["complete"] and not bad["complete"], (bad, good)
         checked += 1
     assert checked >= 2, checked
@@ -483,13 +415,13 @@ def test_an_agent_that_swaps_the_item_on_one_case_only_scores_zero(proven):
     """The reads of the reference, then the item swapped on the first case holding it and left on the others:
     incomplete."""
     checked = 0
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, SWAP):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, SWAP):
         cfk = world.fk("case")
         first = next(a[cfk] for t, a in built.calls if t == world.n.create("line"))
         kept = [(t, a) for t, a in built.calls
                 if not (t == world.n.create("line") and a[cfk] != first)
                 and not (t == world.n.delete("line") and world.by_id("line", a[world.pk("line")])[cfk] != first)]
-        bad, good = _judged(store, env_id, plan, task, kept, None)
+        bad, good = judged(store, env_id, plan, task, kept, None)
         assert good["complete"] and not bad["complete"], (bad, good)
         checked += 1
     assert checked >= 2, checked

@@ -18,7 +18,6 @@ from functools import cache
 import pytest
 
 from awm.builder.catalogue.seeds import builtin_domains
-from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.goals import (
     GOAL_INTENTS,
@@ -30,40 +29,23 @@ from awm.builder.intents.preferences import top_rated_options
 from awm.builder.phrasing import Realiser, grammar_faults
 from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.toolgen import dialect_for
-from awm.builder.world import make_scenario, plan_world
-from awm.contracts import TaskSet
 from awm.quality.realism import RealismText, voice_of, voice_violation
-from awm.quality.tasks import task_findings, unstated_values
-from awm.runtime.environment import Environment
+from awm.quality.tasks import unstated_values
 from awm.store import ArtifactStore
-from tests.awm.builder.test_intents import assert_every_proof_passed, prove
+from tests.awm.builder.families import judged, planned, proven_in, rows_of, wrong_runs
+from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
-from tests.conftest import build_environment
 
 MOVE, TOP_RATED, DOWNGRADE = GOAL_INTENTS
 VOICES = {MOVE: ("staff", "self"), TOP_RATED: ("self",), DOWNGRADE: ("staff", "self")}
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them
 
 
-@cache
-def _rows(domain: str, slot: int):
-    plan = plan_world(make_scenario(domain, slot))
-    return plan, generate_rows(plan)
-
-
-def _built(name: str, domain: str, slot: int, seed: int = 0):
-    plan = plan_world(make_scenario(domain, slot))
-    if not INTENTS[name].fits(World(plan, {}, random.Random(0))):
-        return None
-    plan, rows = _rows(domain, slot)
-    return INTENTS[name].build(World(plan, rows, random.Random(seed)))
-
-
 def _worlds(step: int, slots: int = 1):
     """(plan, rows) of every `step`-th built-in domain in the first `slots` slots."""
     for slot in range(slots):
         for domain in builtin_domains()[::step]:
-            yield _rows(domain, slot)
+            yield rows_of(domain, slot)
 
 
 def _customer_writes(w: World) -> set[str]:
@@ -79,22 +61,22 @@ def _writes(world: World, built) -> list[tuple[str, dict]]:
 
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_tools_only():
-    planned, steps = Counter(), Counter()
+    counted, steps = Counter(), Counter()
     for plan, rows in _worlds(2, 2):
         for name in GOAL_INTENTS:
             world = World(plan, rows, random.Random(1))
             built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
             if built is None:
                 continue
-            planned[name] += 1
+            counted[name] += 1
             tools = [tool for tool, _ in built.calls]
             assert len(tools) >= 8 and len(set(tools)) >= 5, (name, tools)
             writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
             assert writes <= _customer_writes(world), (name, writes)
             assert built.say.voices == VOICES[name] and built.derived
             steps[name] += len(tools)
-    assert planned[MOVE] >= 25 and planned[DOWNGRADE] >= 25 and planned[TOP_RATED] >= 5, planned
-    assert sum(steps.values()) / sum(planned.values()) >= 8, (steps, planned)
+    assert counted[MOVE] >= 25 and counted[DOWNGRADE] >= 25 and counted[TOP_RATED] >= 5, counted
+    assert sum(steps.values()) / sum(counted.values()) >= 8, (steps, counted)
 
 
 def test_the_case_cancelled_is_the_bigger_of_exactly_two_and_its_items_land_on_the_other():
@@ -247,7 +229,7 @@ def test_task_sets_draw_the_requests():
 
 @cache
 def goal_worlds() -> tuple[tuple[str, int], ...]:
-    return worlds_planning(GOAL_INTENTS, lambda *world: _built(*world) is not None, PER_INTENT)
+    return worlds_planning(GOAL_INTENTS, lambda *world: planned(*world) is not None, PER_INTENT)
 
 
 @pytest.fixture(scope="module")
@@ -255,27 +237,7 @@ def proven(tmp_path_factory):
     """Each request planned in each of its worlds, written once in each voice it allows, as tasks of their own
     through the verification stage: (env_id, plans by name, tasks, reports)."""
     store = ArtifactStore(tmp_path_factory.mktemp("goals"))
-    runs = []
-    for domain, slot in goal_worlds():
-        outcomes = build_environment(store, domain, slot)
-        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
-        env_id = outcomes[0].env_id
-        plan, rows = _rows(domain, slot)
-        world = World(plan, rows, random.Random(0))
-        plans = {name: INTENTS[name].build(world) for name in GOAL_INTENTS if INTENTS[name].fits(world)}
-        plans = {name: built for name, built in plans.items() if built is not None}
-        realiser = Realiser(plan.scenario.labels, random.Random(0))
-        tasks, named = [], []
-        for name, built in plans.items():
-            for voice in built.say.voices:
-                instruction, written = realiser.request([replace(built.say, voices=(voice,))])
-                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], instruction, dialect_for(plan), written))
-                named.append((name, built))
-        taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
-        assert not task_findings(taskset, env_id, None)
-        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
-        runs.append((env_id, named, tasks, [report[t.task_id] for t in tasks]))
-    return store, runs
+    return store, proven_in(store, GOAL_INTENTS, goal_worlds())
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
@@ -287,29 +249,6 @@ def test_every_request_passes_every_proof_in_each_voice(proven):
     assert_every_proof_passed(runs)
 
 
-def _judged(store, env_id: str, plan, task, wrong: list[tuple[str, dict]]) -> tuple[dict, dict]:
-    """The verdicts on a wrong trajectory (canonical calls, made the environment's own) and on the reference."""
-    calls = [(c.tool, c.arguments) for c in task.reference_solution]
-    wrong, _ = dialect_for(plan).reference(wrong, [])
-    env = Environment.from_store(store, env_id)
-    try:
-        return tuple(env.judge_trajectories(task.task_id, [(wrong, None), (calls, task.reference_answer)]))
-    finally:
-        env.close()
-
-
-def _wrong_runs(proven, name: str):
-    """(store, env_id, plan, world, built, task) of every proven task of the request `name`."""
-    store, runs = proven
-    for env_id, named, tasks, _ in runs:
-        domain, slot = env_id.rsplit("__", 1)
-        plan, rows = _rows(domain, int(slot))
-        world = World(plan, rows, random.Random(0))
-        for (intent_name, built), task in zip(named, tasks, strict=True):
-            if intent_name == name:
-                yield store, env_id, plan, world, built, task
-
-
 def _owed(world: World, case: dict, added: float) -> float:
     paid = sum(p["amount"] for p in world.children("payment", "case", case["id"]) if p["status"] == "captured")
     return round(case["total_amount"] + added - paid, 2)
@@ -319,7 +258,7 @@ def test_an_agent_that_cancels_the_smaller_case_instead_scores_zero(proven):
     """The reads of the reference, then the smaller case cancelled (its captured payments refunded), its items moved
     onto the bigger one and the bigger one settled: incomplete, while the reference is complete."""
     checked = 0
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, MOVE):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, MOVE):
         cfk, cancel = world.fk("case"), world.n.action("case", world.fl.cancel.verb)
         dearer = world.by_id("case", next(a[cfk] for t, a in built.calls if t == cancel))
         kept = world.by_id("case", next(a[cfk] for t, a in built.calls if t == world.n.create("line")))
@@ -336,7 +275,7 @@ def test_an_agent_that_cancels_the_smaller_case_instead_scores_zero(proven):
                    for p in world.children("payment", "case", kept["id"]) if p["status"] == "captured"),
                  (world.n.create("payment"), {cfk: dearer["id"], "amount": _owed(world, dearer, added),
                                               "method": method})]
-        bad, good = _judged(store, env_id, plan, task, wrong)
+        bad, good = judged(store, env_id, plan, task, wrong)
         assert good["complete"] and not bad["complete"], (bad, good)
         checked += 1
     assert checked >= 2, checked
@@ -363,13 +302,13 @@ def test_an_agent_that_takes_the_runner_up_or_the_best_over_budget_scores_zero(p
     """The reference with the runner-up under the budget put on the case instead (and the payment what that makes),
     and again with the best-rated item of all, over the budget: each incomplete, while the reference is complete."""
     checked = Counter()
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, TOP_RATED):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, TOP_RATED):
         budget = float(built.say.slots["budget"])
         chosen = next(a[world.fk("item")] for t, a in built.calls if t == world.n.create("line"))
         _, best, second, overall = next(o for o in top_rated_options(world) if o[0] == budget)
         assert best["id"] == chosen
         for policy, item in (("second", second), ("over budget", overall)):
-            bad, good = _judged(store, env_id, plan, task, _swapped(world, built, item))
+            bad, good = judged(store, env_id, plan, task, _swapped(world, built, item))
             assert good["complete"] and not bad["complete"], (policy, bad, good)
             checked[policy] += 1
     assert checked["second"] >= 1 and checked["over budget"] >= 1, checked
@@ -379,10 +318,10 @@ def test_an_agent_that_ignores_the_category_scores_zero(proven):
     """The reference with the cheapest item of all (of another category) put on the case instead, and the payment
     what that makes: incomplete, while the reference is complete."""
     checked = 0
-    for store, env_id, plan, world, built, task in _wrong_runs(proven, DOWNGRADE):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, DOWNGRADE):
         offered = [i for i in world.rows["item"] if i["active"]]
         cheapest = min(offered, key=lambda i: i["price"])
-        bad, good = _judged(store, env_id, plan, task, _swapped(world, built, cheapest))
+        bad, good = judged(store, env_id, plan, task, _swapped(world, built, cheapest))
         assert good["complete"] and not bad["complete"], (bad, good)
         checked += 1
     assert checked >= 2, checked

@@ -1,0 +1,87 @@
+"""What the tests of a family of single-goal requests share (tests/awm/builder/test_errands.py, test_goals.py): a
+built-in world's plan and rows, a request planned in it, the requests proven in worlds that plan them in each voice
+they allow, and the verdicts on a wrong trajectory beside the reference's."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from functools import cache
+
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
+from awm.builder.phrasing import Realiser
+from awm.builder.taskgen import _task
+from awm.builder.toolgen import dialect_for
+from awm.builder.world import make_scenario, plan_world
+from awm.contracts import TaskSet
+from awm.quality.tasks import task_findings
+from awm.runtime.environment import Environment
+from awm.store import ArtifactStore
+from tests.awm.builder.test_intents import prove
+from tests.conftest import build_environment
+
+
+@cache
+def rows_of(domain: str, slot: int):
+    """(plan, rows) of a built-in domain's slot, planned once per process."""
+    plan = plan_world(make_scenario(domain, slot))
+    return plan, generate_rows(plan)
+
+
+def planned(name: str, domain: str, slot: int, seed: int = 0):
+    """The request `name` planned in a built-in world, or None where it does not fit or finds no targets."""
+    plan = plan_world(make_scenario(domain, slot))
+    if not INTENTS[name].fits(World(plan, {}, random.Random(0))):
+        return None
+    plan, rows = rows_of(domain, slot)
+    return INTENTS[name].build(World(plan, rows, random.Random(seed)))
+
+
+def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tuple]:
+    """Each request of `names` planned in each of `worlds` ((domain, slot) pairs), written once in each voice it
+    allows, as tasks of their own through the verification stage: [(env_id, [(name, plan)], tasks, reports)]."""
+    runs = []
+    for domain, slot in worlds:
+        outcomes = build_environment(store, domain, slot)
+        assert all(o.ok for o in outcomes), [(o.stage, o.error) for o in outcomes if not o.ok]
+        env_id = outcomes[0].env_id
+        plan, rows = rows_of(domain, slot)
+        world = World(plan, rows, random.Random(0))
+        plans = {name: INTENTS[name].build(world) for name in names if INTENTS[name].fits(world)}
+        realiser = Realiser(plan.scenario.labels, random.Random(0))
+        tasks, named = [], []
+        for name, built in plans.items():
+            for voice in built.say.voices if built is not None else ():
+                instruction, written = realiser.request([replace(built.say, voices=(voice,))])
+                tasks.append(_task(f"t{len(tasks) + 1:02d}", [built], instruction, dialect_for(plan), written))
+                named.append((name, built))
+        taskset = TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks)
+        assert not task_findings(taskset, env_id, None)
+        report = {r.task_id: r for r in prove(store, env_id, taskset).tasks}
+        runs.append((env_id, named, tasks, [report[t.task_id] for t in tasks]))
+    return runs
+
+
+def judged(store: ArtifactStore, env_id: str, plan, task, wrong: list[tuple[str, dict]],
+           answer: str | None = None) -> tuple[dict, dict]:
+    """The verdicts on a wrong trajectory (canonical calls, made the environment's own) and on the reference."""
+    calls = [(c.tool, c.arguments) for c in task.reference_solution]
+    wrong, _ = dialect_for(plan).reference(wrong, [])
+    env = Environment.from_store(store, env_id)
+    try:
+        return tuple(env.judge_trajectories(task.task_id, [(wrong, answer), (calls, task.reference_answer)]))
+    finally:
+        env.close()
+
+
+def wrong_runs(proven, name: str):
+    """(store, env_id, plan, world, plan of the request, task) of every proven task of the request `name`."""
+    store, runs = proven
+    for env_id, named, tasks, _ in runs:
+        domain, slot = env_id.rsplit("__", 1)
+        plan, rows = rows_of(domain, int(slot))
+        world = World(plan, rows, random.Random(0))
+        for (intent_name, built), task in zip(named, tasks, strict=True):
+            if intent_name == name:
+                yield store, env_id, plan, world, built, task
