@@ -83,10 +83,9 @@ def test_clean_run_then_rematerializing_makes_zero_calls(serve, home):
     assert tasks_meta["llm_calls"] == 2 and tasks_meta["llm_prompt_tokens"] > 0
     expected = (tasks_meta["llm_prompt_tokens"] * 0.5 + tasks_meta["llm_completion_tokens"] * 1.5) / 1e6
     assert tasks_meta["llm_cost_usd"] == pytest.approx(expected, abs=1e-6)
-    assert "| dental_clinic | 34 | 0 |" in report["llm_cost_by_domain"]  # 17 calls an environment
+    served = len(serve.requests())  # 17 or 18 calls an environment: the tools in two parts or three
+    assert 34 <= served <= 36 and f"| dental_clinic | {served} | 0 |" in report["llm_cost_by_domain"]
     assert tasks_meta["llm_structured_output"] == "json_schema"
-    served = len(serve.requests())
-    assert served == 2 * (7 + 10)  # databases and tools in two parts each (24K tokens a request)
 
     again = materialize(STAGES, "dental_clinic", home, serve, slots=2)
     assert again.success and len(serve.requests()) == served  # valid environments are reused: no calls
