@@ -83,7 +83,7 @@ FAST_LANE := not slow and not e2e and not ops and not real_model
 test-fast: $(STAMP)  ## lint and the fast lane of the test suite (its measured time: README, "Tests")
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py
-	$(PY) -m pytest -m "$(FAST_LANE)" -n 2 --dist loadgroup
+	$(PY) -m pytest -m "$(FAST_LANE)" -n 3 --dist loadgroup  # three processes on two cores: its tests wait on servers and workers
 
 ui: $(STAMP) sandbox-deps  ## Dagster webserver + daemon on 127.0.0.1:3000
 	DAGSTER_HOME=$$($(PY) -m awm_assets.launch --prepare) $(VENV)/bin/dagster dev -h 127.0.0.1 -p $${AWM_UI_PORT:-3000} -w workspace.yaml
