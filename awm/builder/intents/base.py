@@ -52,6 +52,12 @@ def status_words(status: str, plural: bool = False) -> str:
     return words.get(status, status.replace("_", " "))
 
 
+def or_words(statuses: tuple[str, ...]) -> str:
+    """Statuses as a request names them: "pending, confirmed or shipped"."""
+    words = [status_words(s) for s in statuses]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
 # Phrasal verbs put a pronoun between verb and particle: "check it in", not "check in it".
 _PRONOUN_PHRASES = {"check_in": "check {x} in", "check_out": "check {x} out"}
 

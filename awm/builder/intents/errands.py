@@ -17,8 +17,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import Plan, World, intent, status_words
-from awm.builder.intents.steps import act, captured, get_case, method_words, record_payment, refund, status_goal
+from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.steps import (
+    METHODS,
+    act,
+    captured,
+    get_case,
+    method_words,
+    record_payment,
+    refund,
+    status_goal,
+    unique_name,
+)
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
@@ -53,10 +63,6 @@ def _copyable(w: World, lines: list[dict]) -> bool:
             and all(w.by_id("item", i)["active"] for i in items))
 
 
-def _unique_name(w: World, item: dict) -> bool:
-    return sum(i["name"] == item["name"] for i in w.rows["item"]) == 1
-
-
 # --- the last purchase of one item, again, paid the same way --------------------------------------------------
 
 
@@ -78,7 +84,7 @@ def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
                     and captured(w, case)):
                 for item_id in sorted({x[w.fk("item")] for x in lines} - newer_items):
                     item = w.by_id("item", item_id)
-                    if _unique_name(w, item):
+                    if unique_name(w, item):
                         options.append((party, mine[:k + 1], case, item, next(iter(methods))))
             newer_items |= {x[w.fk("item")] for x in lines}
     return options
@@ -145,13 +151,12 @@ def settle_open_balances(w: World) -> Plan | None:
         return None
     party, open_cases, owing = option
     ref = w.party_ref(party)
-    method = w.pick(["card", "bank_transfer", "wallet"])
+    method = w.pick(list(METHODS))
     payments = [record_payment(w, case, due, method) for case, due in owing]
     total = round(sum(d for _, d in owing), 2)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
              *(get_case(w, c) for c in open_cases), *(call for call, _ in payments)]
-    statuses = [status_words(s) for s in w.fl.open]
-    open_words = ", ".join(statuses[:-1]) + f" or {statuses[-1]}" if len(statuses) > 1 else statuses[0]
+    open_words = or_words(w.fl.open)
     say = Say("do", (
         "pay off by {method} whatever {they} still owe on {their} {CASE/pl} that are {open}: for each one, record {a "
         "PAYMENT} for its total minus what has already been captured; then tell me how much was paid altogether",
@@ -206,11 +211,6 @@ def exchange_damaged_order(w: World) -> Plan | None:
 # --- two open cases made one --------------------------------------------------------------------------------
 
 
-def _or_words(statuses: tuple[str, ...]) -> str:
-    words = [status_words(s) for s in statuses]
-    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
-
-
 def merge_options(w: World) -> list[tuple[dict, list[dict], list[tuple[int, int]]]]:
     """(party, their two cases that can still be cancelled, newest last, the merged lines as (item id, quantity))
     wherever those two are all the person's cancellable cases, made at different moments, with nothing captured on
@@ -256,7 +256,7 @@ def combine_open_cases(w: World) -> Plan | None:
         "holding all their items with the quantities added together for any item in both, and {cancel} the originals",
         "merge {their} two {CASE/pl} that are {open} into a single new {CASE} at the {SITE} of the later one (one "
         "line per item, quantities summed), and once it exists, {cancel} the two old {CASE/pl}",
-    ), {"open": _or_words(cancel.sources), "cancel": verb}, party=ref, voices=BOTH)
+    ), {"open": or_words(cancel.sources), "cancel": verb}, party=ref, voices=BOTH)
     plan = Plan(calls, [order_goal, *(status_goal(w, c, cancel.target) for c in cases)], say,
                 targets={("party", party["id"]), *(("case", c["id"]) for c in cases)})
     for argument in (w.fk("item"), "quantity"):
@@ -372,7 +372,7 @@ def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dic
         for item in (w.by_id("item", i) for i in sorted(held)):
             holding = [c for c in cancellable if _holds(w, c, item)]
             paid = [p for c in holding for p in captured(w, c)]
-            if len(holding) >= 2 and paid and _unique_name(w, item):
+            if len(holding) >= 2 and paid and unique_name(w, item):
                 options.append((party, cancellable, item, holding, paid))
     return options
 
@@ -403,7 +403,7 @@ def cancel_cases_with_item(w: World) -> Plan | None:
         "refunded",
         "find all of {their} {CASE/pl} that are still {open} and contain {item}, {cancel} them, refund every "
         "captured {PAYMENT} on those with the reason {reason}, and let me know the total amount refunded",
-    ), {"item": quote(item["name"]), "cancel": verb, "done": done, "open": _or_words(cancel.sources),
+    ), {"item": quote(item["name"]), "cancel": verb, "done": done, "open": or_words(cancel.sources),
         "reason": quote(reason)}, party=ref, voices=BOTH)
     goals = [*(status_goal(w, c, cancel.target) for c in holding), *(goal for _, goal in refunds.values()),
              w.money_answer(total)]
@@ -426,7 +426,7 @@ def split_options(w: World) -> list[tuple[dict, dict, dict]]:
         lines = sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"])
         if len(lines) < 3 or len({x[w.fk("item")] for x in lines}) < len(lines):
             continue
-        movable = [x for x in lines if _copyable(w, [x]) and _unique_name(w, w.by_id("item", x[w.fk("item")]))]
+        movable = [x for x in lines if _copyable(w, [x]) and unique_name(w, w.by_id("item", x[w.fk("item")]))]
         options += [(case, a, b) for k, a in enumerate(movable) for b in movable[k + 1:]]
     return options
 
@@ -446,7 +446,7 @@ def split_off_items_and_pay(w: World) -> Plan | None:
     items = [w.by_id("item", x[w.fk("item")]) for x in moved]
     order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], moved)
     total = round(sum(x["quantity"] * item["price"] for x, item in zip(moved, items, strict=True)), 2)
-    method = w.pick(["card", "bank_transfer", "wallet"])
+    method = w.pick(list(METHODS))
     pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
     # the new lines first: a line removed first could hand its id to a new one (SQLite reuses the last rowid)
     removals = [(w.n.delete("line"), {w.pk("line"): x["id"]}) for x in moved]
@@ -485,12 +485,12 @@ def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict
         for old in (w.by_id("item", i) for i in held):
             mine = [x for x in lines if x[w.fk("item")] == old["id"]]
             cases = {x[w.fk("case")] for x in mine}
-            if len(mine) < 2 or len(cases) < len(mine) or not _unique_name(w, old):
+            if len(mine) < 2 or len(cases) < len(mine) or not unique_name(w, old):
                 continue
             cat = w.fk("category")  # where items have categories, one takes the place of another of its kind
             for new in w.rows["item"]:
                 beside = {x[w.fk("item")] for x in lines if x[w.fk("case")] in cases}
-                if (new["active"] and new["id"] not in beside and _unique_name(w, new)
+                if (new["active"] and new["id"] not in beside and unique_name(w, new)
                         and (cat not in old or new.get(cat) == old[cat])):
                     options.append((party, editable, old, new, mine))
     return options
@@ -523,7 +523,7 @@ def swap_item_on_open_cases(w: World) -> Plan | None:
         "{CASE/pl} that are still {open}, keeping the quantity",
         "go through {their} {CASE/pl} that are still {open} and, on each one that includes {old}, put {new} in "
         "its place with the same quantity",
-    ), {"old": quote(old["name"]), "new": quote(new["name"]), "open": _or_words(w.fl.editable)},
+    ), {"old": quote(old["name"]), "new": quote(new["name"]), "open": or_words(w.fl.editable)},
         party=ref, voices=BOTH)
     plan = Plan(calls, goals, say, targets={("party", party["id"]), *(("case", c["id"]) for c in editable)})
     return plan.derive(w.n.create("line"), "quantity").derive(w.n.delete("line"), w.pk("line"))

@@ -13,10 +13,19 @@ the cheapest item of its category is not the cheapest of all. Every write is one
 
 from __future__ import annotations
 
-from awm.builder.intents.base import Plan, World, intent
-from awm.builder.intents.errands import REFUND_REASONS, _or_words, _unique_name
+from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.errands import REFUND_REASONS
 from awm.builder.intents.preferences import top_rated_options
-from awm.builder.intents.steps import captured, get_case, method_words, record_payment, refund, status_goal
+from awm.builder.intents.steps import (
+    METHODS,
+    captured,
+    get_case,
+    method_words,
+    record_payment,
+    refund,
+    status_goal,
+    unique_name,
+)
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -24,7 +33,6 @@ BOTH = ("staff", "self")
 SELF = ("self",)  # what a customer wants for themself: asked in their own voice only
 GOAL_INTENTS = ("cancel_dearer_case_and_move_items", "swap_for_top_rated_under_budget",
                 "swap_dearest_for_cheapest_alike")
-METHODS = ("card", "bank_transfer", "wallet")
 
 
 def _paid(w: World, case: dict) -> float:
@@ -100,7 +108,7 @@ def cancel_dearer_case_and_move_items(w: World) -> Plan | None:
         "merge {their} two {CASE/pl} that are {open} into the cheaper one: put the items of the dearer {CASE} on it "
         "(same quantities), {cancel} the dearer one and refund its captured {PAYMENT/pl} (reason: {reason}), then "
         "settle the balance of the one that stays by {method}",
-    ), {"open": _or_words(cancel.sources), "cancel": verb, "reason": quote(reason), "method": method_words(method)},
+    ), {"open": or_words(cancel.sources), "cancel": verb, "reason": quote(reason), "method": method_words(method)},
         party=ref, voices=BOTH)
     goals = [*(goal for _, goal in moves), status_goal(w, dearer, cancel.target), *(goal for _, goal in refunds),
              pay_goal]
@@ -133,7 +141,7 @@ def swap_top_rated_options(w: World) -> list[tuple[dict, dict, dict, float, dict
                 due = round(case["total_amount"] - line["quantity"] * line["unit_price"]
                             + line["quantity"] * best["price"] - _paid(w, case), 2)
                 kept = case["total_amount"] - line["quantity"] * line["unit_price"]  # the tools never go below 0
-                if _unique_name(w, old) and kept >= 0 and due >= 1:
+                if unique_name(w, old) and kept >= 0 and due >= 1:
                     options.append((case, line, old, budget, best, due))
     return options
 

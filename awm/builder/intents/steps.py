@@ -76,3 +76,11 @@ def captured(w: World, case: dict) -> list[dict]:
 
 def method_words(method: str) -> str:
     return {"bank_transfer": "bank transfer", "card": "card", "cash": "cash", "wallet": "wallet"}[method]
+
+
+METHODS = ("card", "bank_transfer", "wallet")  # how a customer pays in a request that names the method
+
+
+def unique_name(w: World, item: dict) -> bool:
+    """No other item has this item's name (a request naming it names one row)."""
+    return sum(i["name"] == item["name"] for i in w.rows["item"]) == 1
