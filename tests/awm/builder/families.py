@@ -1,6 +1,6 @@
 """What the tests of a family of single-goal requests share (tests/awm/builder/test_errands.py, test_goals.py): a
 built-in world's plan and rows, a request planned in it, the requests proven in worlds that plan them in each voice
-they allow, and the verdicts on a wrong trajectory beside the reference's."""
+they allow, each request read aloud in each voice, and the verdicts on a wrong trajectory beside the reference's."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from functools import cache
 
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
-from awm.builder.phrasing import Realiser
+from awm.builder.phrasing import Realiser, grammar_faults
 from awm.builder.taskgen import _task
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet
-from awm.quality.tasks import task_findings
+from awm.quality.realism import RealismText, voice_of, voice_violation
+from awm.quality.tasks import task_findings, unstated_values
 from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
 from tests.awm.builder.test_intents import prove
@@ -85,3 +86,27 @@ def wrong_runs(proven, name: str):
         for (intent_name, built), task in zip(named, tasks, strict=True):
             if intent_name == name:
                 yield store, env_id, plan, world, built, task
+
+
+def read_aloud(plan, built, voices: tuple[str, ...], seed: int, hidden: list[str], dialect=None) -> int:
+    """Each phrasing of a planned request written in each of `voices` as one person's message: a frame ("I was
+    hoping you could ...") wraps a part that starts with a verb, the text is in the voice asked for, grammatical,
+    with no slot left unfilled, states every value the reference needs, and gives away none of `hidden` (what the
+    agent must find). Returns how many texts were read."""
+    dialect = dialect or dialect_for(plan)
+    read = 0
+    for clause in built.say.clauses:
+        assert not clause.rpartition(" || ")[2].startswith("{"), clause
+        for voice in voices:
+            say = replace(built.say, clauses=(clause,), voices=(voice,))
+            text, written = Realiser(plan.scenario.labels, random.Random(seed)).request([say])
+            assert written == voice and voice_of(text) == voice, text
+            assert not grammar_faults(text), (text, grammar_faults(text))
+            assert voice_violation(RealismText(text, (built.intent,), False)) is None, text
+            assert "{" not in text and "}" not in text and "[" not in text, text
+            task = _task("t01", [replace(built, say=say)], text, dialect, voice)
+            assert not unstated_values(task), (text, unstated_values(task))
+            for value in hidden:
+                assert value not in text, (value, text)
+            read += 1
+    return read
