@@ -102,9 +102,9 @@ def replace_or_settle_case(w: World) -> Plan | None:
         "{they_are} not sure what happened to {case} || if it turns out to be cancelled, set it up again (a new "
         "{CASE}, same {SITE}, same items and quantities) and record {a method} {PAYMENT} for its whole total; if it "
         "is still {open}, record {a method} {PAYMENT} for what is left to pay on it",
-        "[look into|find out about] {case} || should it have been cancelled, repeat it in a new {CASE} at the same "
-        "{SITE} (same items, same quantities) and pay the new total by {method}; should it still be {open}, settle "
-        "its outstanding balance by {method} instead",
+        "[look into|find out about] {case} || if it was cancelled, repeat it in a new {CASE} at the same {SITE} "
+        "(same items, same quantities) and pay the new total by {method}; if it is still {open}, settle its "
+        "outstanding balance by {method} instead",
     ), {"case": case_np, "method": method_words(method), "open": or_words(w.fl.editable)}, party=ref, voices=BOTH)
     plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])})
     for argument in (w.fk("item"), "quantity"):
@@ -142,7 +142,7 @@ def cancel_or_return_and_refund(w: World) -> Plan | None:
     say = Say("do", (
         "{they} no longer want {case} || if it can still be cancelled, cancel it; if it has already been "
         "delivered, record its return; either way, refund every captured {PAYMENT} on it with the reason {reason}",
-        "[deal with|sort out] {case}, which {they} [don't need any more|no longer need]: cancel it if that is still "
+        "[sort out|take care of] {case}, which {they} [don't need any more|no longer need]: cancel it if that is still "
         "allowed, or, if it was delivered, take it back as a return, and then refund what was captured on it "
         "(reason: {reason})",
         "{they_have} changed {their} mind about {case} || cancel it, or record a return if it has been delivered "
@@ -282,7 +282,7 @@ def item_cost_question(w: World) -> Plan | None:
     say = Say("ask", (
         "what has {item} come to altogether on {their} {CASE/pl} that were not cancelled, counting the quantity "
         "times the unit price on each one",
-        "across all of {their} {CASE/pl} except the cancelled ones, how much did {item} add up to (quantity times "
+        "how much did {item} add up to across all of {their} {CASE/pl} except the cancelled ones (quantity times "
         "unit price, summed)",
         "how much has {item} come to over {their} {CASE/pl}, leaving out any that were cancelled, at the unit prices "
         "on those {CASE/pl}",

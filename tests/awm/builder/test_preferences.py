@@ -177,7 +177,8 @@ def _chosen(world: World, built) -> list[str]:
 def test_task_sets_draw_the_requests_and_write_them_in_the_customers_voice(domains):
     """Over the worlds (every built-in domain, three slots) that one of the requests fits: few worlds keep
     bookable slots, so a smaller sample may draw the earliest-slot booking nowhere. The fast lane's sample: the
-    domains of the worlds each request is first planned in (preference_worlds), in the same three slots."""
+    domains of the worlds each request is first planned in (preference_worlds), in the same three slots, where the
+    requests drawn are checked but not that each one is."""
     sample = list(dict.fromkeys(domain for domain, _ in preference_worlds()))
     drawn = Counter()
     for domain, slot in [(d, s) for s in range(3) for d in (builtin_domains() if domains == "every" else sample)]:
@@ -189,7 +190,10 @@ def test_task_sets_draw_the_requests_and_write_them_in_the_customers_voice(domai
             for name in set(task.template.split("+")) & set(PREFERENCE_INTENTS):
                 drawn[name] += 1
                 assert voice_of(task.instruction) == "self" and task.requester == "party", task.instruction
-    assert all(drawn[name] >= 1 for name in PREFERENCE_INTENTS) and sum(drawn.values()) >= 5, drawn
+    if domains == "every":
+        assert all(drawn[name] >= 1 for name in PREFERENCE_INTENTS) and sum(drawn.values()) >= 5, drawn
+    else:  # a task set draws each request in a few of these worlds only: which of them, the draws decide
+        assert sum(drawn.values()) >= 2, drawn
 
 
 @pytest.fixture(scope="module")
