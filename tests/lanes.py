@@ -27,6 +27,13 @@ def sample_or_whole(sample, whole) -> list:
     return [pytest.param(sample, id="sample"), pytest.param(whole, id="whole", marks=pytest.mark.slow)]
 
 
+def sample_in_fast_lane(config, sample, whole):
+    """`sample` where the run leaves the slow tests out (the fast lane's -m expression), else `whole`: for a module
+    fixture too costly to build whole in the fast lane whose tests would otherwise all run twice in `make test`
+    (once on the sample, once on the whole, as `sample_or_whole` makes them)."""
+    return sample if "not slow" in (config.getoption("markexpr") or "") else whole
+
+
 def lane_folder(nodeid: str) -> str | None:
     """The lane folder (tests/e2e, tests/ecosystem, tests/ops) a test's module is in, if any."""
     parts = nodeid.split("::")[0].split("/")

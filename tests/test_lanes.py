@@ -24,6 +24,7 @@ def record(name):
 '''
 
 
+@pytest.mark.slow
 def test_under_loadgroup_each_module_and_each_lane_folder_keeps_to_one_worker(tmp_path):
     """Two workers, three modules and a lane folder of two modules, four tests each: every group's tests are
     run by one worker (with pytest-xdist's own loadgroup under pytest 9, each test was a group of its own)."""
@@ -103,23 +104,24 @@ def test_the_e2e_waits_end_on_their_signal_with_only_the_patience_as_a_time_limi
 
 def test_a_sampled_check_runs_its_sample_in_the_fast_lane_and_its_whole_set_only_in_the_full_one(tmp_path):
     """`sample_or_whole`: under the fast lane's marker expression only the sample runs; without it (`make test`)
-    both do."""
+    both do. `sample_in_fast_lane`: the sample in the fast lane, the whole set alone in the full one."""
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
     (tmp_path / "test_sampled.py").write_text(
-        "import pytest\nfrom tests.lanes import sample_or_whole\n\n"
+        "import pytest\nfrom tests.lanes import sample_in_fast_lane, sample_or_whole\n\n"
         "@pytest.fixture(scope='module', params=sample_or_whole((1, 2), (1, 2, 3, 4)))\n"
         "def worlds(request):\n    return request.param\n\n"
-        "def test_sum(worlds):\n    print('RAN', len(worlds))\n")
+        "def test_sum(worlds):\n    print('RAN', len(worlds))\n\n"
+        "def test_proven(request):\n    print('PROVEN', sample_in_fast_lane(request.config, 1, 3))\n")
 
     def ran(*args: str) -> list[str]:
         done = subprocess.run([sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider", "--rootdir",
                                str(tmp_path), *args, "test_sampled.py"], cwd=tmp_path, capture_output=True,
                               text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        return re.findall(r"RAN \d", done.stdout)
+        return re.findall(r"(?:RAN|PROVEN) \d", done.stdout)
 
-    assert ran("-m", "not slow and not e2e and not ops and not real_model") == ["RAN 2"]
-    assert ran() == ["RAN 2", "RAN 4"]
+    assert ran("-m", "not slow and not e2e and not ops and not real_model") == ["RAN 2", "PROVEN 1"]
+    assert ran() == ["RAN 2", "RAN 4", "PROVEN 3"]
 
 
 def test_a_session_corpus_is_built_by_one_pytest_xdist_worker_and_copied_by_each(tmp_path, monkeypatch):

@@ -88,6 +88,7 @@ def test_a_cycle_between_parts_of_the_core_breaks_it_even_without_a_module_cycle
     assert any("cycle between parts" in m and "awm.llm.cache -> awm.stages.catalog" in m for m in messages)
 
 
+@pytest.mark.slow
 def test_a_check_importing_an_asset_module_breaks_the_contract(tree):
     add_line(tree, "checks.tools", "from awm_assets.catalog import failure_report  # noqa",
              after="import dagster as dg\n")

@@ -183,6 +183,7 @@ def test_a_truncated_provenance_is_set_aside_and_its_environment_rebuilt(tmp_pat
         assert store.path("airline__01", "provenance.json.corrupt").read_text().startswith("{")
 
 
+@pytest.mark.slow
 def test_a_damaged_failed_json_and_a_torn_catalog_line_are_set_aside_and_rebuilt(tmp_path):
     from awm.runtime.server import published_catalog
 

@@ -94,6 +94,7 @@ def test_policies_through_dagster_and_a_second_materialization_makes_no_model_ca
     assert [json.loads(line) for line in eval_corpus.catalog_path.read_text().splitlines()] == catalog
 
 
+@pytest.mark.slow
 def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts(eval_corpus, agent, instance):
     k = 3
     _, report = materialize(instance, eval_corpus, agent, "awm-agent-noisy-0.3", k=k)

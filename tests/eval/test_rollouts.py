@@ -71,6 +71,7 @@ def test_null_and_hacker_policies_score_zero(eval_corpus, agent):
     assert max(r.reward for r in hacker) < 1.0
 
 
+@pytest.mark.slow
 def test_noisy_policy_lies_between_and_pass_at_k_is_the_estimator(eval_corpus, agent):
     k = 4
     _, results = run(eval_corpus, agent, "awm-agent-noisy-0.3", EvalLimits(k=k))

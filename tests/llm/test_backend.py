@@ -90,6 +90,7 @@ def test_login_tasks_and_wall_clock_rows_are_rejected(serve, home):
     assert tasks.build(store, "airline__00", backend).ok
 
 
+@pytest.mark.slow
 def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve, home):
     store = ArtifactStore(home)
     backend = llm_backend(serve, store)
@@ -111,6 +112,7 @@ def test_a_lying_verifier_fails_its_proof_and_only_its_task_is_asked_again(serve
     assert fixed.usage["llm_cache_hits"] == 9
 
 
+@pytest.mark.slow
 def test_a_lax_verifier_that_accepts_hedges_fails_its_proof_and_the_retry_corrects_it(serve, home):
     """The right goals, judged by substring: a hedged or dumped answer, a negated note would earn the reward.
     The proof step's shortcut classes catch it, the evidence goes into the next prompt, the retry is proven."""

@@ -77,6 +77,7 @@ def test_parts_of_a_tools_module_merge_once_and_a_helper_defined_differently_is_
         merge_sources([one, two.replace("{'error': code}", "None")])
 
 
+@pytest.mark.slow
 def test_a_context_of_16k_builds_an_environment_in_parts_none_over_the_context(tiny_context, home, monkeypatch):
     """Whole, the databases and tools requests need about 21K and 27K tokens (characters / 4): a 16K server would
     cut their answers (before the split every attempt failed as truncated). In parts, every request fits."""

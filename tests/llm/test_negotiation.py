@@ -169,6 +169,7 @@ def small_context():
     server.stop()
 
 
+@pytest.mark.slow
 def test_a_context_the_server_reports_clamps_max_tokens_and_a_server_refusal_names_the_setting(small_context,
                                                                                                monkeypatch):
     """A server with an 8,000-token context that says so in GET /models (vLLM's max_model_len) and refuses

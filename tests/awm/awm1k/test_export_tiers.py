@@ -108,6 +108,7 @@ def test_tier_proven_keeps_only_proven_tasks_in_every_dataset_layout(mixed, tmp_
     assert "no published task matches environment dental_clinic__00; tier checked" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_promoted_imported_task_exports_as_proven_with_its_reference(home, tmp_path, capsys):
     solved = tmp_path / "solved.jsonl"
     solved.write_text(json.dumps({"env_id": THEIRS, "task_id": "t01", "answer": "Ordered.",

@@ -232,6 +232,7 @@ def test_a_reset_restores_the_initial_database_and_verifiers_judge_the_episode(o
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM cart_items").fetchone()[0] == 3  # the original: untouched
 
 
+@pytest.mark.slow
 def test_an_imported_environment_is_served_over_mcp_stdio_and_its_episode_judged(os_isolated, store, tmp_path):
     import asyncio
     import sys

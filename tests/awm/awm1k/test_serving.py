@@ -151,6 +151,7 @@ def slow(seconds: float):
 """
 
 
+@pytest.mark.slow
 def test_a_call_past_its_deadline_ends_the_host_and_the_next_episode_gets_a_new_one(imported, tmp_path):
     import shutil
 
@@ -211,6 +212,7 @@ def test_a_call_over_the_memory_budget_gets_a_clear_error_and_the_host_carries_o
         assert judged["verdict"] is None and judged["error"].startswith("MemoryError: the call went over its memory")
 
 
+@pytest.mark.slow
 def test_the_awm_serve_command_serves_them(imported, tmp_path):
     import re
     import subprocess

@@ -54,6 +54,7 @@ def test_every_world_records_authority_on_its_parties_and_the_family_fits_it():
     assert both >= 0.8 * len(domains), (both, len(domains))
 
 
+@pytest.mark.slow
 def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
     """Drawn by the task generator (its realiser picks voices by the request's own), across domains of every kind:
     never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""

@@ -21,12 +21,14 @@ def digests(store: ArtifactStore, env_id: str) -> dict[str, str]:
     return {name: hashlib.sha256(store.path(env_id, name).read_bytes()).hexdigest() for name in ARTIFACTS}
 
 
+@pytest.mark.slow  # the golden corpus digest (tests/awm/test_golden_corpus.py) checks the same in the fast lane
 def test_same_seed_gives_byte_identical_artifacts(corpus, tmp_path):
     other = ArtifactStore(tmp_path / "again")
     build_environment(other, "retail_banking", 1)
     assert digests(other, "retail_banking__01") == digests(corpus, "retail_banking__01")
 
 
+@pytest.mark.slow
 def test_database_does_not_depend_on_the_clock(corpus):
     """No value after the fixed reference date that is not explicitly a future booking."""
     import sqlite3
@@ -87,6 +89,7 @@ SAMPLED_DOMAINS = [next(d for d, seed in DOMAIN_SEEDS.items() if seed.category =
                    for c in sorted({seed.category for seed in DOMAIN_SEEDS.values()})[::8]]
 
 
+@pytest.mark.slow
 def test_a_sample_of_builtin_domains_builds_valid_environments_of_the_papers_size(tmp_path):
     assert len(SAMPLED_DOMAINS) >= 3
     assert_papers_size(ArtifactStore(tmp_path), SAMPLED_DOMAINS, means=False)

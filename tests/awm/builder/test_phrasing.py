@@ -268,6 +268,7 @@ print(digest.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_tasks_are_byte_identical_for_a_seed_across_processes_and_hash_seeds():
     """Two interpreters with different string-hash seeds (set and dict orders of str keys differ) write the
     same tasks, byte for byte."""

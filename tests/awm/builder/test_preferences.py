@@ -35,7 +35,7 @@ from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
 from tests.awm.builder.test_intents import assert_every_proof_passed, prove_requests
 from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_or_whole
+from tests.lanes import sample_in_fast_lane, sample_or_whole
 
 TOP_RATED, DEAREST, CHEAPEST, EARLIEST = PREFERENCE_INTENTS
 OPTIONS = {TOP_RATED: top_rated_options, DEAREST: within_budget_options, CHEAPEST: cheapest_in_stock_options,
@@ -58,10 +58,10 @@ def _builds(name: str, domain: str, slot: int) -> bool:
 
 
 @cache
-def preference_worlds() -> tuple[tuple[str, int], ...]:
+def preference_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
     """For each request, the first worlds (catalogue and slot order) it can be planned in, one per lifecycle, up to
-    `PER_INTENT`."""
-    return worlds_planning(PREFERENCE_INTENTS, _builds, PER_INTENT)
+    `per_intent`."""
+    return worlds_planning(PREFERENCE_INTENTS, _builds, per_intent)
 
 
 def test_the_requests_fit_only_worlds_that_have_what_they_compare():
@@ -197,11 +197,12 @@ def test_task_sets_draw_the_requests_and_write_them_in_the_customers_voice(domai
 
 
 @pytest.fixture(scope="module")
-def proven(tmp_path_factory):
-    """Every request in each of its worlds, as a task of its own, through the verification stage."""
+def proven(tmp_path_factory, request):
+    """Every request in each of its worlds (the fast lane: the first), as a task of its own, through the
+    verification stage."""
     store = ArtifactStore(tmp_path_factory.mktemp("preferences"))
     runs = []
-    for domain, slot in preference_worlds():
+    for domain, slot in preference_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)):
         runs.append(prove_requests(store, domain, slot, PREFERENCE_INTENTS))
     return store, runs
 

@@ -7,6 +7,7 @@ import random
 from collections import defaultdict
 from functools import cache
 
+import pytest
 from pydantic import ValidationError
 
 from awm.builder.catalogue import DOMAIN_SEEDS
@@ -55,6 +56,7 @@ def _refusal_values() -> dict[str, list]:
     return values
 
 
+@pytest.mark.slow
 def test_no_refusal_is_one_number_repeated_in_every_world():
     values = _refusal_values()
     seen = {name: v for name, v in values.items() if len(v) >= 3}
@@ -64,6 +66,7 @@ def test_no_refusal_is_one_number_repeated_in_every_world():
     assert not constant, {name: values[name] for name in constant}
 
 
+@pytest.mark.slow
 def test_the_date_and_amount_refusals_give_the_rows_fact():
     values = _refusal_values()
     for name in ("return_too_late", "health_late_claim", "insurance_renew_too_early",

@@ -229,6 +229,7 @@ print(digest.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_a_verifier_is_the_same_whatever_the_interpreters_hash_seed():
     """Verifiers are written in worker processes, each with its own string hash seed: nothing of a verifier may
     follow a set's order (two expected names of one length were once listed in set order)."""

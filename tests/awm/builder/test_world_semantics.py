@@ -77,7 +77,7 @@ def test_no_environment_carries_a_module_outside_its_curated_list():
     assert all("inventory" not in make_scenario("dental_clinic", slot).modules for slot in range(10))
 
 
-@pytest.mark.parametrize("slot", [0, 1, 2])
+@pytest.mark.parametrize("slot", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_code_prefixes_are_unique_within_every_environment(slot):
     for slug in DOMAIN_SEEDS:
         plan, rows = _read_world(slug, slot)

@@ -283,6 +283,7 @@ def test_a_judged_episode_stays_writable_and_the_shared_initial_state_stays_inta
         assert count(fresh) == 2 and not fresh.score()["complete"]
 
 
+@pytest.mark.slow
 def test_the_kernel_cpu_limit_ends_a_runaway_worker_without_the_parent(database):
     """With the parent's kill far away, the call's CPU-time budget (SIGPROF from the kernel) still stops a
     C-level loop."""
@@ -312,6 +313,7 @@ def test_a_replay_runs_a_whole_trajectory_in_one_request_as_successive_calls_wou
         assert count(episode) == 2  # nothing a replay did outlives it
 
 
+@pytest.mark.slow
 def test_a_replay_that_stops_its_worker_reports_every_part_stopped_and_the_pool_carries_on(env, one_worker):
     restarts = one_worker.stats()["workers"][0]["restarts"]
     (verdict,) = env.judge_trajectories("t01", [([("add_item", {"name": "z"}), ("c_level_loop", None)], None)])

@@ -176,6 +176,7 @@ def test_calls_sent_at_once_cannot_pass_the_log_cap_together(database):
             assert len(episode.call("names")) == 4
 
 
+@pytest.mark.slow
 def test_patterns_kept_by_re_do_not_grow_a_worker_past_its_ceiling(database):
     """Distinct large patterns stay in `re`'s module-level cache, whatever the generated module keeps: a worker
     over its ceiling drops its caches first, and needs neither a recycle nor a full stop."""

@@ -24,6 +24,17 @@ from awm.store import ArtifactStore
 from tests.awm.runtime.conftest import record_proofs
 from tests.awm.runtime.test_containment import TOOLS, taskset, toolset, verifiers
 from tests.conftest import dialect_of
+from tests.lanes import PATIENCE_S, POLL_S
+
+
+async def _until(holds, patience: float = PATIENCE_S) -> None:
+    """Wait until `holds()` (asked every POLL_S seconds); fail after `patience` seconds, the last resort against a
+    hang."""
+    deadline = time.monotonic() + patience
+    while not holds():
+        assert time.monotonic() < deadline, f"still not so after {patience} s"
+        await asyncio.sleep(POLL_S)
+
 
 TOKEN = "test-admin-token"
 ENV = "retail_banking__00"
@@ -406,8 +417,10 @@ def test_a_reserved_episode_is_bound_to_its_task_and_lives_across_sessions(serve
             for step in first:
                 assert not (await agent.call_tool(step.tool, step.arguments)).is_error
             assert (await watcher.list_tools()).tools
-        # every session closed: the episode lives on, and the next session at the URL continues it
-        assert runtime.session("bound-1").state == "live" and not runtime.session("bound-1").connections
+        # every session closed: the episode lives on, and the next session at the URL continues it (the server
+        # detaches a session when it has handled the client's closing request, which the client does not wait for)
+        await _until(lambda: not runtime.session("bound-1").connections)
+        assert runtime.session("bound-1").state == "live"
         async with Client(url) as agent:
             for step in rest:
                 assert not (await agent.call_tool(step.tool, step.arguments)).is_error
