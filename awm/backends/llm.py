@@ -342,6 +342,9 @@ class LLMBackend:
         return rows_by_table(RowsDraft(tables=written), schema)
 
     def tools(self, scenario: Scenario, schema: SchemaSpec, tasks: TaskSet) -> tuple[str, ToolSet]:
+        """The tools in parts, as the model writes them; the rule of whom a party may act for (ToolSet.representative)
+        is the schema's, not the model's: without it, a party's own episode could act for no one it represents, and
+        every request made as someone's representative would fail its proof."""
         values = dict(request=json_block("request", {"stage": "tools", "env_id": scenario.env_id}),
                       scenario=self._scenario_block(scenario), schema_sql=block("schema_sql", to_ddl(schema)),
                       tasks=self._tasks_block(tasks))
@@ -374,7 +377,7 @@ class LLMBackend:
             source = merge_sources(sources)
         except SourceMergeError as exc:
             raise ToolPartsError(str(exc)) from None
-        return source, ToolSet(env_id=scenario.env_id, tools=specs)
+        return source, ToolSet(env_id=scenario.env_id, tools=specs, representative=representative_of(schema))
 
     def verifiers(self, scenario: Scenario, tasks: TaskSet, tools: ToolSet) -> VerifierSet:
         env_id = scenario.env_id
@@ -536,3 +539,13 @@ def _proof_failure(report) -> str | None:
                 "answer must state the expected value and no other candidate): " + "; ".join(report.survivors[:5]))
     return ("the verifier rejected valid trajectories (equivalent answer forms, extra reads, reordered "
             "independent steps must pass): " + "; ".join(report.rejected_alternatives[:5]))
+
+
+def representative_of(schema: SchemaSpec) -> list[str] | None:
+    """[party table, column] where a table names, in its `representative_id`, another of its own rows as the
+    person's authorised representative (the ownership rule the runtime enforces: awm.runtime.worker), else None."""
+    for table in schema.tables:
+        for column in table.columns:
+            if column.name == "representative_id" and column.references == f"{table.name}.id":
+                return [table.name, column.name]
+    return None

@@ -51,6 +51,9 @@ def test_a_clean_build_passes_every_stage_and_matches_the_offline_builder(serve,
     # the tools a model writes come with no API style recorded (the offline builder records the one it drew)
     assert served_tools.api_style is None and offline_tools.api_style is not None
     assert {t.name: t for t in served_tools.tools} == {t.name: t for t in offline_tools.tools}
+    # whom a patient may act for is the schema's rule, kept on the model's tools (a representative's request would
+    # otherwise be refused by the runtime and fail its proof)
+    assert served_tools.representative == offline_tools.representative == ["patients", "representative_id"]
     # the avoid list of a later slot names the earlier scenario
     scenarios.build(store, "dental_clinic__01", backend)
     later = [r for r in serve.requests(messages=True) if r["env_id"] == "dental_clinic__01"][0]
