@@ -85,7 +85,8 @@ def test_the_groups_holding_a_slow_e2e_or_ops_test_are_scheduled_first_each_kept
                      "tests/a.py::one", "tests/a.py::two", "tests/b.py::one"]
 
 
-# The fixed time limits left in the e2e tests, each on one attempt of a wait that is retried, or on a teardown
+# The fixed time limits left in the e2e tests, each on one attempt of a wait that is retried, or on a teardown (the
+# browser's retried attempts take tests/e2e/browser.py's ATTEMPT_MS: `until_shown`)
 PER_ATTEMPT = {"tests/e2e/conftest.py": ["with urllib.request.urlopen(url, timeout=10) as response:",  # one probe
                                          "proc.wait(timeout=30)"]}  # dagster dev's grace after SIGTERM, then SIGKILL
 

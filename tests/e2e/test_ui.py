@@ -12,6 +12,7 @@ from tests.e2e.browser import (
     needs_chromium,
     new_page,
     open_check_partitions,
+    until_shown,
 )
 from tests.e2e.graphql import check_partition_statuses, finished_runs
 
@@ -35,10 +36,15 @@ def test_materialize_a_partition_from_the_ui(dagster_dev):
         # entry), then the sidebar's entry selected, which zooms the graph to the group: the graph draws only the
         # nodes in view, and with several groups the expanded one can start out of it
         group = page.get_by_text("awm_pipeline", exact=True).filter(visible=True)
-        group.nth(1).dblclick()
-        group.first.click()
-        for name in ("scenarios", "tasks", "schemas", "databases", "tools"):
-            page.get_by_text(name, exact=True).first.wait_for()
+
+        def expand():
+            group.nth(1).dblclick()
+            group.first.click()
+
+        # the first asset's node shown: the group expanded and in view (done again if the graph was not ready)
+        until_shown(expand, page.get_by_text("scenarios", exact=True).filter(visible=True).first)
+        for name in ("tasks", "schemas", "databases", "tools"):
+            page.get_by_text(name, exact=True).filter(visible=True).first.wait_for()
         page.screenshot(path=str(ARTIFACTS / "asset-graph.png"))
 
         page.goto(f"{url}/assets/scenarios")
