@@ -18,7 +18,7 @@ from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, or_words
-from awm.builder.intents.errands import MAX_READ, REFUND_REASONS, _copy_case, _copyable, _due, _holds
+from awm.builder.intents.errands import MAX_READ, REFUND_REASONS, _copy_case, _copyable, _due, _holds, owing_options
 from awm.builder.intents.steps import (
     METHODS,
     act,
@@ -31,10 +31,13 @@ from awm.builder.intents.steps import (
     unique_name,
 )
 from awm.builder.phrasing import Say, T, money, quote
+from awm.contracts import Goal
 
 BOTH = ("staff", "self")
+# what a person buys or books (an application is filed, not bought: no one goes off an item of a permit application)
+PURCHASES = ("fulfillment", "service", "reservation", "appointment")
 TURN_INTENTS = ("replace_or_settle_case", "cancel_or_return_and_refund", "cancel_latest_with_item_too_late",
-                "swap_on_locked_case", "item_cost_question")
+                "swap_on_locked_case", "item_cost_question", "add_to_latest_or_new_case", "owed_question")
 
 
 def _by_code(w: World, case: dict, ref) -> tuple[T, list[tuple[str, dict]]]:
@@ -71,7 +74,7 @@ def replace_or_settle_options(w: World) -> list[dict]:
         or (c["status"] in w.fl.editable and c["status"] in w.fl.open and _due(w, c) >= 1))]
 
 
-@intent("conditional", flavours=("fulfillment", "service", "reservation", "appointment"))
+@intent("conditional", flavours=PURCHASES)
 def replace_or_settle_case(w: World) -> Plan | None:
     """A customer is not sure what became of a case: if it was cancelled, the agent opens a new case at the same site
     with the same items and quantities and pays its total; if it is still open, it pays what the case still owes.
@@ -176,7 +179,7 @@ def latest_with_item_options(w: World) -> list[tuple[dict, list[dict], dict]]:
     return options
 
 
-@intent("infeasible", item="refundable")
+@intent("infeasible", flavours=PURCHASES, item="refundable")
 def cancel_latest_with_item_too_late(w: World) -> Plan | None:
     """A customer wants out of the last case they placed with one item in it, which has gone too far to cancel: the
     agent reads their cases newest first until it finds that one, and says what status it is in, changing
@@ -224,7 +227,7 @@ def locked_swap_options(w: World) -> list[tuple[dict, dict, dict]]:
     return options
 
 
-@intent("infeasible")
+@intent("infeasible", flavours=PURCHASES)
 def swap_on_locked_case(w: World) -> Plan | None:
     """A customer wants one item of their newest case swapped for another, but that case can no longer change: the
     agent finds the case and the items and says what status the case is in, changing nothing."""
@@ -270,7 +273,7 @@ def item_cost_options(w: World) -> list[tuple[dict, dict, list[dict], float]]:
     return options
 
 
-@intent("aggregate", item="priced")
+@intent("aggregate", flavours=PURCHASES, item="priced")
 def item_cost_question(w: World) -> Plan | None:
     """How much one item came to across the person's cases that were not cancelled: the agent finds the item, reads
     each such case and adds up quantity times unit price on the lines of that item."""
@@ -291,3 +294,86 @@ def item_cost_question(w: World) -> Plan | None:
              *(get_case(w, c) for c in kept)]
     return Plan(calls, [w.money_answer(total)], say, answer=money(total),
                 targets={("party", party["id"]), ("item", item["id"])})
+
+
+# --- an item added to the newest case if it can still change, else ordered on a new case; paid either way --------
+
+
+def add_or_new_options(w: World) -> list[tuple[dict, dict]]:
+    """(the person's newest case, an item to add) wherever that case was not cancelled, the item is offered, not on
+    that case already (no line to merge with) and no other item has its name."""
+    options = []
+    for party in w.active_parties("case"):
+        mine = _newest_first(w, party)
+        if not mine or mine[0]["status"] == w.fl.cancel.target:
+            continue
+        held = {x[w.fk("item")] for x in w.children("line", "case", mine[0]["id"])}
+        options += [(mine[0], item) for item in w.rows["item"]
+                    if item["active"] and item["id"] not in held and item["price"] >= 1 and unique_name(w, item)]
+    return options
+
+
+@intent("conditional", flavours=PURCHASES, item="priced")
+def add_to_latest_or_new_case(w: World) -> Plan | None:
+    """A customer wants one more item: on their newest case if it can still change, else on a new case at the same
+    site; either way they pay what that case then owes. The agent finds the person, reads their newest case and
+    the item, and takes the way the case's status allows."""
+    editable = w.fl.editable
+    option = w.pick(_either_way(w, add_or_new_options(w), lambda o: o[0]["status"] not in editable))
+    if option is None:
+        return None
+    case, item = option
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    quantity = w.pick([1, 2, 3])
+    method = w.pick(list(METHODS))
+    cfk = w.fk("case")
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), w.find_item(item)]
+    if case["status"] in editable:
+        target, due, goals = case, round(_due(w, case) + quantity * item["price"], 2), []
+    else:
+        new_id = len(w.rows["case"]) + 1
+        calls.append((w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): case[w.fk("site")]}))
+        goals = [Goal(kind="rows_created", table=w.table("case"), count=1,
+                      expect={w.fk("party"): party["id"], w.fk("site"): case[w.fk("site")]})]
+        target, due = {"id": new_id}, round(quantity * item["price"], 2)
+    calls.append((w.n.create("line"), {cfk: target["id"], w.fk("item"): item["id"], "quantity": quantity}))
+    goals.append(Goal(kind="rows_created", table=w.table("line"), count=1,
+                      expect={cfk: target["id"], w.fk("item"): item["id"], "quantity": quantity}))
+    pay_call, pay_goal = record_payment(w, target, due, method)
+    calls.append(pay_call)
+    say = Say("do", (
+        "add {quantity} x {item} to {their} most recent {CASE} if it can still be changed; if it can't, place a new "
+        "{CASE} for {quantity} x {item} at the same {SITE}; either way, pay by {method} what that {CASE} then owes",
+        "{they} would like {quantity} x {item} as well || put it on {their} newest {CASE} if that is still {open}, "
+        "or else open a new {CASE} for it at the same {SITE}, and then record {a method} {PAYMENT} for the full "
+        "balance of whichever {CASE} it went on",
+        "if {their} latest {CASE} is still {open}, add {quantity} x {item} to it, and if it is too late for that, "
+        "order {quantity} x {item} on a new {CASE} from the same {SITE}; then settle what that {CASE} owes by {method}",
+    ), {"item": quote(item["name"]), "quantity": quantity, "method": method_words(method),
+        "open": or_words(editable)}, party=ref, voices=BOTH)
+    plan = Plan(calls, [*goals, pay_goal], say, targets={("case", case["id"]), ("party", party["id"])})
+    return plan.derive(w.n.create("line"), cfk).derive(w.n.create("payment"), "amount")
+
+
+# --- what a person still owes on their open cases -----------------------------------------------------------------
+
+
+@intent("aggregate")
+def owed_question(w: World) -> Plan | None:
+    """How much a person still owes altogether on their open cases: the agent lists their cases, reads each open one
+    (its total and what was captured on it) and adds up what is left."""
+    option = w.pick(owing_options(w))
+    if option is None:
+        return None
+    party, open_cases, owing = option
+    ref = w.party_ref(party)
+    total = round(sum(d for _, d in owing), 2)
+    say = Say("ask", (
+        "how much {do_they} still owe altogether on {their} {CASE/pl} that are {open}",
+        "what is the total left to pay on {their} {CASE/pl} that are still {open}, once what was already captured "
+        "is taken off",
+        "how much is outstanding in all across {their} {open} {CASE/pl}",
+    ), {"open": or_words(w.fl.open)}, party=ref, voices=BOTH)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in open_cases)]
+    return Plan(calls, [w.money_answer(total)], say, answer=money(total), targets={("party", party["id"])})

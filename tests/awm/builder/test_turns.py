@@ -32,7 +32,7 @@ from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
 
-REPLACE_OR_SETTLE, CANCEL_OR_RETURN, TOO_LATE, LOCKED_SWAP, ITEM_COST = TURN_INTENTS
+REPLACE_OR_SETTLE, CANCEL_OR_RETURN, TOO_LATE, LOCKED_SWAP, ITEM_COST, ADD_OR_NEW, OWED = TURN_INTENTS
 VOICES = ("staff", "self")
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them (fast lane: 1)
 READS = ("get_", "list_", "search_")
@@ -75,7 +75,8 @@ def test_the_requests_are_planned_in_many_worlds_read_before_they_act_and_use_cu
 
 def test_the_turning_requests_cover_what_the_agent_finds_and_take_each_way():
     """A case asked about with 'if cancelled ... if still open ...' is one of the two, and both ways are planned; a
-    case no longer wanted can be cancelled or, delivered inside the window, returned, and has captured payments."""
+    case no longer wanted can be cancelled or, delivered inside the window, returned, and has captured payments; an
+    item goes on the newest case exactly when that case can still change, else on a new case."""
     ways = Counter()
     for plan, rows in _worlds(3, 2):
         for seed in range(4):
@@ -94,7 +95,15 @@ def test_the_turning_requests_cover_what_the_agent_finds_and_take_each_way():
                     verbs = {t for t, _ in built.calls} & {world.n.action("case", "return"),
                                                            world.n.action("case", world.fl.cancel.verb)}
                     ways["returned" if world.n.action("case", "return") in verbs else "cancelled"] += 1
-    assert all(ways[w] >= 5 for w in ("replaced", "settled", "returned", "cancelled")), ways
+            if INTENTS[ADD_OR_NEW].fits(world):
+                built = INTENTS[ADD_OR_NEW].build(World(plan, rows, random.Random(seed)))
+                if built is not None:
+                    case = world.by_id("case", next(a[world.pk("case")] for t, a in built.calls
+                                                    if t == world.n.get("case")))
+                    opened = world.n.create("case") in [t for t, _ in built.calls]
+                    assert opened == (case["status"] not in world.fl.editable), (case["status"], built.calls)
+                    ways["opened" if opened else "added"] += 1
+    assert all(ways[w] >= 5 for w in ("replaced", "settled", "returned", "cancelled", "opened", "added")), ways
 
 
 def test_the_refusals_name_a_case_that_the_rule_forbids_and_that_the_agent_must_read_past_another_to_find():
@@ -271,5 +280,42 @@ def test_an_answer_that_counts_one_case_or_the_cancelled_ones_too_scores_zero(pr
                 continue
             bad, good = judged(store, env_id, plan, task, list(built.calls), money(wrong))
             assert good["complete"] and not bad["complete"], (wrong, bad, good)
+            checked += 1
+    assert checked >= 1, checked
+
+
+def test_an_agent_that_adds_the_other_way_scores_zero(proven):
+    """The reads of the reference, then the item put on the newest case when the reference opens a new one (the
+    tools refuse it: nothing is added) or on a new case when the newest could still take it: incomplete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in wrong_runs(proven, ADD_OR_NEW):
+        reads = [(t, a) for t, a in built.calls if t.startswith(READS)]
+        case = world.by_id("case", next(a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")))
+        line = next(a for t, a in built.calls if t == world.n.create("line"))
+        if world.n.create("case") in [t for t, _ in built.calls]:
+            wrong = [(world.n.create("line"), {**line, world.fk("case"): case["id"]})]
+        else:
+            new_id = len(world.rows["case"]) + 1
+            wrong = [(world.n.create("case"), {world.fk("party"): case[world.fk("party")],
+                                               world.fk("site"): case[world.fk("site")]}),
+                     (world.n.create("line"), {**line, world.fk("case"): new_id})]
+        bad, good = judged(store, env_id, plan, task, [*reads, *wrong])
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked += 1
+    assert checked >= 1, checked
+
+
+def test_an_answer_that_leaves_out_a_case_or_what_was_captured_scores_zero(proven):
+    """What is still owed is each open case's total less what was captured on it, over every open case: the first
+    open case's balance alone, or the open cases' totals where something was captured, are wrong."""
+    checked = 0
+    for store, env_id, plan, world, built, task in wrong_runs(proven, OWED):
+        cases = [world.by_id("case", a[world.pk("case")]) for t, a in built.calls if t == world.n.get("case")]
+        paid = [sum(p["amount"] for p in world.children("payment", "case", c["id"]) if p["status"] == "captured")
+                for c in cases]
+        wrong = {money(cases[0]["total_amount"] - paid[0]), money(sum(c["total_amount"] for c in cases))}
+        for answer in wrong - {built.answer}:
+            bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
+            assert good["complete"] and not bad["complete"], (answer, bad, good)
             checked += 1
     assert checked >= 1, checked
