@@ -19,10 +19,15 @@ from datetime import timedelta
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, or_words
 from awm.builder.intents.steps import (
+    MAX_LINES,
     METHODS,
     act,
+    balance_due,
     captured,
+    copy_case,
+    copyable,
     get_case,
+    holds,
     method_words,
     record_payment,
     refund,
@@ -36,31 +41,13 @@ BOTH = ("staff", "self")
 ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
                   "renew_approved_application", "replace_cancelled_case", "cancel_cases_with_item",
                   "split_off_items_and_pay", "swap_item_on_open_cases")
-MAX_LINES = 3  # a case copied line by line holds at most this many lines
 MAX_OWING = 4  # open cases paid off in one request
 MAX_READ = 4  # cases a request reads one by one to find those it acts on
 REFUND_REASONS = ("no longer needed", "changed plans", "customer request")
 
 
-def _copy_case(w: World, party: dict, site_id: int, lines: list[dict]) -> tuple[list[tuple[str, dict]], Goal, int]:
-    """The calls that open a new case for `party` at the site with the same items and quantities as `lines`, the goal
-    that checks it, and the new case's id."""
-    new_id = len(w.rows["case"]) + 1
-    cfk = w.fk("case")
-    calls = [(w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): site_id})]
-    calls += [(w.n.create("line"), {cfk: new_id, w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]})
-              for x in lines]
-    goal = Goal(kind="rows_created", table=w.table("case"), count=1,
-                expect={w.fk("party"): party["id"], w.fk("site"): site_id}, child_table=w.table("line"),
-                child_fk=cfk, children=[{w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]} for x in lines])
-    return calls, goal, new_id
 
 
-def _copyable(w: World, lines: list[dict]) -> bool:
-    """Lines a new case can repeat: a few, each of an item still offered, no item twice."""
-    items = [x[w.fk("item")] for x in lines]
-    return (0 < len(lines) <= MAX_LINES and len(set(items)) == len(items)
-            and all(w.by_id("item", i)["active"] for i in items))
 
 
 # --- the last purchase of one item, again, paid the same way --------------------------------------------------
@@ -80,7 +67,7 @@ def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
         for k, case in enumerate(mine[:3]):
             lines = w.children("line", "case", case["id"])
             methods = {p["method"] for p in w.children("payment", "case", case["id"])}
-            if (k and case["status"] != w.fl.cancel.target and _copyable(w, lines) and len(methods) == 1
+            if (k and case["status"] != w.fl.cancel.target and copyable(w, lines) and len(methods) == 1
                     and captured(w, case)):
                 for item_id in sorted({x[w.fk("item")] for x in lines} - newer_items):
                     item = w.by_id("item", item_id)
@@ -102,7 +89,7 @@ def reorder_with_item_and_pay(w: World) -> Plan | None:
     party, read, case, item, method = option
     lines = w.children("line", "case", case["id"])
     ref = w.party_ref(party)
-    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    order, order_goal, new_id = copy_case(w, party, case[w.fk("site")], lines)
     total = round(sum(x["quantity"] * w.by_id("item", x[w.fk("item")])["price"] for x in lines), 2)
     pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}),
@@ -125,8 +112,6 @@ def reorder_with_item_and_pay(w: World) -> Plan | None:
 # --- every open case's balance, paid off ------------------------------------------------------------------------
 
 
-def _due(w: World, case: dict) -> float:
-    return round(case["total_amount"] - sum(p["amount"] for p in captured(w, case)), 2)
 
 
 def owing_options(w: World) -> list[tuple[dict, list[dict], list[tuple[dict, float]]]]:
@@ -136,7 +121,7 @@ def owing_options(w: World) -> list[tuple[dict, list[dict], list[tuple[dict, flo
     options = []
     for party in w.active_parties("case"):
         open_cases = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.open), key=lambda c: c["id"])
-        owing = [(c, _due(w, c)) for c in open_cases if _due(w, c) > 0]
+        owing = [(c, balance_due(w, c)) for c in open_cases if balance_due(w, c) > 0]
         if len(open_cases) <= MAX_OWING and len(owing) >= 2 and all(d >= 1 for _, d in owing):
             options.append((party, open_cases, owing))
     return options
@@ -177,7 +162,7 @@ def exchange_options(w: World) -> list[dict]:
     """Delivered cases still inside the return window whose lines can be ordered again, of an active person."""
     cutoff = (REFERENCE_NOW - timedelta(days=w.fl.action("return").window_days or 30)).isoformat()
     return [c for c in w.rows["case"] if c["status"] in w.fl.action("return").sources and c["placed_at"] >= cutoff
-            and w.party_of(c)["status"] == "active" and _copyable(w, w.children("line", "case", c["id"]))]
+            and w.party_of(c)["status"] == "active" and copyable(w, w.children("line", "case", c["id"]))]
 
 
 @intent("chained", flavours=("fulfillment",))
@@ -191,7 +176,7 @@ def exchange_damaged_order(w: World) -> Plan | None:
     ref = w.party_ref(party)
     case_np, lookup = w.case_ref(case, ref)
     lines = w.children("line", "case", case["id"])
-    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    order, order_goal, _ = copy_case(w, party, case[w.fk("site")], lines)
     calls = [*lookup, get_case(w, case), act(w, case, "return"), *order]
     why = w.pick(("arrived damaged", "was broken when it came", "came crushed in the box", "arrived with parts missing"))
     say = Say("do", (
@@ -243,7 +228,7 @@ def combine_open_cases(w: World) -> Plan | None:
     party, cases, merged = option
     ref = w.party_ref(party)
     lines = [{w.fk("item"): item_id, "quantity": quantity} for item_id, quantity in merged]
-    order, order_goal, _ = _copy_case(w, party, cases[1][w.fk("site")], lines)
+    order, order_goal, _ = copy_case(w, party, cases[1][w.fk("site")], lines)
     cancel = w.fl.cancel
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in cases),
              *order, *(act(w, c, cancel.verb) for c in cases)]
@@ -277,7 +262,7 @@ def renewal_options(w: World) -> list[tuple[dict, dict]]:
         if not mine:
             continue
         latest = max(mine, key=lambda c: c["created_at"])
-        if sum(c["created_at"] == latest["created_at"] for c in mine) == 1 and _copyable(
+        if sum(c["created_at"] == latest["created_at"] for c in mine) == 1 and copyable(
                 w, w.children("line", "case", latest["id"])):
             options.append((party, latest))
     return options
@@ -293,7 +278,7 @@ def renew_approved_application(w: World) -> Plan | None:
     party, case = option
     ref = w.party_ref(party)
     lines = w.children("line", "case", case["id"])
-    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+    order, order_goal, new_id = copy_case(w, party, case[w.fk("site")], lines)
     submit = w.fl.action("submit")
     order_goal.expect["status"] = submit.target
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), *order,
@@ -318,7 +303,7 @@ def renew_approved_application(w: World) -> Plan | None:
 def replace_options(w: World) -> list[dict]:
     """Cancelled cases of an active person whose lines (two or more) can be ordered again."""
     return [c for c in w.rows["case"] if c["status"] == w.fl.cancel.target and w.party_of(c)["status"] == "active"
-            and len(w.children("line", "case", c["id"])) >= 2 and _copyable(w, w.children("line", "case", c["id"]))]
+            and len(w.children("line", "case", c["id"])) >= 2 and copyable(w, w.children("line", "case", c["id"]))]
 
 
 @intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
@@ -334,7 +319,7 @@ def replace_cancelled_case(w: World) -> Plan | None:
     case_np = T(f"{{their}} {{CASE}} {case['code']}")
     lookup = [w.find_party(ref), (w.n.list("case"), {"code": case["code"]})]
     lines = w.children("line", "case", case["id"])
-    order, order_goal, _ = _copy_case(w, party, case[w.fk("site")], lines)
+    order, order_goal, _ = copy_case(w, party, case[w.fk("site")], lines)
     say = Say("do", (
         "{case} was {done} by mistake || set it up again for {them} as a new {CASE} at the same {SITE} with exactly "
         "the same items and quantities",
@@ -353,8 +338,6 @@ def replace_cancelled_case(w: World) -> Plan | None:
 # --- every case holding one item, cancelled and refunded ---------------------------------------------------------
 
 
-def _holds(w: World, case: dict, item: dict) -> bool:
-    return any(x[w.fk("item")] == item["id"] for x in w.children("line", "case", case["id"]))
 
 
 def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dict], list[dict]]]:
@@ -370,7 +353,7 @@ def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dic
             continue
         held = {x[w.fk("item")] for c in cancellable for x in w.children("line", "case", c["id"])}
         for item in (w.by_id("item", i) for i in sorted(held)):
-            holding = [c for c in cancellable if _holds(w, c, item)]
+            holding = [c for c in cancellable if holds(w, c, item)]
             paid = [p for c in holding for p in captured(w, c)]
             if len(holding) >= 2 and paid and unique_name(w, item):
                 options.append((party, cancellable, item, holding, paid))
@@ -426,7 +409,7 @@ def split_options(w: World) -> list[tuple[dict, dict, dict]]:
         lines = sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"])
         if len(lines) < 3 or len({x[w.fk("item")] for x in lines}) < len(lines):
             continue
-        movable = [x for x in lines if _copyable(w, [x]) and unique_name(w, w.by_id("item", x[w.fk("item")]))]
+        movable = [x for x in lines if copyable(w, [x]) and unique_name(w, w.by_id("item", x[w.fk("item")]))]
         options += [(case, a, b) for k, a in enumerate(movable) for b in movable[k + 1:]]
     return options
 
@@ -444,7 +427,7 @@ def split_off_items_and_pay(w: World) -> Plan | None:
     ref = w.party_ref(party)
     case_np, lookup = w.case_ref(case, ref)
     items = [w.by_id("item", x[w.fk("item")]) for x in moved]
-    order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], moved)
+    order, order_goal, new_id = copy_case(w, party, case[w.fk("site")], moved)
     total = round(sum(x["quantity"] * item["price"] for x, item in zip(moved, items, strict=True)), 2)
     method = w.pick(list(METHODS))
     pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)

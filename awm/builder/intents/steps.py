@@ -1,5 +1,6 @@
-"""Steps several intents share: a note on a case, a message to a person, a refund, a payment; each as the
-tool call that makes it and the goal that checks it."""
+"""Steps several intents share: a note on a case, a message to a person, a refund, a payment, a case copied line
+by line; each as the tool call that makes it and the goal that checks it; and what the requests read off a case
+(what is left to pay, whether it holds an item)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ NOTES = ("Customer contacted by phone", "Handled at the front desk", "Requested 
          "Confirmed with the customer", "Escalated by the duty manager", "Customer will call back tomorrow",
          "Agreed over the phone", "Follow-up booked for next week", "Details checked against the file",
          "Customer asked for a written confirmation", "Discussed with the team lead", "Left a voicemail")
+MAX_LINES = 3  # a case copied line by line holds at most this many lines
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
 
@@ -84,3 +86,34 @@ METHODS = ("card", "bank_transfer", "wallet")  # how a customer pays in a reques
 def unique_name(w: World, item: dict) -> bool:
     """No other item has this item's name (a request naming it names one row)."""
     return sum(i["name"] == item["name"] for i in w.rows["item"]) == 1
+
+
+def copy_case(w: World, party: dict, site_id: int, lines: list[dict]) -> tuple[list[tuple[str, dict]], Goal, int]:
+    """The calls that open a new case for `party` at the site with the same items and quantities as `lines`, the goal
+    that checks it, and the new case's id."""
+    new_id = len(w.rows["case"]) + 1
+    cfk = w.fk("case")
+    calls = [(w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): site_id})]
+    calls += [(w.n.create("line"), {cfk: new_id, w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]})
+              for x in lines]
+    goal = Goal(kind="rows_created", table=w.table("case"), count=1,
+                expect={w.fk("party"): party["id"], w.fk("site"): site_id}, child_table=w.table("line"),
+                child_fk=cfk, children=[{w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]} for x in lines])
+    return calls, goal, new_id
+
+
+def copyable(w: World, lines: list[dict]) -> bool:
+    """Lines a new case can repeat: a few, each of an item still offered, no item twice."""
+    items = [x[w.fk("item")] for x in lines]
+    return (0 < len(lines) <= MAX_LINES and len(set(items)) == len(items)
+            and all(w.by_id("item", i)["active"] for i in items))
+
+
+def balance_due(w: World, case: dict) -> float:
+    """What is left to pay on a case: its total less what was captured on it."""
+    return round(case["total_amount"] - sum(p["amount"] for p in captured(w, case)), 2)
+
+
+def holds(w: World, case: dict, item: dict) -> bool:
+    """Whether a line of the case is of the item."""
+    return any(x[w.fk("item")] == item["id"] for x in w.children("line", "case", case["id"]))

@@ -18,12 +18,16 @@ from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, or_words
-from awm.builder.intents.errands import MAX_READ, REFUND_REASONS, _copy_case, _copyable, _due, _holds, owing_options
+from awm.builder.intents.errands import MAX_READ, REFUND_REASONS, owing_options
 from awm.builder.intents.steps import (
     METHODS,
     act,
+    balance_due,
     captured,
+    copy_case,
+    copyable,
     get_case,
+    holds,
     method_words,
     record_payment,
     refund,
@@ -70,8 +74,8 @@ def replace_or_settle_options(w: World) -> list[dict]:
     cancelled = w.fl.cancel.target
     return [c for c in w.rows["case"] if w.party_of(c)["status"] == "active" and (
         (c["status"] == cancelled and len(w.children("line", "case", c["id"])) >= 2
-         and _copyable(w, w.children("line", "case", c["id"])))
-        or (c["status"] in w.fl.editable and c["status"] in w.fl.open and _due(w, c) >= 1))]
+         and copyable(w, w.children("line", "case", c["id"])))
+        or (c["status"] in w.fl.editable and c["status"] in w.fl.open and balance_due(w, c) >= 1))]
 
 
 @intent("conditional", flavours=PURCHASES)
@@ -89,13 +93,13 @@ def replace_or_settle_case(w: World) -> Plan | None:
     calls = [*lookup, get_case(w, case)]
     if case["status"] == w.fl.cancel.target:
         lines = w.children("line", "case", case["id"])
-        order, order_goal, new_id = _copy_case(w, party, case[w.fk("site")], lines)
+        order, order_goal, new_id = copy_case(w, party, case[w.fk("site")], lines)
         total = round(sum(x["quantity"] * w.by_id("item", x[w.fk("item")])["price"] for x in lines), 2)
         pay_call, pay_goal = record_payment(w, {"id": new_id}, total, method)
         calls += [*order, pay_call]
         goals = [order_goal, pay_goal]
     else:
-        pay_call, pay_goal = record_payment(w, case, _due(w, case), method)
+        pay_call, pay_goal = record_payment(w, case, balance_due(w, case), method)
         calls.append(pay_call)
         goals = [pay_goal]
     say = Say("do", (
@@ -265,7 +269,7 @@ def item_cost_options(w: World) -> list[tuple[dict, dict, list[dict], float]]:
             continue
         held = sorted({x[w.fk("item")] for c in kept for x in w.children("line", "case", c["id"])})
         for item in (w.by_id("item", i) for i in held):
-            holding = [c for c in kept if _holds(w, c, item)]
+            holding = [c for c in kept if holds(w, c, item)]
             if len(holding) >= 2 and unique_name(w, item):
                 total = round(sum(x["quantity"] * x["unit_price"] for c in holding
                                   for x in w.children("line", "case", c["id"]) if x[w.fk("item")] == item["id"]), 2)
@@ -330,7 +334,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
     cfk = w.fk("case")
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), w.find_item(item)]
     if case["status"] in editable:
-        target, due, goals = case, round(_due(w, case) + quantity * item["price"], 2), []
+        target, due, goals = case, round(balance_due(w, case) + quantity * item["price"], 2), []
     else:
         new_id = len(w.rows["case"]) + 1
         calls.append((w.n.create("case"), {w.fk("party"): party["id"], w.fk("site"): case[w.fk("site")]}))
