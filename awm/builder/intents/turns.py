@@ -349,7 +349,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
     say = Say("do", (
         "add {quantity} x {item} to {their} most recent {CASE} if it can still be changed; if it can't, place a new "
         "{CASE} for {quantity} x {item} at the same {SITE}; either way, pay by {method} what that {CASE} then owes",
-        "{they} would like {quantity} x {item} as well || put it on {their} newest {CASE} if that is still {open}, "
+        "{they} would like {quantity} x {item} as well || add that to {their} newest {CASE} if it is still {open}, "
         "or else open a new {CASE} for it at the same {SITE}, and then record {a method} {PAYMENT} for the full "
         "balance of whichever {CASE} it went on",
         "if {their} latest {CASE} is still {open}, add {quantity} x {item} to it, and if it is too late for that, "
@@ -363,7 +363,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
 # --- what a person still owes on their open cases -----------------------------------------------------------------
 
 
-@intent("aggregate")
+@intent("aggregate", flavours=PURCHASES)
 def owed_question(w: World) -> Plan | None:
     """How much a person still owes altogether on their open cases: the agent lists their cases, reads each open one
     (its total and what was captured on it) and adds up what is left."""
