@@ -56,7 +56,6 @@ def built(tmp_path_factory):
         yield home, result
 
 
-@pytest.mark.slow
 def test_every_check_passes_on_a_real_partition(built):
     _, result = built
     assert result.success

@@ -89,7 +89,6 @@ SAMPLED_DOMAINS = [next(d for d, seed in DOMAIN_SEEDS.items() if seed.category =
                    for c in sorted({seed.category for seed in DOMAIN_SEEDS.values()})[::8]]
 
 
-@pytest.mark.slow
 def test_a_sample_of_builtin_domains_builds_valid_environments_of_the_papers_size(tmp_path):
     assert len(SAMPLED_DOMAINS) >= 3
     assert_papers_size(ArtifactStore(tmp_path), SAMPLED_DOMAINS, means=False)
