@@ -21,6 +21,7 @@ from awm_assets.definitions import defs
 from awm_assets.evaluation import agent_rollouts, evaluation_report
 from resources import ArtifactStoreResource
 from resources.agent import AgentResource
+from tests.conftest import copied_store
 from tests.eval.conftest import DOMAIN
 from tests.llm.conftest import API_KEY
 
@@ -95,11 +96,14 @@ def test_policies_through_dagster_and_a_second_materialization_makes_no_model_ca
 
 
 @pytest.mark.slow
-def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts(eval_corpus, agent, instance):
+def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts(eval_corpus, agent, instance, tmp_path):
+    """On a copy of the corpus: another module's tests on the same worker may have run this policy on the session's
+    corpus with another k, and their trajectories would be counted here."""
     k = 3
-    _, report = materialize(instance, eval_corpus, agent, "awm-agent-noisy-0.3", k=k)
+    store = copied_store(eval_corpus, tmp_path)
+    _, report = materialize(instance, store, agent, "awm-agent-noisy-0.3", k=k)
     counts: dict[tuple[str, str], list[int]] = {}
-    folder = agent_dir(eval_corpus.home, "awm-agent-noisy-0.3") / DOMAIN
+    folder = agent_dir(store.home, "awm-agent-noisy-0.3") / DOMAIN
     for path in folder.rglob("s*.jsonl"):
         last = read_trajectory(path)[-1]
         entry = counts.setdefault((last["env_id"], last["task_id"]), [0, 0])
