@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -97,10 +98,12 @@ def test_policies_through_dagster_and_a_second_materialization_makes_no_model_ca
 
 @pytest.mark.slow
 def test_noisy_policy_pass_at_k_matches_the_estimator_on_the_trajectories_counts(eval_corpus, agent, instance, tmp_path):
-    """On a copy of the corpus: another module's tests on the same worker may have run this policy on the session's
-    corpus with another k, and their trajectories would be counted here."""
+    """On a copy of the corpus without this policy's earlier rollouts: another module's test on the same worker may
+    have run it on the session's corpus with another k (tests/eval/test_rollouts.py, k=4), and the materialization
+    would then resume from those and count them."""
     k = 3
     store = copied_store(eval_corpus, tmp_path)
+    shutil.rmtree(agent_dir(store.home, "awm-agent-noisy-0.3"), ignore_errors=True)
     _, report = materialize(instance, store, agent, "awm-agent-noisy-0.3", k=k)
     counts: dict[tuple[str, str], list[int]] = {}
     folder = agent_dir(store.home, "awm-agent-noisy-0.3") / DOMAIN
