@@ -373,7 +373,7 @@ _SELF_INTROS_BY_IDENT = {
                    "[Dear support|Dear team|To the support team], I'm {name}, reachable at {email}.",
                    "[Evening|Morning|Afternoon], {name} here, on {email}.",
                    f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |]{email}).",
-                   "{name} here, [email|my email is|reachable at] {email}.",
+                   "{name} here, [email|my email is|reachable at|you can reach me at|contact email] {email}.",
                    f"{_GREETING}, I'm {{name}} (email: {{email}}).", "[Hello|Hi|Hi there], {name} writing, {email}.",
                    f"{_GREETING}, I'm {{name}} and my account email is {{email}}.",
                    "[It's|This is] {name}, [email|account] {email}."),
