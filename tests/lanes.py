@@ -47,12 +47,27 @@ def group_of(nodeid: str) -> str:
     return lane_folder(nodeid) or nodeid.split("::")[0]
 
 
-def pytest_collection_modifyitems(config, items) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = lane_folder(item.nodeid)
         if folder:
             item.add_marker(LANE_OF_FOLDER[folder])
+    yield  # pytest's own selection (-m, -k) runs here, on the lane markers just added
+    covered = samples_covered(items)
+    if covered:
+        config.hook.pytest_deselected(items=covered)
+        items[:] = [item for item in items if item not in covered]
     items[:] = heaviest_groups_first(items)
+
+
+def samples_covered(items: list) -> list:
+    """The `[sample]` tests of `sample_or_whole` whose `[whole]` test is selected too (`make test`): the whole set
+    holds the sample, so running both only repeats it. Where the whole is left out (the fast lane, `-k sample`)
+    the sample stays."""
+    ids = {item.nodeid for item in items}
+    return [item for item in items if item.nodeid.endswith("[sample]")
+            and item.nodeid.removesuffix("[sample]") + "[whole]" in ids]
 
 
 def heaviest_groups_first(items: list) -> list:

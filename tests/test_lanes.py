@@ -105,9 +105,11 @@ def test_the_e2e_waits_end_on_their_signal_with_only_the_patience_as_a_time_limi
 
 def test_a_sampled_check_runs_its_sample_in_the_fast_lane_and_its_whole_set_only_in_the_full_one(tmp_path):
     """`sample_or_whole`: under the fast lane's marker expression only the sample runs; without it (`make test`)
-    both do. `sample_in_fast_lane`: the sample in the fast lane, the whole set alone in the full one."""
+    the whole set alone (it holds the sample), and the sample alone where it is the one chosen (`-k sample`).
+    `sample_in_fast_lane`: the sample in the fast lane, the whole set alone in the full one."""
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
-    (tmp_path / "test_sampled.py").write_text(
+    (tmp_path / "conftest.py").write_text("from tests.lanes import pytest_collection_modifyitems  # noqa: F401\n")
+    (tmp_path / "test_drawn.py").write_text(
         "import pytest\nfrom tests.lanes import sample_in_fast_lane, sample_or_whole\n\n"
         "@pytest.fixture(scope='module', params=sample_or_whole((1, 2), (1, 2, 3, 4)))\n"
         "def worlds(request):\n    return request.param\n\n"
@@ -116,13 +118,15 @@ def test_a_sampled_check_runs_its_sample_in_the_fast_lane_and_its_whole_set_only
 
     def ran(*args: str) -> list[str]:
         done = subprocess.run([sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:cacheprovider", "--rootdir",
-                               str(tmp_path), *args, "test_sampled.py"], cwd=tmp_path, capture_output=True,
+                               str(tmp_path), *args, "test_drawn.py"], cwd=tmp_path, capture_output=True,
                               text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return re.findall(r"(?:RAN|PROVEN) \d", done.stdout)
 
     assert ran("-m", "not slow and not e2e and not ops and not real_model") == ["RAN 2", "PROVEN 1"]
-    assert ran() == ["RAN 2", "RAN 4", "PROVEN 3"]
+    assert ran() == ["RAN 4", "PROVEN 3"]
+    assert ran("-k", "sample") == ["RAN 2"]
+    assert ran("-k", "whole") == ["RAN 4"]
 
 
 def test_a_session_corpus_is_built_by_one_pytest_xdist_worker_and_copied_by_each(tmp_path, monkeypatch):

@@ -57,6 +57,13 @@ class RowGen:
         minutes = self.rng.randint(lo_days * 1440, hi_days * 1440)
         return (REFERENCE_NOW + timedelta(minutes=minutes)).replace(second=0, minute=(minutes % 4) * 15)
 
+    def person(self) -> tuple[str, str]:
+        """A first and a last name, never the same word ("Lucas Lucas here" reads as a slip)."""
+        first, last = self.fake.first_name(), self.fake.last_name()
+        while last == first:
+            last = self.fake.last_name()
+        return first, last
+
     def email(self, first: str, last: str) -> str:
         base = f"{first}.{last}".lower().replace("'", "").replace(" ", "")
         host = self.rng.choice(_MAIL_HOSTS)

@@ -506,7 +506,8 @@ def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pi
     parts = []
     if say.needs_intro(clause, voice):
         if intro is None:
-            options = intro_options(say, voice)
+            options = tuple(o for o in intro_options(say, voice)
+                            if not announced_twice(o, frame) and not announced_twice(o, context or ""))
             intro = options[pick(len(options))]
         parts.append(capitalise(tidy(ctx.render(parse(intro)))))
     if context:
@@ -516,6 +517,22 @@ def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pi
         parts.append(capitalise(tidy(ctx.render(parse(vary(lead)))) + "."))
     parts.append(apply_frame(frame, tidy(ctx.render(parse(vary(core))))))
     return tidy(" ".join(parts))
+
+
+# An introduction that announces the request ("This one is for ...", "Here is a query from ...") is not followed by a
+# frame that announces it again ("Next on the list: ..."), nor one that says "writing" by one that says it again.
+_ANNOUNCING_INTRO = re.compile(r"\b(?:is for|a request|a query|an ask)\b")
+_ANNOUNCING_FRAME = re.compile(r"^(?:Quick request|Next on the list|One for you|Task for today|Here's what I need|"
+                               r"Need your help here|Top priority for this morning):")
+_TWICE = re.compile(r"\b(?:is for|a request from|a query from|an ask from)\b[^.?!]*[.?!] (?:Quick request|"
+                    r"Next on the list|One for you|Task for today|Here's what I need|Need your help here|"
+                    r"Top priority for this morning):|\bwriting\b[^?!]*?[.?!] I'm writing\b")
+
+
+def announced_twice(intro: str, frame: str) -> bool:
+    """Whether an introduction and a frame would say the same thing twice in a row."""
+    return bool(_ANNOUNCING_INTRO.search(intro) and _ANNOUNCING_FRAME.match(frame)) or (
+        "writing" in intro and "writing" in frame)
 
 
 # How a second, independent request follows the first: {second} is its core clause.
@@ -604,7 +621,7 @@ class Realiser:
         relation = RELATIONS[self.pick(len(RELATIONS))]
         clause = first.clauses[self.pick(len(first.clauses))]
         context = self._context_sentence(voice, first)
-        frame = self.choose(frames(first.mood, voice, clause))
+        frame = self.choose(tuple(f for f in frames(first.mood, voice, clause) if not announced_twice(context or "", f)))
         if len(says) == 1:
             return render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
                                   relation=relation), voice
@@ -671,9 +688,12 @@ def grammar_faults(text: str) -> list[str]:
             faults.append(f"'1 {word}'")
     for number, noun in _SINGULAR_AFTER_MANY.findall(text):
         faults.append(f"'{number} {noun}'")
-    for word in _DOUBLED.findall(text):
-        if word.lower() not in _FINE_DOUBLES and not word.isdigit():
+    for match in _DOUBLED.finditer(text):  # a quoted name may double a word: 'Bora Bora Bungalow Escape'
+        word = match.group(1)
+        if word.lower() not in _FINE_DOUBLES and not word.isdigit() and not _inside_quote(text, match.end()):
             faults.append(f"doubled word {word!r}")
+    if _TWICE.search(text):
+        faults.append("the request announced twice")
     if _SUBJECT_ME.search(text):
         faults.append("'me' as a subject")
     if re.search(r"\b(a|an|the) (a|an|the)\b", text, re.IGNORECASE):

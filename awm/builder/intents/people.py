@@ -597,7 +597,7 @@ def transfer_case_site(w: World) -> Plan | None:
     say = Say("do", (
         "move {case} to {site} and add the note {note}",
         "{they} would prefer {site} for {case} || transfer it there and note {note}",
-        "switch {case} over to our {site} location, with the note {note}",
+        "switch {case} over to {site}, with the note {note}",
     ), {"case": case_np, "site": site["name"], "note": quote(note)}, party=ref, voices=BOTH)
     goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("site"): site["id"]})
     return Plan(calls, [goal, note_goal], say, targets={("case", case["id"])})
@@ -615,7 +615,7 @@ def transfer_locked_case(w: World) -> Plan | None:
     say = Say("do", (
         "move {case} to {site}",
         "{they} would rather deal with {site} || transfer {case} there",
-        "hand {case} over to our {site} location",
+        "hand {case} over to {site}",
     ), {"case": case_np, "site": site["name"]}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case), w.find_site(site)], [w.status_answer(case["status"])], say,
                 answer=f"It cannot be moved: its status is {case['status'].replace('_', ' ')}.",

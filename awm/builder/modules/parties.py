@@ -45,7 +45,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 def fill_parties(gen: RowGen) -> None:
     for _ in range(gen.rng.randint(24, 34)):
-        first, last = gen.fake.first_name(), gen.fake.last_name()
+        first, last = gen.person()
         gen.add(
             "party",
             {

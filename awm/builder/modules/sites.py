@@ -81,7 +81,7 @@ def fill_staff(gen: RowGen) -> None:
     sites = gen.ids("site")
     depts = gen.rows.get("department", [])
     for i in range(gen.rng.randint(9, 14)):
-        first, last = gen.fake.first_name(), gen.fake.last_name()
+        first, last = gen.person()
         site = sites[i % len(sites)]
         opened = gen.rows["site"][site - 1]["opened_on"]
         row = {

@@ -94,9 +94,7 @@ def test_a_sample_of_builtin_domains_builds_valid_environments_of_the_papers_siz
     assert_papers_size(ArtifactStore(tmp_path), SAMPLED_DOMAINS, means=False)
 
 
-@pytest.mark.slow
-def test_every_builtin_domain_builds_a_valid_environment_of_the_papers_size(tmp_path):
-    assert_papers_size(ArtifactStore(tmp_path), DOMAIN_SEEDS)
+# Every built-in domain's: tests/awm/builder/test_category_entities.py, on the environments its category tests build.
 
 
 @pytest.mark.parametrize("name,expected", [("authors", False), ("user_auth", True), ("password_hash", True),

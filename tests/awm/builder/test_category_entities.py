@@ -24,6 +24,7 @@ from awm.builder.world import make_scenario, plan_world
 from awm.contracts import SchemaSpec, VerificationReport
 from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
+from tests.awm.builder.test_builder import assert_papers_size
 from tests.awm.builder.test_intents import _tasks_for, prove
 from tests.awm.builder.worlds import SLOTS, worlds_with
 from tests.conftest import build_environment
@@ -69,6 +70,14 @@ def test_every_domain_of_the_category_builds_valid_proven_environments(category,
             for report in store.read_model(env_id, "report.json", VerificationReport).tasks:
                 assert report.publishable, (env_id, report.task_id, report.failure_check(), report.error)
     assert seen == set(PACK_MODULES[category].GROUPS)
+
+
+@pytest.mark.slow
+def test_every_builtin_domain_builds_a_valid_environment_of_the_papers_size(built_store):
+    """Each built-in domain's first environment valid and of the paper's size, and the steps and distinct tools per
+    task over all of them: on the environments the test above built (read, not built again: they run in this
+    module's order on one worker), or built now where this test runs alone."""
+    assert_papers_size(built_store, DOMAIN_SEEDS)
 
 
 @cache

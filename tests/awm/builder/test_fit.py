@@ -18,6 +18,7 @@ from awm.builder.world import compose_unseen_domain, curated_modules, make_scena
 from awm.errors import CatalogueError, SeedsFileError
 from awm.quality.fit import World as FitWorld
 from awm.quality.fit import fit_report
+from tests.lanes import sample_or_whole
 
 CATEGORIES_DIR = Path(catalogue.__file__).parent.parent / "categories"
 
@@ -55,8 +56,7 @@ KIND_SAMPLE = [next(d for d, seed in DOMAIN_SEEDS.items() if seed.item_kind == k
                for kind in sorted({seed.item_kind for seed in DOMAIN_SEEDS.values()})]
 
 
-@pytest.mark.parametrize("domains", [pytest.param(KIND_SAMPLE, id="sample"),
-                                     pytest.param(list(DOMAIN_SEEDS), id="catalogue", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("domains", sample_or_whole(KIND_SAMPLE, list(DOMAIN_SEEDS)))
 def test_no_task_of_any_domain_asks_what_its_kind_of_business_is_not_asked(domains):
     """Every built-in domain's tasks in two slots: no stock of services, no price of a savings account or a
     volunteer day, no refund of a donation, no wallet account at an IT firm."""

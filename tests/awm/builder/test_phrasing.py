@@ -22,6 +22,7 @@ from awm.builder.phrasing import (
     Say,
     TemplateError,
     alternatives,
+    announced_twice,
     compatible,
     count,
     every_choice,
@@ -38,6 +39,7 @@ from awm.builder.phrasing import (
 )
 from awm.builder.taskgen import generate_tasks
 from awm.builder.world import make_scenario, plan_world
+from tests.lanes import sample_or_whole
 
 # The verbs a core clause may start with: a frame such as "Can you {do}?" or "I need you to {do}." needs one.
 IMPERATIVES = set("""
@@ -91,11 +93,11 @@ def catalogue_requests() -> dict[str, list[tuple[Say, dict]]]:
 SAMPLED_DOMAINS = builtin_domains()[::20]
 
 
-@pytest.fixture(scope="module", params=["sample", pytest.param("catalogue", marks=pytest.mark.slow)])
+@pytest.fixture(scope="module", params=["sample", pytest.param("whole", marks=pytest.mark.slow)])
 def requests(request) -> dict[str, list[tuple[Say, dict]]]:
     """The requests the phrasing rules are checked on: a sample of the catalogue's worlds in the fast lane,
     and the whole catalogue in the full run."""
-    if request.param == "catalogue":
+    if request.param == "whole":
         return request.getfixturevalue("catalogue_requests")
     return {name: says[:1] for name, says in collect_requests(SAMPLED_DOMAINS, range(1)).items()}
 
@@ -131,9 +133,10 @@ def _render_all(say: Say, labels: dict) -> list[tuple[str, str]]:
             for frame in frames(say.mood, voice, clause):
                 out.append((clause, render_request(say, clause, voice, labels, lambda n: 0, frame)))
             if say.needs_intro(clause, voice):
+                frame = frames(say.mood, voice, clause)[1]
                 for intro in intro_options(say, voice):
-                    out.append((clause, render_request(say, clause, voice, labels, lambda n: 0,
-                                                       frames(say.mood, voice, clause)[1], intro)))
+                    if not announced_twice(intro, frame):  # render_request never draws such a pair
+                        out.append((clause, render_request(say, clause, voice, labels, lambda n: 0, frame, intro)))
             for pick in [*every_choice(limit=min(64, alternatives(clause))), *one_choice_at_a_time()]:
                 out.append((clause, render_request(say, clause, voice, labels, pick,
                                                    frames(say.mood, voice, clause)[0])))
@@ -141,7 +144,7 @@ def _render_all(say: Say, labels: dict) -> list[tuple[str, str]]:
 
 
 def test_every_realisation_is_free_of_template_holes_and_grammar_faults(requests, request):
-    whole = request.node.callspec.params["requests"] == "catalogue"
+    whole = request.node.callspec.params["requests"] == "whole"
     faults = []
     rendered = 0
     for name, says in sorted(requests.items())[::1 if whole else 10]:
@@ -204,6 +207,9 @@ def test_a_second_request_starting_with_a_condition_follows_a_connector_that_tak
     ("Hello. I've told us about an allergy || add the note.", "the customer calls the business 'us'"),
     ("I asked us to forget 12 Oak Street. Delete that address.", "the customer calls the business 'us'"),
     ("Hi, my car is staying with us. Give me a loaner.", "the customer calls the business 'us'"),
+    ("The next one is for Lori Wright. Next on the list: cancel their order.", "the request announced twice"),
+    ("Here is a query from Ann Lee. Quick request: cancel their order.", "the request announced twice"),
+    ("Hi, I'm writing from ann@example.com. I'm writing to ask you to cancel my order.", "the request announced twice"),
 ])
 def test_grammar_faults_are_caught(text, fault):
     found = grammar_faults(text)
@@ -240,6 +246,43 @@ def test_the_same_seed_gives_the_same_instructions_and_another_slot_other_ones()
     other = plan_world(make_scenario("dental_clinic", 4))
     assert {t.instruction for t in generate_tasks(other, generate_rows(other)).tasks}.isdisjoint(
         {t.instruction for t in first.tasks})
+
+
+@pytest.mark.parametrize("domains", sample_or_whole(builtin_domains()[::15], builtin_domains()))
+def test_the_tasks_drawn_for_a_world_read_without_grammar_faults(domains):
+    """What the task sets hold, as drawn (an introduction, a sentence of context and a frame chosen together, the
+    world's own names and numbers): "The group now needs 1 rooms", "our Club Location location", "by average
+    trip rating rating" and "Lucas Lucas here" were all drawn once."""
+    faults, read = [], 0
+    for domain in domains:
+        for slot in (0, 1):
+            plan = plan_world(make_scenario(domain, slot))
+            for task in generate_tasks(plan, generate_rows(plan)).tasks:
+                read += 1
+                faults += [(task.task_id, task.instruction, grammar_faults(task.instruction))] if grammar_faults(
+                    task.instruction) else []
+    assert read >= 10 * 2 * len(domains) and not faults, faults[:5]
+
+
+def test_no_introduction_is_drawn_with_a_frame_that_says_it_again(requests):
+    """"This request is for Ann Lee. Quick request: ..." and "Hi, writing from ... I'm writing to ask you to ..."
+    say one thing twice: whatever introduction render_request draws, it does not announce the request before a
+    frame that announces it again."""
+    checked, avoided = 0, 0
+    for says in requests.values():
+        for say, labels in says[:1]:
+            for voice in ("staff", "self"):
+                clause = say.clauses[0]
+                if voice not in say.voices or not say.needs_intro(clause, voice):
+                    continue
+                for frame in frames(say.mood, voice, clause):
+                    intros = intro_options(say, voice)
+                    avoided += sum(announced_twice(i, frame) for i in intros)
+                    for k in range(len(intros)):
+                        text = render_request(say, clause, voice, labels, lambda n, k=k: k % n, frame)
+                        checked += 1
+                        assert "the request announced twice" not in grammar_faults(text), text
+    assert checked > 1000 and avoided > 10, (checked, avoided)
 
 
 def test_every_sentence_of_context_reads_correctly():

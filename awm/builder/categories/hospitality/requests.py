@@ -100,7 +100,7 @@ def hotel_resize_block(w: World) -> Plan | None:
     block = w.pick([b for b in w.rows["room_block"] if b["status"] == "held" and b["release_on"] > TODAY])
     if block is None:
         return None
-    rooms = max(1, block["rooms_held"] + w.pick([-3, -2, 2, 5]))
+    rooms = max(2, block["rooms_held"] + w.pick([-3, -2, 2, 5]))  # never "1 rooms"
     calls = [(w.n.list("room_block"), {"code": block["code"]}),
              (w.n.action("room_block", "resize"), {w.pk("room_block"): block["id"], "rooms_held": rooms})]
     goal = Goal(kind="row_equals", table=w.table("room_block"), pk=block["id"], expect={"rooms_held": rooms})
