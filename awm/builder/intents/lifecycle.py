@@ -17,6 +17,8 @@ from awm.builder.intents.base import (
     verb_phrase,
 )
 from awm.builder.intents.steps import (
+    CANCEL_NOTES,
+    CUSTOMER_REASONS,
     NOTES,
     REASONS,
     act,
@@ -61,7 +63,7 @@ def cancel_and_refund(w: World) -> Plan | None:
     party = w.party_of(case)
     ref = w.party_ref(party)
     case_np, lookup = w.case_ref(case, ref)
-    note, reason = w.pick(NOTES), w.pick(REASONS)
+    note, reason = w.pick(CANCEL_NOTES), w.pick(CUSTOMER_REASONS)  # either voice
     refund_call, refund_goal = refund(w, payment, reason)
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), act(w, case, cancel.verb),

@@ -5,7 +5,7 @@ sites (moving a case from one to another)."""
 from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent, status_words
-from awm.builder.intents.steps import NOTES, act, add_note, captured, get_case, notify, status_goal
+from awm.builder.intents.steps import MOVE_NOTES, act, add_note, captured, get_case, notify, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -590,7 +590,7 @@ def transfer_case_site(w: World) -> Plan | None:
     site = w.pick([s for s in w.rows["site"] if s["id"] != case[w.fk("site")]])
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref)
-    note = w.pick(NOTES)
+    note = w.pick(MOVE_NOTES)  # either voice
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), w.find_site(site),
              (w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site["id"]}), note_call]

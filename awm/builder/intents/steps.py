@@ -17,9 +17,16 @@ NOTES = ("Customer contacted by phone", "Handled at the front desk", "Requested 
          "Confirmed with the customer", "Escalated by the duty manager", "Customer will call back tomorrow",
          "Agreed over the phone", "Follow-up booked for next week", "Details checked against the file",
          "Customer asked for a written confirmation", "Discussed with the team lead", "Left a voicemail")
+# Notes and reasons for a request either voice may make: a customer asks to have these written on their own case as
+# readily as staff write them ("add the note 'Escalated by the duty manager'", "refund it with the reason
+# 'goodwill gesture'" are not a customer's request), each fitting what is done to the case.
+CANCEL_NOTES = ("Plans changed", "Booked elsewhere", "No longer needed", "Contact by email only")
+MOVE_NOTES = ("Closer to home", "Moving house soon", "Easier to reach", "Call before any change",
+              "Contact by email only")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
+CUSTOMER_REASONS = tuple(r for r in REASONS if r != "goodwill gesture")
 
 
 def add_note(w: World, case: dict, text: str) -> tuple[Call, Goal]:
