@@ -31,6 +31,7 @@ The template language:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import re
@@ -264,14 +265,17 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     (r"\bleave it alone\b", "[leave it alone|change nothing]"),
 )
 _SLOT_OR_CHOICE = re.compile(r"(\{[^{}]*\}|\[[^\[\]]*\])")
+_SYNONYM_PATTERNS = tuple((re.compile(pattern), replacement) for pattern, replacement in SYNONYMS)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def vary(template: str) -> str:
-    """The template with its stock phrases turned into choices of wording (slots and choices left as they are)."""
+    """The template with its stock phrases turned into choices of wording (slots and choices left as they are).
+    Cached: the same few thousand templates are varied for every task of every world."""
     parts = _SLOT_OR_CHOICE.split(template)
     for i in range(0, len(parts), 2):
-        for pattern, replacement in SYNONYMS:
-            parts[i] = re.sub(pattern, replacement, parts[i])
+        for pattern, replacement in _SYNONYM_PATTERNS:
+            parts[i] = pattern.sub(replacement, parts[i])
     return "".join(parts)
 
 
