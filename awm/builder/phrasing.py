@@ -128,8 +128,10 @@ class _Choice:
     options: list[list]  # each option: a list of parts (str literal, ("slot", spec), or _Choice)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def parse(template: str) -> list:
-    """Parts of a template: literal strings, ('slot', spec) pairs and _Choice nodes."""
+    """Parts of a template: literal strings, ('slot', spec) pairs and _Choice nodes. Cached, so the parts are
+    shared by every caller: read them, never change them."""
     stack: list[list] = [[]]
     choices: list[_Choice] = []
     pos = 0
@@ -533,6 +535,7 @@ _TWICE = re.compile(r"\b(?:is for|a request from|a query from|an ask from)\b[^.?
                     r"Top priority for this morning):|\bwriting\b[^?!]*?[.?!] I'm writing\b")
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def announced_twice(intro: str, frame: str) -> bool:
     """Whether an introduction and a frame would say the same thing twice in a row."""
     return bool(_ANNOUNCING_INTRO.search(intro) and _ANNOUNCING_FRAME.match(frame)) or (
