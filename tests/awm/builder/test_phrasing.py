@@ -275,14 +275,17 @@ def test_no_introduction_is_drawn_with_a_frame_that_says_it_again(requests):
                 clause = say.clauses[0]
                 if voice not in say.voices or not say.needs_intro(clause, voice):
                     continue
+                intros = intro_options(say, voice)
                 for frame in frames(say.mood, voice, clause):
-                    intros = intro_options(say, voice)
-                    avoided += sum(announced_twice(i, frame) for i in intros)
+                    twice = sum(announced_twice(i, frame) for i in intros)
+                    if not twice:  # no introduction that could say it again: nothing to avoid
+                        continue
+                    avoided += twice
                     for k in range(len(intros)):
                         text = render_request(say, clause, voice, labels, lambda n, k=k: k % n, frame)
                         checked += 1
                         assert "the request announced twice" not in grammar_faults(text), text
-    assert checked > 1000 and avoided > 10, (checked, avoided)
+    assert checked > 300 and avoided > 10, (checked, avoided)
 
 
 def test_every_sentence_of_context_reads_correctly():
