@@ -19,6 +19,7 @@ from datetime import timedelta
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, or_words
 from awm.builder.intents.steps import (
+    CANCEL_REASONS,
     MAX_LINES,
     METHODS,
     act,
@@ -43,7 +44,7 @@ ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange
                   "split_off_items_and_pay", "swap_item_on_open_cases")
 MAX_OWING = 4  # open cases paid off in one request
 MAX_READ = 4  # cases a request reads one by one to find those it acts on
-REFUND_REASONS = ("no longer needed", "changed plans", "customer request")
+REFUND_REASONS = CANCEL_REASONS
 
 
 

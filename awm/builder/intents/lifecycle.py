@@ -18,6 +18,7 @@ from awm.builder.intents.base import (
 )
 from awm.builder.intents.steps import (
     CANCEL_NOTES,
+    CANCEL_REASONS,
     CUSTOMER_REASONS,
     NOTES,
     REASONS,
@@ -63,7 +64,7 @@ def cancel_and_refund(w: World) -> Plan | None:
     party = w.party_of(case)
     ref = w.party_ref(party)
     case_np, lookup = w.case_ref(case, ref)
-    note, reason = w.pick(CANCEL_NOTES), w.pick(CUSTOMER_REASONS)  # either voice
+    note, reason = w.pick(CANCEL_NOTES), w.pick(CANCEL_REASONS)  # either voice, any of _WHY_CANCEL
     refund_call, refund_goal = refund(w, payment, reason)
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), act(w, case, cancel.verb),
@@ -996,7 +997,7 @@ def refund_not_allowed(w: World) -> Plan | None:
     case, payment = w.rng.choice(options)
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref)
-    reason = w.pick(REASONS)
+    reason = w.pick(CUSTOMER_REASONS)  # either voice
     say = Say("do", (
         "refund the captured {PAYMENT} on {case} with the reason {reason}",
         "{they} want the money for {case} back || refund its {PAYMENT}, reason {reason}",
@@ -1148,7 +1149,7 @@ def refund_all_cancelled(w: World) -> Plan | None:
     if not options:
         return None
     party, held = w.rng.choice(options)
-    reason = w.pick(REASONS)
+    reason = w.pick(CUSTOMER_REASONS)  # either voice
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"], "status": cancelled})]
     goals = []

@@ -27,6 +27,9 @@ MAX_LINES = 3  # a case copied line by line holds at most this many lines
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
 CUSTOMER_REASONS = tuple(r for r in REASONS if r != "goodwill gesture")
+# A cancellation's refund reason agrees with why the person cancels ("as I've changed my mind" is not refunded
+# for "item unavailable")
+CANCEL_REASONS = ("no longer needed", "changed plans", "customer request")
 
 
 def add_note(w: World, case: dict, text: str) -> tuple[Call, Goal]:
