@@ -57,7 +57,8 @@ def pytest_collection_modifyitems(config, items):
     covered = samples_covered(items)
     if covered:
         config.hook.pytest_deselected(items=covered)
-        items[:] = [item for item in items if item not in covered]
+        dropped = {id(item) for item in covered}
+        items[:] = [item for item in items if id(item) not in dropped]
     items[:] = heaviest_groups_first(items)
 
 

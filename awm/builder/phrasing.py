@@ -527,12 +527,12 @@ def render_request(say: Say, clause: str, voice: str, labels: dict[str, str], pi
 
 # An introduction that announces the request ("This one is for ...", "Here is a query from ...") is not followed by a
 # frame that announces it again ("Next on the list: ..."), nor one that says "writing" by one that says it again.
+_ANNOUNCING_LABELS = "|".join(("Quick request", "Next on the list", "One for you", "Task for today",
+                               "Here's what I need", "Need your help here", "Top priority for this morning"))
 _ANNOUNCING_INTRO = re.compile(r"\b(?:is for|a request|a query|an ask)\b")
-_ANNOUNCING_FRAME = re.compile(r"^(?:Quick request|Next on the list|One for you|Task for today|Here's what I need|"
-                               r"Need your help here|Top priority for this morning):")
-_TWICE = re.compile(r"\b(?:is for|a request from|a query from|an ask from)\b[^.?!]*[.?!] (?:Quick request|"
-                    r"Next on the list|One for you|Task for today|Here's what I need|Need your help here|"
-                    r"Top priority for this morning):|\bwriting\b[^?!]*?[.?!] I'm writing\b")
+_ANNOUNCING_FRAME = re.compile(rf"^(?:{_ANNOUNCING_LABELS}):")
+_TWICE = re.compile(rf"\b(?:is for|a request from|a query from|an ask from)\b[^.?!]*[.?!] (?:{_ANNOUNCING_LABELS}):"
+                    r"|\bwriting\b[^?!]*?[.?!] I'm writing\b")
 
 
 @functools.lru_cache(maxsize=1 << 12)

@@ -44,11 +44,6 @@ ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange
                   "split_off_items_and_pay", "swap_item_on_open_cases")
 MAX_OWING = 4  # open cases paid off in one request
 MAX_READ = 4  # cases a request reads one by one to find those it acts on
-REFUND_REASONS = CANCEL_REASONS
-
-
-
-
 
 
 # --- the last purchase of one item, again, paid the same way --------------------------------------------------
@@ -111,8 +106,6 @@ def reorder_with_item_and_pay(w: World) -> Plan | None:
 
 
 # --- every open case's balance, paid off ------------------------------------------------------------------------
-
-
 
 
 def owing_options(w: World) -> list[tuple[dict, list[dict], list[tuple[dict, float]]]]:
@@ -339,8 +332,6 @@ def replace_cancelled_case(w: World) -> Plan | None:
 # --- every case holding one item, cancelled and refunded ---------------------------------------------------------
 
 
-
-
 def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dict], list[dict]]]:
     """(party, their cases that can still be cancelled, the item named, those of them holding it, the payments
     captured on those) wherever two or more of at most `MAX_READ` cancellable cases hold the item (so stopping at the
@@ -372,7 +363,7 @@ def cancel_cases_with_item(w: World) -> Plan | None:
     party, cancellable, item, holding, paid = option
     ref = w.party_ref(party)
     cancel = w.fl.cancel
-    reason = w.pick(list(REFUND_REASONS))
+    reason = w.pick(list(CANCEL_REASONS))
     refunds = {p["id"]: refund(w, p, reason) for p in paid}
     writes = [call for c in holding for call in (act(w, c, cancel.verb), *(refunds[p["id"]][0] for p in captured(w, c)))]
     total = round(sum(p["amount"] for p in paid), 2)

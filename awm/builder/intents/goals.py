@@ -14,9 +14,9 @@ the cheapest item of its category is not the cheapest of all. Every write is one
 from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent, or_words
-from awm.builder.intents.errands import REFUND_REASONS
 from awm.builder.intents.preferences import top_rated_options
 from awm.builder.intents.steps import (
+    CANCEL_REASONS,
     METHODS,
     captured,
     get_case,
@@ -88,7 +88,7 @@ def cancel_dearer_case_and_move_items(w: World) -> Plan | None:
     party, dearer, kept, lines, due = option
     ref = w.party_ref(party)
     cancel = w.fl.cancel
-    reason = w.pick(list(REFUND_REASONS))
+    reason = w.pick(list(CANCEL_REASONS))
     method = w.pick(list(METHODS))
     moves = [_add_line(w, kept["id"], x[w.fk("item")], x["quantity"]) for x in lines]
     refunds = [refund(w, p, reason) for p in captured(w, dearer)]

@@ -18,8 +18,9 @@ from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import Plan, World, intent, or_words
-from awm.builder.intents.errands import MAX_READ, REFUND_REASONS, owing_options
+from awm.builder.intents.errands import MAX_READ, owing_options
 from awm.builder.intents.steps import (
+    CANCEL_REASONS,
     METHODS,
     act,
     balance_due,
@@ -142,7 +143,7 @@ def cancel_or_return_and_refund(w: World) -> Plan | None:
     party = w.party_of(case)
     ref = w.party_ref(party)
     case_np, lookup = _by_code(w, case, ref)
-    reason = w.pick(list(REFUND_REASONS))
+    reason = w.pick(list(CANCEL_REASONS))
     verb, target = (cancel.verb, cancel.target) if case["status"] in cancel.sources else ("return", back.target)
     refunds = [refund(w, p, reason) for p in captured(w, case)]
     calls = [*lookup, get_case(w, case), act(w, case, verb), *(call for call, _ in refunds)]
