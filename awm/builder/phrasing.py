@@ -321,7 +321,7 @@ ACTION_FRAMES = {
         "Please {do}.", "Can you {do}?", "Could you {do}?", "I'd like you to {do}.", "I need you to {do}.",
         "Would you be able to {do}?", "I was hoping you could {do}.", "Could you please {do}?",
         "I'd be grateful if you could {do}.", "Is it possible to {do}?", "I'm writing to ask you to {do}.",
-        "Can you help me with this: I'd like to {do}.", "{Do}, please.", "Would you kindly {do}?",
+        "Could you help me with this: please {do}.", "{Do}, please.", "Would you kindly {do}?",
     ),
 }
 # Frames that take any clause, for a core clause that does not start with a verb ("if ...", "on ...").
@@ -656,7 +656,7 @@ _COUNT_NOUNS = ("unit", "point", "day", "week", "month", "hour", "item", "time")
 _PLURAL_AFTER_ONE = re.compile(r"(?<![\d.,])\b1 ([a-z]+s)\b")
 _SINGULAR_AFTER_MANY = re.compile(r"(?<![\d.,])\b([2-9]|[1-9]\d+) (" + "|".join(_COUNT_NOUNS) + r")\b")
 _A_VOWEL = re.compile(r"(?:^|(?<=[.?!:] )|(?<=\())(A)\s+([A-Za-z][\w-]*)|\b(a) ([A-Za-z][\w-]*)")
-_DOUBLED = re.compile(r"\b(\w+) \1\b", re.IGNORECASE)
+_DOUBLED = re.compile(r"(?<!-)\b(\w+) \1\b", re.IGNORECASE)  # not a hyphenated name's end: "Hyper-Heat heat pump"
 _SUBJECT_ME = re.compile(r"(^|[.!?:] )(Me|me) (asked|called|wants|has|is|was|needs|would|will)\b")
 _FINE_DOUBLES = {"that", "had", "is"}
 # What wants a verb next: a clause starting "if ..." or "unless ..." cannot follow it.

@@ -741,38 +741,54 @@ def cancel_if_possible(w: World) -> Plan | None:
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
 
+def _least_busy(w: World, site_id: int, but: int | None = None) -> tuple[list[dict], dict] | None:
+    """The active staff of a site (but one) and the one among them holding strictly the fewest open cases, or
+    None where fewer than two are there or the fewest is shared."""
+    staff = [s for s in w.rows["staff"] if s["active"] and s["id"] != but and s[w.fk("site")] == site_id]
+    if len(staff) < 2:
+        return None
+    loads = sorted((len(w.open_cases(s["id"])), s["id"]) for s in staff)
+    return (staff, w.by_id("staff", loads[0][1])) if loads[0][0] < loads[1][0] else None
+
+
 @intent("conditional")
 def assign_if_unassigned(w: World) -> Plan | None:
+    """A case with no staff given to the active staff member of its site holding the fewest open cases, or the
+    name of whoever holds it already: the agent reads the case, then (if it is free) the site's staff and each
+    one's open cases."""
     cases = [c for c in w.rows["case"] if c["status"] in _assignable(w) and c["status"] in w.fl.open]
-    free = [c for c in cases if c[w.fk("staff")] is None]
-    taken = [c for c in cases if c[w.fk("staff")] is not None]
-    staff = w.staff_pool()
-    if not free or not taken or not staff:
+    free = [(c, least) for c in cases if c[w.fk("staff")] is None
+            and (least := _least_busy(w, c[w.fk("site")])) is not None]
+    taken = [(c, None) for c in cases if c[w.fk("staff")] is not None]
+    if not free or not taken:
         return None
-    case = w.pick(free if w.chance(0.5) else taken)
-    member = w.pick(staff)
+    case, least = w.pick(free if w.chance(0.5) else taken)
+    site = w.by_id("site", case[w.fk("site")])
     calls = [(w.n.list("case"), {"code": case["code"]})]
-    if case[w.fk("staff")] is None:
-        calls += [w.find_staff(member), (w.n.action("case", "assign"), {w.fk("case"): case["id"],
-                                                                        w.fk("staff"): member["id"]})]
+    if least is not None:
+        staff, member = least
+        calls.append((w.n.list("staff"), {w.fk("site"): site["id"]}))
+        calls += [(w.n.list("case"), {w.fk("staff"): s["id"]}) for s in staff]
+        calls.append((w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]}))
         goals, answer = [Goal(kind="row_equals", table=w.table("case"), pk=case["id"],
                               expect={w.fk("staff"): member["id"]})], None
     else:
         holder = w.by_id("staff", case[w.fk("staff")])
         calls.append((w.n.get("staff"), {w.pk("staff"): holder["id"]}))
         goals, answer = [w.staff_answer(holder)], w.person(holder)
+    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
     say = Say("do", (
-        "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to {staff}; otherwise tell me who [is "
-        "handling|has] it",
-        "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] {staff}, and if "
-        "[someone already does|it already has an owner], [tell me their name|just tell me who] and change nothing",
-        "give {CASE} {code} to {staff} unless [another {STAFF}|someone else] already has it, in which case [just tell "
-        "me who|tell me who that is]",
-        "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put {staff} on it; "
-        "if [it already has someone|somebody already has it], leave it and tell me [their full name|who it is]",
-        "unless {CASE} {code} already [has|belongs to] {a STAFF}, [assign|hand] it to {staff}; if it does, [tell me "
-        "who|give me the name] instead",
-    ), {"code": case["code"], "staff": w.person(member)})
+        "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to the active {STAFF} at its {SITE} "
+        "with the fewest open {CASE/pl} ({open}); otherwise tell me who [is handling|has] it",
+        "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] whichever active "
+        "{STAFF} at its {SITE} has the fewest {CASE/pl} that are {open}, and if [someone already does|it already "
+        "has an owner], [tell me their name|just tell me who] and change nothing",
+        "give {CASE} {code} to the active {STAFF} at its {SITE} with the lightest load of open {CASE/pl} ({open}), unless "
+        "[another {STAFF}|someone] already has it, in which case [just tell me who|tell me who that is]",
+        "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put the active "
+        "{STAFF} at its {SITE} with the fewest open {CASE/pl} ({open}) on it; if [it already has someone|somebody already "
+        "has it], leave it and tell me [their full name|who it is]",
+    ), {"code": case["code"], "open": open_words})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
 

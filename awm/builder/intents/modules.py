@@ -68,12 +68,20 @@ def void_invoice(w: World) -> Plan | None:
 
 @intent("conditional", needs=("invoice",))
 def pay_if_overdue(w: World) -> Plan | None:
-    overdue = [i for i in w.rows["invoice"] if i["status"] == "overdue"]
-    current = [i for i in w.rows["invoice"] if i["status"] == "open"]
-    if not overdue or not current:
+    """The one invoice of a person's case paid if it has gone overdue, else its due date reported: the agent finds
+    the person, their case and the case's invoice (the person names the case, never the invoice's number)."""
+    options: dict[str, list[tuple[dict, dict]]] = {"overdue": [], "open": []}
+    for inv in w.rows["invoice"]:
+        case = w.by_id("case", inv[w.fk("case")]) if inv[w.fk("case")] is not None else None
+        if (inv["status"] in options and case is not None and w.party_of(case)["status"] == "active"
+                and len(w.children("invoice", "case", case["id"])) == 1):
+            options[inv["status"]].append((case, inv))
+    if not options["overdue"] or not options["open"]:
         return None
-    inv = w.pick(overdue if w.chance(0.5) else current)
-    calls = [(w.n.list("invoice"), {"number": inv["number"]})]
+    case, inv = w.pick(options["overdue"] if w.chance(0.5) else options["open"])
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    calls = [*lookup, (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")]})]
     if inv["status"] == "overdue":
         calls.append((w.n.action("invoice", "pay"), {w.pk("invoice"): inv["id"]}))
         goals, answer = [Goal(kind="row_equals", table=w.table("invoice"), pk=inv["id"],
@@ -82,14 +90,15 @@ def pay_if_overdue(w: World) -> Plan | None:
         goals = [w.text_answer(inv["due_on"], [i["due_on"] for i in w.rows["invoice"]])]
         answer = f"It is not overdue; it is due on {inv['due_on']}."
     say = Say("do", (
-        "if {inv} is overdue, mark it as paid; otherwise tell me its due date",
-        "check {inv} || pay it off if it is overdue, and if it isn't, just tell me when it is due",
-        "settle {inv} only if it has gone overdue, and if not, [let me know|tell me] its due date instead",
-        "[look at|pull up] {inv} || if it is overdue, mark it paid; if it [isn't overdue yet|is still current], "
-        "[tell me|give me] the date it falls due",
-        "[record|mark] {inv} as paid [if|provided] it is past due; [when|if] it isn't, [report|tell me] its due date "
-        "and change nothing",
-    ), {"inv": _invoice(w, inv)})
+        "if the {INVOICE} for {case} is overdue, mark it as paid; otherwise tell me its due date",
+        "check the {INVOICE} for {case} || pay it off if it is overdue, and if it isn't, just tell me when it is due",
+        "settle the {INVOICE} for {case} only if it has gone overdue, and if not, [let me know|tell me] its due "
+        "date instead",
+        "{they} [asked about|queried] the {INVOICE} for {case} || if it is overdue, mark it paid; if it [isn't "
+        "overdue yet|is still current], [tell me|give me] the date it falls due",
+        "[record|mark] the {INVOICE} for {case} as paid [if|provided] it is past due; [when|if] it isn't, "
+        "[report|tell me] its due date and change nothing",
+    ), {"case": case_np}, party=ref)
     return Plan(calls, goals, say, answer=answer, targets={("invoice", inv["id"])})
 
 

@@ -532,32 +532,42 @@ def reinstate_item(w: World) -> Plan | None:
 
 @intent("conditional", item="priced")
 def discount_if_expensive(w: World) -> Plan | None:
-    item = w.pick([i for i in w.rows["item"] if i["active"]])
-    if item is None:
+    """An item's price cut by a percentage if it is the dearest of its category still offered, else the dearest
+    one named: the agent finds the item, lists its category's items and compares the ones still offered (an item
+    no longer offered may cost more)."""
+    options: list[tuple[dict, dict]] = []
+    for category in w.rows.get("category", []):
+        offered = sorted((i for i in w.rows["item"] if i[w.fk("category")] == category["id"] and i["active"]),
+                         key=lambda i: -i["price"])
+        if 3 <= len(offered) <= 30 and offered[0]["price"] - offered[1]["price"] >= 1:
+            options += [(item, offered[0]) for item in offered]
+    if not options:
         return None
-    lo, hi = w.plan.scenario.price_range
-    threshold = float(round((lo + hi) / 2, -1) or 100)
+    dearest = [o for o in options if o[0] is o[1]]
+    cheaper = [o for o in options if o[0] is not o[1]]
+    item, top = w.pick(dearest if w.chance(0.5) else cheaper)
     pct = w.pick([5, 10, 15])
-    calls = [w.find_item(item)]
-    if item["price"] > threshold:
+    calls = [w.find_item(item), (w.n.list("item"), {w.fk("category"): item[w.fk("category")], "limit": 100})]
+    if item is top:
         new = round(item["price"] * (1 - pct / 100), 2)
         calls.append((w.n.change("item", "update", "price"), {w.pk("item"): item["id"], "price": new}))
         goals, answer = [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
                               expect={"price": {"approx": new}})], None
     else:
-        goals, answer = [w.money_answer(item["price"])], money(item["price"])
+        siblings = [i["name"] for i in w.rows["item"] if i[w.fk("category")] == item[w.fk("category")]]
+        goals, answer = [w.text_answer(top["name"], siblings)], top["name"]
     say = Say("do", (
-        "if {item} costs more than {threshold}, [cut|lower|reduce] its price by {pct}% (rounded to the cent); if it "
-        "doesn't, [just tell me its price|tell me what it costs]",
-        "check the price of {item} || [cut|reduce] it by {pct}% (rounded to the cent) if it is over {threshold}; "
-        "otherwise leave it and tell me [what it costs|the price]",
-        "[lower|reduce] {item} by {pct}% only if it is priced above {threshold}, rounding to the cent, and otherwise "
-        "[tell me the current price|just report its price]",
-        "{item} [might be|may be] overpriced || if its price is more than {threshold}, take {pct}% off (round to the "
-        "cent); [if not|otherwise], leave the price alone and [tell me|let me know] what it is",
-        "[apply|make] a {pct}% price cut to {item}, rounded to the cent, but only if it currently costs more than "
-        "{threshold}; if it costs {threshold} or less, tell me its price instead",
-    ), {"item": quote(item["name"]), "threshold": money(threshold), "pct": pct})
+        "if {item} is the dearest {ITEM} we still offer in its {CATEGORY}, [cut|lower|reduce] its price by {pct}% "
+        "(rounded to the cent); if another one costs more, leave the prices alone and tell me which one",
+        "{item} [might be|may be] overpriced || if nothing else we still offer in its {CATEGORY} costs more, take "
+        "{pct}% off its price (round to the cent); [if not|otherwise], change nothing and [tell me|let me know] "
+        "which {ITEM} [there costs more|in it is dearest]",
+        "[lower|reduce] the price of {item} by {pct}%, rounding to the cent, but only if it is the most expensive "
+        "{ITEM} still offered in its {CATEGORY}; if it isn't, [tell me|name] the one that is",
+        "[check|look at] the {CATEGORY} that {item} belongs to || if it is the [dearest|most expensive] thing there we "
+        "still offer, [apply|make] a {pct}% price cut to it, rounded to the cent; otherwise leave it and tell me "
+        "which {ITEM} [tops|leads] that {CATEGORY} on price",
+    ), {"item": quote(item["name"]), "pct": pct})
     return Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
 
 

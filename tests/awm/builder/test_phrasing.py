@@ -218,6 +218,8 @@ def test_grammar_faults_are_caught(text, fault):
 
 def test_a_correct_sentence_has_no_grammar_fault():
     assert grammar_faults("Can you cancel an order for 1 unit of the kit and add 3 units to an account application?") == []
+    # A hyphenated name ends in the word that follows it: no doubled word.
+    assert grammar_faults("Their Mitsubishi Hyper-Heat heat pump has stopped working.") == []
 
 
 @pytest.mark.parametrize("phrase,article", [("account application", "an"), ("oem customer", "an"),

@@ -116,9 +116,9 @@ def _representative_of(db: sqlite3.Connection, env: Environment, party_id: int) 
 
 @pytest.fixture(scope="module")
 def owned_write(published: ArtifactStore, pool):
-    """A customer's own request whose reference writes on a row they own: (env, task, the call's index, the
-    argument's ownership rule, a row of another customer who does not name them as representative, a row whose
-    owner names a representative)."""
+    """A customer's own request whose reference writes on a row they own (every customer's write is on their own
+    row or on the row of whom they represent): (env, task, the call's index, the argument's ownership rule, a row of
+    another customer who does not name them as representative, a row whose owner names a representative)."""
     for env_id in published.env_ids():
         env = open_environment(env_id, home=published.home, pool=pool)
         specs = {s.name: s for s in env.toolset.tools}
@@ -126,7 +126,11 @@ def owned_write(published: ArtifactStore, pool):
         for task in (t for t in env.tasks if t.requester == "party"):
             for n, call in enumerate(task.reference_solution):
                 for owned in (o for o in specs[call.tool].owned if o.argument in call.arguments):
-                    assert _owner(db, owned, call.arguments[owned.argument]) == task.party_id
+                    owner = _owner(db, owned, call.arguments[owned.argument])
+                    # Their own row, or (a request as someone's representative) the row of whom they represent.
+                    assert owner == task.party_id or _representative_of(db, env, owner) == task.party_id
+                    if owner != task.party_id:
+                        continue
                     ids = [r[0] for r in db.execute(f'SELECT id FROM "{owned.path[0]}" ORDER BY id')]
                     owners = {i: _owner(db, owned, i) for i in ids}
                     others = [i for i in ids if owners[i] not in (None, task.party_id)

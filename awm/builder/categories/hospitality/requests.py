@@ -105,7 +105,7 @@ def hotel_resize_block(w: World) -> Plan | None:
              (w.n.action("room_block", "resize"), {w.pk("room_block"): block["id"], "rooms_held": rooms})]
     goal = Goal(kind="row_equals", table=w.table("room_block"), pk=block["id"], expect={"rooms_held": rooms})
     say = Say("do", (
-        "the group now needs {rooms} rooms || change {ROOM_BLOCK} {code} to hold that many",
+        "the group on {ROOM_BLOCK} {code} now needs {rooms} rooms || change the block to hold that many",
         "set {ROOM_BLOCK} {code} to {rooms} rooms",
     ), {"code": block["code"], "rooms": rooms})
     return Plan(calls, [goal], say, targets={("room_block", block["id"])})
