@@ -36,6 +36,12 @@ class Flavour:
         raise KeyError(f"flavour {self.name} has no action {verb}")
 
     @property
+    def once(self) -> bool:
+        """Whether a case takes each item once (a booked service, an application's programme): a line's quantity
+        is 1; goods and reservations may be several."""
+        return self.name in ("appointment", "application")
+
+    @property
     def cancel(self) -> Action:
         return self.action(next(a.verb for a in self.actions if a.target in ("cancelled", "withdrawn")))
 

@@ -307,6 +307,11 @@ class World:
             staff = [s for s in staff if s[self.fk("site")] == site_id]
         return staff
 
+    def units(self, n: int) -> int:
+        """How many of an item a request puts on a case: `n` (drawn by the caller, so every world draws alike),
+        or 1 where a case takes each item once (Flavour.once: no "3 x Teeth Cleaning" on one appointment)."""
+        return 1 if self.fl.once else n
+
     def open_cases(self, staff_id: int) -> list[dict]:
         return [c for c in self.rows["case"] if c[self.fk("staff")] == staff_id and c["status"] in self.fl.open]
 

@@ -93,7 +93,7 @@ def open_new_case(w: World) -> Plan | None:
         return None
     party, site, member = w.pick(parties), w.pick(w.rows["site"]), w.pick(staff)
     first, second = w.rng.sample(items, 2)
-    q1, q2 = w.rng.randint(1, 3), w.rng.randint(1, 4)
+    q1, q2 = w.units(w.rng.randint(1, 3)), w.units(w.rng.randint(1, 4))
     new_id = len(w.rows["case"]) + 1
     cfk = w.fk("case")
     ref = w.party_ref(party)
@@ -220,7 +220,7 @@ def add_line_item(w: World) -> Plan | None:
         return None
     case, items = w.rng.choice(options)
     item = w.rng.choice(items)
-    qty = w.rng.randint(1, 3)
+    qty = w.units(w.rng.randint(1, 3))
     new_total = round(case["total_amount"] + qty * item["price"], 2)
     party = w.party_of(case)
     ref = w.party_ref(party)

@@ -215,7 +215,7 @@ def register_and_open(w: World) -> Plan | None:
         return None
     first, last, email, phone, city = _new_person(w)
     site, item = w.pick(w.rows["site"]), w.pick(items)
-    qty = w.rng.randint(1, 3)
+    qty = w.units(w.rng.randint(1, 3))
     party_id, case_id = len(w.rows["party"]) + 1, len(w.rows["case"]) + 1
     pfk, cfk = w.fk("party"), w.fk("case")
     calls = [(w.n.list("party"), {"query": email}),

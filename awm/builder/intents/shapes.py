@@ -375,7 +375,9 @@ def cover_shortage(w: World, clauses: tuple[str, ...]) -> Plan | None:
 
 def change_quantity(w: World, clauses: tuple[str, ...]) -> Plan | None:
     """The quantity of one item on an editable case changed to a stated number (a new line, the old one removed);
-    the new total answered."""
+    the new total answered. Not where a case takes each item once (Flavour.once)."""
+    if w.fl.once:
+        return None
     options = []
     for case in w.rows["case"]:
         if case["status"] not in w.fl.editable or w.party_of(case)["status"] != "active":

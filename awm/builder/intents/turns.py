@@ -330,7 +330,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
     case, item = option
     party = w.party_of(case)
     ref = w.party_ref(party)
-    quantity = w.pick([1, 2, 3])
+    quantity = w.units(w.pick([1, 2, 3]))
     method = w.pick(list(METHODS))
     cfk = w.fk("case")
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, case), w.find_item(item)]

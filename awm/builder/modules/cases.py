@@ -129,8 +129,7 @@ def fill_cases(gen: RowGen) -> None:
         )
         total = 0.0
         for item in gen.rng.sample(items, gen.rng.choice((1, 1, 2, 2, 3))):
-            # a booked service or an application is taken once; goods and reservations may be several
-            qty = 1 if fl.name in ("appointment", "application") else gen.rng.choice((1, 1, 1, 2, 3))
+            qty = 1 if fl.once else gen.rng.choice((1, 1, 1, 2, 3))
             gen.add(
                 "line",
                 {gen.fk("case"): case["id"], gen.fk("item"): item["id"], "quantity": qty, "unit_price": item["price"]},

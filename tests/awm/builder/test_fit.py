@@ -168,3 +168,28 @@ def test_every_request_fits_some_built_in_world():
         if not unplaced:
             break
     assert not unplaced
+
+
+def _line_quantities(slug: str) -> list[int]:
+    """The quantity of every line the requests that fit a built-in world's slot 0 would create (five draws each)."""
+    plan = plan_world(make_scenario(slug, 0))
+    rows = generate_rows(plan)
+    create = World(plan, rows, random.Random(0)).n.create("line")
+    found = []
+    for intent in INTENTS.values():
+        for seed in range(5):
+            world = World(plan, rows, random.Random(seed))
+            built = intent.build(world) if intent.fits(world) else None
+            found += [args["quantity"] for tool, args in (built.calls if built else ()) if tool == create]
+    return found
+
+
+@pytest.mark.parametrize("slug,once", [("home_inspection", True), ("book_publishing", True),
+                                       ("online_retail", False), ("hotel_group", False)])
+def test_a_case_that_takes_each_item_once_is_never_asked_for_more_than_one(slug, once):
+    """An appointment books a service once and an application files a programme once (the rows have it so): no
+    request of such a world puts two or more of an item on a case ("3 x Roof Inspection"); goods and rooms may be
+    several."""
+    quantities = _line_quantities(slug)
+    assert quantities
+    assert (max(quantities) == 1) == once, sorted(set(quantities))
