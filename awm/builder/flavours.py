@@ -42,6 +42,12 @@ class Flavour:
         return self.name in ("appointment", "application")
 
     @property
+    def attended(self) -> bool:
+        """Whether a case is a time the person comes to (an appointment, a reservation): they "can no longer make
+        it", and book elsewhere; an order, a work order or an application is no longer needed."""
+        return self.name in ("appointment", "reservation")
+
+    @property
     def cancel(self) -> Action:
         return self.action(next(a.verb for a in self.actions if a.target in ("cancelled", "withdrawn")))
 

@@ -181,6 +181,17 @@ def _slot_key(spec: str) -> tuple[bool, str, str]:
     return article, name.strip(), modifier.strip()
 
 
+class Statuses(str):
+    """Statuses as a slot's value ("pending, confirmed or shipped"). Before a role's label ("{their} {open}
+    {CASE/pl}") they read as adjectives while each is one word; where one is several ("in draft", "checked in")
+    the label comes first and they follow it: "their registrations that are in draft, submitted or under review",
+    never "their in draft, submitted or under review registrations"."""
+
+    @property
+    def after_noun(self) -> bool:
+        return " " in re.sub(r", | or ", "|", self)
+
+
 @dataclass
 class Context:
     """What a template is rendered with: slot values, the labels of roles, the voice, and the rng."""
@@ -218,21 +229,46 @@ class Context:
 
     def render(self, parts: list) -> str:
         out = []
-        for part in parts:
-            if isinstance(part, str):
+        skip = 0
+        for n, part in enumerate(parts):
+            if skip:
+                skip -= 1
+            elif isinstance(part, str):
                 out.append(part)
             elif isinstance(part, _Choice):
                 out.append(self.render(part.options[self.pick(len(part.options))]))
+            elif (label := self._label_after(parts, n)) is not None:  # "{open} {CASE/pl}": the label first
+                noun, plural_noun = label
+                out.append(f"{noun} that {'are' if plural_noun else 'is'} {self.slots[_slot_key(part[1])[1]]}")
+                skip = 2
             else:
-                article, name, modifier = _slot_key(part[1])
-                text = self.value(name)
-                if modifier == "pl":
-                    text = plural(text)
-                elif modifier and modifier != "cap":
-                    raise TemplateError(f"unknown modifier {modifier!r} in {{{part[1]}}}")
-                text = with_article(text) if article else text
-                out.append(capitalise(text) if modifier == "cap" else text)
+                out.append(self._slot(part[1]))
         return "".join(out)
+
+    def _slot(self, spec: str) -> str:
+        article, name, modifier = _slot_key(spec)
+        text = self.value(name)
+        if modifier == "pl":
+            text = plural(text)
+        elif modifier and modifier != "cap":
+            raise TemplateError(f"unknown modifier {modifier!r} in {{{spec}}}")
+        text = with_article(text) if article else text
+        return capitalise(text) if modifier == "cap" else text
+
+    def _label_after(self, parts: list, n: int) -> tuple[str, bool] | None:
+        """(the label, whether plural) where part `n` is a slot of statuses that must follow the noun
+        (Statuses.after_noun) and a role's label comes next, or None."""
+        article, name, modifier = _slot_key(parts[n][1])
+        value = self.slots.get(name)
+        if article or modifier or not isinstance(value, Statuses) or not value.after_noun or n + 2 >= len(parts):
+            return None
+        gap, label = parts[n + 1], parts[n + 2]
+        if gap != " " or not isinstance(label, tuple) or label[0] != "slot":
+            return None
+        l_article, l_name, l_modifier = _slot_key(label[1])
+        if l_article or not l_name.isupper() or l_modifier not in ("", "pl"):
+            return None
+        return self._slot(label[1]), l_modifier == "pl"
 
 
 # Phrases a core clause may say in other words: each becomes a choice when the clause is realised ("tell me the

@@ -24,7 +24,7 @@ from typing import Any
 from awm.builder.catalogue.kinds import ITEM_KINDS
 from awm.builder.data import Rows
 from awm.builder.dialect import ToolNames
-from awm.builder.phrasing import PartyRef, Say, T
+from awm.builder.phrasing import PartyRef, Say, Statuses, T
 from awm.builder.world import WorldPlan
 from awm.contracts import Goal
 
@@ -52,10 +52,11 @@ def status_words(status: str, plural: bool = False) -> str:
     return words.get(status, status.replace("_", " "))
 
 
-def or_words(statuses: tuple[str, ...]) -> str:
-    """Statuses as a request names them: "pending, confirmed or shipped"."""
+def or_words(statuses: tuple[str, ...]) -> Statuses:
+    """Statuses as a request names them: "pending, confirmed or shipped" (before a label, or after it where one
+    status is several words: phrasing.Statuses)."""
     words = [status_words(s) for s in statuses]
-    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+    return Statuses(", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0])
 
 
 # Phrasal verbs put a pronoun between verb and particle: "check it in", not "check in it".

@@ -13,17 +13,18 @@ from awm.builder.intents.base import (
     clock,
     intent,
     long_date,
+    or_words,
     status_words,
     verb_phrase,
 )
 from awm.builder.intents.steps import (
-    CANCEL_NOTES,
     CANCEL_REASONS,
     CUSTOMER_REASONS,
     NOTES,
     REASONS,
     act,
     add_note,
+    cancel_notes,
     captured,
     get_case,
     method_words,
@@ -36,8 +37,13 @@ from awm.contracts import Goal
 
 BOTH = ("staff", "self")
 STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the work): a customer does not ask them
-_WHY_CANCEL = T("[ since {they} can no longer make it| because {their} plans changed| as {they_have} changed "
-                "{their} mind| because {they} found another option|]")
+# Why a person cancels (or nothing said): "can no longer make it" only of a case they come to (Flavour.attended).
+_WHY_CANCEL = {
+    True: T("[ since {they} can no longer make it| because {their} plans changed| as {they_have} changed {their} "
+            "mind| because {they} found another option|]"),
+    False: T("[ as it is no longer needed| because {their} plans changed| as {they_have} changed {their} mind| "
+             "because {they} found another option|]"),
+}
 
 
 def _cancel_words(w: World) -> tuple[str, str]:
@@ -64,7 +70,7 @@ def cancel_and_refund(w: World) -> Plan | None:
     party = w.party_of(case)
     ref = w.party_ref(party)
     case_np, lookup = w.case_ref(case, ref)
-    note, reason = w.pick(CANCEL_NOTES), w.pick(CANCEL_REASONS)  # either voice, any of _WHY_CANCEL
+    note, reason = w.pick(cancel_notes(w)), w.pick(CANCEL_REASONS)  # either voice, any of _WHY_CANCEL
     refund_call, refund_goal = refund(w, payment, reason)
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), act(w, case, cancel.verb),
@@ -78,8 +84,8 @@ def cancel_and_refund(w: World) -> Plan | None:
         "on the {CASE} that says {note}",
         "{they} would like {case} {done}{why} || do that, refund the captured {PAYMENT} with the reason {reason}, "
         "and leave the note {note} on it",
-    ), {"case": case_np, "cancel": verb, "done": done, "reason": quote(reason), "note": quote(note), "why": _WHY_CANCEL},
-        party=ref, voices=BOTH)
+    ), {"case": case_np, "cancel": verb, "done": done, "reason": quote(reason), "note": quote(note),
+        "why": _WHY_CANCEL[w.fl.attended]}, party=ref, voices=BOTH)
     return Plan(calls, [status_goal(w, case, cancel.target), refund_goal, note_goal], say,
                 targets={("case", case["id"])})
 
@@ -689,7 +695,7 @@ def reassign_to_least_busy(w: World) -> Plan | None:
     calls += [(w.n.list("case"), {w.fk("staff"): s["id"]}) for s in w.rows["staff"]
               if s["active"] and s["id"] != busy["id"] and s[w.fk("site")] == site["id"]]
     calls.append((w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): target["id"]}))
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("do", (
         "{busy} is over capacity || hand {CASE} {code} to the active {STAFF} at the same {SITE} who has the "
         "fewest open {CASE/pl} ({open})",
@@ -776,7 +782,7 @@ def assign_if_unassigned(w: World) -> Plan | None:
         holder = w.by_id("staff", case[w.fk("staff")])
         calls.append((w.n.get("staff"), {w.pk("staff"): holder["id"]}))
         goals, answer = [w.staff_answer(holder)], w.person(holder)
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("do", (
         "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to the active {STAFF} at its {SITE} "
         "with the fewest open {CASE/pl} ({open}); otherwise tell me who [is handling|has] it",
@@ -997,7 +1003,8 @@ def cancel_too_late(w: World) -> Plan | None:
         "{cancel} {case}{why}",
         "{they} would like {case} {done}{why} || sort that out",
         "{cancel} {case} and let me know once it's done",
-    ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1], "why": _WHY_CANCEL}, party=ref, voices=BOTH)
+    ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1], "why": _WHY_CANCEL[w.fl.attended]}, party=ref,
+        voices=BOTH)
     return Plan([*lookup, get_case(w, case)], [w.status_answer(case["status"])], say,
                 answer=f"That is not possible any more: its status is {case['status'].replace('_', ' ')}.",
                 targets={("case", case["id"])}, refused=(act(w, case, cancel.verb), "invalid_state"))
@@ -1207,7 +1214,7 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
     calls += [(w.n.action("case", "assign"), {w.fk("case"): c["id"], w.fk("staff"): member["id"]}) for c in free]
     goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): member["id"]})
              for c in free]
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("do", (
         "assign every {CASE} at {site} that is {open} and has no {STAFF} yet to {staff}",
         "nobody has picked up some of the {CASE/pl} at {site} || give each unassigned one that is {open} to "

@@ -4,7 +4,7 @@ sites (moving a case from one to another)."""
 
 from __future__ import annotations
 
-from awm.builder.intents.base import Plan, World, intent, status_words
+from awm.builder.intents.base import Plan, World, intent, or_words
 from awm.builder.intents.steps import MOVE_NOTES, act, add_note, captured, get_case, notify, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
@@ -385,7 +385,7 @@ def offboard_staff(w: World) -> Plan | None:
     goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): heir["id"]})
              for c in held]
     goals.append(Goal(kind="row_equals", table=w.table("staff"), pk=member["id"], expect={"active": 0}))
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("do", (
         "{leaver} is leaving us || hand every {CASE} of theirs that is {open} to {heir}, then deactivate "
         "{leaver}",
@@ -426,7 +426,7 @@ def staff_workload_question(w: World) -> Plan | None:
     member, held = w.rng.choice(options)
     calls = [w.find_staff(member)] + [(w.n.list("case"), {w.fk("staff"): member["id"], "status": st})
                                       for st in w.fl.open]
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("ask", (
         "how many {CASE/pl} that are {open} does {staff} have right now",
         "what is {staff}'s current load: how many of the {CASE/pl} assigned to them are {open}",

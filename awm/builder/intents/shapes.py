@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from awm.builder.clock import REFERENCE_NOW, TODAY
-from awm.builder.intents.base import Plan, World, intent, long_date, status_words
+from awm.builder.intents.base import Plan, World, intent, long_date, or_words
 from awm.builder.intents.entities.common import BOTH
 from awm.builder.intents.steps import act, add_note, captured, get_case, notify, refund, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -101,7 +101,7 @@ def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, .
         call, goal = add_note(w, case, note)
         calls.append(call)
         goals.append(goal)
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     return Plan(calls, goals, Say("do", clauses, {"note": quote(note), "open": open_words}, party=ref, voices=BOTH),
                 targets={("party", party["id"])})
 
@@ -239,7 +239,7 @@ def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[st
     calls += [(w.n.list("case"), {w.fk("site"): s["id"], "limit": 100}) for s in w.rows["site"]
               if s["id"] != case[w.fk("site")]]
     calls += [(w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site_id}), note_call]
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     site = w.by_id("site", case[w.fk("site")])
     say = Say("do", clauses, {"code": case["code"], "site": site["name"], "note": quote(note), "open": open_words})
     goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("site"): site_id})
@@ -267,7 +267,7 @@ def notify_item_holders(w: World, subjects: tuple[str, ...], clauses: tuple[str,
         call, goal = notify(w, w.by_id("party", party_id), channel, subject, f"Please contact us about {item['name']}.")
         calls.append(call)
         goals.append(goal)
-    open_words = ", ".join(status_words(s) for s in w.fl.open[:-1]) + f" or {status_words(w.fl.open[-1])}"
+    open_words = or_words(w.fl.open)
     say = Say("do", clauses, {"item": quote(item["name"]), "channel": "SMS" if channel == "sms" else "email",
                               "subject": quote(subject), "open": open_words})
     return Plan(calls, goals, say, targets={("item", item["id"])})

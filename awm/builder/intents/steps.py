@@ -32,6 +32,12 @@ CUSTOMER_REASONS = tuple(r for r in REASONS if r != "goodwill gesture")
 CANCEL_REASONS = ("no longer needed", "changed plans", "customer request")
 
 
+def cancel_notes(w: World) -> tuple[str, ...]:
+    """The notes a cancellation may leave: "Booked elsewhere" only on a case one books (Flavour.attended)."""
+    return CANCEL_NOTES if w.fl.attended else tuple("Went elsewhere" if n == "Booked elsewhere" else n
+                                                      for n in CANCEL_NOTES)
+
+
 def add_note(w: World, case: dict, text: str) -> tuple[Call, Goal]:
     call = (w.n.create("note"), {w.fk("case"): case["id"], "body": text})
     goal = Goal(kind="rows_created", table=w.table("note"), count=1,

@@ -18,8 +18,11 @@ from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import (
+    STAFF,
+    Context,
     Realiser,
     Say,
+    Statuses,
     TemplateError,
     alternatives,
     announced_twice,
@@ -33,6 +36,7 @@ from awm.builder.phrasing import (
     indefinite,
     intro_options,
     one_choice_at_a_time,
+    parse,
     render_request,
     vary,
     voice_named,
@@ -360,3 +364,17 @@ def test_stock_phrases_vary_only_where_the_other_wording_reads_the_same():
     """"more than" may read "over", but "no more than" never "no over"."""
     assert vary("if it costs more than {x}") == "if it costs [more than|over] {x}"
     assert vary("one that costs no more than {x}") == "one that costs no more than {x}"
+
+
+@pytest.mark.parametrize("statuses,template,expected", [
+    ("in draft, submitted or under review", "note every {open} {CASE}",
+     "note every registration that is in draft, submitted or under review"),
+    ("requested, scheduled or checked in", "the one with the fewest {open} {CASE/pl}",
+     "the one with the fewest registrations that are requested, scheduled or checked in"),
+    ("pending, confirmed or shipped", "each of their {open} {CASE/pl}", "each of their pending, confirmed or shipped registrations"),
+    ("in draft", "every {CASE} that is {open}", "every registration that is in draft"),
+])
+def test_statuses_of_several_words_follow_the_label_and_one_word_ones_may_precede_it(statuses, template, expected):
+    """"their in draft, submitted or under review registrations" is not English: the label comes first."""
+    context = Context({"open": Statuses(statuses)}, {"case": "registration"}, STAFF, lambda n: 0)
+    assert context.render(parse(template)) == expected

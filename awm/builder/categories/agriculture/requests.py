@@ -168,6 +168,6 @@ define("farm_input_recall", "aggregate", ("agriculture",), lambda w: notify_item
     w, ("Product recall: {item}", "Recall notice for {item}"), (
         "{item} has been recalled by the manufacturer || send every {PARTY} with an open {CASE} ({open}) "
         "that includes it {a channel} {NOTIFICATION} with the subject {subject}",
-        "warn each {PARTY} whose {open} {CASE/pl} contain {item}: one {channel} {NOTIFICATION} each, subject "
+        "warn each {PARTY} with an open {CASE} ({open}) that contains {item}: one {channel} {NOTIFICATION} each, subject "
         "{subject}",
     )), needs=("notification",))

@@ -175,7 +175,7 @@ def fit_record_result(w: World) -> Plan | None:
 define("fitness_injury_note", "aggregate", ("fitness", "healthcare"), lambda w: note_every_open_case(
     w, ("Knee injury: no high-impact exercise", "Recovering from back surgery", "Physio clearance required"), (
         "add the note {note} to each of {their} {CASE/pl} that are {open}",
-        "{they_are} recovering from an injury || note {note} on every {open} {CASE} of {theirs}",
+        "{they_are} recovering from an injury || note {note} on every {CASE} of {theirs} that is {open}",
     )), flavours=("appointment", "reservation", "application"))
 define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources", "marketing"),
        lambda w: call_off_day(w, ("Cancelled: instructor ill", "Cancelled: room unavailable"), (

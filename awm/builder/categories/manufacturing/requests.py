@@ -143,6 +143,6 @@ define("mfg_rush_order", "action", ("manufacturing", "marketing"), lambda w: rus
     )), flavours=("fulfillment",))
 define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w: note_every_open_case(
     w, ("Quality hold: inspect before dispatch", "Hold for batch inspection"), (
-        "a batch problem was found || put the note {note} on every {open} {CASE} of {theirs}",
+        "a batch problem was found || put the note {note} on every {CASE} of {theirs} that is {open}",
         "add {note} as a note to each of {their} {CASE/pl} that are {open}",
     )))

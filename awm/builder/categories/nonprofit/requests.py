@@ -149,5 +149,5 @@ def np_approved_hours(w: World) -> Plan | None:
 define("nonprofit_placement_preference", "aggregate", ("nonprofit", "human_resources"), lambda w:
        note_every_open_case(w, ("Prefers weekend placements", "Available evenings only", "Remote interviews only"), (
            "note {note} on each of {their} {CASE/pl} that are {open}",
-           "{their} availability changed || add the note {note} to every {open} {CASE} of {theirs}",
+           "{their} availability changed || add the note {note} to every {CASE} of {theirs} that is {open}",
        )), flavours=("application",))
