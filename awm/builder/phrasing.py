@@ -422,7 +422,7 @@ _SELF_INTROS_BY_IDENT = {
     "email": (f"{_GREETING}, my email address is {{email}}.",
               "[Hello|Hi|Good morning], I'm the [customer|account holder] at {email}.",
               f"{_GREETING}, [writing|I'm writing|messaging you] from {{email}}.",
-              f"{_GREETING}, this is the account {{email}}.",
+              f"{_GREETING}, this is the account holder for {{email}}.",
               f"{_GREETING}, I have an account with you under {{email}}."),
     "name": ("[Hi|Hello|Hi there], this is {name}.", "[Hello|Hi|Good morning|Good afternoon], my name is {name}.",
              "{name} here[|, writing in|, a customer of yours].",

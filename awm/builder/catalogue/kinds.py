@@ -26,14 +26,16 @@ class ItemKind:
     priced: bool  # it has a price a person sets, compares or matches
     refundable: bool  # what was paid for it may be refunded
     price_floor: float = 0.0  # the lowest plausible price of one (a domain's price range starts at or above it)
+    several: bool = False  # a case may hold several of one (3 x a product, 2 rooms); a repair or a plan is had once
 
 
 ITEM_KINDS: dict[str, ItemKind] = {k.name: k for k in (
-    ItemKind("goods", "things sold that are held in stock (a product, a tire, a phone)", True, True, True),
+    ItemKind("goods", "things sold that are held in stock (a product, a tire, a phone)", True, True, True,
+             several=True),
     ItemKind("made_to_order", "things made for one order, never held in stock (a print job, a catering tray)",
-             False, True, True),
+             False, True, True, several=True),
     ItemKind("service", "work done for someone (a repair, a consultation, a delivery)", False, True, True),
-    ItemKind("booking", "a room, seat, table, space or slot reserved for a time", False, True, True),
+    ItemKind("booking", "a room, seat, table, space or slot reserved for a time", False, True, True, several=True),
     ItemKind("plan", "a subscription, policy, licence or plan paid by the period", False, True, True),
     ItemKind("program", "a degree, school or training programme one enrols in, paid by tuition", False, True, True,
              price_floor=500.0),

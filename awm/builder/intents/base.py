@@ -308,10 +308,17 @@ class World:
             staff = [s for s in staff if s[self.fk("site")] == site_id]
         return staff
 
+    @property
+    def one_each(self) -> bool:
+        """Whether a case holds one of each item: its lifecycle takes each once (Flavour.once: no "3 x Teeth
+        Cleaning" on an appointment) or its items are not had in units (ItemKind.several: no "2 x DUI Defense")."""
+        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
+        return self.fl.once or (kind is not None and not kind.several)
+
     def units(self, n: int) -> int:
         """How many of an item a request puts on a case: `n` (drawn by the caller, so every world draws alike),
-        or 1 where a case takes each item once (Flavour.once: no "3 x Teeth Cleaning" on one appointment)."""
-        return 1 if self.fl.once else n
+        or 1 where a case holds one of each (`one_each`)."""
+        return 1 if self.one_each else n
 
     def open_cases(self, staff_id: int) -> list[dict]:
         return [c for c in self.rows["case"] if c[self.fk("staff")] == staff_id and c["status"] in self.fl.open]

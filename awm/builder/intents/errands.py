@@ -207,6 +207,8 @@ def merge_options(w: World) -> list[tuple[dict, list[dict], list[tuple[int, int]
         for case in cancellable:
             for x in w.children("line", "case", case["id"]):
                 merged[x[w.fk("item")]] = merged.get(x[w.fk("item")], 0) + x["quantity"]
+        if w.one_each and max(merged.values()) > 1:  # two legal defences of one kind are not one matter
+            continue
         if 2 <= len(merged) <= MAX_LINES + 1 and all(w.by_id("item", i)["active"] for i in merged):
             options.append((party, cancellable, sorted(merged.items())))
     return options

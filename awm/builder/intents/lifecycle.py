@@ -19,9 +19,7 @@ from awm.builder.intents.base import (
 )
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
-    CUSTOMER_REASONS,
     NOTES,
-    REASONS,
     act,
     add_note,
     cancel_notes,
@@ -30,6 +28,7 @@ from awm.builder.intents.steps import (
     method_words,
     record_payment,
     refund,
+    refund_reasons,
     status_goal,
 )
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -345,7 +344,7 @@ def refund_cancelled(w: World) -> Plan | None:
     if not options:
         return None
     case, payment = w.rng.choice(options)
-    reason = w.pick(REASONS)
+    reason = w.pick(refund_reasons(w))
     refund_call, refund_goal = refund(w, payment, reason)
     _, done = _cancel_words(w)
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.list("payment"), {w.fk("case"): case["id"],
@@ -1020,7 +1019,7 @@ def refund_not_allowed(w: World) -> Plan | None:
     case, payment = w.rng.choice(options)
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref)
-    reason = w.pick(CUSTOMER_REASONS)  # either voice
+    reason = w.pick(refund_reasons(w, customer=True))  # either voice
     say = Say("do", (
         "refund the captured {PAYMENT} on {case} with the reason {reason}",
         "{they} want the money for {case} back || refund its {PAYMENT}, reason {reason}",
@@ -1172,7 +1171,7 @@ def refund_all_cancelled(w: World) -> Plan | None:
     if not options:
         return None
     party, held = w.rng.choice(options)
-    reason = w.pick(CUSTOMER_REASONS)  # either voice
+    reason = w.pick(refund_reasons(w, customer=True))  # either voice
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"], "status": cancelled})]
     goals = []

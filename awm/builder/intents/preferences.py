@@ -122,7 +122,7 @@ def within_budget_options(w: World) -> list[tuple[int, float, dict, dict, dict]]
     items = sorted(w.rows["item"], key=lambda i: i["price"])
     dearest = _unique_best({i["id"]: i["price"] for i in items})
     options = []
-    for quantity in (1,) if w.fl.once else (1, 2, 3):  # several of one service or programme: never
+    for quantity in (1,) if w.one_each else (1, 2, 3):  # several of one service or programme: never
         for k in range(2, len(items)):
             below, above = items[k - 1], items[k]
             budget = _round_between(quantity * below["price"], quantity * above["price"])

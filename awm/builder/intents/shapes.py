@@ -375,8 +375,8 @@ def cover_shortage(w: World, clauses: tuple[str, ...]) -> Plan | None:
 
 def change_quantity(w: World, clauses: tuple[str, ...]) -> Plan | None:
     """The quantity of one item on an editable case changed to a stated number (a new line, the old one removed);
-    the new total answered. Not where a case takes each item once (Flavour.once)."""
-    if w.fl.once:
+    the new total answered. Not where a case holds one of each item (World.one_each)."""
+    if w.one_each:
         return None
     options = []
     for case in w.rows["case"]:

@@ -26,10 +26,18 @@ MOVE_NOTES = ("Closer to home", "Moving house soon", "Easier to reach", "Call be
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
-CUSTOMER_REASONS = tuple(r for r in REASONS if r != "goodwill gesture")
 # A cancellation's refund reason agrees with why the person cancels ("as I've changed my mind" is not refunded
 # for "item unavailable")
 CANCEL_REASONS = ("no longer needed", "changed plans", "customer request")
+
+
+def refund_reasons(w: World, customer: bool = False) -> tuple[str, ...]:
+    """The refund reasons that fit the world's cases: "item unavailable" only of an order of goods, "duplicate
+    booking" only of a case one books (Flavour.attended), and a customer's own never "goodwill gesture"."""
+    misfits = {"item unavailable"} if w.fl.name != "fulfillment" else set()
+    misfits |= set() if w.fl.attended else {"duplicate booking"}
+    misfits |= {"goodwill gesture"} if customer else set()
+    return tuple(r for r in REASONS if r not in misfits)
 
 
 def cancel_notes(w: World) -> tuple[str, ...]:

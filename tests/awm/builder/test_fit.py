@@ -14,6 +14,7 @@ from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit
 from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
+from awm.builder.intents.steps import refund_reasons
 from awm.builder.world import compose_unseen_domain, curated_modules, make_scenario, plan_world
 from awm.errors import CatalogueError, SeedsFileError
 from awm.quality.fit import World as FitWorld
@@ -171,11 +172,12 @@ def test_every_request_fits_some_built_in_world():
 
 
 def _line_quantities(slug: str) -> list[int]:
-    """The quantity of every line the requests that fit a built-in world's slot 0 would create (five draws each)."""
+    """The quantity of every line a built-in world's slot 0 holds, and of every line the requests that fit it would
+    create (five draws each)."""
     plan = plan_world(make_scenario(slug, 0))
     rows = generate_rows(plan)
     create = World(plan, rows, random.Random(0)).n.create("line")
-    found = []
+    found = [line["quantity"] for line in rows["line"]]
     for intent in INTENTS.values():
         for seed in range(5):
             world = World(plan, rows, random.Random(seed))
@@ -184,12 +186,26 @@ def _line_quantities(slug: str) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("slug,once", [("home_inspection", True), ("book_publishing", True),
-                                       ("online_retail", False), ("hotel_group", False)])
-def test_a_case_that_takes_each_item_once_is_never_asked_for_more_than_one(slug, once):
-    """An appointment books a service once and an application files a programme once (the rows have it so): no
-    request of such a world puts two or more of an item on a case ("3 x Roof Inspection"); goods and rooms may be
-    several."""
+@pytest.mark.parametrize("slug,one_each", [("home_inspection", True), ("book_publishing", True), ("law_firm", True),
+                                           ("internet_provider", True), ("online_retail", False),
+                                           ("hotel_group", False), ("catering_company", False)])
+def test_a_case_holds_one_of_each_item_where_items_are_not_had_in_units(slug, one_each):
+    """An appointment books a service once and an application files a programme once, and a repair, a legal
+    defence or a plan is had once whatever the lifecycle (ItemKind.several): no row or request of such a world puts
+    two or more of an item on a case ("3 x Roof Inspection", "2 x 'DUI First Offense Defense'"); goods, made-to-order
+    trays and rooms may be several."""
     quantities = _line_quantities(slug)
     assert quantities
-    assert (max(quantities) == 1) == once, sorted(set(quantities))
+    assert (max(quantities) == 1) == one_each, sorted(set(quantities))
+
+
+def test_a_refund_gives_only_reasons_that_fit_what_the_world_sells():
+    """"item unavailable" is a reason of an order of goods, "duplicate booking" of an appointment or a reservation,
+    and a customer never refunds themselves as a "goodwill gesture"."""
+    shop, clinic, hotel = (_world(slug) for slug in ("online_retail", "home_inspection", "hotel_group"))
+    assert not shop.fl.attended and clinic.fl.attended and hotel.fl.attended
+    assert {"item unavailable", "goodwill gesture"} <= set(refund_reasons(shop))
+    assert "duplicate booking" not in refund_reasons(shop)
+    for booked in (clinic, hotel):
+        assert "duplicate booking" in refund_reasons(booked) and "item unavailable" not in refund_reasons(booked)
+    assert "goodwill gesture" not in refund_reasons(shop, customer=True)
