@@ -280,7 +280,7 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     (r"\badd the note\b", "[add|attach] the note"),
     (r"\band note\b", "and [note|record]"),
     (r"\bwith the note\b", "with the [note|remark]"),
-    (r"\badd a note saying\b", "[add a note saying|add a note that says|leave a note reading]"),
+    (r"\badd a note saying\b", "[add a note saying|add a note that says]"),  # "leave a note reading X to it": no
     (r"\bright away\b", "[right away|straight away|immediately]"),
     (r"(?<!\bno )\bmore than\b", "[more than|over]"),  # "no more than" stays: "no over" is not English
     (r"\bevery one of\b", "[every one|each one|all] of"),

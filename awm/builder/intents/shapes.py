@@ -61,10 +61,9 @@ def ticket_for_case(w: World, subjects: tuple[str, ...], priority: str, notes: t
     if member is not None:
         slots["staff"] = w.person(member)
     goal = Goal(kind="rows_created", table=w.table("ticket"), count=1, expect=expect)
-    # putting a named member of staff on the ticket is the staff's to ask, not the customer's
-    return Plan(calls, [goal, note_goal], Say("do", clauses, slots, party=ref,
-                                              voices=("staff",) if member is not None else BOTH),
-                targets={("case", case["id"])})
+    # The staff's request: its notes are the staff's record ("Troubleshooting started", "Asked for the missing
+    # paperwork"), as is putting a named member of staff on the ticket; a customer does not dictate them.
+    return Plan(calls, [goal, note_goal], Say("do", clauses, slots, party=ref), targets={("case", case["id"])})
 
 
 def note_and_tell(w: World, notes: tuple[str, ...], subjects: tuple[str, ...], clauses: tuple[str, ...]
@@ -82,8 +81,9 @@ def note_and_tell(w: World, notes: tuple[str, ...], subjects: tuple[str, ...], c
     note_call, note_goal = add_note(w, case, note)
     tell_call, tell_goal = notify(w, party, "email", subject, f"{note} ({case['code']}).")
     slots = {"case": case_np, "note": quote(note), "subject": quote(subject)}
+    # The staff's: the note is their record and the email theirs to the person ("Your warranty claim for ...").
     return Plan([*lookup, get_case(w, case), note_call, tell_call], [note_goal, tell_goal],
-                Say("do", clauses, slots, party=ref, voices=BOTH), targets={("case", case["id"])})
+                Say("do", clauses, slots, party=ref), targets={("case", case["id"])})
 
 
 def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
