@@ -139,6 +139,26 @@ CONFIRMATION_SUBJECTS = ("Your request has been handled", "Confirmation of your 
                          "account", "All done on your request", "Update on your request")
 
 
+def confirmation_subjects(world: World, plan: Plan) -> tuple[str, ...]:
+    """What a confirming message may be titled: about the case the request changed, by its code where the request
+    already states it ("Update on your order ORD-1015") and by its kind where it does not (the code would give the
+    agent the case it must find: "Your order: all done"), or about the new case it opened; the general titles
+    where no case was changed."""
+    label = world.L["case"]
+    case = next((world.by_id("case", i) for role, i in sorted(plan.targets) if role == "case"), None)
+    if case is not None and any(case["code"] in str(value) for value in plan.say.slots.values()):
+        code = case["code"]
+        return (f"Your {label} {code}", f"Update on your {label} {code}", f"About your {label} {code}",
+                f"{label.capitalize()} {code}: done", f"Your {label} {code} has been updated")
+    if case is not None:
+        return (f"Update on your {label}", f"Your {label}: all done", f"About your {label}",
+                f"Your {label} has been updated", f"Regarding your {label}")
+    if any(call[0] == world.n.create("case") for call in plan.calls):
+        return (f"Your new {label}", f"Thank you for your {label}", f"New {label} confirmation",
+                f"About your new {label}", f"Your {label} has been placed")
+    return CONFIRMATION_SUBJECTS
+
+
 def confirm_by_message(world: World, plan: Plan) -> None:
     """Sometimes a change made for a person is confirmed to them by a message (where the business sends messages):
     the request asks for it, with its channel and subject, and a goal checks it was sent."""
@@ -153,7 +173,7 @@ def confirm_by_message(world: World, plan: Plan) -> None:
     if row is None:
         return
     channel = world.pick(["email", "sms"])
-    subject = world.pick(list(CONFIRMATION_SUBJECTS))
+    subject = world.pick(list(confirmation_subjects(world, plan)))
     call, goal = notify(world, row, channel, subject, "Your request has been completed.")
     plan.calls.append(call)
     plan.goals.append(goal)

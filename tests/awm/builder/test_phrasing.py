@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -268,6 +269,23 @@ def test_the_tasks_drawn_for_a_world_read_without_grammar_faults(domains):
                 faults += [(task.task_id, task.instruction, grammar_faults(task.instruction))] if grammar_faults(
                     task.instruction) else []
     assert read >= 10 * 2 * len(domains) and not faults, faults[:5]
+
+
+def test_a_confirming_message_is_titled_by_its_case_and_never_gives_away_a_code_the_request_hides():
+    """"confirm it to them by email with the subject 'Update on your order ORD-1015'" where the request names
+    ORD-1015; where it says "their latest order", the title says "Update on your order": the code would hand the
+    agent the case it must find."""
+    titled, by_case = 0, 0
+    for domain in builtin_domains()[::15]:
+        plan = plan_world(make_scenario(domain, 0))
+        for task in generate_tasks(plan, generate_rows(plan)).tasks:
+            for subject in re.findall(r"(?:subject|titled) '([^']*)'", task.instruction):
+                titled += 1
+                rest = task.instruction.replace(f"'{subject}'", "")
+                for code in re.findall(r"\b[A-Z]{2,4}-\d{3,6}\b", subject):
+                    by_case += 1
+                    assert code in rest, (domain, task.instruction)
+    assert titled >= 5 and by_case >= 1, (titled, by_case)
 
 
 def test_no_introduction_is_drawn_with_a_frame_that_says_it_again(requests):
