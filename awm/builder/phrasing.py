@@ -412,7 +412,8 @@ _GREETING = "[Hi|Hello|Hi there|Good morning|Good afternoon|Good evening]"
 _SELF_INTROS_BY_IDENT = {
     "name_email": (f"{_GREETING}, this is {{name}} ({{email}}).",
                    f"{_GREETING}, my name is {{name}} and my email is {{email}}.",
-                   "[Dear support|Dear team|To the support team], I'm {name}, reachable at {email}.",
+                   "[Dear support|Dear team|To the support team|Hello team|Dear customer service], I'm {name}, reachable at "
+                   "{email}.",
                    "[Evening|Morning|Afternoon|Hello|Hi|Hi there], {name} here, on {email}.",
                    f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |]{email}).",
                    "{name} here, [email|my email is|reachable at|you can reach me at|contact email] {email}.",
