@@ -170,16 +170,29 @@ def bill_case(w: World) -> Plan | None:
 
 @intent("infeasible", needs=("invoice",))
 def pay_void_invoice(w: World) -> Plan | None:
+    """An invoice that is void or paid already, asked to be paid: named by its number, or (where it was issued for
+    a person's case) as the invoice for that case, which the agent finds through the person and their invoices."""
     inv = w.pick([i for i in w.rows["invoice"] if i["status"] in ("void", "paid")])
     if inv is None:
         return None
-    say = Say("do", (
-        "mark {inv} as paid",
-        "the money for {inv} came in || record it as paid",
-        "settle {inv}",
-    ), {"inv": _invoice(w, inv)})
-    return Plan([(w.n.list("invoice"), {"number": inv["number"]})],
-                [w.text_answer(inv["status"], ["open", "paid", "void", "overdue"])], say,
+    case = w.by_id("case", inv[w.fk("case")]) if inv[w.fk("case")] is not None else None
+    if case is not None and w.party_of(case)["status"] == "active" and w.chance(0.5):
+        ref = w.party_ref(w.party_of(case))
+        case_np, lookup = w.case_ref(case, ref)
+        calls = [*lookup, (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")]})]
+        say = Say("do", (
+            "mark the {INVOICE} for {case} as paid",
+            "{they} say {they_have} paid the {INVOICE} for {case} || record it as paid",
+            "settle the {INVOICE} for {case}",
+        ), {"case": case_np}, party=ref)
+    else:
+        calls = [(w.n.list("invoice"), {"number": inv["number"]})]
+        say = Say("do", (
+            "mark {inv} as paid",
+            "the money for {inv} came in || record it as paid",
+            "settle {inv}",
+        ), {"inv": _invoice(w, inv)})
+    return Plan(calls, [w.text_answer(inv["status"], ["open", "paid", "void", "overdue"])], say,
                 answer=f"That is not possible: the {w.L['invoice']} is {inv['status']} already.",
                 targets={("invoice", inv["id"])},
                 refused=((w.n.action("invoice", "pay"), {w.pk("invoice"): inv["id"]}), "invalid_state"))
