@@ -238,8 +238,8 @@ class Context:
             elif isinstance(part, _Choice):
                 out.append(self.render(part.options[self.pick(len(part.options))]))
             elif (label := self._label_after(parts, n)) is not None:  # "{open} {CASE/pl}": the label first
-                noun, plural_noun = label
-                out.append(f"{noun} that {'are' if plural_noun else 'is'} {self.slots[_slot_key(part[1])[1]]}")
+                noun, plural_noun, statuses = label
+                out.append(f"{noun} that {'are' if plural_noun else 'is'} {statuses}")
                 skip = 2
             else:
                 out.append(self._slot(part[1]))
@@ -255,8 +255,8 @@ class Context:
         text = with_article(text) if article else text
         return capitalise(text) if modifier == "cap" else text
 
-    def _label_after(self, parts: list, n: int) -> tuple[str, bool] | None:
-        """(the label, whether plural) where part `n` is a slot of statuses that must follow the noun
+    def _label_after(self, parts: list, n: int) -> tuple[str, bool, Statuses] | None:
+        """(the label, whether plural, the statuses) where part `n` is a slot of statuses that must follow the noun
         (Statuses.after_noun) and a role's label comes next, or None."""
         article, name, modifier = _slot_key(parts[n][1])
         value = self.slots.get(name)
@@ -268,7 +268,7 @@ class Context:
         l_article, l_name, l_modifier = _slot_key(label[1])
         if l_article or not l_name.isupper() or l_modifier not in ("", "pl"):
             return None
-        return self._slot(label[1]), l_modifier == "pl"
+        return self._slot(label[1]), l_modifier == "pl", value
 
 
 # Phrases a core clause may say in other words: each becomes a choice when the clause is realised ("tell me the

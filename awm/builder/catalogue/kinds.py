@@ -44,6 +44,13 @@ ITEM_KINDS: dict[str, ItemKind] = {k.name: k for k in (
     ItemKind("unpaid", "volunteer work, given and taken without payment", False, False, False),
 )}
 
+def one_of_each(item_kind: str, once: bool) -> bool:
+    """Whether a case holds one of each item: its lifecycle takes each once (`once`: Flavour.once, no "3 x Teeth
+    Cleaning" on an appointment) or its items are not had in units (ItemKind.several: no "2 x DUI Defense")."""
+    kind = ITEM_KINDS.get(item_kind)
+    return once or (kind is not None and not kind.several)
+
+
 # What a domain's items are when its entry does not say (a seeds-file or composed domain): by its lifecycle.
 KIND_OF_FLAVOUR = {"fulfillment": "goods", "appointment": "service", "service": "service",
                    "reservation": "booking", "application": "plan"}

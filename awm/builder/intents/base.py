@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from awm.builder.catalogue.kinds import ITEM_KINDS
+from awm.builder.catalogue.kinds import ITEM_KINDS, one_of_each
 from awm.builder.data import Rows
 from awm.builder.dialect import ToolNames
 from awm.builder.phrasing import PartyRef, Say, Statuses, T
@@ -330,10 +330,8 @@ class World:
 
     @property
     def one_each(self) -> bool:
-        """Whether a case holds one of each item: its lifecycle takes each once (Flavour.once: no "3 x Teeth
-        Cleaning" on an appointment) or its items are not had in units (ItemKind.several: no "2 x DUI Defense")."""
-        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
-        return self.fl.once or (kind is not None and not kind.several)
+        """Whether a case holds one of each item (catalogue.kinds.one_of_each), as the world's rows do."""
+        return one_of_each(self.plan.scenario.item_kind, self.fl.once)
 
     def units(self, n: int) -> int:
         """How many of an item a request puts on a case: `n` (drawn by the caller, so every world draws alike),

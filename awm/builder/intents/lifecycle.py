@@ -672,6 +672,16 @@ def next_free_day_same_staff(w: World) -> Plan | None:
                 targets={("case", case["id"])})
 
 
+def _least_busy(w: World, site_id: int, but: int | None = None) -> tuple[list[dict], dict] | None:
+    """The active staff of a site (but one) and the one among them holding strictly the fewest open cases, or
+    None where fewer than two are there or the fewest is shared."""
+    staff = [s for s in w.rows["staff"] if s["active"] and s["id"] != but and s[w.fk("site")] == site_id]
+    if len(staff) < 2:
+        return None
+    loads = sorted((len(w.open_cases(s["id"])), s["id"]) for s in staff)
+    return (staff, w.by_id("staff", loads[0][1])) if loads[0][0] < loads[1][0] else None
+
+
 @intent("chained")
 def reassign_to_least_busy(w: World) -> Plan | None:
     options = []
@@ -679,13 +689,9 @@ def reassign_to_least_busy(w: World) -> Plan | None:
         staff_id = case[w.fk("staff")]
         if staff_id is None or case["status"] not in w.fl.open or case["status"] not in _assignable(w):
             continue
-        site_id = case[w.fk("site")]
-        others = [s for s in w.rows["staff"] if s["active"] and s["id"] != staff_id and s[w.fk("site")] == site_id]
-        if len(others) < 2:
-            continue
-        loads = sorted((len(w.open_cases(s["id"])), s["id"]) for s in others)
-        if loads[0][0] < loads[1][0]:
-            options.append((case, w.by_id("staff", staff_id), w.by_id("staff", loads[0][1])))
+        least = _least_busy(w, case[w.fk("site")], but=staff_id)
+        if least is not None:
+            options.append((case, w.by_id("staff", staff_id), least[1]))
     if not options:
         return None
     case, busy, target = w.rng.choice(options)
@@ -744,16 +750,6 @@ def cancel_if_possible(w: World) -> Plan | None:
         "its status instead",
     ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1]}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
-
-
-def _least_busy(w: World, site_id: int, but: int | None = None) -> tuple[list[dict], dict] | None:
-    """The active staff of a site (but one) and the one among them holding strictly the fewest open cases, or
-    None where fewer than two are there or the fewest is shared."""
-    staff = [s for s in w.rows["staff"] if s["active"] and s["id"] != but and s[w.fk("site")] == site_id]
-    if len(staff) < 2:
-        return None
-    loads = sorted((len(w.open_cases(s["id"])), s["id"]) for s in staff)
-    return (staff, w.by_id("staff", loads[0][1])) if loads[0][0] < loads[1][0] else None
 
 
 @intent("conditional")

@@ -32,8 +32,9 @@ CANCEL_REASONS = ("no longer needed", "changed plans", "customer request")
 
 
 def refund_reasons(w: World, customer: bool = False) -> tuple[str, ...]:
-    """The refund reasons that fit the world's cases: "item unavailable" only of an order of goods, "duplicate
-    booking" only of a case one books (Flavour.attended), and a customer's own never "goodwill gesture"."""
+    """The refund reasons that fit the world's cases: "item unavailable" only of an order (the fulfillment
+    lifecycle), "duplicate booking" only of a case one books (Flavour.attended), and a customer's own never
+    "goodwill gesture"."""
     misfits = {"item unavailable"} if w.fl.name != "fulfillment" else set()
     misfits |= set() if w.fl.attended else {"duplicate booking"}
     misfits |= {"goodwill gesture"} if customer else set()

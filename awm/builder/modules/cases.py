@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from awm.builder.catalogue.kinds import ITEM_KINDS
+from awm.builder.catalogue.kinds import one_of_each
 from awm.builder.clock import REFERENCE_NOW, iso
 from awm.builder.entities import Col, Entity, fk_col, pk_col
 from awm.builder.naming import plural, snake
@@ -98,8 +98,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 def fill_cases(gen: RowGen) -> None:
     fl = gen.plan.flavour
-    kind = ITEM_KINDS.get(gen.sc.item_kind)
-    several = kind is None or kind.several  # a repair or a plan is had once: one unit a line
+    one_each = one_of_each(gen.sc.item_kind, fl.once)  # a repair, a plan, a booked service: one unit a line
     prefix = gen.plan.code_prefixes["case"]
     parties = [p["id"] for p in gen.rows["party"] if p["status"] == "active"]
     staff = [s for s in gen.rows["staff"] if s["active"]]
@@ -132,8 +131,8 @@ def fill_cases(gen: RowGen) -> None:
         )
         total = 0.0
         for item in gen.rng.sample(items, gen.rng.choice((1, 1, 2, 2, 3))):
-            qty = 1 if fl.once else gen.rng.choice((1, 1, 1, 2, 3))
-            qty = qty if several else 1  # drawn all the same: the world's other rows stay as they were
+            drawn = 1 if fl.once else gen.rng.choice((1, 1, 1, 2, 3))  # drawn all the same: the other rows stay
+            qty = 1 if one_each else drawn
             gen.add(
                 "line",
                 {gen.fk("case"): case["id"], gen.fk("item"): item["id"], "quantity": qty, "unit_price": item["price"]},
