@@ -64,16 +64,21 @@ def test_rollouts_through_verifiers_score_by_the_server_one_episode_each(running
             assert listed[r["episode"]]["state"] == "ended" and listed[r["episode"]]["connections"] == 0, model
             assert listed[r["episode"]]["calls"] == (steps[r["task_id"]] if model == "replay" else 0), model
 
-    # the model was offered what the reserved URL serves, in the strict form, as strict functions
-    async def served_schemas():
+    # each task's model was offered what that task's reserved URL serves (a staff member's request every tool, a
+    # customer's their own), in the strict form, as strict functions, submit_answer included where it is served
+    async def served_names(url: str) -> list[str]:
         from mcp import Client
 
-        async with Client(f"{base}/envs/{ENV}/mcp") as agent:
-            return {t.name: t.input_schema for t in (await agent.list_tools()).tools}
+        async with Client(url) as agent:
+            return [t.name for t in (await agent.list_tools()).tools]
 
-    served = asyncio.run(served_schemas())
-    offered = {name: strict for name, strict in seen["offered"]["replay"].items() if name != "submit_answer"}
-    assert offered == dict.fromkeys(served, True)  # and submit_answer, where the task expects an answer
+    for i, task in enumerate(tasks):
+        reserved = admin(base, "POST", "/admin/sessions", json={"env_id": ENV, "task_id": task.task_id,
+                                                                 "key": f"offered-{i}"})
+        assert reserved.status_code == 201, reserved.text
+        served = asyncio.run(served_names(reserved.json()["url"]))
+        assert admin(base, "DELETE", f"/admin/sessions/offered-{i}").status_code == 200
+        assert seen["offered"]["replay"][task.instruction] == dict.fromkeys(served, True), task.task_id
 
     # bad input is refused with the reason
     assert "bad.jsonl:2 is not JSON" in seen["refused"]["bad_line"], seen["refused"]

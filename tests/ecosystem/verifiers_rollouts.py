@@ -9,7 +9,7 @@ Given an export, a running `awm serve` and, per task, its reference solution and
   3. runs verifiers' rollout machinery (`env.generate`, groups of `copies` rollouts of each task) for the three
      policies at once, against one server;
 and prints, as JSON, each rollout's reward, metrics, episode key and error, and the tools each policy was
-offered, for the test in the project's own environment to judge.
+offered for each task, for the test in the project's own environment to judge.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class ScriptedModel(BaseHTTPRequestHandler):
     scripts: dict[str, dict] = {}  # instruction -> {"solution": [...], "answer": ...}
-    offered: dict[str, dict] = {}  # model -> {tool name: strict flag}, as the first request offered them
+    offered: dict[str, dict] = {}  # model -> instruction -> {tool name: strict flag}, as its first request offered them
 
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -47,8 +47,8 @@ class ScriptedModel(BaseHTTPRequestHandler):
     def turn(self, request: dict) -> dict:
         messages, model = request["messages"], request["model"]
         tools = {t["function"]["name"]: t["function"] for t in request.get("tools") or []}
-        self.offered.setdefault(model, {name: f.get("strict") for name, f in tools.items()})
         instruction = next(m["content"] for m in messages if m["role"] == "user")
+        self.offered.setdefault(model, {}).setdefault(instruction, {name: f.get("strict") for name, f in tools.items()})
         script = self.scripts[instruction]
         done = sum(m["role"] == "tool" for m in messages)
         if model == "replay" and done < len(script["solution"]):
