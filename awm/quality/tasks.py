@@ -36,11 +36,17 @@ def _string_spellings(value: str) -> set[str]:
     return spellings
 
 
+# "one 'Roof Inspection'", "just the one": how a request states one of an item where a case holds one of each
+_ONE_OF_NAMED = re.compile(r"\bone '|\bjust the one\b")
+
+
 def _number_stated(value: float, instruction: str) -> bool:
     x = abs(float(value))
     forms = {f"{x:.2f}", f"{x:,.2f}", f"{x:g}"}
     if x == int(x):
         forms |= {str(int(x)), f"{int(x):,}"}
+    if x == 1 and _ONE_OF_NAMED.search(instruction):
+        return True
     return any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", instruction) for f in forms)
 
 

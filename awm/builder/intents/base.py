@@ -24,11 +24,15 @@ from typing import Any
 from awm.builder.catalogue.kinds import ITEM_KINDS, one_of_each
 from awm.builder.data import Rows
 from awm.builder.dialect import ToolNames
-from awm.builder.phrasing import PartyRef, Say, Statuses, T
+from awm.builder.phrasing import PartyRef, Say, Statuses, T, quote
 from awm.builder.world import WorldPlan
 from awm.contracts import Goal
 
 SHAPES = ("action", "question", "aggregate", "chained", "conditional", "infeasible")
+# Who may send a request (Say.voices): a member of staff, the person it is about in their own voice, or either.
+BOTH = ("staff", "self")
+SELF = ("self",)  # what a customer wants for themself: asked in their own voice only
+STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the work): a customer does not ask them
 MAX_ANSWER_CANDIDATES = 200
 MAX_STATUS_VALUES = 12  # a status slot's closed set: the world's statuses of one kind
 _STATUS_WORD = re.compile(r"[a-z][a-z_ ]{0,30}")
@@ -337,6 +341,13 @@ class World:
         """How many of an item a request puts on a case: `n` (drawn by the caller, so every world draws alike),
         or 1 where a case holds one of each (`one_each`)."""
         return 1 if self.one_each else n
+
+    def line_words(self, item: dict, n: int, form: str = "{n} x {item}") -> str:
+        """An item and how many of it a request puts on a case, as a person says it: `form` ("2 x 'Name'",
+        "'Name' (quantity 2)"), or "one 'Name'" where a case holds one of each (`one_each`: no "1 x 'Roof
+        Inspection'", no "(quantity 1)"; the number is still stated, as the call passes it)."""
+        name = quote(item["name"])
+        return f"one {name}" if self.one_each else form.format(item=name, n=n)
 
     def open_cases(self, staff_id: int) -> list[dict]:
         return [c for c in self.rows["case"] if c[self.fk("staff")] == staff_id and c["status"] in self.fl.open]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     MAX_LINES,
@@ -38,7 +38,6 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
-BOTH = ("staff", "self")
 ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange_damaged_order", "combine_open_cases",
                   "renew_approved_application", "replace_cancelled_case", "cancel_cases_with_item",
                   "split_off_items_and_pay", "swap_item_on_open_cases")

@@ -13,7 +13,7 @@ the cheapest item of its category is not the cheapest of all. Every write is one
 
 from __future__ import annotations
 
-from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, SELF, Plan, World, intent, or_words
 from awm.builder.intents.preferences import top_rated_options
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
@@ -29,8 +29,6 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
-BOTH = ("staff", "self")
-SELF = ("self",)  # what a customer wants for themself: asked in their own voice only
 GOAL_INTENTS = ("cancel_dearer_case_and_move_items", "swap_for_top_rated_under_budget",
                 "swap_dearest_for_cheapest_alike")
 

@@ -8,6 +8,8 @@ from datetime import datetime, timedelta
 
 from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import (
+    BOTH,
+    STAFF_ONLY,
     Plan,
     World,
     clock,
@@ -34,8 +36,6 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
-BOTH = ("staff", "self")
-STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the work): a customer does not ask them
 # Why a person cancels (or nothing said): "can no longer make it" only of a case they come to (Flavour.attended).
 _WHY_CANCEL = {
     True: T("[ since {they} can no longer make it| because {their} plans changed| as {they_have} changed {their} "
@@ -110,18 +110,15 @@ def open_new_case(w: World) -> Plan | None:
         (w.n.action("case", "assign"), {cfk: new_id, w.fk("staff"): member["id"]}),
     ]
     say = Say("do", (
-        "open a new {CASE} for {party} at {site} with {q1} x {item1} and {q2} x {item2}, and assign it to "
-        "{STAFF} {staff}",
-        "set up {a CASE} for {party} at {site}: {item1} (quantity {q1}) and {item2} (quantity {q2}); {staff} "
-        "should handle it",
-        "create {a CASE} at {site} for {party} containing {q1} x {item1} plus {q2} x {item2}, then assign "
-        "{staff} to it",
-        "put together a new {CASE} for {party}, to be handled by {STAFF} {staff} at {site}, with {item1} "
-        "(quantity {q1}) and {item2} (quantity {q2})",
-        "[book|raise] {a CASE} [at|through] {site} for {party} || include {q1} x {item1} and {q2} x {item2}, [and "
-        "have {staff} handle it|with {staff} assigned]",
-    ), {"site": site["name"], "q1": q1, "q2": q2, "item1": first["name"], "item2": second["name"],
-        "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
+        "open a new {CASE} for {party} at {site} with {lines1} and {lines2}, and assign it to {STAFF} {staff}",
+        "set up {a CASE} for {party} at {site}: {line1} and {line2}; {staff} should handle it",
+        "create {a CASE} at {site} for {party} containing {lines1} plus {lines2}, then assign {staff} to it",
+        "put together a new {CASE} for {party}, to be handled by {STAFF} {staff} at {site}, with {line1} and {line2}",
+        "[book|raise] {a CASE} [at|through] {site} for {party} || include {lines1} and {lines2}, [and have {staff} "
+        "handle it|with {staff} assigned]",
+    ), {"site": site["name"], "line1": w.line_words(first, q1, "{item} (quantity {n})"),
+        "line2": w.line_words(second, q2, "{item} (quantity {n})"), "lines1": w.line_words(first, q1),
+        "lines2": w.line_words(second, q2), "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
     return Plan(calls, [Goal(
         kind="rows_created", table=w.table("case"), count=1,
         expect={w.fk("party"): party["id"], w.fk("site"): site["id"], w.fk("staff"): member["id"]},
@@ -233,10 +230,11 @@ def add_line_item(w: World) -> Plan | None:
     calls = [*lookup, w.find_item(item), (w.n.create("line"), {w.fk("case"): case["id"], w.fk("item"): item["id"],
                                                                "quantity": qty}), get_case(w, case)]
     say = Say("do", (
-        "add {item} to {case} (quantity {qty}) and tell me its new total",
-        "{they} would like {qty} x {item} added to {case} || do it and give me the new total",
-        "put {qty} x {item} on {case}, then tell me what the {CASE} comes to now",
-    ), {"case": case_np, "qty": qty, "item": quote(item["name"])}, party=ref, voices=BOTH)
+        "add {line} to {case} and tell me its new total",
+        "{they} would like {items} added to {case} || do it and give me the new total",
+        "put {items} on {case}, then tell me what the {CASE} comes to now",
+    ), {"case": case_np, "line": w.line_words(item, qty, "{item} (quantity {n})"),
+        "items": w.line_words(item, qty)}, party=ref, voices=BOTH)
     return Plan(calls, [Goal(kind="rows_created", table=w.table("line"), count=1,
                              expect={w.fk("case"): case["id"], w.fk("item"): item["id"], "quantity": qty}),
                         w.money_answer(new_total)], say, answer=money(new_total), targets={("case", case["id"])})
@@ -620,13 +618,14 @@ def book_with_same_staff(w: World) -> Plan | None:
              (w.n.create("line"), {cfk: new_id, w.fk("item"): item["id"], "quantity": 1}),
              (w.n.action("case", "assign"), {cfk: new_id, w.fk("staff"): member["id"]})]
     say = Say("do", (
-        "set up {a CASE} for {them} with {item} (quantity 1), handled by whichever {STAFF} handled {their} most "
+        "set up {a CASE} for {them} with {line}, handled by whichever {STAFF} handled {their} most "
         "recent {CASE}, at the same {SITE}",
         "{they} would like {item} again with the same {STAFF} as last time || open a new {CASE} at that "
-        "{SITE}, add {item} (quantity 1), and book that same person for it",
-        "arrange {a CASE} with 1 x {item} for {them}, assigned to the {STAFF} from {their} latest {CASE} and "
+        "{SITE}, add {line}, and book that same person for it",
+        "arrange {a CASE} with {line} for {them}, assigned to the {STAFF} from {their} latest {CASE} and "
         "at the same {SITE}",
-    ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
+    ), {"item": quote(item["name"]), "line": w.line_words(item, 1, "{item} (quantity 1)")}, party=ref,
+        voices=BOTH)
     goal = Goal(kind="rows_created", table=w.table("case"), count=1,
                 expect={w.fk("party"): party["id"], w.fk("site"): latest[w.fk("site")], w.fk("staff"): member["id"]},
                 child_table=w.table("line"), child_fk=cfk, children=[{w.fk("item"): item["id"], "quantity": 1}])
@@ -1038,10 +1037,10 @@ def add_to_locked_case(w: World) -> Plan | None:
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref)
     say = Say("do", (
-        "add {item} to {case} (quantity 1)",
-        "{they} forgot something || put 1 x {item} on {case} as well",
-        "include {item} in {case}, quantity 1",
-    ), {"case": case_np, "item": quote(item["name"])}, party=ref, voices=BOTH)
+        "add {line} to {case}",
+        "{they} forgot something || put {line} on {case} as well",
+        "include {line} in {case}",
+    ), {"case": case_np, "line": w.line_words(item, 1, "{item} (quantity 1)")}, party=ref, voices=BOTH)
     return Plan([*lookup, get_case(w, case), w.find_item(item)], [w.status_answer(case["status"])], say,
                 answer=f"It can no longer be changed: its status is {case['status'].replace('_', ' ')}.",
                 targets={("case", case["id"])},
@@ -1079,10 +1078,11 @@ def open_for_blocked_party(w: World) -> Plan | None:
     site = w.pick(w.rows["site"])
     ref = w.party_ref(party)
     say = Say("do", (
-        "open a new {CASE} for {party} at {site} with 1 x {item}",
-        "set up {a CASE} at {site} for {party}: {item}, quantity 1",
-        "create {a CASE} for {party} ({item}, quantity 1) at {site}",
-    ), {"site": site["name"], "item": quote(item["name"])}, party=ref, voices=("staff",))
+        "open a new {CASE} for {party} at {site} with {line}",
+        "set up {a CASE} at {site} for {party}: {line}",
+        "create {a CASE} for {party} at {site} and put {line} on it",
+    ), {"site": site["name"], "line": w.line_words(item, 1, "{item} (quantity 1)")}, party=ref,
+        voices=("staff",))
     return Plan([w.find_party(ref)], [w.text_answer(party["status"], ["active", "suspended", "closed"])], say,
                 answer=f"{w.person(party)}'s record is {party['status']}, so no new {w.L['case']} can be opened.",
                 targets={("party", party["id"])},

@@ -6,13 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from awm.builder.clock import TODAY
-from awm.builder.intents.base import Plan, World, intent, long_date
+from awm.builder.intents.base import BOTH, Plan, World, intent, long_date
 from awm.builder.intents.steps import add_note, notify
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
-
-BOTH = ("staff", "self")
-
 
 # --- invoices ------------------------------------------------------------------------------------------------
 

@@ -4,12 +4,11 @@ sites (moving a case from one to another)."""
 
 from __future__ import annotations
 
-from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.steps import MOVE_NOTES, act, add_note, captured, get_case, notify, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
-BOTH = ("staff", "self")
 _CITIES = ("Portland", "Madison", "Tucson", "Raleigh", "Boise", "Omaha", "Savannah", "Spokane", "Dayton", "Eugene")
 _STREETS = ("Elm", "Harbor", "Maple", "Summit", "Cedar", "Willow", "Lakeview", "Orchard", "Juniper", "Ridge")
 _MAIL_HOSTS = ("example.com", "example.org", "example.net", "mail.test")
@@ -226,17 +225,18 @@ def register_and_open(w: World) -> Plan | None:
              (w.n.create("line"), {cfk: case_id, w.fk("item"): item["id"], "quantity": qty})]
     say = Say("do", (
         "register {name} as a new {PARTY} (email {email}, phone {phone}, city {city}), then open {a CASE} for "
-        "them at {site} with {qty} x {item}",
+        "them at {site} with {items}",
         "{name} is new [to us|here] || create {their} record with email {email}, phone {phone} and city {city}, and "
-        "start {a CASE} at {site} containing {item} (quantity {qty})",
+        "start {a CASE} at {site} containing {line}",
         "sign up {name} ({email}, {phone}, living in {city}) and [straight away|right after that] set up {a CASE} "
-        "for them at {site}: {qty} x {item}",
+        "for them at {site}: {items}",
         "[a new {PARTY}|someone new], {name}, [walked in at|called] {site} || add them to our records (email "
-        "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {item}, quantity {qty}",
+        "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {line_after}",
         "create {a PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
-        "[then|after that] [book|place] {a CASE} at {site} for {qty} x {item} under that new record",
-    ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"], "qty": qty,
-        "item": quote(item["name"])})
+        "[then|after that] [book|place] {a CASE} at {site} for {items} under that new record",
+    ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"],
+        "line": w.line_words(item, qty, "{item} (quantity {n})"),
+        "line_after": w.line_words(item, qty, "{item}, quantity {n}"), "items": w.line_words(item, qty)})
     goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
                   expect={"first_name": first, "last_name": last, "email": email, "phone": phone, "city": city}),
              Goal(kind="rows_created", table=w.table("case"), count=1,

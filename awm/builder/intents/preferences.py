@@ -48,6 +48,12 @@ def _verb(w: World) -> str:
     return "order" if w.plan.scenario.item_kind in ("goods", "made_to_order") else "book"
 
 
+def _just_one(w: World) -> str:
+    """How a request that orders one of the item it picks says so: "quantity 1", or "just the one" where a case
+    holds one of each (a legal service is not booked "quantity 1")."""
+    return "just the one" if w.one_each else "quantity 1"
+
+
 def _new_order(w: World, party: dict, site: dict, item: dict, quantity: int
                ) -> tuple[list[tuple[str, dict]], Goal]:
     """The calls that open a new case for `party` at `site` with `quantity` of `item`, and the goal that checks it."""
@@ -99,15 +105,16 @@ def order_top_rated_under_budget(w: World) -> Plan | None:
     order, goal = _new_order(w, party, site, item, 1)
     calls = [(w.n.list("item"), {"limit": 100}), (w.n.list("review"), {"limit": 100}), w.find_site(site), *order]
     say = Say("do", (
-        "{order} the {ITEM} with the best average {REVIEW} rating among those priced under {budget}, quantity 1, at "
+        "{order} the {ITEM} with the best average {REVIEW} rating among those priced under {budget}, {one}, at "
         "{site}",
         "{they_are} looking for {a ITEM} under {budget} || {order} the one with the highest average {REVIEW} "
-        "rating in that price range for {them}, quantity 1, at {site}",
+        "rating in that price range for {them}, {one}, at {site}",
         "find the best-rated {ITEM} that costs less than {budget} (by average {REVIEW} rating) and open {a CASE} "
-        "for {them} at {site} for it, quantity 1",
+        "for {them} at {site} for it, {one}",
         "{they} want to spend less than {budget} || place {a CASE} for {them} at {site} for whichever {ITEM} in "
-        "that price range has the highest average rating, quantity 1",
-    ), {"budget": money(budget), "site": site["name"], "order": _verb(w)}, party=ref, voices=SELF)
+        "that price range has the highest average rating, {one}",
+    ), {"budget": money(budget), "site": site["name"], "order": _verb(w), "one": _just_one(w)}, party=ref,
+        voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
     return plan.derive(w.n.create("line"), w.fk("item"))
 
@@ -146,9 +153,9 @@ def order_dearest_within_budget(w: World) -> Plan | None:
     calls = [(w.n.list("item"), {"limit": 100}), w.find_site(site), *order]
     clauses = ((
         "{they} can spend up to {budget} || {order} the most expensive {ITEM} that fits that budget for {them}, "
-        "quantity 1, at {site}",
-        "{order} the priciest {ITEM} that costs no more than {budget}, quantity 1, at {site}",
-        "{they} have {budget} to spend || {order} the dearest {ITEM} {they} can afford with it, quantity 1, at {site}",
+        "{one}, at {site}",
+        "{order} the priciest {ITEM} that costs no more than {budget}, {one}, at {site}",
+        "{they} have {budget} to spend || {order} the dearest {ITEM} {they} can afford with it, {one}, at {site}",
     ) if quantity == 1 else (
         "{they} can spend up to {budget} in total || {order} {n} of the same {ITEM} for {them} at {site}: the most "
         "expensive one whose {n} together fit that budget",
@@ -157,7 +164,8 @@ def order_dearest_within_budget(w: World) -> Plan | None:
         "afford, at {site}",
     ))
     say = Say("do", clauses,
-              {"budget": money(budget), "site": site["name"], "n": quantity, "order": _verb(w)}, party=ref, voices=SELF)
+              {"budget": money(budget), "site": site["name"], "n": quantity, "order": _verb(w), "one": _just_one(w)},
+              party=ref, voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
     return plan.derive(w.n.create("line"), w.fk("item"))
 

@@ -135,7 +135,7 @@ def follow_up_booking(w: World, days: int, clauses: tuple[str, ...]) -> Plan | N
                 expect={w.fk("party"): party["id"], w.fk("site"): case[w.fk("site")], w.fk("staff"): member["id"],
                         tc: {"prefix": when[:16]}},
                 child_table=w.table("line"), child_fk=cfk, children=[{w.fk("item"): item["id"], "quantity": 1}])
-    say = Say("do", clauses, {"item": f"1 x {quote(item['name'])}", "days": count(days, "day")}, party=ref,
+    say = Say("do", clauses, {"item": w.line_words(item, 1), "days": count(days, "day")}, party=ref,
               voices=BOTH)
     return Plan(calls, [goal], say, targets={("party", party["id"])}).derive(w.n.create("case"), tc)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.errands import MAX_READ, owing_options
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
@@ -38,7 +38,6 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
-BOTH = ("staff", "self")
 # what a person buys or books (an application is filed, not bought: no one goes off an item of a permit application)
 PURCHASES = ("fulfillment", "service", "reservation", "appointment")
 TURN_INTENTS = ("replace_or_settle_case", "cancel_or_return_and_refund", "cancel_latest_with_item_too_late",
@@ -348,14 +347,14 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
     pay_call, pay_goal = record_payment(w, target, due, method)
     calls.append(pay_call)
     say = Say("do", (
-        "add {quantity} x {item} to {their} most recent {CASE} if it can still be changed; if it can't, place a new "
-        "{CASE} for {quantity} x {item} at the same {SITE}; either way, pay by {method} what that {CASE} then owes",
-        "{they} would like {quantity} x {item} as well || add that to {their} newest {CASE} if it is still {open}, "
+        "add {items} to {their} most recent {CASE} if it can still be changed; if it can't, place a new "
+        "{CASE} for {items} at the same {SITE}; either way, pay by {method} what that {CASE} then owes",
+        "{they} would like {items} as well || add that to {their} newest {CASE} if it is still {open}, "
         "or else open a new {CASE} for it at the same {SITE}, and then record {a method} {PAYMENT} for the full "
         "balance of whichever {CASE} it went on",
-        "if {their} latest {CASE} is still {open}, add {quantity} x {item} to it, and if it is too late for that, "
-        "order {quantity} x {item} on a new {CASE} from the same {SITE}; then settle what that {CASE} owes by {method}",
-    ), {"item": quote(item["name"]), "quantity": quantity, "method": method_words(method),
+        "if {their} latest {CASE} is still {open}, add {items} to it, and if it is too late for that, "
+        "order {items} on a new {CASE} from the same {SITE}; then settle what that {CASE} owes by {method}",
+    ), {"items": w.line_words(item, quantity), "method": method_words(method),
         "open": or_words(editable)}, party=ref, voices=BOTH)
     plan = Plan(calls, [*goals, pay_goal], say, targets={("case", case["id"]), ("party", party["id"])})
     return plan.derive(w.n.create("line"), cfk).derive(w.n.create("payment"), "amount")

@@ -2,6 +2,7 @@
 that kind, and its tasks ask only what such a business is asked (awm/builder/catalogue/kinds.py, awm/quality/fit.py)."""
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,22 @@ def test_a_refund_gives_only_reasons_that_fit_what_the_world_sells():
     for booked in (clinic, hotel):
         assert "duplicate booking" in refund_reasons(booked) and "item unavailable" not in refund_reasons(booked)
     assert "goodwill gesture" not in refund_reasons(shop, customer=True)
+
+
+ONE_EACH_COUNT = re.compile(r"\b1 x '|\(quantity 1\)|\bquantity 1\b|\bone '|\bjust the one\b")
+
+
+@pytest.mark.parametrize("slug,one_each", [("home_inspection", True), ("law_firm", True), ("online_retail", False)])
+def test_a_request_states_one_of_an_item_as_a_person_would(slug, one_each):
+    """Where a case holds one of each item the request still states the one it asks for (its call passes
+    quantity 1), but as a person says it: "one 'Roof Inspection'", "just the one", never "1 x 'Roof Inspection'" or
+    "(quantity 1)"; where items are counted it says "1 x" or "quantity 1" as for any number."""
+    backend, said = OfflineBackend(), []
+    for slot in range(4):
+        said += [t.instruction for t in backend.tasks(backend.scenario(slug, slot)).tasks]
+    stated = [m.group(0) for text in said for m in ONE_EACH_COUNT.finditer(text)]
+    assert stated, said  # the requests of these slots do put one item on a case
+    if one_each:
+        assert set(stated) <= {"one '", "just the one"}, stated
+    else:
+        assert not {"one '", "just the one"} & set(stated), stated

@@ -51,6 +51,11 @@ def test_values_may_be_spelled_as_people_write_them():
     assert value_stated(2231.46, "raise the price by 12% (rounded to the cent)")
     assert not value_stated("Collected Poems", "rename book 2")
     assert not value_stated(166.01, "record a payment of 166.10")
+    # one of an item where a case holds one of each: "one 'Roof Inspection'", "just the one"; "the one with" is no count
+    assert value_stated(1, "add one 'Roof Inspection' to my appointment")
+    assert value_stated(1, "book the dearest service I can afford, just the one, at the North office")
+    assert not value_stated(1, "book the one with the best rating")
+    assert not value_stated(2, "add one 'Roof Inspection' to my appointment")
 
 
 def test_every_offline_task_is_self_contained(corpus):

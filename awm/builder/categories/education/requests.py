@@ -6,7 +6,7 @@ from __future__ import annotations
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
 from awm.builder.intents.shapes import define, follow_up_booking, note_every_open_case, split_invoice
-from awm.builder.phrasing import Say, quote
+from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
 
@@ -123,16 +123,16 @@ def edu_sibling_enrolment(w: World) -> Plan | None:
                                                                                   "quantity": 1}])]
     say = Say("do", (
         "register {first} {last}, a sibling of {party}, with the email {email} and the same phone and city as "
-        "{them}, then open {a CASE} for {first} with 1 x {item} at the {SITE} of {their} latest {CASE}",
+        "{them}, then open {a CASE} for {first} with {item} at the {SITE} of {their} latest {CASE}",
         "{party} would like to enrol a sibling too || create a record for {first} {last} ({email}) using "
-        "{their} phone and city, and start {a CASE} for 1 x {item} at the same {SITE} as {their} most recent one",
+        "{their} phone and city, and start {a CASE} for {item} at the same {SITE} as {their} most recent one",
         "[add|register] {first} {last} ({email}) [as a brother or sister of|as a sibling of] {party} || copy the "
-        "phone and city from {their} record, then [open|start] {a CASE} for 1 x {item} at the {SITE} where {their} "
+        "phone and city from {their} record, then [open|start] {a CASE} for {item} at the {SITE} where {their} "
         "newest {CASE} is",
         "[the family of|the household of] {party} has a second [child|member] to sign up, {first} {last} || "
-        "create that record with {email} and the same phone and city, and open {a CASE} for {first} (1 x {item}) "
+        "create that record with {email} and the same phone and city, and open {a CASE} for {first} ({item}) "
         "at the {SITE} of {their} latest {CASE}",
-    ), {"first": first, "last": sibling["last_name"], "email": email, "item": quote(item["name"])}, party=ref)
+    ), {"first": first, "last": sibling["last_name"], "email": email, "item": w.line_words(item, 1)}, party=ref)
     plan = Plan(calls, goals, say, targets={("party", sibling["id"])})
     return plan.derive(w.n.create("party"), "phone").derive(w.n.create("party"), "city")
 define("edu_tuition_installments", "chained", ("education", "professional_services"), lambda w: split_invoice(w, (

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from awm.builder.clock import REFERENCE_NOW_ISO as NOW
 from awm.builder.clock import TODAY
-from awm.builder.intents.base import World
+from awm.builder.intents.base import BOTH, World
 from awm.builder.phrasing import PartyRef, T
 from awm.contracts import Goal
 
 __all__ = ["BOTH", "NOW", "TODAY", "active_party", "book_into_slot", "slotless_cases"]
-BOTH = ("staff", "self")
 
 
 def active_party(w: World, row: dict, role: str = "party") -> dict | None:
