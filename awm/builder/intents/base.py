@@ -282,6 +282,12 @@ class World:
         kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
         return kind is None or kind.priced
 
+    @property
+    def refunds(self) -> bool:
+        """Whether what was paid for the world's items is refunded (the `refundable` item rule of `intent`)."""
+        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
+        return kind is None or kind.refundable
+
     # --- rows -----------------------------------------------------------------------------------
     def has(self, *roles: str) -> bool:
         return all(self.plan.has(r) for r in roles)
@@ -377,11 +383,12 @@ class World:
     def party_cases(self, party: dict) -> list[dict]:
         return self.children("case", "party", party["id"])
 
-    def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True
+    def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True, by_status: bool = True
                  ) -> tuple[T, list[tuple[str, dict]]]:
         """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
         by a description only this case of its person fits (their most recent one, the one with a given
-        status, the one on a given date), which the agent must look up."""
+        status, the one on a given date), which the agent must look up. `by_status=False` where the answer is
+        the case's status (a request naming "their order that is currently shipped" would state it)."""
         code_calls = [(self.n.list("case"), {"code": case["code"]})]
         if ref is None:
             return T(f"{{CASE}} {case['code']}"), code_calls
@@ -394,7 +401,7 @@ class World:
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
             options.append(("{their} [most recent|latest|newest] {CASE}", by_party))
-        if sum(c["status"] == case["status"] for c in mine) == 1:
+        if by_status and sum(c["status"] == case["status"] for c in mine) == 1:
             options.append((f"{{their}} {{CASE}} that is [currently |]{status_words(case['status'])}", by_party))
         when = case[self.fl.time_column]
         if self.fl.name in ("appointment", "reservation") and sum(c[self.fl.time_column][:10] == when[:10]

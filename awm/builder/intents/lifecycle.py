@@ -725,29 +725,40 @@ def _assignable(w: World) -> tuple[str, ...]:
 
 @intent("conditional")
 def cancel_if_possible(w: World) -> Plan | None:
+    """A case cancelled if its status still allows it, else its status told. Where what was paid is refunded, half
+    the time the request asks for the one captured payment of a cancelled case back too (the agent then lists the
+    case's payments and refunds it)."""
     cancel = w.fl.cancel
     cases = [c for c in w.rows["case"] if w.party_of(c)["status"] == "active"]
-    can = [c for c in cases if c["status"] in cancel.sources]
+    with_refund = w.refunds and cancel.target in w.fl.refundable and w.chance(0.5)
+    can = [c for c in cases if c["status"] in cancel.sources and (not with_refund or len(captured(w, c)) == 1)]
     cannot = [c for c in cases if c["status"] not in cancel.sources]
     if not can or not cannot:
         return None
     case = w.pick(can if w.chance(0.5) else cannot)
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
     calls = [*lookup, get_case(w, case)]
     verb, _ = _cancel_words(w)
+    reason = w.pick(CANCEL_REASONS)
     if case["status"] in cancel.sources:
         calls.append(act(w, case, cancel.verb))
         goals, answer = [status_goal(w, case, cancel.target)], None
+        if with_refund:
+            refund_call, refund_goal = refund(w, captured(w, case)[0], reason)
+            calls += [(w.n.list("payment"), {w.fk("case"): case["id"]}), refund_call]
+            goals.append(refund_goal)
     else:
         goals, answer = [w.status_answer(case["status"])], case["status"].replace("_", " ")
     say = Say("do", (
-        "if {case} can still be {done}, {cancel} it; if it can't, just tell me what status it is in",
-        "check {case}: {cancel} it if the rules still allow that, otherwise tell me its current status and "
-        "leave it alone",
-        "{they} would like to {cancel} {case} if it isn't too late || do that, or if it is too late, tell me "
-        "its status instead",
-    ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1]}, party=ref, voices=BOTH)
+        "if {case} can still be {done}, {cancel} it{and_refund}; if it can't, just tell me what status it is in",
+        "check {case}: {cancel} it{and_refund} if the rules still allow that, otherwise tell me its current status "
+        "and leave it alone",
+        "{they} would like to {cancel} {case}{and_refund} if it isn't too late || do that, or if it is too late, "
+        "tell me its status instead",
+    ), {"case": case_np, "cancel": verb, "done": _cancel_words(w)[1],
+        "and_refund": T(" and refund the {PAYMENT} captured on it with the reason " + quote(reason)) if with_refund
+        else ""}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
 
@@ -991,7 +1002,7 @@ def cancel_too_late(w: World) -> Plan | None:
     if case is None:
         return None
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
     verb, _ = _cancel_words(w)
     say = Say("do", (
         "{cancel} {case}{why}",
@@ -1013,7 +1024,7 @@ def refund_not_allowed(w: World) -> Plan | None:
         return None
     case, payment = w.rng.choice(options)
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
     reason = w.pick(refund_reasons(w, customer=True))  # either voice
     say = Say("do", (
         "refund the captured {PAYMENT} on {case} with the reason {reason}",
@@ -1035,7 +1046,7 @@ def add_to_locked_case(w: World) -> Plan | None:
     if case is None or item is None:
         return None
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
     say = Say("do", (
         "add {line} to {case}",
         "{they} forgot something || put {line} on {case} as well",
@@ -1096,12 +1107,17 @@ def assign_inactive_staff(w: World) -> Plan | None:
     member, case = w.pick(gone), w.pick(cases)
     if member is None or case is None:
         return None
+    # half the time the case is the person's, as a colleague names it ("Jane Doe's latest order"): the agent finds
+    # the person and their case before the member of staff
+    ref = w.party_ref(w.party_of(case)) if w.party_of(case)["status"] == "active" and w.chance(0.5) else None
+    case_np, lookup = w.case_ref(case, ref) if ref is not None else (T(f"{{CASE}} {case['code']}"), [
+        (w.n.list("case"), {"code": case["code"]})])
     say = Say("do", (
-        "assign {CASE} {code} to {STAFF} {staff}",
-        "hand {CASE} {code} over to {staff}",
-        "put {staff} in charge of {CASE} {code}",
-    ), {"code": case["code"], "staff": w.person(member)})
-    return Plan([(w.n.list("case"), {"code": case["code"]}), w.find_staff(member)],
+        "assign {case} to {STAFF} {staff}",
+        "hand {case} over to {staff}",
+        "put {staff} in charge of {case}",
+    ), {"case": case_np, "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
+    return Plan([*lookup, w.find_staff(member)],
                 [w.text_answer("inactive", ["active"])], say,
                 answer=f"{w.person(member)} is inactive, so nothing can be assigned to them.",
                 targets={("case", case["id"])},

@@ -1200,12 +1200,25 @@ def escalate_finished_ticket(w: World) -> Plan | None:
     ticket = w.pick([t for t in w.rows["ticket"] if t["status"] in ("resolved", "closed")])
     if ticket is None:
         return None
-    say = Say("do", (
-        "escalate {ticket}",
-        "{ticket} needs to go up a level || escalate it",
-        "push {ticket} to the escalation team",
-    ), {"ticket": _ticket(w, ticket, None)})
-    return Plan([(w.n.list("ticket"), {"number": ticket["number"]})],
+    party = w.party_of(ticket)
+    about = [x for x in w.children("ticket", "party", party["id"]) if x["subject"] == ticket["subject"]]
+    if party["status"] == "active" and len(about) == 1 and w.chance(0.5):
+        # the person says it is not sorted and names it by its subject: the agent finds them, then their tickets
+        ref = w.party_ref(party)
+        calls = [w.find_party(ref), (w.n.list("ticket"), {w.fk("party"): party["id"]})]
+        say = Say("do", (
+            "{their} {TICKET} about {subject} is still not sorted || escalate it",
+            "escalate {their} {TICKET} about {subject}; the problem is back",
+            "{their} {TICKET} about {subject} needs to go up a level || push it to the escalation team",
+        ), {"subject": quote(ticket["subject"])}, party=ref, voices=BOTH)
+    else:
+        calls = [(w.n.list("ticket"), {"number": ticket["number"]})]
+        say = Say("do", (
+            "escalate {ticket}",
+            "{ticket} needs to go up a level || escalate it",
+            "push {ticket} to the escalation team",
+        ), {"ticket": _ticket(w, ticket, None)})
+    return Plan(calls,
                 [w.text_answer(ticket["status"], ["open", "in_progress", "escalated", "resolved", "closed"])], say,
                 answer=f"That is not possible any more: it is already {ticket['status']}.", targets={("ticket", ticket["id"])},
                 refused=((w.n.action("ticket", "escalate"), {w.pk("ticket"): ticket["id"]}), "invalid_state"))

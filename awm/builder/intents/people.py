@@ -621,7 +621,7 @@ def transfer_locked_case(w: World) -> Plan | None:
         return None
     site = w.pick([s for s in w.rows["site"] if s["id"] != case[w.fk("site")]])
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
     say = Say("do", (
         "move {case} to {site}",
         "{they} would rather deal with {site} || transfer {case} there",
