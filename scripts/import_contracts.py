@@ -20,6 +20,7 @@ in a hundred lines with no dependency, and the cycle report names the modules of
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -56,11 +57,8 @@ class ImportGraph:
     def add_source(self, module: str, source: str, is_package: bool = False) -> None:
         """Parse one module's source and record what it imports."""
         self.modules.add(module)
-        tree = ast.parse(source)
         package = module if is_package else module.rpartition(".")[0]
-        for node, line in _imports(tree):
-            for name in _imported_names(node, package):
-                self.imports.append(Import(module, name, line))
+        self.imports += [Import(module, name, line) for name, line in _imports_in(source, package)]
 
     def resolve(self, name: str) -> str | None:
         """The module of the tree an imported name refers to: the name itself, or its longest known parent
@@ -104,6 +102,13 @@ def _imports(tree: ast.AST) -> Iterable[tuple[ast.Import | ast.ImportFrom, int]]
                 yield child, child.lineno
             elif isinstance(child, _HOLDS_STATEMENTS):
                 stack.append(child)
+
+
+@functools.lru_cache(maxsize=4096)
+def _imports_in(source: str, package: str) -> tuple[tuple[str, int], ...]:
+    """(imported name, line) of every import a module's source makes, parsed once per source text: a process that
+    reads several copies of the tree (the contract tests break one file of a copy each) parses each text once."""
+    return tuple((name, line) for node, line in _imports(ast.parse(source)) for name in _imported_names(node, package))
 
 
 def _imported_names(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
