@@ -8,7 +8,7 @@ from collections.abc import Callable
 from awm.builder.clock import TODAY
 from awm.builder.intents.base import BOTH, Plan, World, intent, long_date
 from awm.builder.intents.steps import add_note, notify
-from awm.builder.phrasing import Say, T, count, money, quote
+from awm.builder.phrasing import PartyRef, Say, T, count, money, quote
 from awm.contracts import Goal
 
 # --- invoices ------------------------------------------------------------------------------------------------
@@ -63,22 +63,36 @@ def void_invoice(w: World) -> Plan | None:
     return Plan(calls, [goal, note_goal], say, targets={("invoice", inv["id"])})
 
 
+def _named_by_its_case(w: World, inv: dict) -> dict | None:
+    """The case `inv` was issued for, where a person may name the invoice by it ("the invoice for their order
+    ORD-1013"): the case's only invoice, of a person who is active."""
+    case = w.by_id("case", inv[w.fk("case")]) if inv[w.fk("case")] is not None else None
+    if case is None or w.party_of(case)["status"] != "active" or len(w.children("invoice", "case", case["id"])) != 1:
+        return None
+    return case
+
+
+def _invoice_through_its_case(w: World, case: dict) -> tuple[T, PartyRef, list[tuple[str, dict]]]:
+    """How a request names the invoice of `case` by the case, the person it is about, and the calls that find it:
+    the person, their case and their invoices."""
+    ref = w.party_ref(w.party_of(case))
+    case_np, lookup = w.case_ref(case, ref)
+    return case_np, ref, [*lookup, (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")]})]
+
+
 @intent("conditional", needs=("invoice",))
 def pay_if_overdue(w: World) -> Plan | None:
     """The one invoice of a person's case paid if it has gone overdue, else its due date reported: the agent finds
     the person, their case and the case's invoice (the person names the case, never the invoice's number)."""
     options: dict[str, list[tuple[dict, dict]]] = {"overdue": [], "open": []}
     for inv in w.rows["invoice"]:
-        case = w.by_id("case", inv[w.fk("case")]) if inv[w.fk("case")] is not None else None
-        if (inv["status"] in options and case is not None and w.party_of(case)["status"] == "active"
-                and len(w.children("invoice", "case", case["id"])) == 1):
+        case = _named_by_its_case(w, inv)
+        if inv["status"] in options and case is not None:
             options[inv["status"]].append((case, inv))
     if not options["overdue"] or not options["open"]:
         return None
     case, inv = w.pick(options["overdue"] if w.chance(0.5) else options["open"])
-    ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
-    calls = [*lookup, (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")]})]
+    case_np, ref, calls = _invoice_through_its_case(w, case)
     if inv["status"] == "overdue":
         calls.append((w.n.action("invoice", "pay"), {w.pk("invoice"): inv["id"]}))
         goals, answer = [Goal(kind="row_equals", table=w.table("invoice"), pk=inv["id"],
@@ -172,11 +186,9 @@ def pay_void_invoice(w: World) -> Plan | None:
     inv = w.pick([i for i in w.rows["invoice"] if i["status"] in ("void", "paid")])
     if inv is None:
         return None
-    case = w.by_id("case", inv[w.fk("case")]) if inv[w.fk("case")] is not None else None
-    if case is not None and w.party_of(case)["status"] == "active" and w.chance(0.5):
-        ref = w.party_ref(w.party_of(case))
-        case_np, lookup = w.case_ref(case, ref)
-        calls = [*lookup, (w.n.list("invoice"), {w.fk("party"): case[w.fk("party")]})]
+    case = _named_by_its_case(w, inv)
+    if case is not None and w.chance(0.5):
+        case_np, ref, calls = _invoice_through_its_case(w, case)
         say = Say("do", (
             "mark the {INVOICE} for {case} as paid",
             "{they} say {they_have} paid the {INVOICE} for {case} || record it as paid",
