@@ -123,11 +123,10 @@ class Intent:
     rule: bool = True  # an infeasible intent whose plan names the refused call and the rule (Plan.refused)
 
     def fits(self, world: World) -> bool:
-        kind = ITEM_KINDS.get(world.plan.scenario.item_kind)
         return ((not self.categories or world.category in self.categories)
                 and (not self.flavours or world.fl.name in self.flavours)
                 and all(world.plan.has(role) for role in self.needs)
-                and (not self.item or kind is None or getattr(kind, self.item)))
+                and (not self.item or world.items_are(self.item)))
 
     @property
     def specific(self) -> bool:
@@ -276,17 +275,16 @@ class World:
         self.category = plan.scenario.category
         self._kinds: list[set[str]] | None = None
 
+    def items_are(self, rule: str) -> bool:
+        """Whether the world's items meet an item rule of `intent` (ITEM_RULES: `priced`, `refundable`); a world
+        whose item kind is not catalogued meets every rule."""
+        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
+        return kind is None or getattr(kind, rule)
+
     @property
     def priced(self) -> bool:
         """Whether the world's items have prices (a savings account, a donation or a volunteer day has none)."""
-        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
-        return kind is None or kind.priced
-
-    @property
-    def refunds(self) -> bool:
-        """Whether what was paid for the world's items is refunded (the `refundable` item rule of `intent`)."""
-        kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
-        return kind is None or kind.refundable
+        return self.items_are("priced")
 
     # --- rows -----------------------------------------------------------------------------------
     def has(self, *roles: str) -> bool:

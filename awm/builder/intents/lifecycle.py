@@ -730,7 +730,7 @@ def cancel_if_possible(w: World) -> Plan | None:
     case's payments and refunds it)."""
     cancel = w.fl.cancel
     cases = [c for c in w.rows["case"] if w.party_of(c)["status"] == "active"]
-    with_refund = w.refunds and cancel.target in w.fl.refundable and w.chance(0.5)
+    with_refund = w.items_are("refundable") and cancel.target in w.fl.refundable and w.chance(0.5)
     can = [c for c in cases if c["status"] in cancel.sources and (not with_refund or len(captured(w, c)) == 1)]
     cannot = [c for c in cases if c["status"] not in cancel.sources]
     if not can or not cannot:
@@ -1110,8 +1110,7 @@ def assign_inactive_staff(w: World) -> Plan | None:
     # half the time the case is the person's, as a colleague names it ("Jane Doe's latest order"): the agent finds
     # the person and their case before the member of staff
     ref = w.party_ref(w.party_of(case)) if w.party_of(case)["status"] == "active" and w.chance(0.5) else None
-    case_np, lookup = w.case_ref(case, ref) if ref is not None else (T(f"{{CASE}} {case['code']}"), [
-        (w.n.list("case"), {"code": case["code"]})])
+    case_np, lookup = w.case_ref(case, ref)  # by its code alone where no person is named
     say = Say("do", (
         "assign {case} to {STAFF} {staff}",
         "hand {case} over to {staff}",

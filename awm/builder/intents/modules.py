@@ -1087,11 +1087,14 @@ def restock_if_low(w: World) -> Plan | None:
 # --- support tickets ---------------------------------------------------------------------------------------
 
 
+def _subject_names(w: World, t: dict) -> bool:
+    """Whether "their ticket about '<subject>'" names `t`: no other ticket of its person has its subject."""
+    return sum(x["subject"] == t["subject"] for x in w.children("ticket", "party", t[w.fk("party")])) == 1
+
+
 def _ticket(w: World, t: dict, ref) -> T:
-    if ref is not None:
-        same = [x for x in w.children("ticket", "party", t[w.fk("party")]) if x["subject"] == t["subject"]]
-        if len(same) == 1:
-            return T(f"[{{their}} {{TICKET}} about {quote(t['subject'])}|{{TICKET}} {t['number']}]")
+    if ref is not None and _subject_names(w, t):
+        return T(f"[{{their}} {{TICKET}} about {quote(t['subject'])}|{{TICKET}} {t['number']}]")
     return T(f"{{TICKET}} {t['number']}")
 
 
@@ -1213,8 +1216,7 @@ def escalate_finished_ticket(w: World) -> Plan | None:
     if ticket is None:
         return None
     party = w.party_of(ticket)
-    about = [x for x in w.children("ticket", "party", party["id"]) if x["subject"] == ticket["subject"]]
-    if party["status"] == "active" and len(about) == 1 and w.chance(0.5):
+    if party["status"] == "active" and _subject_names(w, ticket) and w.chance(0.5):
         # the person says it is not sorted and names it by its subject: the agent finds them, then their tickets
         ref = w.party_ref(party)
         calls = [w.find_party(ref), (w.n.list("ticket"), {w.fk("party"): party["id"]})]
