@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -133,6 +134,16 @@ class MemoryBudget:
                 "space); the environment carries on")
 
 
+async def _start_thread_pool() -> None:
+    """The thread a FastAPI app runs its sync routes on (anyio's worker), started now, outside any call's budget,
+    to be reused by every call (Host.serve). Without anyio there is none to start."""
+    try:
+        import anyio.to_thread
+    except ImportError:
+        return
+    await anyio.to_thread.run_sync(int)
+
+
 def digest(path: str) -> str:
     with open(path, "rb") as fh:
         return hashlib.sha256(fh.read()).hexdigest()
@@ -199,7 +210,7 @@ class Host:
         return {"closed": path is not None}
 
     # --- the app ------------------------------------------------------------------------------------------
-    def load(self, code: str, db: str) -> dict:
+    async def load(self, code: str, db: str) -> dict:
         with open(INITIAL, "wb") as fh:
             fh.write(base64.b64decode(db))
         shutil.copyfile(INITIAL, WORK)
@@ -215,6 +226,7 @@ class Host:
         if app is None or not callable(app):
             raise RuntimeError("the environment code defines no `app` (a FastAPI application)")
         self.namespace, self.app = namespace, app
+        await _start_thread_pool()
         return {"openapi": app.openapi() if hasattr(app, "openapi") else None}
 
     def _engines(self) -> list:
@@ -236,13 +248,14 @@ class Host:
         _backup(INITIAL, self._current(name))
         return {"ms": (time.perf_counter() - started) * 1000}
 
-    def call(self, method: str, path: str, query: dict | None = None, body=None, episode: str | None = None) -> dict:
+    async def call(self, method: str, path: str, query: dict | None = None, body=None,
+                   episode: str | None = None) -> dict:
         if self.app is None:
             raise RuntimeError("no environment loaded")
         started = time.perf_counter()
         self._switch(self._episode(episode))
         with self.budget:
-            status, payload = self.loop.run_until_complete(self._asgi(method.upper(), path, query or {}, body))
+            status, payload = await self._asgi(method.upper(), path, query or {}, body)
         text = payload.decode("utf-8", "replace")
         try:
             parsed = json.loads(text) if text else None
@@ -284,6 +297,28 @@ class Host:
         except Exception as exc:  # an unhandled error of a route: the 500 Starlette sent, and the error
             return 500, json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}).encode()
         return status, b"".join(chunks)
+
+    async def serve(self, lines, answers) -> None:
+        """The whole conversation, in one task of the loop: the task anyio takes for the root of everything the
+        app runs, so the thread it runs sync routes on (started at load, outside any budget) serves every call. A
+        root task per call would end that thread after each call and start a new one inside the next call's
+        budget, where a new thread's first allocation can fail before `Thread.start` learns it started: the
+        start then waits forever. Reading a request blocks the loop, and nothing else runs on it between two."""
+        for line in lines:
+            request = json.loads(line)
+            op = request.pop("op", None)
+            if op == "quit":
+                break
+            try:
+                if op not in OPS:
+                    raise ValueError(f"unknown request {op!r}: one of {', '.join(sorted(OPS))}")
+                answer = getattr(self, op)(**request)
+                answer = {"ok": True, **(await answer if inspect.isawaitable(answer) else answer)}
+            except Exception as exc:
+                answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000],
+                          "trace": traceback.format_exc()[-2000:]}
+            answers.write(json.dumps(answer, default=str) + "\n")
+            answers.flush()
 
     # --- verifiers ----------------------------------------------------------------------------------------
     def verify(self, code: str, final: str = "work", answer: str | None = None, initial: str | None = None,
@@ -362,20 +397,7 @@ def main() -> int:
     sys.stdout = sys.stderr
     memory_mb = float(sys.argv[sys.argv.index("--memory-mb") + 1]) if "--memory-mb" in sys.argv else 0
     host = Host(int(memory_mb * (1 << 20)) or None)
-    for line in sys.stdin:
-        request = json.loads(line)
-        op = request.pop("op", None)
-        if op == "quit":
-            break
-        try:
-            if op not in OPS:
-                raise ValueError(f"unknown request {op!r}: one of {', '.join(sorted(OPS))}")
-            answer = {"ok": True, **getattr(host, op)(**request)}
-        except Exception as exc:
-            answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000],
-                      "trace": traceback.format_exc()[-2000:]}
-        answers.write(json.dumps(answer, default=str) + "\n")
-        answers.flush()
+    host.loop.run_until_complete(host.serve(sys.stdin, answers))
     return 0
 
 

@@ -181,8 +181,14 @@ def test_a_call_past_its_deadline_ends_the_host_and_the_next_episode_gets_a_new_
 # --- the memory budget ---------------------------------------------------------------------------------------
 
 GREEDY_APP = '''
+import threading
+
 from fastapi import FastAPI
 app = FastAPI()
+
+@app.get("/thread", operation_id="thread")
+def thread():
+    return {"thread": threading.get_ident()}
 
 @app.get("/greedy", operation_id="greedy")
 def greedy(mib: int, kind: str = "list"):
@@ -206,6 +212,9 @@ def test_a_call_over_the_memory_budget_gets_a_clear_error_and_the_host_carries_o
         huge = host.call_tool("greedy", {"mib": 1 << 20})  # a list of 1 TiB
         assert huge["status"] == 500 and "memory budget" in huge["body"]["error"]
         assert host.call_tool("greedy", {"mib": 2})["body"] == {"slots": 262144}  # the host carries on
+        # every sync call on the one thread started at load: a thread started inside a call's budget can fail
+        # in its first allocation, and Thread.start then waits forever (the call timed out on a loaded machine)
+        assert len({host.call_tool("thread", {})["body"]["thread"] for _ in range(3)}) == 1
         assert host.call_tool("greedy", {"mib": 32, "kind": "buffer"})["body"] == {"bytes": 32 << 20}
         judged = host.verify('def verify_task_completion(initial_db_path, final_db_path, final_answer=None):\n'
                              '    return {"result": str(len(bytes(1 << 31)))}\n')
