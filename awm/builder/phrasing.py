@@ -744,6 +744,11 @@ def grammar_faults(text: str) -> list[str]:
         faults.append("two articles")
     if re.search(r"\b(their|my|our|your) (the|a|an)\b", text):
         faults.append("article after a possessive")
+    if re.search(r"\b(their|my|our|your)(?: (?:as|and|or|that|which|is|are|was|were)\b|[,.;:?!)])", text):
+        faults.append("a possessive that owns nothing")
+    for match in re.finditer(r"\b([a-z]+) (?:[a-z]+ )?(?:that|which) (?:is|are) (?:currently |still |now )?\1\b", text):
+        if not _inside_quote(text, match.start()):
+            faults.append(f"a status the label already says: {match.group(0)!r}")
     if re.search(r"\bi\b", text):
         faults.append("lower-case 'i'")
     if re.search(r"\bI(?:'ve| have)? (?:asked|told) us\b|\bmy [^.?!]*\bstaying with us\b", text):

@@ -399,7 +399,9 @@ class World:
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
             options.append(("{their} [most recent|latest|newest] {CASE}", by_party))
-        if by_status and sum(c["status"] == case["status"] for c in mine) == 1:
+        # not where the label says the status already ("their scheduled move that is scheduled")
+        if by_status and sum(c["status"] == case["status"] for c in mine) == 1 and not (
+                set(status_words(case["status"]).split()) & set(self.L["case"].lower().split())):
             options.append((f"{{their}} {{CASE}} that is [currently |]{status_words(case['status'])}", by_party))
         when = case[self.fl.time_column]
         if self.fl.name in ("appointment", "reservation") and sum(c[self.fl.time_column][:10] == when[:10]

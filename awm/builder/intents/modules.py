@@ -34,7 +34,7 @@ def settle_invoices(w: World) -> Plan | None:
              (w.n.list("invoice"), {w.fk("party"): party["id"], "status": "overdue"})]
     calls += [(w.n.action("invoice", "pay"), {w.pk("invoice"): i["id"]}) for i in unpaid]
     say = Say("do", (
-        "mark every unpaid (open or overdue) {INVOICE} of {their} as paid, and tell me the total amount settled",
+        "mark every unpaid (open or overdue) {INVOICE} of {theirs} as paid, and tell me the total amount settled",
         "{they_have} paid everything {they} owed || set all of {their} open and overdue {INVOICE/pl} to paid and "
         "tell me how much that came to",
         "clear {their} outstanding {INVOICE/pl}, open and overdue alike, and give me the sum",
