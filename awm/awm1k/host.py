@@ -26,7 +26,7 @@ serves every episode: each episode's database is a file of its own, and a reques
 the last one first saves the working database to the last one's file and puts its own in place (SQLite
 backup), whatever the app does with the path (SQLAlchemy sessions, sqlite3 on engine.url.database). A call and a verifier run under an address-space budget (`--memory-mb`, RLIMIT_AS, the budget our
 sandbox gives a call): an allocation beyond it raises MemoryError in their code, the request answers a 500
-naming the budget, and the host carries on.
+naming the budget, and the host carries on. Threads start outside the budget (guard_thread_starts).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import resource
 import shutil
 import sqlite3
 import sys
+import threading
 import time
 import traceback
 import types
@@ -116,18 +117,37 @@ class MemoryBudget:
 
     def __init__(self, budget: int | None):
         self.budget = budget
+        self.limit: int | None = None  # the limit in force, during a request only
 
     def __enter__(self) -> None:
         self.saved = resource.getrlimit(resource.RLIMIT_AS)
         if self.budget:
-            soft, hard = self.saved
-            limit = address_space_bytes() + self.budget
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard),
-                                                    hard))
+            self._limit(address_space_bytes() + self.budget)
 
     def __exit__(self, *exc) -> None:
         if self.budget:
             resource.setrlimit(resource.RLIMIT_AS, self.saved)
+            self.limit = None
+
+    def _limit(self, limit: int) -> None:
+        hard = self.saved[1]
+        self.limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (self.limit, hard))
+
+    def start_thread(self, start, thread) -> None:
+        """`Thread.start` outside the budget: a new thread's stack and first allocations (a malloc arena) may need
+        more address space than the request has left, and a thread that fails before it signals that it started
+        leaves `start` waiting forever (a MemoryError in its bootstrap, printed and ignored). What the start took
+        is added to the limit: the request's budget is what it was."""
+        if self.limit is None:
+            start(thread)
+            return
+        before = address_space_bytes()
+        resource.setrlimit(resource.RLIMIT_AS, self.saved)
+        try:
+            start(thread)
+        finally:
+            self._limit(self.limit + max(0, address_space_bytes() - before))
 
     def message(self) -> str:
         return (f"MemoryError: the call went over its memory budget ({self.budget // (1 << 20)} MiB of address "
@@ -142,6 +162,17 @@ async def _start_thread_pool() -> None:
     except ImportError:
         return
     await anyio.to_thread.run_sync(int)
+
+
+def guard_thread_starts(budget: MemoryBudget) -> None:
+    """Every thread this process starts (their code's, anyio's, SQLAlchemy's) is started outside the request's
+    budget (MemoryBudget.start_thread): the host only, never the caller's process."""
+    start = threading.Thread.start
+
+    def guarded(thread: threading.Thread) -> None:
+        budget.start_thread(start, thread)
+
+    threading.Thread.start = guarded
 
 
 def digest(path: str) -> str:
@@ -397,6 +428,7 @@ def main() -> int:
     sys.stdout = sys.stderr
     memory_mb = float(sys.argv[sys.argv.index("--memory-mb") + 1]) if "--memory-mb" in sys.argv else 0
     host = Host(int(memory_mb * (1 << 20)) or None)
+    guard_thread_starts(host.budget)
     host.loop.run_until_complete(host.serve(sys.stdin, answers))
     return 0
 

@@ -190,6 +190,14 @@ app = FastAPI()
 def thread():
     return {"thread": threading.get_ident()}
 
+@app.get("/spawn", operation_id="spawn")
+def spawn():  # a thread of their own, started and ended inside the call
+    done = []
+    helper = threading.Thread(target=done.append, args=(1,))
+    helper.start()
+    helper.join()
+    return {"done": len(done)}
+
 @app.get("/greedy", operation_id="greedy")
 def greedy(mib: int, kind: str = "list"):
     if kind == "buffer":  # zeroed pages the kernel gives lazily: address space, not memory, until written
@@ -215,6 +223,9 @@ def test_a_call_over_the_memory_budget_gets_a_clear_error_and_the_host_carries_o
         # every sync call on the one thread started at load: a thread started inside a call's budget can fail
         # in its first allocation, and Thread.start then waits forever (the call timed out on a loaded machine)
         assert len({host.call_tool("thread", {})["body"]["thread"] for _ in range(3)}) == 1
+        # a thread their code starts inside a call starts outside the budget, and the call's budget is intact
+        assert [host.call_tool("spawn", {})["body"] for _ in range(5)] == [{"done": 1}] * 5
+        assert host.call_tool("greedy", {"mib": 32, "kind": "buffer"})["body"] == {"bytes": 32 << 20}
         assert host.call_tool("greedy", {"mib": 32, "kind": "buffer"})["body"] == {"bytes": 32 << 20}
         judged = host.verify('def verify_task_completion(initial_db_path, final_db_path, final_answer=None):\n'
                              '    return {"result": str(len(bytes(1 << 31)))}\n')
