@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 
 from awm.builder.catalogue import DOMAIN_SEEDS, PACKS
-from awm.builder.catalogue.kinds import KIND_OF_FLAVOUR, module_misfit
+from awm.builder.catalogue.kinds import KIND_OF_FLAVOUR, MIN_SUBSCRIBABLE, module_misfit, subscribable
 from awm.builder.catalogue.model import MODULES, DomainSeed, ExtraColumn, SubBusiness
 from awm.builder.catalogue.nearest import nearest_domain
 from awm.builder.catalogue.seeds import load_seed_domains
@@ -182,7 +182,17 @@ SIBLING_SLOTS = 10  # the slots of one domain whose module windows spread over i
 WINDOW_SHARE = 0.6  # at most this share of the curated modules' tables in one scenario (unless 15 tables need more)
 
 
-def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[str] = ()) -> list[str]:
+def _item_misfits(seed: DomainSeed, items: tuple[str, ...], labels: dict[str, str]) -> frozenset[str]:
+    """The curated modules a sub-business's items do not fit: subscriptions where fewer than `MIN_SUBSCRIBABLE` of
+    its items may be subscribed to (a veterinary hospital's emergency exams, a courier's delivery runs)."""
+    label = labels.get("subscription", "subscription")
+    if sum(subscribable(item, seed.item_kind, label) for item in items) < MIN_SUBSCRIBABLE:
+        return frozenset({"subscriptions"})
+    return frozenset()
+
+
+def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[str] = (),
+                  unfit: frozenset[str] = frozenset()) -> list[str]:
     """The generic modules the entity groups need, then a window of the domain's curated modules up to the
     target size.
 
@@ -191,7 +201,7 @@ def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[
     other and siblings share as few as the short curated list allows (a random pick per slot shares more, and
     preferring the domain's own modules in every slot shares most). A window covers at most WINDOW_SHARE of the
     curated tables, unless MIN_TABLES needs more: a window spanning the whole cycle would give every sibling
-    every module."""
+    every module. A module of `unfit` is left out (the sub-business's items do not fit it: `_item_misfits`)."""
     target = rng.randint(MIN_TABLES, MAX_TABLES - 2)
     needed = list(dict.fromkeys(m for g in groups for m in groups_for(seed.category, seed.slug)[g].needs))
     order_rng = random.Random(stable_seed("module order", seed.slug))
@@ -209,6 +219,8 @@ def _pick_modules(seed: DomainSeed, slot: int, rng: random.Random, groups: list[
     for module in needed + cycle[start:] + cycle[:start]:
         if tables >= target and module not in needed:
             break
+        if module in unfit and module not in needed:
+            continue
         size = len(MODULE_ROLES[module])
         if tables + size > MAX_TABLES:
             continue
@@ -264,8 +276,12 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
     round_ = slot // len(seed.sub_businesses)
     name = title(sub.name) if round_ == 0 else f"{title(sub.name)} ({rng.choice(_CITIES)} branch network {round_})"
     labels = _labels(seed)
-    groups = _pick_entity_groups(seed, slot)
-    modules = _pick_modules(seed, slot, rng, groups)
+    unfit = _item_misfits(seed, sub.items, labels)
+    # an entity group that needs a module this sub-business's items do not fit is not kept (a golf course's
+    # membership freezes where it sells no membership)
+    available = groups_for(seed.category, seed.slug)
+    groups = [g for g in _pick_entity_groups(seed, slot) if not set(available[g].needs) & unfit]
+    modules = _pick_modules(seed, slot, rng, groups, unfit)
     flavour = FLAVOURS[seed.flavour]
     city = rng.choice(_CITIES)
     return Scenario(

@@ -4,8 +4,9 @@ A task is self-contained when its instruction states every value the agent has t
 each literal the goals demand that also enters the final state through a tool argument of the
 reference solution (a comment's text, an amount, a date, a reason), and each search text the
 reference solution looks things up by. Identifiers are exempt (the agent finds them with the tools),
-and so are values the tools compute and the values a chained task takes from earlier tool results. A number may instead be stated as a relative change ("raise the
-price by 12%"), which names it through the current value.
+and so are values the tools compute and the values a chained task takes from earlier tool results (a price raised "by 12%" is one: the agent reads the
+current price first). A number is stated by its digits as a number of its own: not inside a date, a time or a code
+("June 1, 2025", "10:00" and "ORD-1015" state no 1, 10 or 15).
 """
 
 from __future__ import annotations
@@ -40,14 +41,22 @@ def _string_spellings(value: str) -> set[str]:
 _ONE_OF_NAMED = re.compile(r"\bone '|\bjust the one\b")
 
 
+# Where digits are not a number of their own: dates ("June 1, 2025", "2025-06-01"), times ("10:00") and codes
+# ("ORD-1015", "A1"); they are blanked before numbers are looked for.
+_NOT_NUMBERS = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}(?:, \d{4})?"
+    r"|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\b\d{1,2}:\d{2}\b|[A-Za-z]+-?\d[\w-]*")
+
+
 def _number_stated(value: float, instruction: str) -> bool:
     x = abs(float(value))
-    forms = {f"{x:.2f}", f"{x:,.2f}", f"{x:g}"}
+    forms = {f"{x:.2f}", f"{x:,.2f}", f"{x:.1f}", f"{x:g}"}
     if x == int(x):
         forms |= {str(int(x)), f"{int(x):,}"}
     if x == 1 and _ONE_OF_NAMED.search(instruction):
         return True
-    return any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", instruction) for f in forms)
+    text = _NOT_NUMBERS.sub(" ", instruction)
+    return any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d|\.\d)", text) for f in forms)
 
 
 def value_stated(value: Any, instruction: str) -> bool:
@@ -55,7 +64,7 @@ def value_stated(value: Any, instruction: str) -> bool:
     if isinstance(value, bool) or value is None:
         return True
     if isinstance(value, (int, float)):
-        return _number_stated(value, instruction) or "%" in instruction
+        return _number_stated(value, instruction)
     if isinstance(value, str):
         text = _normal(instruction)
         return any(s in text for s in _string_spellings(value))

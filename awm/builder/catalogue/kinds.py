@@ -15,6 +15,7 @@ awm/quality/fit.py measures what a corpus's worlds and tasks still do not fit.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -57,6 +58,24 @@ KIND_OF_FLAVOUR = {"fulfillment": "goods", "appointment": "service", "service": 
 
 # Categories whose businesses hold their customers' money in accounts (checking, savings, credit, wallet).
 ACCOUNT_HOLDERS = ("banking", "fintech")
+
+
+# What a subscription may hold (awm/builder/modules/subscriptions.py): a plan, goods delivered by the period (a coffee
+# or a milk subscription), any session of a label that bundles them ('lesson package', 'class pass'), and otherwise
+# only an item sold by the period ('Monthly Bookkeeping Basic', 'Thirty Day Adult Pass', 'Essentials Seat License'),
+# not a one-off ('Emergency Exam', 'Booking Fee', 'Idle Fee Per Minute', 'Hot Desk Day Pass').
+SUBSCRIBED_KINDS = ("goods", "plan")
+_BUNDLING_LABEL = re.compile(r"\b(?:package|pass)\b", re.I)
+_BY_THE_PERIOD = re.compile(
+    r"\b(?:monthly|annual|annually|yearly|weekly|biweekly|quarterly|per (?:month|year|week|quarter)|thirty day|"
+    r"plan|membership|(?<!day )pass|subscription|licen[cs]e|contract|retainer|season)\b", re.I)
+MIN_SUBSCRIBABLE = 2  # a world carries subscriptions only where at least this many of its items may be subscribed to
+
+
+def subscribable(item_name: str, item_kind: str, label: str) -> bool:
+    """Whether a subscription (called `label` in the domain's words) may be to the item `item_name`; any item of a
+    world whose item kind is not catalogued (a scenario a model wrote without one)."""
+    return item_kind not in ITEM_KINDS or item_kind in SUBSCRIBED_KINDS or bool(_BUNDLING_LABEL.search(label) or _BY_THE_PERIOD.search(item_name))
 
 
 def module_misfit(module: str, category: str, item_kind: str) -> str | None:

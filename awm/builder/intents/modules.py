@@ -8,6 +8,7 @@ from collections.abc import Callable
 from awm.builder.clock import TODAY
 from awm.builder.intents.base import BOTH, Plan, World, intent, long_date
 from awm.builder.intents.steps import add_note, notify
+from awm.builder.modules.subscriptions import subscribable_items
 from awm.builder.phrasing import PartyRef, Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -1343,7 +1344,7 @@ def cancel_subscription(w: World) -> Plan | None:
 @intent("action", needs=("subscription",))
 def change_plan(w: World) -> Plan | None:
     options = _subscription_options(w, "active") + _subscription_options(w, "paused")
-    items = [i for i in w.rows["item"] if i["active"]]
+    items = subscribable_items(w.rows, w.plan.scenario.item_kind, w.L)
     if not options or len(items) < 2:
         return None
     sub, party = w.rng.choice(options)

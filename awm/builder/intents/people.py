@@ -471,9 +471,10 @@ def reprice_item(w: World) -> Plan | None:
     ), {"item": T(f"the {{ITEM}} with code {item['sku']}" if by_sku else f"the {{ITEM}} {quote(item['name'])}"),
         "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce|cut]"), "dir": "up" if up else "down",
         "going": "raising" if up else "cutting"})
-    return Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
+    plan = Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=item["id"],
                              expect={"price": {"approx": new_price}}), w.money_answer(new_price)], say,
                 answer=money(new_price), targets={("item", item["id"])})
+    return plan.derive(w.n.change("item", "update", "price"), "price")  # from the price it reads
 
 
 @intent("chained", item="priced")
@@ -568,7 +569,8 @@ def discount_if_expensive(w: World) -> Plan | None:
         "still offer, [apply|make] a {pct}% price cut to it, rounded to the cent; otherwise leave it and tell me "
         "which {ITEM} [tops|leads] that {CATEGORY} on price",
     ), {"item": quote(item["name"]), "pct": pct})
-    return Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
+    plan = Plan(calls, goals, say, answer=answer, targets={("item", item["id"])})
+    return plan.derive(w.n.change("item", "update", "price"), "price")  # from the price it reads
 
 
 @intent("aggregate", item="priced")

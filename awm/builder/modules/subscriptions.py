@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from awm.builder.catalogue.kinds import subscribable
 from awm.builder.clock import day
 from awm.builder.entities import Col, Entity, fk_col, pk_col
 from awm.builder.naming import plural, snake
@@ -39,8 +40,19 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
     return ents
 
 
+def subscribable_items(rows: dict, item_kind: str, labels: dict[str, str]) -> list[dict]:
+    """The active items a subscription may be to (awm.builder.catalogue.kinds.subscribable)."""
+    label = labels.get("subscription", "subscription")
+    return [i for i in rows["item"] if i["active"] and subscribable(i["name"], item_kind, label)]
+
+
 def fill_subscriptions(gen: RowGen) -> None:
-    items = [i for i in gen.rows["item"] if i["active"]]
+    items = subscribable_items(gen.rows, gen.sc.item_kind, gen.sc.labels)
+    if not items and gen.sc.builtin:  # the world builder only gives subscriptions to worlds whose items fit them
+        raise ValueError(f"{gen.sc.env_id}: subscriptions, but none of its items may be subscribed to (its "
+                         f"{gen.sc.labels.get('subscription', 'subscription')}s would hold one-off items)")
+    # a scenario written elsewhere (a model, a seeds file) keeps the modules it chose: its items as they are
+    items = items or [i for i in gen.rows["item"] if i["active"]]
     for _ in range(gen.rng.randint(14, 22)):
         item = gen.rng.choice(items)
         status = gen.rng.choices(("active", "paused", "cancelled"), (6, 2, 2))[0]

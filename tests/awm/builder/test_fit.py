@@ -11,7 +11,7 @@ import yaml
 import awm.builder.catalogue as catalogue
 from awm.backends.offline import OfflineBackend
 from awm.builder.catalogue import DOMAIN_SEEDS, parse_domain
-from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit
+from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit, subscribable
 from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
@@ -79,6 +79,48 @@ def test_a_pack_module_that_does_not_fit_a_domain_of_the_pack_is_left_out_of_its
     assert DOMAIN_SEEDS["auto_repair"].item_kind == "service"
     assert "inventory" not in curated_modules(DOMAIN_SEEDS["auto_repair"])
     assert "inventory" in curated_modules(DOMAIN_SEEDS["auto_dealership"])
+
+
+@pytest.mark.parametrize(("item", "kind", "label", "fits"), [
+    ("Emergency Exam", "service", "subscription", False),
+    ("Annual Wellness Exam", "service", "subscription", True),
+    ("Booking Fee", "service", "subscription", False),
+    ("Idle Fee Per Minute", "service", "charging plan", False),
+    ("Hot Desk Day Pass", "booking", "subscription", False),
+    ("Thirty Day Adult Pass", "service", "pass subscription", True),
+    ("Catch Up Bookkeeping Per Month", "service", "retainer plan", True),
+    ("Essentials Seat License", "service", "service contract", True),
+    ("Geometry Session", "service", "lesson package", True),
+    ("Goal Planning Session", "service", "advisory plan", False),  # 'planning' is no plan
+    ("Whole Milk Gallon", "goods", "delivery subscription", True),
+    ("Silver 2500 PPO", "plan", "plan enrollment", True),
+])
+def test_a_subscription_holds_only_what_is_had_by_the_period(item, kind, label, fits):
+    assert subscribable(item, kind, label) is fits
+
+
+def test_every_subscription_of_every_domain_is_to_something_had_by_the_period():
+    """Every built-in domain's ten slots: a world carries subscriptions only where its items may be subscribed to,
+    and every subscription it fills holds such an item (no 'Emergency Exam' subscription at a vet)."""
+    carried = 0
+    for slug in DOMAIN_SEEDS:
+        for slot in range(10):
+            sc = make_scenario(slug, slot)
+            label = sc.labels.get("subscription", "subscription")
+            fitting = [i for i in sc.items if subscribable(i, sc.item_kind, label)]
+            if "subscriptions" not in sc.modules:
+                continue
+            carried += 1
+            assert len(fitting) >= 2, sc.env_id
+            plan = plan_world(sc)
+            rows = generate_rows(plan)
+            fk = next(c.name for c in plan.entities["subscription"].columns if c.ref == "item")
+            names = {i["id"]: i["name"] for i in rows["item"]}
+            held = {names[s[fk]] for s in rows["subscription"]}
+            assert held and held <= set(fitting), (sc.env_id, sorted(held - set(fitting)))
+    assert carried >= 150  # 185 of the 1,050 scenarios carry them today
+    vet = [make_scenario("veterinary_clinic", slot) for slot in range(10)]
+    assert not any("subscriptions" in sc.modules for sc in vet)
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,8 @@ def test_values_may_be_spelled_as_people_write_them():
     assert value_stated("bank_transfer", "record a bank transfer payment")
     assert value_stated("2025-08-27T10:00:00", "move it to 2025-08-27 10:00")
     assert value_stated(-3.0, "reduce the stock there by 3")
-    assert value_stated(2231.46, "raise the price by 12% (rounded to the cent)")
+    assert value_stated(11.0, "prep fridge at 11.0 °C")
+    assert value_stated(1200, "a credit of 1,200.00")
     assert not value_stated("Collected Poems", "rename book 2")
     assert not value_stated(166.01, "record a payment of 166.10")
     # one of an item where a case holds one of each: "one 'Roof Inspection'", "just the one"; "the one with" is no count
@@ -56,6 +57,19 @@ def test_values_may_be_spelled_as_people_write_them():
     assert value_stated(1, "book the dearest service I can afford, just the one, at the North office")
     assert not value_stated(1, "book the one with the best rating")
     assert not value_stated(2, "add one 'Roof Inspection' to my appointment")
+
+
+def test_digits_inside_a_date_a_time_a_code_or_a_percentage_state_no_number():
+    # a price raised "by 12%" is learnt from the current price (the task marks it derived), not stated
+    assert not value_stated(2231.46, "raise the price by 12% (rounded to the cent)")
+    assert value_stated(12, "raise the price by 12% (rounded to the cent)")
+    assert not value_stated(1, "book it for June 1, 2025 at the North office")
+    assert not value_stated(1, "move it to 2025-06-01")
+    assert not value_stated(10, "move it to 10:00 tomorrow")
+    assert not value_stated(15, "cancel order ORD-1015")
+    assert not value_stated(3, "add it to booking A3")
+    assert value_stated(3, "add 3 of them to booking A3")
+    assert value_stated(1, "on June 1, 2025, add 1 unit")
 
 
 def test_every_offline_task_is_self_contained(corpus):
