@@ -619,12 +619,15 @@ def compatible(first: Say, second: Say) -> tuple[str, ...]:
 
 class Realiser:
     """Chooses and renders; every choice comes from one seeded rng, so a seed gives the same text. `context` holds
-    sentences of context a request may open with (a category's own, then everyone's), by voice."""
+    sentences of context a request may open with (a category's own, then everyone's), by voice; `clashes` says
+    whether one contradicts the request's words (awm.builder.intents.context.clashes), which then go without it."""
 
-    def __init__(self, labels: dict[str, str], rng: random.Random, context: dict[str, tuple[str, ...]] | None = None):
+    def __init__(self, labels: dict[str, str], rng: random.Random, context: dict[str, tuple[str, ...]] | None = None,
+                 clashes: Callable[[str, str], bool] | None = None):
         self.labels = labels
         self.rng = rng
         self.context = context or {}
+        self.clashes = clashes or (lambda sentence, clause: False)
         self.frames_used: set[str] = set()
 
     def pick(self, n: int) -> int:
@@ -667,8 +670,8 @@ class Realiser:
         context = self._context_sentence(voice, first)
         frame = self.choose(tuple(f for f in frames(first.mood, voice, clause) if not announced_twice(context or "", f)))
         if len(says) == 1:
-            return render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
-                                  relation=relation), voice
+            return self._without_clash(render_request(first, clause, voice, self.labels, self.pick, frame,
+                                                      context=context, relation=relation), context), voice
         second = says[1]
         text = render_request(first, clause, voice, self.labels, self.pick, frame, context=context,
                               relation=relation)
@@ -681,7 +684,14 @@ class Realiser:
         core2 = tidy(ctx.render(parse(vary(clause2))))
         options = connectors(second.mood, clause2)
         connector = options[self.pick(len(options))]
-        return tidy(text + " " + connector.replace("{second}", core2)), voice
+        return self._without_clash(tidy(text + " " + connector.replace("{second}", core2)), context), voice
+
+    def _without_clash(self, text: str, context: str | None) -> str:
+        """The instruction without its sentence of context where the request's words contradict it ("Our budget is
+        tight" before "the priciest", "It's my first time" before "my most recent order")."""
+        if context and context in text and self.clashes(context, text.replace(context, " ")):
+            return tidy(text.replace(context, " "))
+        return text
 
 
 CONTEXT_SHARE = 0.2  # how often a request that has sentences of context for its voice opens with one

@@ -18,7 +18,7 @@ import re
 from awm.builder.data import Rows
 from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
-from awm.builder.intents.context import context_for
+from awm.builder.intents.context import clashes, context_for
 from awm.builder.phrasing import Realiser, compatible, same_party
 from awm.builder.templates.verifier_prelude import words
 from awm.builder.toolgen import dialect_for, error_codes
@@ -339,7 +339,8 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     if len(grouped) < count:  # a small world: allow more requests per intent
         grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, staff_tools)), count)
     rng.shuffle(grouped)
-    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category))
+    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category),
+                        clashes)
     tasks = []
     for n, parts in enumerate(grouped, 1):
         instruction, voice = realiser.request([p.say for p in parts])

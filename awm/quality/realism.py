@@ -30,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
+from awm.builder.intents.context import CLASHES
 from awm.builder.intents.people import AUTHORITY_INTENTS
 from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, RELATIONS
 from awm.contracts import Task
@@ -72,11 +73,17 @@ def channels(sentence: str) -> set[str]:
 
 
 def contradiction(instruction: str) -> str | None:
-    """Two sentences of one instruction that state different channels, or None."""
+    """Two sentences of one instruction that state different channels, or a sentence of context that the request
+    contradicts (awm.builder.intents.context.CLASHES: a tight budget and "the priciest"), or None."""
     said = [(s, channels(s)) for s in sentences(instruction)]
     stated = set().union(*(c for _, c in said)) if said else set()
     if len(stated) > 1:
         return " / ".join(s for s, c in said if c)
+    for sentence, pattern in CLASHES.items():
+        if sentence in instruction:
+            rest = instruction.replace(sentence, " ")
+            if (match := pattern.search(rest)) is not None:
+                return f"{sentence} / {match.group(0)}"
     return None
 
 

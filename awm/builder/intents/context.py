@@ -9,6 +9,8 @@ sentence is in more than a small share of tasks (awm/quality/realism.py measures
 
 from __future__ import annotations
 
+import re
+
 GENERAL = (
     "I've been a customer of yours for years.", "A friend recommended you to me.",
     "I'm travelling this week and only have a minute.", "Sorry for the short notice.", "I hope you can help.",
@@ -117,6 +119,25 @@ BY_CATEGORY: dict[str, tuple[str, ...]] = {
         "I work night shifts and sleep during the day.",
     ),
 }
+
+
+# Context sentences that a request's own words would contradict: a tight budget beside "the priciest", a first
+# time beside "again" or "my last order", a newcomer beside a person's history. The realiser does not open such a
+# request with them, and awm/quality/realism.py counts any that is found as a contradiction.
+_HISTORY = r"\b(?:again|repeat\w*|last|latest|most recent|newest|previous|past|mirrors?|same as)\b"
+CLASHES: dict[str, re.Pattern] = {
+    "Our household budget is tight this month.": re.compile(r"(?i)\b(?:priciest|dearest|most expensive)\b"),
+    "Our budget for this quarter is fixed.": re.compile(r"(?i)\b(?:priciest|dearest|most expensive)\b"),
+    "It's my first time doing this.": re.compile(r"(?i)" + _HISTORY),
+    "A friend recommended you to me.": re.compile(r"(?i)" + _HISTORY),
+    "I've just moved into the area.": re.compile(r"(?i)" + _HISTORY),
+}
+
+
+def clashes(sentence: str, request: str) -> bool:
+    """Whether a context sentence contradicts the words of the request it would open."""
+    pattern = CLASHES.get(sentence)
+    return pattern is not None and pattern.search(request) is not None
 
 
 def context_for(category: str) -> dict[str, tuple[str, ...]]:

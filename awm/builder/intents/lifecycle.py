@@ -825,7 +825,7 @@ def party_spend_question(w: World) -> Plan | None:
         "what is the total of all captured {PAYMENT/pl} across {their} {CASE/pl}, to the cent",
         "how much {have_they} paid in total across all {their} {CASE/pl}, counting only captured "
         "{PAYMENT/pl}",
-        "adding up the captured {PAYMENT/pl} on every one of {their} {CASE/pl}, what do we get",
+        "adding up the captured {PAYMENT/pl} on every one of {their} {CASE/pl}, what is the total",
     ), {}, party=ref, voices=BOTH)
     return Plan(calls, [w.money_answer(total)], say, answer=money(total))
 

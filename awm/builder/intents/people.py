@@ -479,10 +479,13 @@ def reprice_item(w: World) -> Plan | None:
 
 @intent("chained", item="priced")
 def match_price(w: World) -> Plan | None:
-    items = [i for i in w.rows["item"] if i["active"]]
-    if len(items) < 2:
+    """An item priced like another of its own category (a rider like a rider, not a laptop like a games console)."""
+    cat = w.fk("category")
+    pairs = [(a, b) for a in w.rows["item"] for b in w.rows["item"]
+             if a["id"] != b["id"] and a["active"] and b["active"] and a[cat] == b[cat] and a["price"] != b["price"]]
+    if not pairs:
         return None
-    target, model = w.rng.sample(items, 2)
+    target, model = w.rng.choice(pairs)
     calls = [w.find_item(model), w.find_item(target),
              (w.n.change("item", "update", "price"), {w.pk("item"): target["id"], "price": model["price"]})]
     say = Say("do", (

@@ -34,8 +34,8 @@ def _unique_best(scores: dict[int, object], best=max) -> int | None:
 
 def _round_between(low: float, high: float) -> float | None:
     """The roundest amount strictly between two prices (a budget a person would state), or None."""
-    for step in (1000, 500, 100, 50, 25, 10, 5, 1):
-        value = math.floor(low / step + 1) * step
+    for step in (1000, 500, 100, 50, 25, 10, 5, 1, 0.5, 0.25, 0.1):  # 'under 4.50' before 'under 4.67'
+        value = round(math.floor(low / step + 1) * step, 2)
         if low < value < high:
             return float(value)
     middle = round((low + high) / 2, 2)

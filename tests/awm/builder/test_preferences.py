@@ -312,5 +312,7 @@ def test_budgets_are_round_amounts_strictly_between_two_prices():
     from awm.builder.intents.preferences import _round_between
 
     assert _round_between(87.5, 112.0) == 100.0 and _round_between(101.0, 104.0) == 102.0
-    assert _round_between(10.2, 10.6) == 10.4 and _round_between(5.0, 5.0) is None
+    assert _round_between(10.2, 10.6) == 10.5 and _round_between(5.0, 5.0) is None
+    assert _round_between(4.2, 4.9) == 4.5 and _round_between(3.2, 3.26) == 3.25  # 'under 4.50', not 4.67
+    assert _round_between(4.6, 4.7) == 4.65  # the middle where no rounder amount lies between
     assert money(_round_between(1999.0, 2600.0)) == "2000.00"

@@ -73,6 +73,12 @@ def test_the_measures_read_voice_filler_and_contradictions_as_a_reader_would():
     assert contradiction("Ann Lee is waiting on hold. She wrote to us last week.")
     assert contradiction("Ann Lee left a voicemail. Their car came in showing 16944 miles. Record it.") is None
     assert contradiction("Ann Lee left a voicemail. Ann Lee came in this morning. Record it.")
+    # a sentence of context the request contradicts
+    tight = "Hi, I'm Ann Lee. Our household budget is tight this month. Book the priciest room under 200.00 for me."
+    assert contradiction(tight) == "Our household budget is tight this month. / priciest"
+    assert contradiction(tight.replace("priciest", "cheapest")) is None
+    assert contradiction("Hi, I'm Ann Lee. It's my first time doing this. Repeat my most recent order.")
+    assert contradiction("Hi, I'm Ann Lee. It's my first time doing this. Cancel my order ORD-1001.") is None
     assert sentences("Mail ann.lee@example.net. Is it 2.50? Yes!") == ["Mail ann.lee@example.net.", "Is it 2.50?",
                                                                         "Yes!"]
     report = realism([RealismText("Two things. Cancel order 1. Also, ship order 2.", ("a", "b")),
@@ -113,6 +119,23 @@ def test_every_introduction_beside_every_context_sentence_states_one_channel_at_
                     checked += 1
                     assert contradiction(text) is None, text
     assert checked > 1000 and not staff_context  # a member of staff adds no aside about their day
+
+
+@pytest.mark.parametrize(("clause", "opened"), [("book the priciest {ROOM} under 200.00 for {them}", False),
+                                                 ("book the cheapest {ROOM} for {them}", True)])
+def test_a_request_does_not_open_with_context_its_own_words_contradict(clause, opened):
+    """A tight budget opens a request for the cheapest room now and then, never one for the priciest."""
+    import random
+
+    from awm.builder.intents.context import clashes
+    from awm.builder.phrasing import Realiser
+
+    tight = "Our household budget is tight this month."
+    say = Say("do", (clause,), {}, party=PartyRef("Ann Lee", "ann.lee@example.com", "name_email"), voices=("self",))
+    texts = [Realiser({"party": "guest", "room": "room"}, random.Random(seed), {"self": (tight,)}, clashes)
+             .request([say])[0] for seed in range(60)]
+    assert any(tight in t for t in texts) is opened
+    assert all(contradiction(t) is None for t in texts)
 
 
 def _plan(name: str, email: str, table: str, pk: int) -> Plan:
