@@ -183,7 +183,7 @@ def delete_primary_address(w: World) -> Plan | None:
     say = Say("do", (
         "delete {their} {ADDRESS} at {street}",
         "remove the {ADDRESS} on {street} from {their} record",
-        "{they} asked {us} to forget {street} || delete that {ADDRESS}",
+        "{their} {ADDRESS} at {street} is no longer [needed|in use] || delete it",
     ), {"street": address["street"]}, party=ref, voices=BOTH)
     return Plan([w.find_party(ref), (w.n.list("address"), {w.fk("party"): party["id"]})],
                 [w.text_answer("primary", ["secondary"])], say,
@@ -493,7 +493,8 @@ def match_price(w: World) -> Plan | None:
         "make {target} cost exactly the same as {model}",
         "{target} should be priced like {model} || look up that price and apply it",
         "[align|match] the price of {target} with the current price of {model}",
-        "{model} [sells|goes] for a certain price || [give|charge] {target} [exactly|precisely] the same",
+        "{target} and {model} are in the same {CATEGORY} || set the price of {target} to [exactly|precisely] what {model} "
+        "costs now",
     ), {"target": quote(target["name"]), "model": quote(model["name"])})
     plan = Plan(calls, [Goal(kind="row_equals", table=w.table("item"), pk=target["id"],
                              expect={"price": {"approx": model["price"]}})], say, targets={("item", target["id"])})

@@ -99,11 +99,17 @@ def test_a_subscription_holds_only_what_is_had_by_the_period(item, kind, label, 
     assert subscribable(item, kind, label) is fits
 
 
-def test_every_subscription_of_every_domain_is_to_something_had_by_the_period():
+# the fast lane: domains whose worlds carry subscriptions of every kind of item, and the vet whose worlds do not
+SUBSCRIPTION_SAMPLE = ["veterinary_clinic", "coffee_roastery", "health_insurance", "accounting_firm", "tutoring_center",
+                       "commercial_space_leasing", "public_transit_agency"]
+
+
+@pytest.mark.parametrize("domains", sample_or_whole(SUBSCRIPTION_SAMPLE, list(DOMAIN_SEEDS)))
+def test_every_subscription_of_every_domain_is_to_something_had_by_the_period(domains):
     """Every built-in domain's ten slots: a world carries subscriptions only where its items may be subscribed to,
     and every subscription it fills holds such an item (no 'Emergency Exam' subscription at a vet)."""
     carried = 0
-    for slug in DOMAIN_SEEDS:
+    for slug in domains:
         for slot in range(10):
             sc = make_scenario(slug, slot)
             label = sc.labels.get("subscription", "subscription")
@@ -118,7 +124,7 @@ def test_every_subscription_of_every_domain_is_to_something_had_by_the_period():
             names = {i["id"]: i["name"] for i in rows["item"]}
             held = {names[s[fk]] for s in rows["subscription"]}
             assert held and held <= set(fitting), (sc.env_id, sorted(held - set(fitting)))
-    assert carried >= 150  # 185 of the 1,050 scenarios carry them today
+    assert carried >= (150 if len(domains) > 100 else 20)  # 185 of the 1,050 scenarios carry them today
     vet = [make_scenario("veterinary_clinic", slot) for slot in range(10)]
     assert not any("subscriptions" in sc.modules for sc in vet)
 

@@ -54,14 +54,19 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
     return ents
 
 
+# How many days after its first a leave of each kind ends: a sick day or a week, parental leave of two to six weeks.
+LEAVE_DAYS = {"annual": (0, 13), "sick": (0, 4), "parental": (13, 41), "unpaid": (0, 9)}
+
+
 def fill_leave(gen: RowGen) -> None:
     for member in gen.rows["staff"]:
         for k in range(gen.rng.choice((0, 1, 2))):
             start = REFERENCE_NOW + timedelta(days=gen.rng.randint(-40, 60) + 35 * k)
             status = gen.rng.choices(("pending", "approved", "rejected", "cancelled"), (4, 4, 1, 1))[0]
-            gen.add("leave_request", {gen.fk("staff"): member["id"], "kind": gen.rng.choice(LEAVE_KINDS),
-                                      "starts_on": day(start), "ends_on": day(start + timedelta(days=gen.rng.randint(0, 9))),
-                                      "status": status})
+            kind = gen.rng.choice(LEAVE_KINDS)
+            end = start + timedelta(days=gen.rng.randint(*LEAVE_DAYS[kind]))
+            gen.add("leave_request", {gen.fk("staff"): member["id"], "kind": kind, "starts_on": day(start),
+                                      "ends_on": day(end), "status": status})
 
 
 def fill_timesheets(gen: RowGen) -> None:

@@ -27,10 +27,12 @@ def hr_approve_leave(w: World) -> Plan | None:
     calls = [w.find_staff(member), (w.n.list("leave_request"), {w.fk("staff"): member["id"], "status": "pending"}),
              (w.n.action("leave_request", "approve"), {w.pk("leave_request"): lr["id"]})]
     goal = Goal(kind="row_equals", table=w.table("leave_request"), pk=lr["id"], expect={"status": "approved"})
+    span = (f"on {lr['starts_on']}" if lr["starts_on"] == lr["ends_on"]
+            else f"from {lr['starts_on']} to {lr['ends_on']}")  # one day is not 'from 2025-06-25 to 2025-06-25'
     say = Say("do", (
-        "approve {staff}'s pending {kind} leave from {start} to {end}",
-        "{staff} asked for {kind} leave, {start} to {end} || approve it",
-    ), {"staff": w.person(member), "kind": lr["kind"], "start": lr["starts_on"], "end": lr["ends_on"]})
+        "approve {staff}'s pending {kind} leave {span}",
+        "{staff} asked for {kind} leave {span} || approve it",
+    ), {"staff": w.person(member), "kind": lr["kind"], "span": span})
     return Plan(calls, [goal], say, targets={("leave_request", lr["id"])})
 
 
