@@ -75,7 +75,9 @@ MIN_SUBSCRIBABLE = 2  # a world carries subscriptions only where at least this m
 def subscribable(item_name: str, item_kind: str, label: str) -> bool:
     """Whether a subscription (called `label` in the domain's words) may be to the item `item_name`; any item of a
     world whose item kind is not catalogued (a scenario a model wrote without one)."""
-    return item_kind not in ITEM_KINDS or item_kind in SUBSCRIBED_KINDS or bool(_BUNDLING_LABEL.search(label) or _BY_THE_PERIOD.search(item_name))
+    if item_kind not in ITEM_KINDS or item_kind in SUBSCRIBED_KINDS:
+        return True
+    return bool(_BUNDLING_LABEL.search(label) or _BY_THE_PERIOD.search(item_name))
 
 
 def module_misfit(module: str, category: str, item_kind: str) -> str | None:
