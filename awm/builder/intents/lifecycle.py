@@ -242,20 +242,25 @@ def add_line_item(w: World) -> Plan | None:
 
 @intent("chained")
 def swap_line_item(w: World) -> Plan | None:
+    """One line of an open case swapped for another item of the same category (a person would rather have the
+    other size or model, not a uniform instead of a league place), in the same quantity."""
     options = []
+    cat, ifk = w.fk("category"), w.fk("item")
     for case in w.rows["case"]:
         if case["status"] not in w.fl.editable or w.party_of(case)["status"] != "active":
             continue
         lines = w.children("line", "case", case["id"])
-        present = {x[w.fk("item")] for x in lines}
-        items = [i for i in w.rows["item"] if i["active"] and i["id"] not in present]
-        if lines and items:
-            options.append((case, lines, items))
+        present = {x[ifk] for x in lines}
+        for line in lines:
+            kind = w.by_id("item", line[ifk])[cat]
+            items = [i for i in w.rows["item"] if i["active"] and i["id"] not in present and i[cat] == kind]
+            if items:
+                options.append((case, line, items))
     if not options:
         return None
-    case, lines, items = w.rng.choice(options)
-    line, new = w.rng.choice(lines), w.rng.choice(items)
-    old = w.by_id("item", line[w.fk("item")])
+    case, line, items = w.rng.choice(options)
+    new = w.rng.choice(items)
+    old = w.by_id("item", line[ifk])
     qty = line["quantity"]
     total = round(max(case["total_amount"] - qty * line["unit_price"], 0) + qty * new["price"], 2)
     party = w.party_of(case)
