@@ -7,7 +7,9 @@
   user-goal share        tasks written in the first person of the world's end user (a customer, a patient,
                          a member), recognised by the introductions of awm/builder/phrasing.py
   contradictions         tasks whose sentences state two ways the request arrived ("Ann Lee sent a letter by post.
-                         It arrived via the chat widget.")
+                         It arrived via the chat widget."), or whose sentence of context the request's own words
+                         contradict ("Our household budget is tight this month." before "the priciest";
+                         awm.builder.intents.context.CLASHES)
   authority requests     tasks in which a customer asks, in their own voice, for something on another person's
                          behalf as that person's authorised representative (awm.builder.intents.people
                          AUTHORITY_INTENTS): carried out where the world records the authority, refused where it

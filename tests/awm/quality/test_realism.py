@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -10,12 +11,13 @@ import pytest
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, Plan
-from awm.builder.intents.context import BY_CATEGORY, GENERAL, context_for
+from awm.builder.intents.context import BY_CATEGORY, GENERAL, clashes, context_for
 from awm.builder.phrasing import (
     _SELF_INTROS_BY_IDENT,
     STAFF_INTROS,
     Context,
     PartyRef,
+    Realiser,
     Say,
     alternatives,
     every_choice,
@@ -125,11 +127,6 @@ def test_every_introduction_beside_every_context_sentence_states_one_channel_at_
                                                  ("book the cheapest {ROOM} for {them}", True)])
 def test_a_request_does_not_open_with_context_its_own_words_contradict(clause, opened):
     """A tight budget opens a request for the cheapest room now and then, never one for the priciest."""
-    import random
-
-    from awm.builder.intents.context import clashes
-    from awm.builder.phrasing import Realiser
-
     tight = "Our household budget is tight this month."
     say = Say("do", (clause,), {}, party=PartyRef("Ann Lee", "ann.lee@example.com", "name_email"), voices=("self",))
     texts = [Realiser({"party": "guest", "room": "room"}, random.Random(seed), {"self": (tight,)}, clashes)
