@@ -794,19 +794,28 @@ def alternatives(template: str) -> int:
     return size(parse(vary(template)))
 
 
-def one_choice_at_a_time(points: int = 24, options: int = 4) -> Iterator[Callable[[int], int]]:
-    """Pickers that take the first alternative everywhere but at one choice point, where they take each other
-    alternative in turn: every alternative of a template is rendered at least once."""
+def one_choice_at_a_time(render: Callable[[Callable[[int], int]], str], points: int = 24,
+                         options: int = 4) -> list[str]:
+    """`render(pick)` for pickers that take the first alternative everywhere but at one choice point, where they
+    take each other alternative in turn: every alternative of a template is rendered at least once. A point the
+    rendering never reaches, and an alternative past the last one a point has, would render a text already
+    rendered: they are skipped."""
+    out = []
     for point in range(points):
         for option in range(1, options):
-            state = {"n": 0}
+            seen: list[int] = []
 
-            def pick(n: int, point=point, option=option, state=state) -> int:
-                k = state["n"]
-                state["n"] += 1
-                return min(option, n - 1) if k == point else 0
+            def pick(n: int, point=point, option=option, seen=seen) -> int:
+                seen.append(n)
+                return min(option, n - 1) if len(seen) - 1 == point else 0
 
-            yield pick
+            text = render(pick)
+            if len(seen) <= point:  # the choices stop before this point: so do they at every later one
+                return out
+            out.append(text)
+            if option >= seen[point] - 1:  # this point's last alternative
+                break
+    return out
 
 
 def every_choice(limit: int = 512) -> Iterator[Callable[[int], int]]:
