@@ -20,7 +20,7 @@ TRAINERS_STAMP := $(TRAINERS)/.installed
 # only (pip would otherwise take a CUDA build from the index); where it is missing, the torch tests skip (fail in CI)
 TORCH_WHEEL ?= /opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl
 
-.PHONY: run test test-fast ui bench bench-llm-real test-real-model lint format clean sandbox-deps venvs
+.PHONY: run test test-fast ui bench bench-llm-real test-real-model lint format clean sandbox-deps venvs side-venvs
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,12 +70,25 @@ run: $(STAMP) sandbox-deps  ## materialize the default corpus through Dagster (A
 # time of the largest alone on a cold pip cache.
 venvs: $(STAMP) $(CLIENTS_STAMP) $(TRAINERS_STAMP) $(AWM_AGENT_STAMP)
 
+# The virtualenvs of the other projects' code only the e2e tests use (tests/ecosystem, tests/awm/awm1k)
+SIDE_VENVS := $(CLIENTS_STAMP) $(TRAINERS_STAMP) $(AWM_AGENT_STAMP)
+side-venvs: $(SIDE_VENVS)
+
+# `make test` installs the side virtualenvs in the background while the suite runs: .side-venvs.pending holds the
+# installing process's id until it ends (.side-venvs.rc its exit status, .side-venvs.log what it printed), and a
+# test that needs one of them waits for its stamp or for that process to end (tests/conftest.py, await_venv).
 test: sandbox-deps  ## lint and run the test suite
-	@$(MAKE) --no-print-directory -j4 venvs
+	@rm -f .side-venvs.rc; sh -c '$(MAKE) --no-print-directory -j3 side-venvs; echo $$? > .side-venvs.rc; \
+	  rm -f .side-venvs.pending' > .side-venvs.log 2>&1 < /dev/null & echo $$! > .side-venvs.pending; \
+	  echo "make test: the clients' and trainers' virtualenvs install in the background (.side-venvs.log)"
+	@$(MAKE) --no-print-directory $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
 	@$(VENV)/bin/awm sandbox || echo "make test: WARNING: THE SANDBOX TESTS RUN WITHOUT OS ISOLATION HERE (awm sandbox above says why); the OS boundary tests are skipped, not passed. Install bubblewrap (make sandbox-deps) to test it." >&2
 	$(PY) -m pytest -n 4 --dist loadgroup -m "not real_model" --durations=25  # the slowest 25 listed at the end
+	@while [ -f .side-venvs.pending ] && kill -0 "$$(cat .side-venvs.pending)" 2>/dev/null; do sleep 1; done; \
+	  test "$$(cat .side-venvs.rc 2>/dev/null)" = 0 || { tail -n 40 .side-venvs.log >&2; \
+	  echo "make test: installing the side virtualenvs failed (.side-venvs.log above)" >&2; exit 1; }
 
 # Four processes on two cores for the whole suite: its e2e and ops tests spend most of their time waiting on servers,
 # daemons, workers and browsers (measured on one 2-core machine, the same clone: 608 s with -n 2, 542 s with -n 3,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,9 +25,38 @@ os.environ.setdefault("AWM_SANDBOX_ALLOW_ROOT", "1")
 
 __all__ = ["build_environment", "dialect_of"]
 
+ROOT = Path(__file__).resolve().parents[1]
+# `make test` installs the side virtualenvs (the clients', the trainers', AWM's agent's) in the background while the
+# suite runs (Makefile, `test`): this file holds the installing process's id until it ends.
+SIDE_VENVS_PENDING = ROOT / ".side-venvs.pending"
+
+
+def _installing(pending: Path) -> bool:
+    try:
+        os.kill(int(pending.read_text().strip()), 0)
+    except (OSError, ValueError):  # no such file, no such process (a stale file of a killed run), or garbage
+        return False
+    return True
+
+
+def await_venv(python: str | Path, pending: Path = SIDE_VENVS_PENDING) -> None:
+    """Wait while `make test` is still installing the virtualenv of `python` in the background: until its stamp
+    (`<venv>/.installed`, written when its install has finished) exists or the installing process has ended. Where
+    nothing installs in the background (pytest run by hand, or every venv already made), it returns at once."""
+    from tests.lanes import PATIENCE_S
+
+    stamp = Path(python).parent.parent / ".installed"
+    deadline = time.monotonic() + PATIENCE_S
+    while not stamp.exists() and _installing(pending) and time.monotonic() < deadline:
+        time.sleep(1)
+
+
 def missing_venv(why: str) -> None:
     """A client venv `make test` builds is missing: a skip on a contributor's machine, a failure under CI (where
     `.ci/run` builds every venv, so a missing one means the integration was never tested)."""
+    rc = ROOT / ".side-venvs.rc"
+    if rc.exists() and rc.read_text().strip() != "0":
+        why += f" (installing the side virtualenvs failed: {ROOT / '.side-venvs.log'} says why)"
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)

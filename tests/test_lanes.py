@@ -161,3 +161,32 @@ def test_a_session_corpus_is_built_by_one_pytest_xdist_worker_and_copied_by_each
     monkeypatch.delenv("PYTEST_XDIST_WORKER")
     alone = built_once_per_run(Workers("alone"), "corpus", build)
     assert builds[1] == alone.home and alone.read_text("shop__00", "tasks.json") == '{"build": 2}'
+
+
+def test_a_test_needing_a_side_venv_waits_for_its_background_install_and_no_longer(tmp_path):
+    """`make test` installs the side virtualenvs in the background (Makefile): a test needing one waits until its
+    stamp appears, and not at all where the installing process has ended (a stale id of a killed run) or none runs."""
+    import threading
+    import time
+
+    from tests.conftest import await_venv
+
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    pending = tmp_path / "pending"
+    installer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        pending.write_text(str(installer.pid))
+        threading.Timer(1.0, (python.parent.parent / ".installed").touch).start()
+        started = time.monotonic()
+        await_venv(python, pending)
+        waited = time.monotonic() - started
+        assert (python.parent.parent / ".installed").exists() and waited >= 0.9
+    finally:
+        installer.kill()
+        installer.wait()
+    (python.parent.parent / ".installed").unlink()
+    started = time.monotonic()
+    await_venv(python, pending)  # the installer's id names no live process
+    await_venv(python, tmp_path / "none")  # nothing installs
+    assert time.monotonic() - started < 1

@@ -15,7 +15,7 @@ import pytest
 from awm.runtime import open_environment
 from awm.runtime.server import RuntimeServer, serve_in_thread
 from tests.awm.runtime.conftest import pool, published  # noqa: F401 - fixtures
-from tests.conftest import missing_venv
+from tests.conftest import await_venv, missing_venv
 from tests.lanes import PATIENCE_S
 
 TOKEN = "ecosystem-token"
@@ -27,6 +27,7 @@ CLIENTS_PYTHON = Path(os.environ.get("AWM_CLIENTS_PYTHON", ROOT / ".venv-clients
 def run_client(script: str, job: dict) -> dict:
     """Run tests/ecosystem/<script> in the clients' virtualenv with `job`; its JSON output, once it exits
     (PATIENCE_S only against a hang)."""
+    await_venv(CLIENTS_PYTHON)
     if not CLIENTS_PYTHON.exists():
         missing_venv(f"no agent-side virtualenv at {CLIENTS_PYTHON} (make test builds it)")
     done = subprocess.run([str(CLIENTS_PYTHON), str(ROOT / "tests" / "ecosystem" / script), json.dumps(job)],

@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from tests.conftest import missing_venv
+from tests.conftest import await_venv, missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, admin, chosen_tasks
 from tests.lanes import PATIENCE_S
 
@@ -18,6 +18,7 @@ AGENT_PYTHON = os.environ.get("AWM_AGENT_PYTHON", str(ROOT / ".venv-awm-agent" /
 
 def test_awm_agent_replays_to_one_and_null_runs_to_zero_through_the_permissive_format(running, published, pool,
                                                                                         tmp_path):
+    await_venv(AGENT_PYTHON)
     if not os.path.exists(AGENT_PYTHON):
         missing_venv(f"no virtualenv of AWM's agent at {AGENT_PYTHON} (make test builds it where Python 3.12 is)")
     server, base = running

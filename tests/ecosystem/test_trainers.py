@@ -15,7 +15,7 @@ import pytest
 from awm.artifacts import TOOLS_JSON
 from awm.export import write_export
 from awm.toolspecs import published_spec
-from tests.conftest import missing_venv
+from tests.conftest import await_venv, missing_venv
 from tests.ecosystem.conftest import ENV, ROOT, TOKEN, admin, chosen_tasks
 from tests.lanes import PATIENCE_S
 
@@ -25,6 +25,7 @@ TORCH_WHEEL = "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"  # the Ma
 
 
 def run_trainers(job: dict, where) -> dict:
+    await_venv(TRAINERS_PYTHON)
     if not os.path.exists(TRAINERS_PYTHON):
         missing_venv(f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)")
     path = where / "job.json"
@@ -108,6 +109,7 @@ def run_trainer_job(job: dict, where) -> dict:
     """tests/ecosystem/trainer_runs.py with `job` in the trainers' virtualenv: its JSON output. Skips where the
     virtualenv has no torch (a machine without the CPU wheel: the Makefile says so), fails so under CI."""
     reason = None
+    await_venv(TRAINERS_PYTHON)
     if not os.path.exists(TRAINERS_PYTHON):
         reason = f"no trainers' virtualenv at {TRAINERS_PYTHON} (make test builds it)"
     elif subprocess.run([TRAINERS_PYTHON, "-c", "import torch, ray"], capture_output=True).returncode != 0:

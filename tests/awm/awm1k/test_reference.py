@@ -23,7 +23,7 @@ from awm.cli import main as awm_main
 from awm.stages.catalog import build_catalog
 from awm.stages.pipeline import build_environment
 from awm.store import ArtifactStore
-from tests.conftest import missing_venv
+from tests.conftest import await_venv, missing_venv
 from tests.llm.conftest import API_KEY, start_llm_serve
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,6 +34,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def reference() -> str:
     """The interpreter holding agent-world-model; a skip where there is none, a failure under CI."""
+    await_venv(REFERENCE)
     if not os.path.exists(REFERENCE):
         why = (f"no agent-world-model interpreter at {REFERENCE} (make test builds .venv-awm-agent where Python 3.12 "
                "is found; AWM1K_REFERENCE_PYTHON names another)")
