@@ -165,7 +165,7 @@ def confirmation_subjects(world: World, plan: Plan) -> tuple[str, ...]:
 def confirm_by_message(world: World, plan: Plan) -> None:
     """Sometimes a change made for a person is confirmed to them by a message (where the business sends messages):
     the request asks for it, with its channel and subject, and a goal checks it was sent."""
-    from awm.builder.intents.steps import notify
+    from awm.builder.intents.steps import message_channel, notify
 
     party = plan.say.party
     writes = [c for c in plan.calls if not c[0].startswith(("get_", "list_", "search_"))]
@@ -175,14 +175,14 @@ def confirm_by_message(world: World, plan: Plan) -> None:
     row = next((p for p in world.rows["party"] if p["email"] == party.email), None)
     if row is None:
         return
-    channel = world.pick(["email", "sms"])
+    channel, named = message_channel(world, "confirm_")
     subject = world.pick(list(confirmation_subjects(world, plan)))
     call, goal = notify(world, row, channel, subject, "Your request has been completed.")
     plan.calls.append(call)
     plan.goals.append(goal)
     plan.say.slots["confirm_subject"] = f"'{subject}'"
-    plan.say.slots["confirm_channel"] = "SMS" if channel == "sms" else "email"
-    tail = (", [then|and then|and finally|and when that's done,] [send {them} {a confirm_channel} "
+    plan.say.slots.update(named)
+    tail = (", [then|and then|and finally|and when that's done,] [send {them} {a confirm_via} "
             "[confirmation|{NOTIFICATION}] with the subject {confirm_subject}|confirm it to {them} by "
             "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
             "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")

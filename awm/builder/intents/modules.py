@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from awm.builder.clock import TODAY
 from awm.builder.intents.base import BOTH, Plan, World, intent, long_date
-from awm.builder.intents.steps import add_note, notify
+from awm.builder.intents.steps import add_note, message_channel, notify
 from awm.builder.modules.subscriptions import subscribable_items
 from awm.builder.phrasing import PartyRef, Say, T, count, money, quote
 from awm.contracts import Goal
@@ -102,14 +102,16 @@ def pay_if_overdue(w: World) -> Plan | None:
         goals = [w.text_answer(inv["due_on"], [i["due_on"] for i in w.rows["invoice"]])]
         answer = f"It is not overdue; it is due on {inv['due_on']}."
     say = Say("do", (
-        "if the {INVOICE} for {case} is overdue, mark it as paid; otherwise tell me its due date",
+        "{they} [want|would like] to settle anything overdue today || if the {INVOICE} for {case} is overdue, mark "
+        "it as paid; otherwise tell me its due date",
         "check the {INVOICE} for {case} || pay it off if it is overdue, and if it isn't, just tell me when it is due",
         "settle the {INVOICE} for {case} only if it has gone overdue, and if not, [let me know|tell me] its due "
         "date instead",
-        "{they} [asked about|queried] the {INVOICE} for {case} || if it is overdue, mark it paid; if it [isn't "
-        "overdue yet|is still current], [tell me|give me] the date it falls due",
-        "[record|mark] the {INVOICE} for {case} as paid [if|provided] it is past due; [when|if] it isn't, "
-        "[report|tell me] its due date and change nothing",
+        "{they} [asked about|queried] the {INVOICE} for {case} and [want|would like] to pay it today if it is late "
+        "|| if it is overdue, mark it paid; if it [isn't overdue yet|is still current], [tell me|give me] the date "
+        "it falls due",
+        "{they} [want|would like] to pay whatever is past due today || [record|mark] the {INVOICE} for {case} as "
+        "paid [if|provided] it is past due; [when|if] it isn't, [report|tell me] its due date and change nothing",
     ), {"case": case_np}, party=ref)
     return Plan(calls, goals, say, answer=answer, targets={("invoice", inv["id"])})
 
@@ -267,11 +269,12 @@ def freeze_account(w: World) -> Plan | None:
     tail = ""
     if w.has("notification"):
         subject = w.pick(("Your account is frozen", "Account frozen for your protection", "We froze your account"))
-        call, goal = notify(w, party, "sms", subject, "We froze your account at your request.")
+        channel, named = message_channel(w)
+        call, goal = notify(w, party, channel, subject, "We froze your account at your request.")
         calls.append(call)
         goals.append(goal)
-        slots["subject"] = quote(subject)
-        tail = " and text {them} an SMS {NOTIFICATION} with the subject {subject}"
+        slots.update(named, subject=quote(subject))
+        tail = " and send {them} {a via} {NOTIFICATION} with the subject {subject}"
     say = Say("do", (
         "freeze {acct}" + tail,
         "{they} suspect fraud on {acct} || freeze it" + tail,
@@ -1250,14 +1253,14 @@ def remind_upcoming(w: World) -> Plan | None:
     if case is None:
         return None
     party = w.party_of(case)
-    channel = w.pick(["sms", "email"])
+    channel, named = message_channel(w)
     subject = f"Reminder: {case['code']} on {long_date(case[tc])}"
     call, goal = notify(w, party, channel, subject, f"See you at {case[tc][11:16]}.")
     calls = [(w.n.list("case"), {"code": case["code"]}), (w.n.get("party"), {w.pk("party"): party["id"]}), call]
     say = Say("do", (
         "send the {PARTY} of {CASE} {code} a reminder by {channel} with the subject {subject}",
-        "remind whoever booked {CASE} {code} about it: {channel} {NOTIFICATION}, subject {subject}",
-    ), {"code": case["code"], "channel": "SMS" if channel == "sms" else "email", "subject": quote(subject)})
+        "remind whoever booked {CASE} {code} about it: {a via} {NOTIFICATION}, subject {subject}",
+    ), {"code": case["code"], **named, "subject": quote(subject)})
     return Plan(calls, [goal], say, targets={("case", case["id"])})
 
 

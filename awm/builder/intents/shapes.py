@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import Plan, World, intent, long_date, or_words
 from awm.builder.intents.entities.common import BOTH
-from awm.builder.intents.steps import act, add_note, captured, get_case, notify, refund, status_goal
+from awm.builder.intents.steps import act, add_note, captured, get_case, message_channel, notify, refund, status_goal
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -258,7 +258,7 @@ def notify_item_holders(w: World, subjects: tuple[str, ...], clauses: tuple[str,
     if not options:
         return None
     item, cases, parties = w.rng.choice(options)
-    channel = w.pick(["email", "sms"])
+    channel, named = message_channel(w)
     subject = w.pick(subjects).format(item=item["name"])
     calls = [w.find_item(item), (w.n.list("line"), {w.fk("item"): item["id"], "limit": 100})]
     calls += [get_case(w, c) for c in cases]
@@ -268,7 +268,7 @@ def notify_item_holders(w: World, subjects: tuple[str, ...], clauses: tuple[str,
         calls.append(call)
         goals.append(goal)
     open_words = or_words(w.fl.open)
-    say = Say("do", clauses, {"item": quote(item["name"]), "channel": "SMS" if channel == "sms" else "email",
+    say = Say("do", clauses, {"item": quote(item["name"]), **named,
                               "subject": quote(subject), "open": open_words})
     return Plan(calls, goals, say, targets={("item", item["id"])})
 

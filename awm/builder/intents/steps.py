@@ -62,6 +62,19 @@ def add_staff_note(w: World, case: dict, member: dict, text: str) -> tuple[Call,
     return call, goal
 
 
+# The channels a message with a subject line goes by, as a request names them: (a noun, a modifier). A text message
+# has no subject line, so a request that states one never sends it by SMS.
+MESSAGE_CHANNELS = {"email": ("email", "email"), "push": ("push notification", "push")}
+
+
+def message_channel(w: World, prefix: str = "") -> tuple[str, dict[str, str]]:
+    """A channel for a message with a subject, and the request's slots naming it: `{channel}` ("by email", "by push
+    notification") and `{via}` ("an email notice", "a push message"), each name after `prefix`."""
+    channel = w.pick(sorted(MESSAGE_CHANNELS))
+    noun, via = MESSAGE_CHANNELS[channel]
+    return channel, {f"{prefix}channel": noun, f"{prefix}via": via}
+
+
 def notify(w: World, party: dict, channel: str, subject: str, body: str) -> tuple[Call, Goal]:
     call = (w.n.create("notification"), {w.fk("party"): party["id"], "channel": channel, "subject": subject,
                                          "body": body})

@@ -167,7 +167,7 @@ define("farm_frost_cancellations", "aggregate", ("agriculture",), lambda w: call
 define("farm_input_recall", "aggregate", ("agriculture",), lambda w: notify_item_holders(
     w, ("Product recall: {item}", "Recall notice for {item}"), (
         "{item} has been recalled by the manufacturer || send every {PARTY} with an open {CASE} ({open}) "
-        "that includes it {a channel} {NOTIFICATION} with the subject {subject}",
-        "warn each {PARTY} with an open {CASE} ({open}) that contains {item}: one {channel} {NOTIFICATION} each, subject "
+        "that includes it {a via} {NOTIFICATION} with the subject {subject}",
+        "warn each {PARTY} with an open {CASE} ({open}) that contains {item}: one {via} {NOTIFICATION} each, subject "
         "{subject}",
     )), needs=("notification",))

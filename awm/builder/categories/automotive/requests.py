@@ -132,7 +132,7 @@ define("auto_safety_recall", "aggregate", ("automotive",), lambda w: notify_item
     w, ("Safety recall: {item}", "Important safety notice about {item}"), (
         "the manufacturer issued a safety recall for {item} || notify every {PARTY} with {a CASE} that is "
         "{open} and includes it, by {channel}, subject {subject}",
-        "send {a channel} {NOTIFICATION} with the subject {subject} to each {PARTY} with an open "
+        "send {a via} {NOTIFICATION} with the subject {subject} to each {PARTY} with an open "
         "{CASE} ({open}) that includes {item}",
     )), needs=("notification",))
 define("auto_seasonal_follow_up", "chained", ("automotive",), lambda w: follow_up_booking(

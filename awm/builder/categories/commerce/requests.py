@@ -164,7 +164,7 @@ def retail_drop_out_of_stock(w: World) -> Plan | None:
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 define("retail_product_recall", "aggregate", ("commerce", "healthcare", "food_and_beverage"),
        lambda w: notify_item_holders(w, ("Recall notice: {item}", "Please do not use {item}"), (
-           "{item} is being recalled || send {a channel} {NOTIFICATION} with the subject {subject} to every "
+           "{item} is being recalled || send {a via} {NOTIFICATION} with the subject {subject} to every "
            "{PARTY} who has {a CASE} that is {open} and contains it",
            "notify all {PARTY/pl} with {open} {CASE/pl} that include {item}: {channel}, subject {subject}",
        )), needs=("notification",))
