@@ -78,9 +78,11 @@ side-venvs: $(SIDE_VENVS)
 # installing process's id until it ends (.side-venvs.rc its exit status, .side-venvs.log what it printed), and a
 # test that needs one of them waits for its stamp or for that process to end (tests/conftest.py, await_venv).
 test: sandbox-deps  ## lint and run the test suite
-	@rm -f .side-venvs.rc; sh -c '$(MAKE) --no-print-directory -j3 side-venvs; echo $$? > .side-venvs.rc; \
+	@if [ -f .side-venvs.pending ] && kill -0 "$$(cat .side-venvs.pending)" 2>/dev/null; then \
+	  echo "make test: the side virtualenvs are still installing from an earlier run (.side-venvs.log)"; else \
+	  rm -f .side-venvs.rc; sh -c '$(MAKE) --no-print-directory -j3 side-venvs; echo $$? > .side-venvs.rc; \
 	  rm -f .side-venvs.pending' > .side-venvs.log 2>&1 < /dev/null & echo $$! > .side-venvs.pending; \
-	  echo "make test: the clients' and trainers' virtualenvs install in the background (.side-venvs.log)"
+	  echo "make test: the clients' and trainers' virtualenvs install in the background (.side-venvs.log)"; fi
 	@$(MAKE) --no-print-directory $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py  # the layers (docs/architecture.md)
