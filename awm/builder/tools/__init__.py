@@ -17,7 +17,7 @@ are listed in that order.
 from __future__ import annotations
 
 import ast
-from functools import cache
+from functools import cache, lru_cache
 from types import ModuleType
 
 from awm.builder import categories
@@ -135,12 +135,22 @@ def error_codes(tools: list[ToolDef]) -> tuple[str, ...]:
     (not_found, invalid_state, ...), of the paging and body helpers, and of each tool's rendered template (the
     shared rules it calls written out, branches its bindings rule out pruned). The closed set a refusal's rule
     is named from (awm.contracts.AnswerSlot, type rule)."""
-    codes: set[str] = set()
-    for module in (tool_prelude, tool_paging, tool_bodies):
-        codes |= _error_codes_in(module_tree(module))
+    codes = set(_helper_error_codes())
     for tool in tools:
-        codes |= _error_codes_in(ast.parse(render_tool(tool)))
+        codes |= _source_error_codes(render_tool(tool))
     return tuple(sorted(codes))
+
+
+@cache
+def _helper_error_codes() -> frozenset[str]:
+    return frozenset().union(*(_error_codes_in(module_tree(m)) for m in (tool_prelude, tool_paging, tool_bodies)))
+
+
+@lru_cache(maxsize=8192)
+def _source_error_codes(source: str) -> frozenset[str]:
+    """The codes of one rendered tool (memoised on its source, as rendering is: a task set asks for every tool's
+    codes once per refusal, and the worlds of one domain share most of their tools)."""
+    return frozenset(_error_codes_in(ast.parse(source)))
 
 
 def body_prologue(tool: ToolDef) -> str:
