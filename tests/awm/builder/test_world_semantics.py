@@ -5,6 +5,7 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -37,20 +38,46 @@ def _world(domain: str, slot: int, base_seed: int = 0):
 _read_world = cache(_world)
 
 
+# Items whose name shares a word with a category that is not theirs, read and filed by hand: (domain, sub-business,
+# item) -> the category it is filed under, and why the word misleads ('Private Client Checking' is a checking
+# account, not 'private lending'). A line that no longer matches the pack fails the test below.
+EXCEPTIONS_FILE = Path(__file__).with_name("word_test_exceptions.tsv")
+
+
+def _word_test_exceptions() -> dict[tuple[str, str, str], str]:
+    exceptions = {}
+    for n, line in enumerate(EXCEPTIONS_FILE.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        assert len(fields) == 5 and all(f.strip() for f in fields), f"{EXCEPTIONS_FILE.name}:{n}: 5 tab-separated fields"
+        domain, sub, item, category, _why = fields
+        exceptions[(domain, sub, item)] = category
+    return exceptions
+
+
 def test_an_item_is_filed_under_the_category_its_name_names():
     """Where an item's name shares a telling word with exactly one category of its sub-business, it is filed there
-    (a word is telling unless every category name has it or half the sub-business's items do: 'permit')."""
-    checked = 0
+    (a word is telling unless every category name has it or half the sub-business's items do: 'permit'), unless
+    the exceptions file says where it is filed instead and why."""
+    exceptions = _word_test_exceptions()
+    checked, excepted = 0, set()
     for seed in DOMAIN_SEEDS.values():
         for sub in seed.sub_businesses:
             counts = Counter(w for item in sub.items for w in _stems(item))
             common = set.intersection(*(_stems(c) for c in sub.category_names))
             common |= {w for w, n in counts.items() if 2 * n >= len(sub.items)}
             for item in sub.items:
+                key = (seed.slug, sub.name, item)
+                if key in exceptions:
+                    assert sub.category_of(item) == exceptions[key], (key, "moved: update " + EXCEPTIONS_FILE.name)
+                    excepted.add(key)
+                    continue
                 named = [c for c in sub.category_names if (_stems(item) & _stems(c)) - common]
                 if len(named) == 1:
                     checked += 1
                     assert sub.category_of(item) == named[0], (seed.slug, sub.name, item)
+    assert set(exceptions) == excepted, f"{EXCEPTIONS_FILE.name} names no such items: {set(exceptions) - excepted}"
     assert checked > 2500
 
 
