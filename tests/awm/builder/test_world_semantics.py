@@ -52,6 +52,7 @@ def _word_test_exceptions() -> dict[tuple[str, str, str], str]:
         fields = line.split("\t")
         assert len(fields) == 5 and all(f.strip() for f in fields), f"{EXCEPTIONS_FILE.name}:{n}: 5 tab-separated fields"
         domain, sub, item, category, _why = fields
+        assert (domain, sub, item) not in exceptions, f"{EXCEPTIONS_FILE.name}:{n}: {item!r} is listed twice"
         exceptions[(domain, sub, item)] = category
     return exceptions
 
