@@ -102,7 +102,7 @@ FAST_LANE := not slow and not e2e and not ops and not real_model
 # Bytecode is cached for it even where the environment sets PYTHONDONTWRITEBYTECODE: pytest then keeps the test
 # modules it rewrites (about 3 s of collection in each process, every run).
 test-fast: export PYTHONDONTWRITEBYTECODE :=
-test-fast: $(STAMP)  ## lint and the fast lane of the test suite (its measured time: README, "Tests")
+test-fast: $(STAMP) sandbox-deps  ## lint and the fast lane of the test suite (its measured time: README, "Tests")
 	$(VENV)/bin/ruff check .
 	$(PY) scripts/import_contracts.py
 	$(PY) -m pytest -m "$(FAST_LANE)" -n 3 --dist loadgroup  # three processes on two cores: its tests wait on servers and workers
