@@ -77,6 +77,10 @@ side-venvs: $(SIDE_VENVS)
 # `make test` installs the side virtualenvs in the background while the suite runs: .side-venvs.pending holds the
 # installing process's id until it ends (.side-venvs.rc its exit status, .side-venvs.log what it printed), and a
 # test that needs one of them waits for its stamp or for that process to end (tests/conftest.py, await_venv).
+# Bytecode is cached for the whole suite as for the fast lane below, even where the environment sets
+# PYTHONDONTWRITEBYTECODE: otherwise each of its processes (four pytest workers, every Dagster run and step process,
+# the webserver, the daemon) compiles the project's modules again (measured: 475 s instead of 496 s, one clone).
+test: export PYTHONDONTWRITEBYTECODE :=
 test: sandbox-deps  ## lint and run the test suite
 	@if [ -f .side-venvs.pending ] && kill -0 "$$(cat .side-venvs.pending)" 2>/dev/null; then \
 	  echo "make test: the side virtualenvs are still installing from an earlier run (.side-venvs.log)"; else \

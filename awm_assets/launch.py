@@ -316,6 +316,7 @@ def _stop_workers(running: list[subprocess.Popen], grace_s: float = WORKER_GRACE
     interrupt it raises only at its next checkpoint, which a stage over a large range reaches minutes later. A killed
     worker's run is marked failed by the next launch (reap_dead_runs) and every artifact write is atomic, so the next
     `make run` resumes where it stopped."""
+    below = [p for proc in running for p in _descendants(proc.pid)]  # before they are orphaned
     for proc in running:
         proc.terminate()
     deadline = time.monotonic() + grace_s
@@ -325,6 +326,48 @@ def _stop_workers(running: list[subprocess.Popen], grace_s: float = WORKER_GRACE
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    _kill_all(below)
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """The processes below `pid` (its children, theirs, ...) as (pid, start time), from /proc: a worker's Dagster
+    step processes and the watchers Dagster starts beside them, which a killed worker would leave running."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append((int(stat.parent.name), fields[19]))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+def _still_runs(pid: int, started: str) -> bool:
+    """Whether the process `pid` that started at `started` (not a later one given the same id) still runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"
+
+
+def _kill_all(processes: list[tuple[int, str]], wait_s: float = 5.0) -> None:
+    """Kill each of `processes` still running and wait (up to `wait_s`) until none runs: nothing a stopped launcher
+    started outlives it."""
+    for pid, started in processes:
+        if _still_runs(pid, started):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:  # ended meanwhile, or no longer ours to signal
+                pass
+    deadline = time.monotonic() + wait_s
+    while any(_still_runs(*p) for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def builder_description(env) -> str:

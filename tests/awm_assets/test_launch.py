@@ -95,7 +95,15 @@ def test_a_terminated_launcher_stops_its_workers_and_leaves_no_progress_file(tmp
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not list(home.glob(".progress-*"))
-    assert not _workers_reporting_to(progress), "a worker outlived its stopped launcher"
+    left = {pid: _command(pid) for pid in _workers_reporting_to(progress)}
+    assert not left, f"processes of a worker outlived its stopped launcher: {left}"
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+    except OSError:
+        return "(ended)"
 
 
 def _workers_reporting_to(progress: str) -> list[int]:
@@ -123,3 +131,24 @@ def test_progress_during_a_retry_names_the_stage_being_retried_and_counts_each_e
     line = _progress_line(lines + [f"{second} a__00 built"], 2, started=0.0, now=11.0)
     assert "failed" not in line  # its retry succeeded
 
+
+
+def test_stopping_a_worker_also_ends_the_processes_it_started():
+    """A worker killed after the grace period leaves its children (Dagster's step processes and their watchers)
+    orphaned: the launcher ends them too, so nothing it started outlives it."""
+    import time
+
+    from awm_assets.launch import _descendants, _still_runs, _stop_workers
+
+    # a worker that ignores SIGTERM (as a Dagster run between checkpoints does) and has started a child of its own
+    code = ("import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); time.sleep(120)")
+    worker = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 30
+    while not _descendants(worker.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    below = _descendants(worker.pid)
+    assert len(below) == 1, below
+    _stop_workers([worker], grace_s=0.5)
+    assert worker.returncode == -9  # killed after the grace period
+    assert not any(_still_runs(*p) for p in below), "the worker's child outlived it"
