@@ -35,6 +35,8 @@ SELF = ("self",)  # what a customer wants for themself: asked in their own voice
 STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the work): a customer does not ask them
 MAX_ANSWER_CANDIDATES = 200
 MAX_STATUS_VALUES = 12  # a status slot's closed set: the world's statuses of one kind
+CASES_READ = 4  # cases a request may have the agent read one by one to find the one it names
+_MARKUP = re.compile(r"[\[\]{}|]")  # the template language's own characters (a name holding one is not inlined)
 _STATUS_WORD = re.compile(r"[a-z][a-z_ ]{0,30}")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -385,8 +387,9 @@ class World:
                  ) -> tuple[T, list[tuple[str, dict]]]:
         """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
         by a description only this case of its person fits (their most recent one, the one with a given
-        status, the one on a given date), which the agent must look up. `by_status=False` where the answer is
-        the case's status (a request naming "their order that is currently shipped" would state it)."""
+        status, the one on a given date, the latest one that held a named item), which the agent must look up.
+        `by_status=False` where the answer is the case's status (a request naming "their order that is currently
+        shipped" would state it)."""
         code_calls = [(self.n.list("case"), {"code": case["code"]})]
         if ref is None:
             return T(f"{{CASE}} {case['code']}"), code_calls
@@ -410,9 +413,42 @@ class World:
         if "2025-05-25" <= case["created_at"][:10] <= "2025-05-31" and sum(
                 "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
             options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
+        held = self._held_item_ref(case, mine)
+        if held is not None:
+            options.append((held[0], [*by_party, *held[1]]))
         text, calls = self.rng.choice(options)
         # then the case itself is read (its status, lines and payments), as before any change to it
         return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
+
+    def _held_item_ref(self, case: dict, mine: list[dict]) -> tuple[str, list[tuple[str, dict]]] | None:
+        """The case as the latest of its person's cases that holds a named item ("{their} latest {CASE} that
+        included 'Kettle'", as a customer remembers what they bought, not a code), and the reads that find it:
+        the person's newer cases one by one, each lacking the item. Only where the case is not the person's newest
+        (else "the latest" alone would name it) and at most `CASES_READ` cases are read; where the cases were
+        made at distinct moments; where the item's name is the only one of its kind; and where the case is the
+        latest holding the item both by when it was made and by its own date (an appointment's "latest" could be
+        either)."""
+        newest = sorted(mine, key=lambda c: c["created_at"], reverse=True)
+        if len({c["created_at"] for c in mine}) < len(mine):
+            return None
+        k = next(i for i, c in enumerate(newest) if c is case)
+        if not 0 < k < CASES_READ:
+            return None
+        item_col, when = self.fk("item"), self.fl.time_column
+        newer = {x[item_col] for c in newest[:k] for x in self.children("line", "case", c["id"])}
+        names = []
+        for item_id in sorted({x[item_col] for x in self.children("line", "case", case["id"])} - newer):
+            item = self.by_id("item", item_id)
+            holding = [c for c in mine if any(x[item_col] == item_id for x in self.children("line", "case", c["id"]))]
+            if (not _MARKUP.search(item["name"]) and sum(i["name"] == item["name"] for i in self.rows["item"]) == 1
+                    and max(holding, key=lambda c: c[when]) is case
+                    and sum(c[when] == case[when] for c in holding) == 1):
+                names.append(item)
+        if not names:
+            return None
+        item = self.rng.choice(names)
+        reads = [(self.n.get("case"), {self.pk("case"): c["id"]}) for c in newest[:k]]
+        return f"{{their}} [latest|most recent] {{CASE}} that [included|contained] {quote(item['name'])}", reads
 
     # --- answers ------------------------------------------------------------------------------------
     def kind_values(self, value: str) -> set[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, CASES_READ, Plan, World, intent, or_words
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     MAX_LINES,
@@ -42,7 +42,6 @@ ERRAND_INTENTS = ("reorder_with_item_and_pay", "settle_open_balances", "exchange
                   "renew_approved_application", "replace_cancelled_case", "cancel_cases_with_item",
                   "split_off_items_and_pay", "swap_item_on_open_cases")
 MAX_OWING = 4  # open cases paid off in one request
-MAX_READ = 4  # cases a request reads one by one to find those it acts on
 
 
 # --- the last purchase of one item, again, paid the same way --------------------------------------------------
@@ -335,14 +334,14 @@ def replace_cancelled_case(w: World) -> Plan | None:
 
 def item_cancel_options(w: World) -> list[tuple[dict, list[dict], dict, list[dict], list[dict]]]:
     """(party, their cases that can still be cancelled, the item named, those of them holding it, the payments
-    captured on those) wherever two or more of at most `MAX_READ` cancellable cases hold the item (so stopping at the
+    captured on those) wherever two or more of at most `CASES_READ` cancellable cases hold the item (so stopping at the
     first is wrong), something was captured on those holding it (a refund to make and a sum to report) and no other
     item has the item's name."""
     options = []
     for party in w.active_parties("case"):
         cancellable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.cancel.sources),
                              key=lambda c: c["id"])
-        if not 2 <= len(cancellable) <= MAX_READ:
+        if not 2 <= len(cancellable) <= CASES_READ:
             continue
         held = {x[w.fk("item")] for c in cancellable for x in w.children("line", "case", c["id"])}
         for item in (w.by_id("item", i) for i in sorted(held)):
@@ -448,13 +447,13 @@ def split_off_items_and_pay(w: World) -> Plan | None:
 
 def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict, list[dict]]]:
     """(party, their cases that can still be changed, the item replaced, the item it is replaced with, the lines of
-    the first on those cases) wherever the first is on two or more of at most `MAX_READ` such cases, the second is
+    the first on those cases) wherever the first is on two or more of at most `CASES_READ` such cases, the second is
     offered, of the same category where items have one (a lodge is not swapped for a pet fee) and on none of those
     cases (no line to merge with), and no other item has either name."""
     options = []
     for party in w.active_parties("case"):
         editable = sorted((c for c in w.party_cases(party) if c["status"] in w.fl.editable), key=lambda c: c["id"])
-        if not 2 <= len(editable) <= MAX_READ:
+        if not 2 <= len(editable) <= CASES_READ:
             continue
         lines = [x for c in editable for x in w.children("line", "case", c["id"])]
         held = sorted({x[w.fk("item")] for x in lines})

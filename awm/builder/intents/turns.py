@@ -17,8 +17,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
-from awm.builder.intents.errands import MAX_READ, owing_options
+from awm.builder.intents.base import BOTH, CASES_READ, Plan, World, intent, or_words
+from awm.builder.intents.errands import owing_options
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     METHODS,
@@ -171,7 +171,7 @@ def latest_with_item_options(w: World) -> list[tuple[dict, list[dict], dict]]:
     options = []
     for party in w.active_parties("case"):
         mine = _newest_first(w, party)
-        for k, case in enumerate((mine or [])[:MAX_READ]):
+        for k, case in enumerate((mine or [])[:CASES_READ]):
             held = {x[w.fk("item")] for x in w.children("line", "case", case["id"])}
             newer = {x[w.fk("item")] for c in mine[:k] for x in w.children("line", "case", c["id"])}
             if not k or case["status"] in cancel.sources or case["status"] == cancel.target:
@@ -260,12 +260,12 @@ def swap_on_locked_case(w: World) -> Plan | None:
 
 def item_cost_options(w: World) -> list[tuple[dict, dict, list[dict], float]]:
     """(party, item, their cases that were not cancelled, what the item came to on them: quantity times the unit
-    price on each line) wherever two to `MAX_READ` + 1 such cases are read, two or more of them hold the item, and
+    price on each line) wherever two to `CASES_READ` + 1 such cases are read, two or more of them hold the item, and
     no other item has its name."""
     options = []
     for party in w.active_parties("case"):
         kept = sorted((c for c in w.party_cases(party) if c["status"] != w.fl.cancel.target), key=lambda c: c["id"])
-        if not 2 <= len(kept) <= MAX_READ + 1:
+        if not 2 <= len(kept) <= CASES_READ + 1:
             continue
         held = sorted({x[w.fk("item")] for c in kept for x in w.children("line", "case", c["id"])})
         for item in (w.by_id("item", i) for i in held):
