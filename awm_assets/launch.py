@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from awm.builder.catalogue.seeds import resolve_domains
@@ -281,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         while pending or running:
             while pending and len(running) < workers:
                 start, end = pending.pop(0)
-                running.append(subprocess.Popen([sys.executable, "-m", "awm_assets.launch", "--worker", start, end],
-                                                env=env))
+                with _stop_deferred():  # a worker started is one recorded, to be stopped with the others
+                    running.append(subprocess.Popen([sys.executable, "-m", "awm_assets.launch", "--worker", start,
+                                                     end], env=env))
             for proc in list(running):
                 if proc.poll() is not None:
                     running.remove(proc)
@@ -307,8 +310,31 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
+class _Stop:
+    """The launcher's SIGTERM while a worker is being started: held until the worker is recorded among those to stop
+    (raised inside `subprocess.Popen`, it left that worker running after the launcher ended)."""
+    deferring = False
+    pending: int | None = None
+
+
 def _stopped(signum, frame) -> None:
+    if _Stop.deferring:
+        _Stop.pending = signum
+        return
     raise SystemExit(128 + signum)
+
+
+@contextmanager
+def _stop_deferred() -> Iterator[None]:
+    """Run the block whole even if SIGTERM comes meanwhile, and stop (SystemExit) right after it if it came."""
+    _Stop.deferring = True
+    try:
+        yield
+    finally:
+        _Stop.deferring = False
+    if _Stop.pending is not None:
+        signum, _Stop.pending = _Stop.pending, None
+        raise SystemExit(128 + signum)
 
 
 def _stop_workers(running: list[subprocess.Popen], grace_s: float = WORKER_GRACE_S) -> None:

@@ -152,3 +152,26 @@ def test_stopping_a_worker_also_ends_the_processes_it_started():
     _stop_workers([worker], grace_s=0.5)
     assert worker.returncode == -9  # killed after the grace period
     assert not any(_still_runs(*p) for p in below), "the worker's child outlived it"
+
+
+def test_a_sigterm_while_a_worker_starts_stops_the_launcher_once_the_worker_is_recorded():
+    """SIGTERM raised inside `subprocess.Popen` lost the worker just started (it was never added to those the
+    launcher stops, and outlived it): while a worker starts, the signal waits until the worker is recorded."""
+    import signal
+
+    from awm_assets.launch import _stop_deferred, _stopped
+
+    previous = signal.signal(signal.SIGTERM, _stopped)
+    recorded = []
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            with _stop_deferred():
+                os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, at once, and holds the stop
+                recorded.append("worker")
+        assert stopped.value.code == 128 + signal.SIGTERM and recorded == ["worker"]
+        with pytest.raises(SystemExit):  # outside a start, the signal stops at once, as before
+            os.kill(os.getpid(), signal.SIGTERM)
+            recorded.append("never")
+        assert recorded == ["worker"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
