@@ -298,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
                 last_print = now
             time.sleep(0.25)
     finally:
-        _stop_workers(running)
-        progress.unlink(missing_ok=True)
+        with _stop_deferred():  # a second SIGTERM does not cut the stopping short
+            _stop_workers(running)
+            progress.unlink(missing_ok=True)
     if tty:
         print()
     catalog = publish_catalog()
@@ -311,8 +312,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class _Stop:
-    """The launcher's SIGTERM while a worker is being started: held until the worker is recorded among those to stop
-    (raised inside `subprocess.Popen`, it left that worker running after the launcher ended)."""
+    """The launcher's SIGTERM while a worker is being started or the workers are being stopped: held until that is
+    done (raised inside `subprocess.Popen`, it left the worker just started running after the launcher ended)."""
     deferring = False
     pending: int | None = None
 
