@@ -163,11 +163,17 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+    fields = _stat(pid)
+    return fields is None or fields[0] != "Z"
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state, parent, ..., start time at [19]), or None
+    where they cannot be read (the process ended)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
-        return True
-    return state != "Z"
+        return None
 
 
 def register(domains: list[str]) -> list[str]:
@@ -360,12 +366,10 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
     """The processes below `pid` (its children, theirs, ...) as (pid, start time), from /proc: a worker's Dagster
     step processes and the watchers Dagster starts beside them, which a killed worker would leave running."""
     children: dict[int, list[tuple[int, str]]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        children.setdefault(int(fields[1]), []).append((int(stat.parent.name), fields[19]))
+    for entry in Path("/proc").glob("[0-9]*"):
+        fields = _stat(entry.name)
+        if fields is not None:  # else it ended meanwhile
+            children.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
     found, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
@@ -376,11 +380,8 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
 
 def _still_runs(pid: int, started: str) -> bool:
     """Whether the process `pid` that started at `started` (not a later one given the same id) still runs."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[19] == started and fields[0] != "Z"
+    fields = _stat(pid)
+    return fields is not None and fields[19] == started and fields[0] != "Z"
 
 
 def _kill_all(processes: list[tuple[int, str]], wait_s: float = 5.0) -> None:

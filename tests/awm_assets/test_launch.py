@@ -132,7 +132,6 @@ def test_progress_during_a_retry_names_the_stage_being_retried_and_counts_each_e
     assert "failed" not in line  # its retry succeeded
 
 
-
 def test_stopping_a_worker_also_ends_the_processes_it_started():
     """A worker killed after the grace period leaves its children (Dagster's step processes and their watchers)
     orphaned: the launcher ends them too, so nothing it started outlives it."""
@@ -144,14 +143,18 @@ def test_stopping_a_worker_also_ends_the_processes_it_started():
     code = ("import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); time.sleep(120)")
     worker = subprocess.Popen([sys.executable, "-c", code])
-    deadline = time.monotonic() + 30
-    while not _descendants(worker.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    below = _descendants(worker.pid)
-    assert len(below) == 1, below
-    _stop_workers([worker], grace_s=0.5)
-    assert worker.returncode == -9  # killed after the grace period
-    assert not any(_still_runs(*p) for p in below), "the worker's child outlived it"
+    try:
+        deadline = time.monotonic() + 60  # until the child is there (readiness), never a fixed wait
+        while not _descendants(worker.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        below = _descendants(worker.pid)
+        assert len(below) == 1, below
+        _stop_workers([worker], grace_s=0.5)
+        assert worker.returncode == -9  # killed after the grace period
+        assert not any(_still_runs(*p) for p in below), "the worker's child outlived it"
+    finally:
+        if worker.poll() is None:  # an assertion failed before the stop: nothing left behind
+            _stop_workers([worker], grace_s=0)
 
 
 def test_a_sigterm_while_a_worker_starts_stops_the_launcher_once_the_worker_is_recorded():

@@ -383,6 +383,12 @@ class World:
     def party_cases(self, party: dict) -> list[dict]:
         return self.children("case", "party", party["id"])
 
+    def newest_first(self, party: dict) -> list[dict] | None:
+        """The person's cases newest first, or None where two were made at the same moment ("the latest" is then
+        not one case)."""
+        mine = sorted(self.party_cases(party), key=lambda c: c["created_at"], reverse=True)
+        return mine if len({c["created_at"] for c in mine}) == len(mine) else None
+
     def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True, by_status: bool = True
                  ) -> tuple[T, list[tuple[str, dict]]]:
         """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
@@ -413,14 +419,14 @@ class World:
         if "2025-05-25" <= case["created_at"][:10] <= "2025-05-31" and sum(
                 "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
             options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
-        held = self._held_item_ref(case, mine)
+        held = self._held_item_ref(case, party)
         if held is not None:
             options.append((held[0], [*by_party, *held[1]]))
         text, calls = self.rng.choice(options)
         # then the case itself is read (its status, lines and payments), as before any change to it
         return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
 
-    def _held_item_ref(self, case: dict, mine: list[dict]) -> tuple[str, list[tuple[str, dict]]] | None:
+    def _held_item_ref(self, case: dict, party: dict) -> tuple[str, list[tuple[str, dict]]] | None:
         """The case as the latest of its person's cases that holds a named item ("{their} latest {CASE} that
         included 'Kettle'", as a customer remembers what they bought, not a code), and the reads that find it:
         the person's newer cases one by one, each lacking the item. Only where the case is not the person's newest
@@ -428,8 +434,10 @@ class World:
         made at distinct moments; where the item's name is the only one of its kind; and where the case is the
         latest holding the item both by when it was made and by its own date (an appointment's "latest" could be
         either)."""
-        newest = sorted(mine, key=lambda c: c["created_at"], reverse=True)
-        if len({c["created_at"] for c in mine}) < len(mine):
+        from awm.builder.intents.steps import holds, unique_name
+
+        newest = self.newest_first(party)
+        if newest is None:
             return None
         k = next(i for i, c in enumerate(newest) if c is case)
         if not 0 < k < CASES_READ:
@@ -439,8 +447,8 @@ class World:
         names = []
         for item_id in sorted({x[item_col] for x in self.children("line", "case", case["id"])} - newer):
             item = self.by_id("item", item_id)
-            holding = [c for c in mine if any(x[item_col] == item_id for x in self.children("line", "case", c["id"]))]
-            if (not _MARKUP.search(item["name"]) and sum(i["name"] == item["name"] for i in self.rows["item"]) == 1
+            holding = [c for c in newest if holds(self, c, item)]
+            if (not _MARKUP.search(item["name"]) and unique_name(self, item)
                     and max(holding, key=lambda c: c[when]) is case
                     and sum(c[when] == case[when] for c in holding) == 1):
                 names.append(item)

@@ -54,8 +54,8 @@ def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
     and it was paid by one method."""
     options = []
     for party in w.active_parties("case"):
-        mine = sorted(w.party_cases(party), key=lambda c: c["created_at"], reverse=True)
-        if len({c["created_at"] for c in mine}) < len(mine):
+        mine = w.newest_first(party)
+        if mine is None:
             continue
         newer_items: set[int] = set()
         for k, case in enumerate(mine[:3]):

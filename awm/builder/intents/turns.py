@@ -50,13 +50,6 @@ def _by_code(w: World, case: dict, ref) -> tuple[T, list[tuple[str, dict]]]:
     return T(f"{{their}} {{CASE}} {case['code']}"), [w.find_party(ref), (w.n.list("case"), {"code": case["code"]})]
 
 
-def _newest_first(w: World, party: dict) -> list[dict] | None:
-    """The person's cases newest first, or None where two were made at the same moment ("the latest" is then not
-    one case)."""
-    mine = sorted(w.party_cases(party), key=lambda c: c["created_at"], reverse=True)
-    return mine if len({c["created_at"] for c in mine}) == len(mine) else None
-
-
 def _either_way(w: World, options: list[dict], rare) -> list[dict]:
     """The options of one way or the other, each way as often where the world has both (the way fewer cases take is
     not then the rare answer, and neither is the one to guess)."""
@@ -170,7 +163,7 @@ def latest_with_item_options(w: World) -> list[tuple[dict, list[dict], dict]]:
     cancel = w.fl.cancel
     options = []
     for party in w.active_parties("case"):
-        mine = _newest_first(w, party)
+        mine = w.newest_first(party)
         for k, case in enumerate((mine or [])[:CASES_READ]):
             held = {x[w.fk("item")] for x in w.children("line", "case", case["id"])}
             newer = {x[w.fk("item")] for c in mine[:k] for x in w.children("line", "case", c["id"])}
@@ -215,7 +208,7 @@ def locked_swap_options(w: World) -> list[tuple[dict, dict, dict]]:
     options = []
     cat = w.fk("category")
     for party in w.active_parties("case"):
-        mine = _newest_first(w, party)
+        mine = w.newest_first(party)
         if not mine or mine[0]["status"] in w.fl.editable or mine[0]["status"] == w.fl.cancel.target:
             continue
         case = mine[0]
@@ -308,7 +301,7 @@ def add_or_new_options(w: World) -> list[tuple[dict, dict]]:
     that case already (no line to merge with) and no other item has its name."""
     options = []
     for party in w.active_parties("case"):
-        mine = _newest_first(w, party)
+        mine = w.newest_first(party)
         if not mine or mine[0]["status"] == w.fl.cancel.target:
             continue
         held = {x[w.fk("item")] for x in w.children("line", "case", mine[0]["id"])}
