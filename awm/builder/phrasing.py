@@ -743,7 +743,9 @@ def grammar_faults(text: str) -> list[str]:
     for number, noun in _SINGULAR_AFTER_MANY.findall(text):
         faults.append(f"'{number} {noun}'")
     for match in _DOUBLED.finditer(text):  # a quoted name may double a word: 'Bora Bora Bungalow Escape'
-        word = match.group(1)
+        word, second = match.group(1), match.group(0).split(" ")[1]
+        if word.islower() and second.istitle():  # a verb before a person's name: "mark Mark York as inactive"
+            continue
         if word.lower() not in _FINE_DOUBLES and not word.isdigit() and not _inside_quote(text, match.end()):
             faults.append(f"doubled word {word!r}")
     if _TWICE.search(text):
@@ -766,6 +768,9 @@ def grammar_faults(text: str) -> list[str]:
     for match in _VERB_WANTED.finditer(text):
         if not _inside_quote(text, match.start()):
             faults.append(f"no verb after {match.group(0)!r}")
+    for match in re.finditer(r"\bthat (?:included|contained) ('[^']+')", text):
+        if text.count(match.group(1)) > 1:
+            faults.append(f"a case named by an item the request names anyway: {match.group(1)}")
     if text.count("(") != text.count(")"):
         faults.append("unbalanced parentheses")
     if len(re.findall(r"(?<![A-Za-z])'|'(?![A-Za-z])", text)) % 2:

@@ -28,30 +28,32 @@ from awm.contracts import DerivedArgument, Goal, Refusal, Task, TaskSet, ToolCal
 TASKS_PER_ENV = 10
 SHORT_TASK_STEPS = 8  # independent requests this short may be asked together, two in one task
 PAIR_SHARE = 0.1  # at most this share of a set's tasks join two requests (then about the same person)
+REFUSALS = 1  # infeasible requests in a set (EXTRA_INFEASIBLE: sometimes one more)
 PAIRABLE = ("action", "question", "aggregate", "infeasible", "chained", "conditional")
 # How many intents of each shape a task set starts with (when the world has them), before the rest.
-QUOTAS = (("infeasible", 1), ("specific", 3), ("chained", 3), ("conditional", 1), ("aggregate", 1))
+# (The infeasible ones: all of them, shuffled, of which the set draws `REFUSALS`, sometimes one more.)
+QUOTAS = (("specific", 3), ("infeasible", REFUSALS), ("chained", 3), ("conditional", 1), ("aggregate", 1))
 TRIES = 3  # attempts per intent at targets no earlier task of the set uses
 READ_PREFIXES = ("get_", "list_", "search_")
-EXTRA_INFEASIBLE = 0.2  # the chance that a task set has a second infeasible request
+EXTRA_INFEASIBLE = 0.2  # the chance that a task set has a second infeasible request (else it has one)
 INFEASIBLE_ALONE = 0.6  # the chance that an infeasible request is a task of its own (else it may share one)
 ALONE = 0.1  # the same for any other request short enough to share a task
 
 
-def _ordered(fitting: list[Intent], rng: random.Random) -> list[Intent]:
-    """The intents to try, in order: the quotas first (each from a shuffled pool), then everything else but the
-    infeasible requests (a set has one, sometimes two: enough to learn to refuse, not so many that refusing
-    pays)."""
+def _ordered(fitting: list[Intent], rng: random.Random) -> tuple[list[Intent], int]:
+    """The intents to try, in order, and how many of them may be refusals: the quotas first (each from a shuffled
+    pool; after the requests specific to the world's category, every infeasible one), then everything else. A set
+    has one refusal, sometimes two (`_draw` takes the first that fit the world's rows, a specific one first):
+    enough to learn to refuse, not so many that refusing pays."""
     pool = list(fitting)
     rng.shuffle(pool)
+    refusals = REFUSALS + (rng.random() < EXTRA_INFEASIBLE)
     chosen: list[Intent] = []
     for kind, quota in QUOTAS:
-        if kind == "infeasible" and rng.random() < EXTRA_INFEASIBLE:
-            quota += 1
         matching = [i for i in pool if i not in chosen and (i.specific if kind == "specific" else i.shape == kind)]
-        chosen += matching[:quota]
+        chosen += matching if kind == "infeasible" else matching[:quota]
     rest = [i for i in pool if i not in chosen and i.shape != "infeasible"]
-    return chosen + rest
+    return chosen + rest, refusals
 
 
 def _party_may(plan: Plan, staff_tools: frozenset[str]) -> Plan | None:
@@ -63,9 +65,11 @@ def _party_may(plan: Plan, staff_tools: frozenset[str]) -> Plan | None:
     return plan if plan.say.voices else None
 
 
-def _draw(world: World, order: list[Intent], wanted: int, staff_tools: frozenset[str] = frozenset()) -> list[Plan]:
-    """Up to `wanted` requests, each intent of `order` tried in turn (an intent drawn again in later rounds), none
-    touching what an earlier one does; a request that needs a tool of `staff_tools` is written by staff."""
+def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
+          staff_tools: frozenset[str] = frozenset()) -> list[Plan]:
+    """Up to `wanted` requests, each intent of `order` tried in turn (an intent drawn again in later rounds, but
+    an infeasible one once, and `refusals` of them at most), none touching what an earlier one does; a request
+    that needs a tool of `staff_tools` is written by staff."""
     plans: list[Plan] = []
     used: set = set()
     for round_ in range(3):
@@ -73,6 +77,8 @@ def _draw(world: World, order: list[Intent], wanted: int, staff_tools: frozenset
             if len(plans) >= wanted:
                 return plans
             if sum(p.intent == item.name for p in plans) > (0 if item.shape == "infeasible" else round_):
+                continue
+            if item.shape == "infeasible" and sum(p.shape == "infeasible" for p in plans) >= refusals:
                 continue
             for _ in range(TRIES):
                 plan = item.build(world)
@@ -332,12 +338,12 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     # in name order, not registration order: where an intent is registered (which module, which category's
     # folder, imported when) does not change a world's tasks
     fitting = sorted((i for i in INTENTS.values() if i.fits(world)), key=lambda i: i.name)
-    order = _ordered(fitting, rng)
+    order, refusals = _ordered(fitting, rng)
     dialect = dialect_for(plan)
     staff_tools = frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
-    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count, staff_tools)), count)
+    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count, refusals, staff_tools)), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
-        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, staff_tools)), count)
+        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, refusals, staff_tools)), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category),
                         clashes)

@@ -389,13 +389,14 @@ class World:
         mine = sorted(self.party_cases(party), key=lambda c: c["created_at"], reverse=True)
         return mine if len({c["created_at"] for c in mine}) == len(mine) else None
 
-    def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True, by_status: bool = True
-                 ) -> tuple[T, list[tuple[str, dict]]]:
+    def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True, by_status: bool = True,
+                 named: tuple[dict, ...] = ()) -> tuple[T, list[tuple[str, dict]]]:
         """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
         by a description only this case of its person fits (their most recent one, the one with a given
         status, the one on a given date, the latest one that held a named item), which the agent must look up.
         `by_status=False` where the answer is the case's status (a request naming "their order that is currently
-        shipped" would state it)."""
+        shipped" would state it); `named`: the items the request itself names, which do not also name the case
+        ("take 'Kettle' off my latest order that included 'Kettle'")."""
         code_calls = [(self.n.list("case"), {"code": case["code"]})]
         if ref is None:
             return T(f"{{CASE}} {case['code']}"), code_calls
@@ -419,21 +420,22 @@ class World:
         if "2025-05-25" <= case["created_at"][:10] <= "2025-05-31" and sum(
                 "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
             options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
-        held = self._held_item_ref(case, party)
+        held = self._held_item_ref(case, party, {item["id"] for item in named})
         if held is not None:
             options.append((held[0], [*by_party, *held[1]]))
         text, calls = self.rng.choice(options)
         # then the case itself is read (its status, lines and payments), as before any change to it
         return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
 
-    def _held_item_ref(self, case: dict, party: dict) -> tuple[str, list[tuple[str, dict]]] | None:
+    def _held_item_ref(self, case: dict, party: dict, named: set[int]) -> tuple[str, list[tuple[str, dict]]] | None:
         """The case as the latest of its person's cases that holds a named item ("{their} latest {CASE} that
         included 'Kettle'", as a customer remembers what they bought, not a code), and the reads that find it:
         the person's newer cases one by one, each lacking the item. Only where the case is not the person's newest
         (else "the latest" alone would name it) and at most `CASES_READ` cases are read; where the cases were
         made at distinct moments; where the item's name is the only one of its kind; and where the case is the
         latest holding the item both by when it was made and by its own date (an appointment's "latest" could be
-        either)."""
+        either); never by an item of `named` (ids of the items the request names anyway). Only an order
+        "contained" its items; a booking or an application "included" them."""
         from awm.builder.intents.steps import holds, unique_name
 
         newest = self.newest_first(party)
@@ -445,7 +447,7 @@ class World:
         item_col, when = self.fk("item"), self.fl.time_column
         newer = {x[item_col] for c in newest[:k] for x in self.children("line", "case", c["id"])}
         names = []
-        for item_id in sorted({x[item_col] for x in self.children("line", "case", case["id"])} - newer):
+        for item_id in sorted({x[item_col] for x in self.children("line", "case", case["id"])} - newer - named):
             item = self.by_id("item", item_id)
             holding = [c for c in newest if holds(self, c, item)]
             if (not _MARKUP.search(item["name"]) and unique_name(self, item)
@@ -456,7 +458,8 @@ class World:
             return None
         item = self.rng.choice(names)
         reads = [(self.n.get("case"), {self.pk("case"): c["id"]}) for c in newest[:k]]
-        return f"{{their}} [latest|most recent] {{CASE}} that [included|contained] {quote(item['name'])}", reads
+        verb = "[included|contained]" if self.fl.name == "fulfillment" else "included"
+        return f"{{their}} [latest|most recent] {{CASE}} that {verb} {quote(item['name'])}", reads
 
     # --- answers ------------------------------------------------------------------------------------
     def kind_values(self, value: str) -> set[str]:

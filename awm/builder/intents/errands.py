@@ -417,8 +417,8 @@ def split_off_items_and_pay(w: World) -> Plan | None:
     case, *moved = option
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
     items = [w.by_id("item", x[w.fk("item")]) for x in moved]
+    case_np, lookup = w.case_ref(case, ref, named=tuple(items))
     order, order_goal, new_id = copy_case(w, party, case[w.fk("site")], moved)
     total = round(sum(x["quantity"] * item["price"] for x, item in zip(moved, items, strict=True)), 2)
     method = w.pick(list(METHODS))

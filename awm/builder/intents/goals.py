@@ -157,7 +157,7 @@ def swap_for_top_rated_under_budget(w: World) -> Plan | None:
     case, line, old, budget, best, due = option
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, named=(old,))
     method = w.pick(list(METHODS))
     add_call, add_goal = _add_line(w, case["id"], best["id"], line["quantity"])
     pay_call, pay_goal = record_payment(w, case, due, method)
@@ -235,8 +235,8 @@ def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
     case, top, new, _, due = option
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
     dear = w.by_id("item", top[w.fk("item")])
+    case_np, lookup = w.case_ref(case, ref, named=(dear,))
     method = w.pick(list(METHODS))
     add_call, add_goal = _add_line(w, case["id"], new["id"], top["quantity"])
     pay_call, pay_goal = record_payment(w, case, due, method)

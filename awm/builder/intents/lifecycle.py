@@ -265,7 +265,7 @@ def swap_line_item(w: World) -> Plan | None:
     total = round(max(case["total_amount"] - qty * line["unit_price"], 0) + qty * new["price"], 2)
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, named=(old,))
     # the new line first: a line removed first could hand its id to the new one (SQLite reuses the last rowid)
     calls = [*lookup, (w.n.list("line"), {w.fk("case"): case["id"]}), w.find_item(new),
              (w.n.create("line"), {w.fk("case"): case["id"], w.fk("item"): new["id"], "quantity": qty}),

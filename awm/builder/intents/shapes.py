@@ -330,7 +330,7 @@ def exchange(w: World, clauses: tuple[str, ...]) -> Plan | None:
     new = w.pick([i for i in items if i["id"] != line[w.fk("item")]])
     old = w.by_id("item", line[w.fk("item")])
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, named=(old,))
     refund_call, refund_goal = refund(w, payment, "exchange")
     new_id = len(w.rows["case"]) + 1
     cfk = w.fk("case")
@@ -393,7 +393,7 @@ def change_quantity(w: World, clauses: tuple[str, ...]) -> Plan | None:
     new_qty = line["quantity"] + w.pick([2, 5, 10, 15, 20])
     total = round(max(case["total_amount"] - line["quantity"] * line["unit_price"], 0) + new_qty * item["price"], 2)
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, named=(item,))
     calls = [*lookup, (w.n.list("line"), {w.fk("case"): case["id"]}),
              (w.n.create("line"), {w.fk("case"): case["id"], w.fk("item"): item["id"], "quantity": new_qty}),
              (w.n.delete("line"), {w.pk("line"): line["id"]}), get_case(w, case)]

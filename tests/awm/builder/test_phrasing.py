@@ -226,6 +226,7 @@ def test_a_second_request_starting_with_a_condition_follows_a_connector_that_tak
     ("The next one is for Lori Wright. Next on the list: cancel their order.", "the request announced twice"),
     ("Here is a query from Ann Lee. Quick request: cancel their order.", "the request announced twice"),
     ("Hi, I'm writing from ann@example.com. I'm writing to ask you to cancel my order.", "the request announced twice"),
+    ("Take 'Kettle' off my latest order that contained 'Kettle'.", "a case named by an item the request names anyway"),
 ])
 def test_grammar_faults_are_caught(text, fault):
     found = grammar_faults(text)
@@ -236,6 +237,7 @@ def test_a_correct_sentence_has_no_grammar_fault():
     assert grammar_faults("Can you cancel an order for 1 unit of the kit and add 3 units to an account application?") == []
     # A hyphenated name ends in the word that follows it: no doubled word.
     assert grammar_faults("Their Mitsubishi Hyper-Heat heat pump has stopped working.") == []
+    assert grammar_faults("Please mark Mark York as inactive in the system.") == []
 
 
 @pytest.mark.parametrize("phrase,article", [("account application", "an"), ("oem customer", "an"),

@@ -37,7 +37,7 @@ def shop_authorise_return(w: World) -> Plan | None:
     item = w.by_id("item", line[w.fk("item")])
     reason = w.pick(["wrong_size", "damaged", "not_as_described", "changed_mind"])
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref)
+    case_np, lookup = w.case_ref(case, ref, named=(item,))
     calls = [*lookup, (w.n.create("return_request"), {w.fk("case"): case["id"], w.fk("item"): item["id"],
                                                       "quantity": 1, "reason": reason})]
     goal = Goal(kind="rows_created", table=w.table("return_request"), count=1, expect={

@@ -73,7 +73,7 @@ def travel_special_meal(w: World) -> Plan | None:
                 expect={w.fk("case"): case["id"], "kind": kind, "status": "requested"})
     say = Say("do", (
         "note {a SPECIAL_REQUEST} of the kind {kind} on {case}",
-        "{they} will need {words} || add a {kind} request to {case}",
+        "{they} will need {words} || add a request of the kind {kind} to {case}",
     ), {"kind": kind, "case": case_np, "words": {"special_meal": "a special meal", "wheelchair": "wheelchair help",
                                                  "extra_bag": "an extra bag"}[kind]}, party=ref, voices=BOTH)
     return Plan(calls, [goal], say, targets={("case", case["id"])})
