@@ -160,8 +160,10 @@ def _touched(plan: Plan) -> set[tuple[str, object]]:
 
 
 def _named(plan: Plan) -> set[tuple[str, object]]:
-    return {(_row_arg(name), value) for _, args in plan.calls for name, value in args.items()
-            if name.endswith("_id")}
+    """(argument, id) of every row the request's calls name, and the call a refusal is refused (made after the
+    whole task's reference: a request beside it that suspends the person would have it refused for another rule)."""
+    calls = [*plan.calls, *([plan.refused[0]] if plan.refused is not None else [])]
+    return {(_row_arg(name), value) for _, args in calls for name, value in args.items() if name.endswith("_id")}
 
 
 def _goal_rows(plan: Plan) -> set[tuple[str, object]]:

@@ -390,13 +390,15 @@ class World:
         return mine if len({c["created_at"] for c in mine}) == len(mine) else None
 
     def case_ref(self, case: dict, ref: PartyRef | None, lookups: bool = True, by_status: bool = True,
-                 named: tuple[dict, ...] = ()) -> tuple[T, list[tuple[str, dict]]]:
+                 named: tuple[dict, ...] = (), coded: bool = False) -> tuple[T, list[tuple[str, dict]]]:
         """How the instruction points at a case, and the calls that find it: by its code, or (sometimes)
         by a description only this case of its person fits (their most recent one, the one with a given
         status, the one on a given date, the latest one that held a named item), which the agent must look up.
         `by_status=False` where the answer is the case's status (a request naming "their order that is currently
         shipped" would state it); `named`: the items the request itself names, which do not also name the case
-        ("take 'Kettle' off my latest order that included 'Kettle'")."""
+        ("take 'Kettle' off my latest order that included 'Kettle'"); `coded`: by its code only, where the request
+        states the code anyway (a ticket titled 'Broken lock on SPA-1021' would give away the case a description
+        hides)."""
         code_calls = [(self.n.list("case"), {"code": case["code"]})]
         if ref is None:
             return T(f"{{CASE}} {case['code']}"), code_calls
@@ -406,6 +408,9 @@ class World:
         # Even with the code in hand, the person is looked up first: who is asking is checked before acting.
         options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", [self.find_party(ref), *code_calls]),
                                            (f"{{their}} {{CASE}} {case['code']}", by_party)]
+        if coded:
+            text, calls = self.rng.choice(options)
+            return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
             options.append(("{their} [most recent|latest|newest] {CASE}", by_party))

@@ -44,8 +44,9 @@ def ticket_for_case(w: World, subjects: tuple[str, ...], priority: str, notes: t
         return None
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
-    subject = w.pick(subjects).format(code=case["code"])
+    titled = w.pick(subjects)
+    case_np, lookup = w.case_ref(case, ref, coded="{code}" in titled)
+    subject = titled.format(code=case["code"])
     note = w.pick(notes)
     note_call, note_goal = add_note(w, case, note)
     args = {w.fk("party"): party["id"], "subject": subject, "priority": priority}
@@ -75,9 +76,10 @@ def note_and_tell(w: World, notes: tuple[str, ...], subjects: tuple[str, ...], c
         return None
     party = w.party_of(case)
     ref = w.party_ref(party)
-    case_np, lookup = w.case_ref(case, ref)
+    titled = w.pick(subjects)
+    case_np, lookup = w.case_ref(case, ref, coded="{code}" in titled)
     note = w.pick(notes)
-    subject = w.pick(subjects).format(code=case["code"])
+    subject = titled.format(code=case["code"])
     note_call, note_goal = add_note(w, case, note)
     tell_call, tell_goal = notify(w, party, "email", subject, f"{note} ({case['code']}).")
     slots = {"case": case_np, "note": quote(note), "subject": quote(subject)}

@@ -382,3 +382,17 @@ def test_a_word_answer_is_not_asked_beside_a_request_whose_wording_uses_it():
                     calls=[("cancel_appointment", {"appointment_id": 4})])
     assert _clash(refusal, closure) and _clash(closure, refusal)
     assert not _clash(refusal, quiet)
+
+
+def test_a_refusal_is_not_asked_beside_a_request_that_changes_a_row_its_refused_call_names():
+    """A sold-out event's booking refused beside "wind up their dealings here ... and suspend them": the refused call,
+    made after the whole task's reference, would meet a suspended reader (invalid_state) instead of sold_out."""
+    refusal = Plan([("list_live_events", {"query": "Launch Night"})], [Goal(kind="answer", expect={"value": 0})],
+                   Say("do", ("book 2 seats at {event}",), {"event": "Launch Night"}), shape="infeasible",
+                   refused=(("create_event_ticket", {"live_event_id": 6, "reader_id": 3, "seats": 2}), "sold_out"))
+    closing = Plan([("suspend_reader", {"reader_id": 3})],
+                   [Goal(kind="row_equals", table="readers", pk=3, expect={"status": "suspended"})],
+                   Say("do", ("suspend them",)))
+    other = replace(closing, calls=[("suspend_reader", {"reader_id": 4})])
+    assert _clash(refusal, closing) and _clash(closing, refusal)
+    assert not _clash(refusal, other)
