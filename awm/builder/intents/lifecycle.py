@@ -1051,7 +1051,7 @@ def add_to_locked_case(w: World) -> Plan | None:
     if case is None or item is None:
         return None
     ref = w.party_ref(w.party_of(case))
-    case_np, lookup = w.case_ref(case, ref, by_status=False)
+    case_np, lookup = w.case_ref(case, ref, by_status=False, named=(item,))
     say = Say("do", (
         "add {line} to {case}",
         "{they} forgot something || put {line} on {case} as well",
