@@ -30,9 +30,9 @@ SHORT_TASK_STEPS = 8  # independent requests this short may be asked together, t
 PAIR_SHARE = 0.1  # at most this share of a set's tasks join two requests (then about the same person)
 REFUSALS = 1  # infeasible requests in a set (EXTRA_INFEASIBLE: sometimes one more)
 PAIRABLE = ("action", "question", "aggregate", "infeasible", "chained", "conditional")
-# How many intents of each shape a task set starts with (when the world has them), before the rest.
-# (The infeasible ones: all of them, shuffled, of which the set draws `REFUSALS`, sometimes one more.)
-QUOTAS = (("specific", 3), ("infeasible", REFUSALS), ("chained", 3), ("conditional", 1), ("aggregate", 1))
+# How many intents of each shape a task set starts with (when the world has them), before the rest; None: all of
+# them, in shuffled order (of the infeasible ones the set draws `REFUSALS`, sometimes one more: `_draw`).
+QUOTAS = (("specific", 3), ("infeasible", None), ("chained", 3), ("conditional", 1), ("aggregate", 1))
 TRIES = 3  # attempts per intent at targets no earlier task of the set uses
 READ_PREFIXES = ("get_", "list_", "search_")
 EXTRA_INFEASIBLE = 0.2  # the chance that a task set has a second infeasible request (else it has one)
@@ -51,7 +51,7 @@ def _ordered(fitting: list[Intent], rng: random.Random) -> tuple[list[Intent], i
     chosen: list[Intent] = []
     for kind, quota in QUOTAS:
         matching = [i for i in pool if i not in chosen and (i.specific if kind == "specific" else i.shape == kind)]
-        chosen += matching if kind == "infeasible" else matching[:quota]
+        chosen += matching[:quota]
     rest = [i for i in pool if i not in chosen and i.shape != "infeasible"]
     return chosen + rest, refusals
 
