@@ -403,14 +403,21 @@ class World:
         if ref is None:
             return T(f"{{CASE}} {case['code']}"), code_calls
         party = self.by_id("party", case[self.fk("party")])
-        mine = self.party_cases(party)
         by_party = [self.find_party(ref), (self.n.list("case"), {self.fk("party"): party["id"]})]
         # Even with the code in hand, the person is looked up first: who is asking is checked before acting.
         options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", [self.find_party(ref), *code_calls]),
                                            (f"{{their}} {{CASE}} {case['code']}", by_party)]
-        if coded:
-            text, calls = self.rng.choice(options)
-            return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
+        if not coded:
+            options += self._described_refs(case, party, by_party, by_status, named)
+        text, calls = self.rng.choice(options)
+        # then the case itself is read (its status, lines and payments), as before any change to it
+        return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
+
+    def _described_refs(self, case: dict, party: dict, by_party: list, by_status: bool, named: tuple[dict, ...]
+                        ) -> list[tuple[str, list]]:
+        """The descriptions of `case` only it fits among its person's cases (case_ref), each with its lookups."""
+        mine = self.party_cases(party)
+        options: list[tuple[str, list]] = []
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
             options.append(("{their} [most recent|latest|newest] {CASE}", by_party))
@@ -428,9 +435,7 @@ class World:
         held = self._held_item_ref(case, party, {item["id"] for item in named})
         if held is not None:
             options.append((held[0], [*by_party, *held[1]]))
-        text, calls = self.rng.choice(options)
-        # then the case itself is read (its status, lines and payments), as before any change to it
-        return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
+        return options
 
     def _held_item_ref(self, case: dict, party: dict, named: set[int]) -> tuple[str, list[tuple[str, dict]]] | None:
         """The case as the latest of its person's cases that holds a named item ("{their} latest {CASE} that
