@@ -17,6 +17,7 @@ not asked again in the run). Each kept wording is recorded with why (`kept`, and
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from pydantic import Field
 
@@ -67,15 +68,21 @@ _NUMBER = re.compile(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?%?")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")
 
 
-def stated_values(text: str) -> set[str]:
-    """The values an instruction states, as written: quoted texts, emails, codes, dates, numbers, names."""
-    values = {f"'{q}'" for q in QUOTED.findall(text)}
+def stated_counts(text: str) -> Counter[str]:
+    """The values an instruction states, as written (quoted texts, emails, codes, dates, numbers), and how many
+    times it states each."""
+    values = Counter(f"'{q}'" for q in QUOTED.findall(text))
     rest = QUOTED.sub(" ", text)
     for pattern in (EMAIL, CODE, _DATE):
-        values |= set(pattern.findall(rest))
+        values.update(pattern.findall(rest))
         rest = pattern.sub(" ", rest)
-    values |= {n.rstrip(".,") for n in _NUMBER.findall(rest)}
+    values.update(n.rstrip(".,") for n in _NUMBER.findall(rest))
     return values
+
+
+def stated_values(text: str) -> set[str]:
+    """The values an instruction states, as written: quoted texts, emails, codes, dates, numbers."""
+    return set(stated_counts(text))
 
 
 def _names(text: str) -> set[str]:
@@ -88,11 +95,17 @@ def _names(text: str) -> set[str]:
 def rewrite_problems(original: str, rewrite: str) -> list[str]:
     """Why a rewrite cannot replace the original (empty when it can)."""
     problems = []
-    kept, new = stated_values(original), stated_values(rewrite)
-    missing = sorted(kept - new)
+    kept, new = stated_counts(original), stated_counts(rewrite)
+    missing = sorted(set(kept) - set(new))
     if missing:
         problems.append(f"it drops or changes {', '.join(missing[:8])}")
-    added = sorted(new - kept)
+    # a value stated twice is two references ("add one 'Kettle' to it, or order one 'Kettle' on a new order"):
+    # a rewrite that keeps one of them ("add one it to it") has lost what the other one said
+    fewer = sorted(v for v in kept if 0 < new[v] < kept[v])
+    if fewer:
+        problems.append("it states values fewer times than the original: " + ", ".join(
+            f"{v} {kept[v]} -> {new[v]}" for v in fewer[:8]))
+    added = sorted(set(new) - set(kept))
     if added:
         problems.append(f"it states values the original does not: {', '.join(added[:8])}")
     lost_names = sorted(n for n in _names(original) if n not in rewrite)

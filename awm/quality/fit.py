@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from awm.builder.catalogue.kinds import ACCOUNT_HOLDERS, ITEM_KINDS, module_misfit, price_misfit
+from awm.builder.catalogue.kinds import ACCOUNT_HOLDERS, ITEM_KINDS, SHOPS, module_misfit, price_misfit
 
 RULES = ("module", "price range", "stock", "price", "refund", "account")
 
@@ -84,7 +84,7 @@ def world_misfits(world: World) -> list[Misfit]:
             out.append(Misfit("price", world.env_id, text))
         if not kind.refundable and REFUND.search(masked):
             out.append(Misfit("refund", world.env_id, text))
-        if world.category not in ACCOUNT_HOLDERS and ACCOUNT.search(masked):
+        if (world.category not in ACCOUNT_HOLDERS or world.item_kind in SHOPS) and ACCOUNT.search(masked):
             out.append(Misfit("account", world.env_id, text))
     return out
 

@@ -56,8 +56,10 @@ def one_of_each(item_kind: str, once: bool) -> bool:
 KIND_OF_FLAVOUR = {"fulfillment": "goods", "appointment": "service", "service": "service",
                    "reservation": "booking", "application": "plan"}
 
-# Categories whose businesses hold their customers' money in accounts (checking, savings, credit, wallet).
+# Categories whose businesses hold their customers' money in accounts (checking, savings, credit, wallet), unless
+# what they sell is goods held in stock (`SHOPS`: a pawn shop or a seller of card terminals keeps no one's savings).
 ACCOUNT_HOLDERS = ("banking", "fintech")
+SHOPS = ("goods",)
 
 
 # What a subscription may hold (awm/builder/modules/subscriptions.py): a plan, goods delivered by the period (a coffee
@@ -88,6 +90,10 @@ def module_misfit(module: str, category: str, item_kind: str) -> str | None:
     if module == "accounts" and category not in ACCOUNT_HOLDERS:
         return (f"accounts: checking, savings, credit and wallet balances held for customers, which only a "
                 f"{' or '.join(ACCOUNT_HOLDERS)} business keeps (not {category or 'this kind of business'})")
+    if module == "accounts" and item_kind in SHOPS:
+        return (f"accounts: checking, savings, credit and wallet balances held for customers, which a business "
+                f"selling {ITEM_KINDS[item_kind].meaning.split(' (')[0]} does not keep, even of the "
+                f"{category} kind (a pawn shop, a seller of card terminals)")
     return None
 
 

@@ -21,8 +21,8 @@ GENERAL = (
     "My spouse usually handles these things.", "It's my first time doing this.",
     "I'm organised, but this slipped through.", "I'm rather old-fashioned about paperwork.",
     "Our household budget is tight this month.", "Weekends are hectic for us.",
-    "I'm recovering from the flu, so forgive the brevity.", "My accountant keeps asking me about it.",
-    "I'd rather not repeat this story again.", "I'm visually impaired, so plain replies help.",
+    "I'm recovering from the flu, so forgive the brevity.", "My accountant wants this sorted before the month is out.",
+    "I've tried to keep this message short.", "I'm visually impaired, so plain replies help.",
 )
 
 BY_CATEGORY: dict[str, tuple[str, ...]] = {

@@ -770,8 +770,8 @@ def cancel_if_possible(w: World) -> Plan | None:
 @intent("conditional")
 def assign_if_unassigned(w: World) -> Plan | None:
     """A case with no staff given to the active staff member of its site holding the fewest open cases, or the
-    name of whoever holds it already: the agent reads the case, then (if it is free) the site's staff and each
-    one's open cases."""
+    name of whoever holds it already and how many open cases they carry: the agent reads the case, then (if it is
+    free) the site's staff and each one's open cases, or (if it is not) the holder and their cases."""
     cases = [c for c in w.rows["case"] if c["status"] in _assignable(w) and c["status"] in w.fl.open]
     free = [(c, least) for c in cases if c[w.fk("staff")] is None
             and (least := _least_busy(w, c[w.fk("site")])) is not None]
@@ -790,20 +790,24 @@ def assign_if_unassigned(w: World) -> Plan | None:
                               expect={w.fk("staff"): member["id"]})], None
     else:
         holder = w.by_id("staff", case[w.fk("staff")])
-        calls.append((w.n.get("staff"), {w.pk("staff"): holder["id"]}))
-        goals, answer = [w.staff_answer(holder)], w.person(holder)
+        load = len(w.open_cases(holder["id"]))
+        calls += [(w.n.get("staff"), {w.pk("staff"): holder["id"]}), (w.n.list("case"), {w.fk("staff"): holder["id"]})]
+        goals = [w.staff_answer(holder), w.number_answer(load)]
+        answer = f"{w.person(holder)}, who has {count(load, 'open ' + w.L['case'])}"
     open_words = or_words(w.fl.open)
     say = Say("do", (
         "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to the active {STAFF} at its {SITE} "
-        "with the fewest open {CASE/pl} ({open}); otherwise tell me who [is handling|has] it",
+        "with the fewest open {CASE/pl} ({open}); otherwise tell me who [is handling|has] it and how many open "
+        "{CASE/pl} they [have|are carrying]",
         "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] whichever active "
         "{STAFF} at its {SITE} has the fewest {CASE/pl} that are {open}, and if [someone already does|it already "
-        "has an owner], [tell me their name|just tell me who] and change nothing",
+        "has an owner], change nothing and tell me [their name|who] and how many {open} {CASE/pl} they hold",
         "give {CASE} {code} to the active {STAFF} at its {SITE} with the lightest load of open {CASE/pl} ({open}), unless "
-        "[another {STAFF}|someone] already has it, in which case [just tell me who|tell me who that is]",
+        "[another {STAFF}|someone] already has it, in which case tell me who that is and how many open {CASE/pl} "
+        "they already carry",
         "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put the active "
         "{STAFF} at its {SITE} with the fewest open {CASE/pl} ({open}) on it; if [it already has someone|somebody already "
-        "has it], leave it and tell me [their full name|who it is]",
+        "has it], leave it and tell me [their full name|who it is] and how many open {CASE/pl} they have",
     ), {"code": case["code"], "open": open_words})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 

@@ -5,7 +5,17 @@ sites (moving a case from one to another)."""
 from __future__ import annotations
 
 from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
-from awm.builder.intents.steps import MOVE_NOTES, act, add_note, captured, get_case, notify, status_goal
+from awm.builder.intents.steps import (
+    MOVE_NOTES,
+    act,
+    add_note,
+    captured,
+    get_case,
+    message_channel,
+    notify,
+    paid_at_once,
+    status_goal,
+)
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -242,7 +252,8 @@ def register_and_open(w: World) -> Plan | None:
              Goal(kind="rows_created", table=w.table("case"), count=1,
                   expect={pfk: party_id, w.fk("site"): site["id"]}, child_table=w.table("line"), child_fk=cfk,
                   children=[{w.fk("item"): item["id"], "quantity": qty}])]
-    return Plan(calls, goals, say)
+    plan = Plan(calls, goals, say)
+    return paid_at_once(w, plan, item, qty) if w.items_are("priced") else plan
 
 
 @intent("action", needs=("address",))
@@ -305,8 +316,14 @@ def suspend_and_cancel_open(w: World) -> Plan | None:
     return Plan(calls, goals, say, targets={("party", party["id"])})
 
 
+GOLD_SUBJECTS = ("Welcome to the gold tier", "You are now a gold member", "Your gold tier upgrade")
+
+
 @intent("conditional")
 def upgrade_if_big_spender(w: World) -> Plan | None:
+    """A person moved to the gold tier if what they have paid (captured payments over their cases) exceeds a
+    threshold, else the total told; half the time the upgrade is announced to them by a message, which the request
+    asks for only if they are upgraded (a message sent when they are not is a write the task did not ask for)."""
     options = []
     for party in w.active_parties("case"):
         if party["tier"] == "gold":
@@ -322,12 +339,33 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
     ref = w.party_ref(party)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]})]
     calls += [(w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases]
+    # half the time (where the business sends messages) an upgrade is announced to the person: only if it is made
+    tell = w.has("notification") and w.chance(0.5)
+    channel, named = message_channel(w) if tell else ("", {})
+    subject = w.pick(list(GOLD_SUBJECTS)) if tell else ""
     if spent > threshold:
         calls.append((w.n.change("party", "set", "tier"), {w.pk("party"): party["id"], "tier": "gold"}))
         goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"tier": "gold"})]
         answer = None
+        if tell:
+            call, goal = notify(w, party, channel, subject, "Your tier has been upgraded.")
+            calls.append(call)
+            goals.append(goal)
     else:
         goals, answer = [w.money_answer(spent)], money(spent)
+    if tell:
+        say = Say("do", (
+            "if {their} captured {PAYMENT/pl} across all {their} {CASE/pl} add up to more than {threshold}, move "
+            "{them} to the gold tier and tell {them} by {channel} with the subject {subject}; if not, change "
+            "nothing and tell me the total",
+            "[add up|total] what {they_have} paid {us} in captured {PAYMENT/pl} || if it comes to more than "
+            "{threshold}, upgrade {them} to gold and send {them} {a via} message titled {subject}; if it doesn't, "
+            "send nothing and just give me the figure",
+            "{they} would like to know [whether|if] {they} [qualify|are eligible] for the gold tier || if {their} "
+            "captured {PAYMENT/pl} total more than {threshold}, [set|move] {them} to gold and let {them} know by "
+            "{channel} (subject {subject}); otherwise just tell me the sum",
+        ), {"threshold": money(threshold), "subject": quote(subject), **named}, party=ref)
+        return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
     say = Say("do", (
         "if {their} captured {PAYMENT/pl} across all {their} {CASE/pl} add up to more than {threshold}, move "
         "{them} to the gold tier; if not, tell me the total",
@@ -335,7 +373,7 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
         "upgrade {them} to the gold tier if it comes to more than {threshold}, and otherwise just tell me the figure",
         "upgrade {them} to gold if {their} captured {PAYMENT/pl} total more than {threshold}, and if they "
         "don't, give me the total instead",
-        "{they_have} been [loyal|a good customer] || [add up|total] {their} captured {PAYMENT/pl}: above {threshold}, "
+        "{they} would like to know [whether|if] {they} [qualify|are eligible] for the gold tier || [add up|total] {their} captured {PAYMENT/pl}: above {threshold}, "
         "[set|move] {them} to the gold tier; at or below it, [just report|tell me] the sum",
     ), {"threshold": money(threshold)}, party=ref)
     return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})

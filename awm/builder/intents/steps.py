@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from awm.contracts import Goal
 
 if TYPE_CHECKING:  # annotations only: base imports these steps
-    from awm.builder.intents.base import World
+    from awm.builder.intents.base import Plan, World
 
 Call = tuple[str, dict[str, Any]]
 
@@ -155,3 +155,21 @@ def balance_due(w: World, case: dict) -> float:
 def holds(w: World, case: dict, item: dict) -> bool:
     """Whether a line of the case is of the item."""
     return any(x[w.fk("item")] == item["id"] for x in w.children("line", "case", case["id"]))
+
+
+PAY_SHARE = 0.5  # how often a customer who orders by preference pays for it in the same message
+
+
+def paid_at_once(w: World, plan: Plan, item: dict, quantity: int) -> Plan:
+    """Now and then (`PAY_SHARE`) the person pays for the new case in the same message: the agent pays its total
+    (the price it found, times the quantity) by the method the request names, on the case it has just opened."""
+    if not w.chance(PAY_SHARE):
+        return plan
+    method = w.pick(list(METHODS))
+    call, goal = record_payment(w, {"id": len(w.rows["case"]) + 1}, round(quantity * item["price"], 2), method)
+    plan.calls.append(call)
+    plan.goals.append(goal)
+    plan.say.slots["method"] = method_words(method)
+    plan.say.clauses = tuple(c + ", [then|and] pay [the {CASE}'s total|what the new {CASE} comes to] by {method}"
+                             for c in plan.say.clauses)
+    return plan.derive(w.n.create("payment"), "amount")

@@ -136,6 +136,9 @@ def test_every_subscription_of_every_domain_is_to_something_had_by_the_period(do
          "accounts: checking, savings, credit and wallet balances held for customers, which only a banking or "
          "fintech business keeps (not technology)"),
         ("it_managed_services", {"modules": ["support", "inventory"]}, "inventory: stock levels of work done"),
+        ("pawn_brokerage", {"modules": ["inventory", "accounts"]},
+         "accounts: checking, savings, credit and wallet balances held for customers, which a business selling "
+         "things sold that are held in stock does not keep, even of the banking kind"),
         ("university_admissions", {"price_range": [40, 250]}, "price_range starts at 40, below the 500 a program"),
         ("retail_banking", {"item_kind": "gizmo"}, "unknown item_kind 'gizmo'"),
     ],
@@ -163,6 +166,16 @@ def test_a_seeds_file_domain_takes_its_item_kind_from_its_own_lifecycle_or_is_re
                                                  "sub_businesses": [sub]}]}))
     with pytest.raises(SeedsFileError, match="entry 1: domain 'phone_repair_two': .*inventory: stock levels"):
         load_seed_domains(path)
+
+
+def test_a_shop_of_a_money_keeping_category_carries_no_customer_accounts():
+    """A pawn shop is filed under banking and a seller of card terminals under fintech; neither keeps its
+    customers' checking or savings, in any scenario; a bank and a crypto exchange do."""
+    for slug in ("pawn_brokerage", "payment_processing"):
+        assert "accounts" not in curated_modules(DOMAIN_SEEDS[slug]), slug
+        assert not any("accounts" in make_scenario(slug, slot).modules for slot in range(10)), slug
+    for slug in ("retail_banking", "crypto_exchange"):
+        assert "accounts" in curated_modules(DOMAIN_SEEDS[slug]), slug
 
 
 def test_a_composed_domain_keeps_only_modules_that_fit():

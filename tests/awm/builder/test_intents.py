@@ -308,6 +308,48 @@ def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
                                                      for r in report.tasks if not r.publishable]
 
 
+def test_an_upgrade_is_announced_only_when_it_is_made(tmp_path):
+    """upgrade_if_big_spender with its message: the person is told of the upgrade only in the branch that makes
+    it. Both branches proven; in the branch that only tells the total, an agent that sends the message anyway
+    (the same message, to that person) scores zero, while the reference scores one."""
+    store = ArtifactStore(tmp_path)
+    domain, slot = "online_retail", 0
+    env_id = build_environment(store, domain, slot)[0].env_id
+    plan = plan_world(make_scenario(domain, slot))
+    rows = generate_rows(plan)
+    assert plan.has("notification")
+    dialect = dialect_for(plan)
+    send = World(plan, rows, random.Random(0)).n.create("notification")  # the tool's name in the plans' calls
+    branches: dict[str, Plan] = {}
+    for seed in range(200):
+        built = INTENTS["upgrade_if_big_spender"].build(World(plan, rows, random.Random(seed)))
+        if built is not None and "subject" in built.say.slots:
+            branches.setdefault("answer" if built.is_question else "change", built)
+        if len(branches) == 2:
+            break
+    assert set(branches) == {"answer", "change"}, branches
+    assert [t for t, _ in branches["change"].calls][-1] == send
+    assert all(t != send for t, _ in branches["answer"].calls)
+    realiser = Realiser(plan.scenario.labels, random.Random(0))
+    tasks = [_task(f"t{n:02d}", [built], realiser.instruction([built.say]), dialect)
+             for n, built in enumerate((branches["change"], branches["answer"]), 1)]
+    report = prove(store, env_id, TaskSet(env_id=env_id, acting_user="Test User, Manager", tasks=tasks))
+    assert all(r.publishable for r in report.tasks), [(r.task_id, r.failure_check()) for r in report.tasks]
+    answer = tasks[1]
+    calls = [(c.tool, c.arguments) for c in answer.reference_solution]
+    sent = tasks[0].reference_solution[-1]  # the message of the other branch, in this environment's dialect
+    told = {k: answer.party_id if v == tasks[0].party_id and k.endswith("_id") else v
+            for k, v in sent.arguments.items()}
+    env = Environment.from_store(store, env_id)
+    try:
+        assert "error" not in env.replay(calls + [(sent.tool, told)])[-1]  # the message is sent
+        eager, honest = env.judge_trajectories(answer.task_id, [(calls + [(sent.tool, told)], answer.reference_answer),
+                                                                (calls, answer.reference_answer)])
+    finally:
+        env.close()
+    assert honest["complete"] and not eager["complete"], (honest, eager)
+
+
 def test_chained_tasks_take_values_from_earlier_results():
     """A chained request's later steps need what the earlier ones found: its reference reads before it writes, and
     most chained intents write values the instruction never states (learnt from those reads)."""

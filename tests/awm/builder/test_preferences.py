@@ -18,7 +18,7 @@ from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.categories.healthcare.requests import _fits, _rule_words, earliest_slot_options
 from awm.builder.data import generate_rows
 from awm.builder.dialect import PAGE_ITEMS
-from awm.builder.intents import INTENTS, World
+from awm.builder.intents import INTENTS, World, steps
 from awm.builder.intents.preferences import (
     PREFERENCE_INTENTS,
     cheapest_in_stock_options,
@@ -217,6 +217,31 @@ def test_every_request_passes_every_proof(proven):
     assert all(proved[name] >= 1 for name in PREFERENCE_INTENTS) and sum(proved.values()) >= 5, proved
     assert_every_proof_passed(runs)
     assert all(task.requester == "party" for _, _, tasks, _ in runs for task in tasks)  # the customer writes
+
+
+def test_a_customer_who_pays_at_once_pays_what_they_chose_learnt_from_the_reads(tmp_path, monkeypatch):
+    """With the payment asked for every time (`PAY_SHARE` 1): the request names the method, the payment on the new
+    case is the chosen item's price times the quantity, an amount the agent learns from its reads (never stated),
+    and every such task passes every proof."""
+    monkeypatch.setattr(steps, "PAY_SHARE", 1.0)
+    domain, slot = preference_worlds()[0]
+    run = prove_requests(ArtifactStore(tmp_path), domain, slot, PREFERENCE_INTENTS)
+    env_id, plans, tasks, _ = run
+    plan, rows = _rows(domain, slot)
+    world = World(plan, rows, random.Random(0))
+    paid = 0
+    for (name, built), task in zip(plans.items(), tasks, strict=True):
+        if name == EARLIEST:
+            continue
+        n = next(k for k, (tool, _) in enumerate(built.calls) if tool == world.n.create("payment"))
+        line = next(args for tool, args in built.calls if tool == world.n.create("line"))
+        price = world.by_id("item", line[world.fk("item")])["price"]
+        assert built.calls[n][1]["amount"] == round(line["quantity"] * price, 2), (name, built.calls[n])
+        assert (n, "amount") in built.derived and built.calls[n][1]["method"].replace("_", " ") in task.instruction
+        assert money(built.calls[n][1]["amount"]) not in task.instruction, task.instruction
+        paid += 1
+    assert paid >= 2, plans
+    assert_every_proof_passed([run])
 
 
 def _choose(name: str, say_slots: dict, option_rule, results: list, rows_key: str, world: World, policy: str) -> int:
