@@ -801,7 +801,8 @@ def assign_if_unassigned(w: World) -> Plan | None:
         "{CASE/pl} they [have|are carrying]",
         "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] whichever active "
         "{STAFF} at its {SITE} has the fewest {CASE/pl} that are {open}, and if [someone already does|it already "
-        "has an owner], change nothing and tell me [their name|who] and how many {open} {CASE/pl} they hold",
+        "has an owner], change nothing and tell me [their name|who], and how many {CASE/pl} in those statuses they "
+        "hold",
         "give {CASE} {code} to the active {STAFF} at its {SITE} with the lightest load of open {CASE/pl} ({open}), unless "
         "[another {STAFF}|someone] already has it, in which case tell me who that is and how many open {CASE/pl} "
         "they already carry",
