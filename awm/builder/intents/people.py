@@ -373,8 +373,9 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
         "upgrade {them} to the gold tier if it comes to more than {threshold}, and otherwise just tell me the figure",
         "upgrade {them} to gold if {their} captured {PAYMENT/pl} total more than {threshold}, and if they "
         "don't, give me the total instead",
-        "{they} would like to know [whether|if] {they} [qualify|are eligible] for the gold tier || [add up|total] {their} captured {PAYMENT/pl}: above {threshold}, "
-        "[set|move] {them} to the gold tier; at or below it, [just report|tell me] the sum",
+        "{they} would like to know [whether|if] {they} [qualify|are eligible] for the gold tier || [add up|total] "
+        "{their} captured {PAYMENT/pl}: above {threshold}, [set|move] {them} to the gold tier; at or below it, "
+        "[just report|tell me] the sum",
     ), {"threshold": money(threshold)}, party=ref)
     return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
 

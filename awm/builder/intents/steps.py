@@ -157,7 +157,7 @@ def holds(w: World, case: dict, item: dict) -> bool:
     return any(x[w.fk("item")] == item["id"] for x in w.children("line", "case", case["id"]))
 
 
-PAY_SHARE = 0.5  # how often a customer who orders by preference pays for it in the same message
+PAY_SHARE = 0.5  # how often a person who opens a new case (by preference, or on registering) pays it at once
 
 
 def paid_at_once(w: World, plan: Plan, item: dict, quantity: int) -> Plan:
