@@ -178,6 +178,22 @@ def test_a_shop_of_a_money_keeping_category_carries_no_customer_accounts():
         assert "accounts" in curated_modules(DOMAIN_SEEDS[slug]), slug
 
 
+def test_a_case_that_is_paid_for_is_not_named_like_a_support_request():
+    """A domain's case holds priced lines and takes payments: it is an order, a booking, a project, never a support
+    case or a ticket (a SaaS vendor's software products were ordered on a "support case" and paid for on it)."""
+    requests = re.compile(r"\b(?:support|ticket|escalation|complaint|inquiry|enquiry)\b")
+    for slug, seed in DOMAIN_SEEDS.items():
+        if ITEM_KINDS[seed.item_kind].priced:
+            assert not requests.search(seed.roles.get("case", "")), (slug, seed.roles["case"])
+
+
+def test_an_exchange_keeps_no_spending_budgets_and_pays_no_merchants():
+    """A crypto exchange's worlds carry its users' savings goals, never a budgeting app's monthly spending budgets
+    or a payments company's merchant payouts."""
+    groups = {g for slot in range(10) for g in make_scenario("crypto_exchange", slot).entity_groups}
+    assert groups == {"goals"}, groups
+
+
 def test_a_composed_domain_keeps_only_modules_that_fit():
     for slug in ("zzqx_blorp", "llama_farm", "kite_surfing_school", "quantum_widget_depot", "moon_bakery"):
         seed, _ = compose_unseen_domain(slug)

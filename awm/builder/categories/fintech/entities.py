@@ -20,10 +20,11 @@ CATEGORY = "fintech"
 LABELS = {"budget": "spending budget", "savings_goal": "savings goal", "payout": "merchant payout"}
 ALT_LABELS = {"budget": "monthly budget", "savings_goal": "savings target", "payout": "settlement payout"}
 _USERS = ("personal_budgeting", "wealth_management")
+# an exchange keeps no one's monthly spending on groceries and pays out to no merchants
 GROUPS = {
-    "budgets": Group(("budget",), not_for=("payment_processing",)),
+    "budgets": Group(("budget",), not_for=("payment_processing", "crypto_exchange")),
     "goals": Group(("savings_goal",), not_for=("payment_processing",)),
-    "payouts": Group(("payout",), not_for=_USERS),
+    "payouts": Group(("payout",), not_for=(*_USERS, "crypto_exchange")),
 }
 CODED = ()
 
