@@ -36,6 +36,7 @@ STAFF_ONLY = ("staff",)  # staff operations (putting a member of staff on the wo
 MAX_ANSWER_CANDIDATES = 200
 MAX_STATUS_VALUES = 12  # a status slot's closed set: the world's statuses of one kind
 CASES_READ = 4  # cases a request may have the agent read one by one to find the one it names
+HELD_WEIGHT = 3  # how much likelier a case is named by an item it held than by its code (World._described_refs)
 _MARKUP = re.compile(r"[\[\]{}|]")  # the template language's own characters (a name holding one is not inlined)
 _STATUS_WORD = re.compile(r"[a-z][a-z_ ]{0,30}")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -166,12 +167,19 @@ def confirmation_subjects(world: World, plan: Plan) -> tuple[str, ...]:
 
 def confirm_by_message(world: World, plan: Plan) -> None:
     """Sometimes a change made for a person is confirmed to them by a message (where the business sends messages):
-    the request asks for it, with its channel and subject, and a goal checks it was sent."""
+    the request asks for it, with its channel and subject, and a goal checks it was sent. A conditional request
+    asks for it only if something is changed: the message is sent in the way the request turns that changes
+    something, and in the way that only answers it is a write the task did not ask for."""
     from awm.builder.intents.steps import message_channel, notify
 
     party = plan.say.party
     writes = [c for c in plan.calls if not c[0].startswith(("get_", "list_", "search_"))]
-    if (party is None or not writes or plan.shape in ("infeasible", "conditional") or not world.has("notification")
+    conditional = plan.shape == "conditional"
+    if not world.has("notification"):
+        return
+    # a request that sends a message already, or asks for one in the way it did not turn (its channel named)
+    told = "channel" in plan.say.slots or any(c[0] == world.n.create("notification") for c in plan.calls)
+    if (party is None or (not writes and not conditional) or plan.shape == "infeasible" or told
             or plan.say.mood != "do" or world.rng.random() >= CONFIRMATION_SHARE):
         return
     row = next((p for p in world.rows["party"] if p["email"] == party.email), None)
@@ -179,15 +187,19 @@ def confirm_by_message(world: World, plan: Plan) -> None:
         return
     channel, named = message_channel(world, "confirm_")
     subject = world.pick(list(confirmation_subjects(world, plan)))
-    call, goal = notify(world, row, channel, subject, "Your request has been completed.")
-    plan.calls.append(call)
-    plan.goals.append(goal)
+    if writes:  # a conditional request's message is sent only in the way it turned that changed something
+        call, goal = notify(world, row, channel, subject, "Your request has been completed.")
+        plan.calls.append(call)
+        plan.goals.append(goal)
     plan.say.slots["confirm_subject"] = f"'{subject}'"
     plan.say.slots.update(named)
     tail = (", [then|and then|and finally|and when that's done,] [send {them} {a confirm_via} "
             "[confirmation|{NOTIFICATION}] with the subject {confirm_subject}|confirm it to {them} by "
             "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
             "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
+    if conditional:
+        tail = (", and [if you change anything|if anything is changed], [confirm it to {them} by {confirm_channel} "
+                "with the subject {confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
     plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
 
 
@@ -407,34 +419,39 @@ class World:
         # Even with the code in hand, the person is looked up first: who is asking is checked before acting.
         options: list[tuple[str, list]] = [(f"{{their}} {{CASE}} {case['code']}", [self.find_party(ref), *code_calls]),
                                            (f"{{their}} {{CASE}} {case['code']}", by_party)]
+        weights = [1, 1]
         if not coded:
-            options += self._described_refs(case, party, by_party, by_status, named)
-        text, calls = self.rng.choice(options)
+            described = self._described_refs(case, party, by_party, by_status, named)
+            options += [(text, calls) for text, calls, _ in described]
+            weights += [weight for _, _, weight in described]
+        text, calls = self.rng.choices(options, weights)[0]
         # then the case itself is read (its status, lines and payments), as before any change to it
         return T(text), [*calls, (self.n.get("case"), {self.pk("case"): case["id"]})] if lookups else []
 
     def _described_refs(self, case: dict, party: dict, by_party: list, by_status: bool, named: tuple[dict, ...]
-                        ) -> list[tuple[str, list]]:
-        """The descriptions of `case` only it fits among its person's cases (case_ref), each with its lookups."""
+                        ) -> list[tuple[str, list, int]]:
+        """The descriptions of `case` only it fits among its person's cases (case_ref), each with its lookups and how
+        often it is chosen beside the others (a case named by what it held, as customers remember their orders,
+        `HELD_WEIGHT` times as often as by its code)."""
         mine = self.party_cases(party)
-        options: list[tuple[str, list]] = []
+        options: list[tuple[str, list, int]] = []
         latest = max(mine, key=lambda c: c["created_at"])
         if latest is case and sum(c["created_at"] == case["created_at"] for c in mine) == 1 and len(mine) > 1:
-            options.append(("{their} [most recent|latest|newest] {CASE}", by_party))
+            options.append(("{their} [most recent|latest|newest] {CASE}", by_party, 1))
         # not where the label says the status already ("their scheduled move that is scheduled")
         if by_status and sum(c["status"] == case["status"] for c in mine) == 1 and not (
                 set(status_words(case["status"]).split()) & set(self.L["case"].lower().split())):
-            options.append((f"{{their}} {{CASE}} that is [currently |]{status_words(case['status'])}", by_party))
+            options.append((f"{{their}} {{CASE}} that is [currently |]{status_words(case['status'])}", by_party, 1))
         when = case[self.fl.time_column]
         if self.fl.name in ("appointment", "reservation") and sum(c[self.fl.time_column][:10] == when[:10]
                                                                     for c in mine) == 1:
-            options.append((f"{{their}} {{CASE}} on {long_date(when)}", by_party))
+            options.append((f"{{their}} {{CASE}} on {long_date(when)}", by_party, 1))
         if "2025-05-25" <= case["created_at"][:10] <= "2025-05-31" and sum(
                 "2025-05-25" <= c["created_at"][:10] <= "2025-05-31" for c in mine) == 1:
-            options.append(("the {CASE} {they} [made|booked|opened] last week", by_party))
+            options.append(("the {CASE} {they} [made|booked|opened] last week", by_party, 1))
         held = self._held_item_ref(case, party, {item["id"] for item in named})
         if held is not None:
-            options.append((held[0], [*by_party, *held[1]]))
+            options.append((held[0], [*by_party, *held[1]], HELD_WEIGHT))
         return options
 
     def _held_item_ref(self, case: dict, party: dict, named: set[int]) -> tuple[str, list[tuple[str, dict]]] | None:

@@ -308,10 +308,12 @@ def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
                                                      for r in report.tasks if not r.publishable]
 
 
-def test_an_upgrade_is_announced_only_when_it_is_made(tmp_path):
-    """upgrade_if_big_spender with its message: the person is told of the upgrade only in the branch that makes
-    it. Both branches proven; in the branch that only tells the total, an agent that sends the message anyway
-    (the same message, to that person) scores zero, while the reference scores one."""
+@pytest.mark.parametrize(("name", "asks"), [("upgrade_if_big_spender", "subject"),
+                                             ("cancel_if_possible", "confirm_subject")])
+def test_a_conditional_request_sends_its_message_only_in_the_way_that_changes_something(tmp_path, name, asks):
+    """A conditional request that asks for a message (an upgrade announced; a confirmation "if you change anything")
+    sends it only in the branch that changes something. Both branches proven; in the branch that only answers, an
+    agent that sends the message anyway (the same message, to that person) scores zero, the reference one."""
     store = ArtifactStore(tmp_path)
     domain, slot = "online_retail", 0
     env_id = build_environment(store, domain, slot)[0].env_id
@@ -322,8 +324,8 @@ def test_an_upgrade_is_announced_only_when_it_is_made(tmp_path):
     send = World(plan, rows, random.Random(0)).n.create("notification")  # the tool's name in the plans' calls
     branches: dict[str, Plan] = {}
     for seed in range(200):
-        built = INTENTS["upgrade_if_big_spender"].build(World(plan, rows, random.Random(seed)))
-        if built is not None and "subject" in built.say.slots:
+        built = INTENTS[name].build(World(plan, rows, random.Random(seed)))
+        if built is not None and asks in built.say.slots:
             branches.setdefault("answer" if built.is_question else "change", built)
         if len(branches) == 2:
             break
