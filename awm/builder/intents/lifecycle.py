@@ -28,6 +28,7 @@ from awm.builder.intents.steps import (
     captured,
     get_case,
     method_words,
+    paid_at_once,
     record_payment,
     refund,
     refund_reasons,
@@ -596,7 +597,10 @@ def reorder_latest(w: World) -> Plan | None:
                 expect={w.fk("party"): party["id"], w.fk("site"): latest[w.fk("site")]},
                 child_table=w.table("line"), child_fk=cfk,
                 children=[{w.fk("item"): x[w.fk("item")], "quantity": x["quantity"]} for x in lines])
-    return Plan(calls, [goal], say, targets={("party", party["id"])}).derive(w.n.create("line"), "quantity")
+    plan = Plan(calls, [goal], say, targets={("party", party["id"])}).derive(w.n.create("line"), "quantity")
+    if not w.items_are("priced"):
+        return plan
+    return paid_at_once(w, plan, [(w.by_id("item", x[w.fk("item")]), x["quantity"]) for x in lines])
 
 
 @intent("chained", flavours=("appointment", "reservation", "service"))

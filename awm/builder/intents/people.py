@@ -253,7 +253,7 @@ def register_and_open(w: World) -> Plan | None:
                   expect={pfk: party_id, w.fk("site"): site["id"]}, child_table=w.table("line"), child_fk=cfk,
                   children=[{w.fk("item"): item["id"], "quantity": qty}])]
     plan = Plan(calls, goals, say)
-    return paid_at_once(w, plan, item, qty) if w.items_are("priced") else plan
+    return paid_at_once(w, plan, [(item, qty)]) if w.items_are("priced") else plan
 
 
 @intent("action", needs=("address",))

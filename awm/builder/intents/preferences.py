@@ -117,7 +117,7 @@ def order_top_rated_under_budget(w: World) -> Plan | None:
     ), {"budget": money(budget), "site": site["name"], "order": _verb(w), "one": _just_one(w)}, party=ref,
         voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
-    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), item, 1)
+    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, 1)])
 
 
 # --- the best one a budget buys ---------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def order_dearest_within_budget(w: World) -> Plan | None:
               {"budget": money(budget), "site": site["name"], "n": quantity, "order": _verb(w), "one": _just_one(w)},
               party=ref, voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
-    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), item, quantity)
+    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, quantity)])
 
 
 # --- the cheapest item a site has enough of ------------------------------------------------------------------
@@ -217,4 +217,4 @@ def order_cheapest_in_stock(w: World) -> Plan | None:
         "it for {them} there",
     ), {"n": quantity, "site": site["name"], "order": _verb(w)}, party=ref, voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
-    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), item, quantity)
+    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, quantity)])

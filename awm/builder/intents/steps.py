@@ -160,13 +160,15 @@ def holds(w: World, case: dict, item: dict) -> bool:
 PAY_SHARE = 0.5  # how often a person who opens a new case (by preference, or on registering) pays it at once
 
 
-def paid_at_once(w: World, plan: Plan, item: dict, quantity: int) -> Plan:
+def paid_at_once(w: World, plan: Plan, lines: list[tuple[dict, int]]) -> Plan:
     """Now and then (`PAY_SHARE`) the person pays for the new case in the same message: the agent pays its total
-    (the price it found, times the quantity) by the method the request names, on the case it has just opened."""
+    (each item's price it found, times its quantity) by the method the request names, on the case it has just
+    opened."""
     if not w.chance(PAY_SHARE):
         return plan
     method = w.pick(list(METHODS))
-    call, goal = record_payment(w, {"id": len(w.rows["case"]) + 1}, round(quantity * item["price"], 2), method)
+    total = round(sum(quantity * item["price"] for item, quantity in lines), 2)
+    call, goal = record_payment(w, {"id": len(w.rows["case"]) + 1}, total, method)
     plan.calls.append(call)
     plan.goals.append(goal)
     plan.say.slots["method"] = method_words(method)

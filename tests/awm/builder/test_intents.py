@@ -352,6 +352,27 @@ def test_a_conditional_request_sends_its_message_only_in_the_way_that_changes_so
     assert honest["complete"] and not eager["complete"], (honest, eager)
 
 
+def test_a_repeated_case_paid_at_once_is_paid_its_whole_total_learnt_from_the_reads(monkeypatch):
+    """reorder_latest and register_and_open with the payment asked for every time (`PAY_SHARE` 1): the payment is on
+    the case the request opens, for the sum of its lines at the items' prices, an amount the agent learns from its
+    reads (derived), never stated."""
+    from awm.builder.intents import steps
+
+    monkeypatch.setattr(steps, "PAY_SHARE", 1.0)
+    plan = plan_world(make_scenario("online_retail", 0))
+    rows = generate_rows(plan)
+    for name in ("reorder_latest", "register_and_open"):
+        world = World(plan, rows, random.Random(0))
+        built = INTENTS[name].build(world)
+        pay = [n for n, (tool, _) in enumerate(built.calls) if tool == world.n.create("payment")]
+        assert len(pay) == 1, (name, built.calls)
+        lines = [args for tool, args in built.calls if tool == world.n.create("line")]
+        total = round(sum(x["quantity"] * world.by_id("item", x[world.fk("item")])["price"] for x in lines), 2)
+        args = built.calls[pay[0]][1]
+        assert args["amount"] == total and args[world.fk("case")] == len(rows["case"]) + 1, (name, args, total)
+        assert (pay[0], "amount") in built.derived
+
+
 def test_chained_tasks_take_values_from_earlier_results():
     """A chained request's later steps need what the earlier ones found: its reference reads before it writes, and
     most chained intents write values the instruction never states (learnt from those reads)."""
