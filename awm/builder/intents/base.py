@@ -102,6 +102,9 @@ class Plan:
     # an infeasible request: the call it asks for, which the tools refuse, and the error code they refuse it
     # with (the answer's rule slot; the verification stage makes the call after the reference and checks both)
     refused: tuple[tuple[str, dict[str, Any]], str] | None = None
+    # a change made to the person, not for them (suspended at the business's own wish): never confirmed to them as
+    # "your request" (confirm_by_message)
+    unasked: bool = False
 
     def derive(self, tool: str, argument: str) -> Plan:
         """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""
@@ -179,7 +182,7 @@ def confirm_by_message(world: World, plan: Plan) -> None:
         return
     # a request that sends a message already, or asks for one in the way it did not turn (its channel named)
     told = "channel" in plan.say.slots or any(c[0] == world.n.create("notification") for c in plan.calls)
-    if (party is None or (not writes and not conditional) or plan.shape == "infeasible" or told
+    if (party is None or (not writes and not conditional) or plan.shape == "infeasible" or told or plan.unasked
             or plan.say.mood != "do" or world.rng.random() >= CONFIRMATION_SHARE):
         return
     row = next((p for p in world.rows["party"] if p["email"] == party.email), None)

@@ -313,7 +313,7 @@ def suspend_and_cancel_open(w: World) -> Plan | None:
         "[compliance|management] asked us to suspend {party} || {verb} any {CASE} of theirs that can still be "
         "{done} first, and then suspend {them}",
     ), {"verb": verb, "done": "withdrawn" if verb == "withdraw" else "cancelled"}, party=ref)
-    return Plan(calls, goals, say, targets={("party", party["id"])})
+    return Plan(calls, goals, say, targets={("party", party["id"])}, unasked=True)
 
 
 GOLD_SUBJECTS = ("Welcome to the gold tier", "You are now a gold member", "Your gold tier upgrade")

@@ -373,6 +373,21 @@ def test_a_repeated_case_paid_at_once_is_paid_its_whole_total_learnt_from_the_re
         assert (pay[0], "amount") in built.derived
 
 
+def test_a_person_suspended_at_the_business_own_wish_is_not_sent_a_confirmation_of_their_request():
+    """suspend_and_cancel_open is done to a person, not for them: over many draws it never ends with a message
+    confirming "your request", while close_relationship (the person leaving of their own accord) sometimes does."""
+    plan = plan_world(make_scenario("online_retail", 0))
+    rows = generate_rows(plan)
+    sent = Counter()
+    for name in ("suspend_and_cancel_open", "close_relationship"):
+        for seed in range(40):
+            world = World(plan, rows, random.Random(seed))
+            built = INTENTS[name].build(world)
+            if built is not None:
+                sent[name] += any(tool == world.n.create("notification") for tool, _ in built.calls)
+    assert sent["suspend_and_cancel_open"] == 0 and sent["close_relationship"] >= 5, sent
+
+
 def test_chained_tasks_take_values_from_earlier_results():
     """A chained request's later steps need what the earlier ones found: its reference reads before it writes, and
     most chained intents write values the instruction never states (learnt from those reads)."""
