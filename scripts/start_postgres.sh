@@ -2,6 +2,8 @@
 # Start a throwaway PostgreSQL server on 127.0.0.1 for the production-profile tests, installing
 # Debian's package if the machine lacks it. Prints the connection URL on stdout (last line).
 #   usage: eval "export AWM_TEST_PG_URL=$(scripts/start_postgres.sh)"
+# With AWM_TEST_PG_DATA set (an empty directory), the server keeps its files there, so the caller can stop it and
+# remove them: scripts/stop_postgres.sh "$AWM_TEST_PG_DATA" (what .ci/run does when it exits).
 set -euo pipefail
 PORT="${AWM_TEST_PG_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
 if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
@@ -10,7 +12,7 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
 fi
 PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
-DATA="$(mktemp -d /tmp/awm-pg.XXXXXX)"
+DATA="${AWM_TEST_PG_DATA:-$(mktemp -d /tmp/awm-pg.XXXXXX)}"
 RUN_AS=()
 if [ "$(id -u)" = "0" ]; then  # the server refuses to run as root
   id postgres >/dev/null 2>&1 || useradd --system --home "$DATA" postgres
