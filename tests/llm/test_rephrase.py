@@ -47,13 +47,16 @@ def test_the_values_an_instruction_states_are_found():
     (ORIGINAL + " Also add 5 more.", "states values the original does not: 5"),
     (ORIGINAL.replace("Ann Lee", "Anne"), "drops the names Ann Lee"),
     (ORIGINAL * 3, "much longer"),
-    ("Add one 'Kettle' to my order ORD-1042, or if it is too late, order one it on a new order.",
-     "states values fewer times than the original: 'Kettle' 2 -> 1"),
 ])
 def test_a_rewrite_that_drops_changes_or_adds_a_value_is_rejected(rewrite, problem):
-    original = ORIGINAL if "Kettle" not in rewrite else (
-        "Add one 'Kettle' to my order ORD-1042, or if it is too late, order one 'Kettle' on a new order.")
-    assert any(problem in p for p in rewrite_problems(original, rewrite))
+    assert any(problem in p for p in rewrite_problems(ORIGINAL, rewrite))
+
+
+def test_a_rewrite_that_keeps_one_of_two_mentions_of_a_value_is_rejected():
+    """A value stated twice is two references: a rewrite that keeps one has lost what the other said."""
+    original = "Add one 'Kettle' to my order ORD-1042, or if it is too late, order one 'Kettle' on a new order."
+    rewrite = "Add one it to my order ORD-1042, or if it is too late, order one 'Kettle' on a new order."
+    assert "it states values fewer times than the original: 'Kettle' 2 -> 1" in rewrite_problems(original, rewrite)
 
 
 def test_a_faithful_rewrite_is_accepted():
@@ -117,7 +120,8 @@ def test_with_the_switch_on_llm_serve_rephrases_every_task_once_and_a_dropped_va
     phrased = store.read_model("dental_clinic__00", "tasks.json", TaskSet).tasks
     for before, after in zip(plain, phrased, strict=True):
         opening, _, rest = after.instruction.partition(" ")
-        assert opening in {o.split()[0] for o in OPENINGS} and before.instruction in after.instruction, (before.instruction, after.instruction)
+        assert opening in {o.split()[0] for o in OPENINGS}, after.instruction
+        assert before.instruction in after.instruction, (before.instruction, after.instruction)
         assert after.goals == before.goals and after.reference_solution == before.reference_solution
     report = store.read_model("dental_clinic__00", "report.json", VerificationReport)
     assert len(report.tasks) == len(phrased) and all(t.publishable for t in report.tasks)
