@@ -110,7 +110,10 @@ def _deepest_first(plans: list[Plan]) -> list[Plan]:
 
 
 def _pairable(plan: Plan) -> bool:
-    return plan.shape in PAIRABLE and len(plan.calls) <= SHORT_TASK_STEPS and not plan.alone
+    """Short enough to share a task, and with a wording of one sentence (the second request of a task is joined
+    into the first one's sentence)."""
+    return (plan.shape in PAIRABLE and len(plan.calls) <= SHORT_TASK_STEPS and not plan.alone
+            and any(" || " not in clause for clause in plan.say.clauses))
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -201,8 +201,10 @@ def confirm_by_message(world: World, plan: Plan) -> None:
             "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
             "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
     if conditional:
-        tail = (", and [if you change anything|if anything is changed], [confirm it to {them} by {confirm_channel} "
-                "with the subject {confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
+        # after a semicolon and about "the change": beside "otherwise tell me its status and change nothing", an
+        # "and if you change anything" reads as a contradiction
+        tail = ("; if you [do make|make] [the|a] change, [confirm it to {them} by {confirm_channel} with the subject "
+                "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
     plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
 
 
