@@ -105,6 +105,9 @@ class Plan:
     # a change made to the person, not for them (suspended at the business's own wish): never confirmed to them as
     # "your request" (confirm_by_message)
     unasked: bool = False
+    # the request asks for a message of its own (an upgrade announced), which a way it turns may not send: it gets
+    # no confirming message besides (confirm_by_message)
+    messages: bool = False
 
     def derive(self, tool: str, argument: str) -> Plan:
         """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""
@@ -180,8 +183,7 @@ def confirm_by_message(world: World, plan: Plan) -> None:
     conditional = plan.shape == "conditional"
     if not world.has("notification"):
         return
-    # a request that sends a message already, or asks for one in the way it did not turn (its channel named)
-    told = "channel" in plan.say.slots or any(c[0] == world.n.create("notification") for c in plan.calls)
+    told = plan.messages or any(c[0] == world.n.create("notification") for c in plan.calls)
     if (party is None or (not writes and not conditional) or plan.shape == "infeasible" or told or plan.unasked
             or plan.say.mood != "do" or world.rng.random() >= CONFIRMATION_SHARE):
         return

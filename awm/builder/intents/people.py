@@ -365,7 +365,7 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
             "captured {PAYMENT/pl} total more than {threshold}, [set|move] {them} to gold and let {them} know by "
             "{channel} (subject {subject}); otherwise just tell me the sum",
         ), {"threshold": money(threshold), "subject": quote(subject), **named}, party=ref)
-        return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
+        return Plan(calls, goals, say, answer=answer, targets={("party", party["id"])}, messages=True)
     say = Say("do", (
         "if {their} captured {PAYMENT/pl} across all {their} {CASE/pl} add up to more than {threshold}, move "
         "{them} to the gold tier; if not, tell me the total",

@@ -311,7 +311,7 @@ def test_conditional_tasks_are_proven_in_both_branches(tmp_path):
 @pytest.mark.parametrize(("name", "asks"), [("upgrade_if_big_spender", "subject"),
                                              ("cancel_if_possible", "confirm_subject")])
 def test_a_conditional_request_sends_its_message_only_in_the_way_that_changes_something(tmp_path, name, asks):
-    """A conditional request that asks for a message (an upgrade announced; a confirmation "if you change anything")
+    """A conditional request that asks for a message (an upgrade announced; a confirmation "if you make the change")
     sends it only in the branch that changes something. Both branches proven; in the branch that only answers, an
     agent that sends the message anyway (the same message, to that person) scores zero, the reference one."""
     store = ArtifactStore(tmp_path)
@@ -327,11 +327,13 @@ def test_a_conditional_request_sends_its_message_only_in_the_way_that_changes_so
         built = INTENTS[name].build(World(plan, rows, random.Random(seed)))
         if built is not None and asks in built.say.slots:
             branches.setdefault("answer" if built.is_question else "change", built)
-        if len(branches) == 2:
-            break
+            tools = [t for t, _ in built.calls]
+            # one message in the way that changes something, none in the other; a request with a message of its own
+            # asks for no confirming message besides, in either way
+            assert tools.count(send) == (0 if built.is_question else 1), (seed, tools)
+            assert built.is_question or tools[-1] == send, (seed, tools)
+            assert asks == "confirm_subject" or "confirm_subject" not in built.say.slots, (seed, built.say.clauses)
     assert set(branches) == {"answer", "change"}, branches
-    assert [t for t, _ in branches["change"].calls][-1] == send
-    assert all(t != send for t, _ in branches["answer"].calls)
     realiser = Realiser(plan.scenario.labels, random.Random(0))
     tasks = [_task(f"t{n:02d}", [built], realiser.instruction([built.say]), dialect)
              for n, built in enumerate((branches["change"], branches["answer"]), 1)]
