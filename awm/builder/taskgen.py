@@ -93,7 +93,8 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
 
 
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")  # a set keeps the first drawn of these whatever its depth
-DEEP_STEPS = 6  # requests of at least this many steps come before shallower ones
+DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
+CANDIDATES = 3  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 
 
 def _deepest_first(plans: list[Plan]) -> list[Plan]:
@@ -346,7 +347,7 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     order, refusals = _ordered(fitting, rng)
     dialect = dialect_for(plan)
     staff_tools = frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
-    grouped = _assemble(_deepest_first(_draw(world, order, 2 * count, refusals, staff_tools)), count)
+    grouped = _assemble(_deepest_first(_draw(world, order, CANDIDATES * count, refusals, staff_tools)), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
         grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, refusals, staff_tools)), count)
     rng.shuffle(grouped)

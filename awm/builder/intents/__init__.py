@@ -2,7 +2,7 @@
 
 Importing this package registers every intent (awm.builder.intents.INTENTS, by name)."""
 
-from awm.builder.intents import entities, errands, goals, lifecycle, modules, people, preferences, turns  # noqa: F401  (registers)
+from awm.builder.intents import entities, errands, goals, lifecycle, modules, people, preferences, standing, turns  # noqa: F401  (registers)
 from awm.builder.intents.base import INTENTS, SHAPES, Intent, Plan, World
 
 __all__ = ["INTENTS", "SHAPES", "Intent", "Plan", "World"]

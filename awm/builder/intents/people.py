@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.steps import (
+    CANCEL_REASONS,
     MOVE_NOTES,
     act,
     add_note,
@@ -14,6 +15,7 @@ from awm.builder.intents.steps import (
     message_channel,
     notify,
     paid_at_once,
+    refund,
     status_goal,
 )
 from awm.builder.phrasing import Say, T, count, money, quote
@@ -693,6 +695,8 @@ _ON_BEHALF = (
     "I act for {other} as their [guardian|delegate] || {cancel} their {CASE} {code} for them",
     "I [handle|look after|take care of] {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
 )
+# and where what was paid for the world's items is refunded (not a donation), the money back too
+REFUND_TAIL = ", and refund what was paid on it with the reason {reason}"
 
 
 def _on_behalf_options(w: World, authorised: bool) -> list[tuple[dict, dict, dict]]:
@@ -716,26 +720,32 @@ def _on_behalf_options(w: World, authorised: bool) -> list[tuple[dict, dict, dic
     return options
 
 
-def _on_behalf_say(w: World, speaker: dict, other: dict, case: dict) -> Say:
+def _on_behalf_say(w: World, speaker: dict, other: dict, case: dict, reason: str) -> Say:
     verb = w.fl.cancel.verb.replace("_", " ")
     ref = w.party_ref(speaker, ("name_email", "name_email", "email"))
-    return Say("do", _ON_BEHALF, {"other": w.person(other), "code": case["code"], "cancel": verb}, party=ref,
-               voices=("self",))
+    tail = REFUND_TAIL if w.items_are("refundable") else ""
+    return Say("do", tuple(request + tail for request in _ON_BEHALF), {"other": w.person(other), "code": case["code"], "cancel": verb,
+                                  "reason": quote(reason)}, party=ref, voices=("self",))
 
 
 @intent("action")
 def cancel_as_representative(w: World) -> Plan | None:
     """A customer cancels another person's case as their authorised representative: the agent finds the speaker,
-    reads the other person's record (it names the speaker as their representative), then cancels."""
+    reads the other person's record (it names the speaker as their representative), then cancels and (where what
+    was paid is refunded) refunds every payment captured on the case."""
     option = w.pick(_on_behalf_options(w, authorised=True))
     if option is None:
         return None
     speaker, other, case = option
-    say = _on_behalf_say(w, speaker, other, case)
+    reason = w.pick(list(CANCEL_REASONS))
+    say = _on_behalf_say(w, speaker, other, case, reason)
     calls = [w.find_party(say.party), (w.n.list("party"), {"query": w.person(other)}),
              (w.n.list("case"), {"code": case["code"]}), get_case(w, case), act(w, case, w.fl.cancel.verb)]
-    return Plan(calls, [status_goal(w, case, w.fl.cancel.target)], say,
+    refunds = [refund(w, p, reason) for p in captured(w, case)] if w.items_are("refundable") else []
+    plan = Plan(calls + [call for call, _ in refunds], [status_goal(w, case, w.fl.cancel.target),
+                                                        *(goal for _, goal in refunds)], say,
                 targets={("case", case["id"]), ("party", other["id"])})
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
 
 
 # No tool's own rule refuses it (who writes is no argument of any tool): the runtime does, in the speaker's own
@@ -750,7 +760,7 @@ def cancel_without_authority(w: World) -> Plan | None:
         return None
     speaker, other, case = option
     holder = w.by_id("party", other["representative_id"])
-    say = _on_behalf_say(w, speaker, other, case)
+    say = _on_behalf_say(w, speaker, other, case, w.pick(list(CANCEL_REASONS)))
     calls = [w.find_party(say.party), (w.n.list("party"), {"query": w.person(other)}),
              (w.n.get("party"), {w.pk("party"): holder["id"]})]
     # the answer names the representative on record; it may name the speaker and the person spoken for too

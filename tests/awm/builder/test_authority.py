@@ -159,3 +159,23 @@ def test_an_agent_that_acts_without_the_authority_is_refused_and_scores_zero_whe
             staff.close()
         assert honest["complete"], honest
         assert not done["complete"] and done["diff"]["unexpected"] >= 1, done
+
+
+def test_the_representative_cancels_and_refunds_in_their_own_episode(proven):
+    """The carried-out request's reference, in the speaker's own episode (the runtime's ownership rules on): every
+    call runs, the refunds of what was captured on the other person's case too, and the verdict is complete."""
+    store, runs = proven
+    refunds = 0
+    for env_id, _, tasks, _ in runs:
+        feasible = tasks[0]
+        assert feasible.requester == "party" and feasible.template == FEASIBLE
+        calls = [(c.tool, c.arguments) for c in feasible.reference_solution]
+        refunds += sum("refund" in tool for tool, _ in calls)
+        env = Environment.from_store(store, env_id)
+        try:
+            results, verdicts = env.send_trajectory(calls, feasible.task_id, [feasible.reference_answer]).result()
+        finally:
+            env.close()
+        assert not [r for r in results if "error" in json.dumps(r)], results
+        assert verdicts[0]["complete"], verdicts
+    assert refunds >= 1, refunds

@@ -1,0 +1,217 @@
+"""Requests whose one goal spans a person's several records (awm/builder/intents/standing.py): a person moving to
+another city (their city, a home address there, every case that can still change moved to the site in that city);
+a disappointing purchase returned, refunded and reviewed; a case cancelled in a complaint, refunded, and a ticket
+logged. Each is planned in many worlds, deep, written in both voices without naming what the agent must find, uses
+only writes a person may ask for about their own record, is proven by the verification stage in each voice, and an
+agent following a plausible wrong policy (only the newest case moved, the review left on another item, the
+complaint logged without the refund) scores zero."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.standing import STANDING_INTENTS, move_options, return_review_options
+from awm.builder.taskgen import generate_tasks
+from awm.store import ArtifactStore
+from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.test_intents import assert_every_proof_passed
+from tests.awm.builder.worlds import worlds_planning
+from tests.lanes import sample_in_fast_lane, sample_or_whole
+
+MOVE, RETURN, COMPLAINT = STANDING_INTENTS
+VOICES = ("staff", "self")
+PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
+DEPTH = {MOVE: (6, 5), RETURN: (6, 6), COMPLAINT: (6, 6)}  # (steps, distinct tools) each request takes at least
+
+
+def _worlds(step: int, slots: int = 1):
+    """(plan, rows) of every `step`-th built-in domain in the first `slots` slots."""
+    for slot in range(slots):
+        for domain in builtin_domains()[::step]:
+            yield rows_of(domain, slot)
+
+
+def _built(name: str, plan, rows, seed: int = 1):
+    world = World(plan, rows, random.Random(seed))
+    return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
+
+
+def _own_writes(w: World) -> set[str]:
+    """The writes a person may ask for about their own record: their details and addresses, moving, cancelling
+    and returning their cases, refunds of their payments, their reviews and tickets, the confirming message."""
+    writes = {w.n.change("party", "update", "contact"), w.n.action("case", "transfer"),
+              w.n.action("case", w.fl.cancel.verb), w.n.action("payment", "refund")}
+    for role in ("address", "review", "ticket", "notification"):
+        if w.has(role):
+            writes.add(w.n.create(role))
+    if any(a.verb == "return" for a in w.fl.actions):
+        writes.add(w.n.action("case", "return"))
+    return writes
+
+
+def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_the_persons_own_writes():
+    counted, steps = Counter(), Counter()
+    for plan, rows in _worlds(1, 2):
+        for name in STANDING_INTENTS:
+            world, built = _built(name, plan, rows)
+            if built is None:
+                continue
+            counted[name] += 1
+            tools = [tool for tool, _ in built.calls]
+            least, distinct = DEPTH[name]
+            assert len(tools) >= least and len(set(tools)) >= distinct, (name, tools)
+            writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
+            assert writes <= _own_writes(world), (name, writes - _own_writes(world))
+            assert built.say.voices == VOICES and built.derived
+            steps[name] += len(tools)
+    assert counted[MOVE] >= 100 and counted[COMPLAINT] >= 30 and counted[RETURN] >= 5, counted
+    assert steps[MOVE] / counted[MOVE] >= 7, (steps, counted)
+
+
+def test_every_case_of_the_person_that_can_still_change_is_moved_and_no_other():
+    """The site is in a city the person does not live in and no other site's name holds it; the cases moved are
+    exactly the person's cases that can still change and are at another site (two or more); the request sets the
+    city, and a home address in it where the world keeps addresses."""
+    checked = 0
+    for plan, rows in _worlds(3):
+        world = World(plan, rows, random.Random(0))
+        sfk = world.fk("site")
+        for party, site, moving in move_options(world):
+            assert site["city"] != party["city"]
+            assert [s["id"] for s in rows["site"] if site["city"] in s["name"]] == [site["id"]]
+            assert [c["id"] for c in moving] == sorted(
+                c["id"] for c in world.party_cases(party)
+                if c["status"] in world.fl.editable and c[sfk] != site["id"]) and len(moving) >= 2
+            checked += 1
+        world, built = _built(MOVE, plan, rows, 0)
+        if built is None:
+            continue
+        moved = [a for t, a in built.calls if t == world.n.action("case", "transfer")]
+        party = world.by_id("case", moved[0][world.fk("case")])[world.fk("party")]
+        updated = next(a for t, a in built.calls if t == world.n.change("party", "update", "contact"))
+        assert {a[sfk] for a in moved} == {next(s["id"] for s in rows["site"] if s["city"] == updated["city"])}
+        assert all(world.by_id("case", a[world.fk("case")])[world.fk("party")] == party for a in moved)
+        addresses = [a for t, a in built.calls if world.has("address") and t == world.n.create("address")]
+        assert [(a["city"], a["is_primary"]) for a in addresses] == ([(updated["city"], True)]
+                                                                      if world.has("address") else [])
+    assert checked >= 100, checked
+
+
+def test_the_case_returned_was_delivered_in_the_window_and_holds_the_item_reviewed():
+    checked = 0
+    for plan, rows in _worlds(1, 2):
+        world, built = _built(RETURN, plan, rows, 0)
+        if built is None:
+            continue
+        back = next(a for a in world.fl.actions if a.verb == "return")
+        for case, item in return_review_options(world):
+            assert case["status"] in back.sources and any(
+                p["status"] == "captured" for p in world.children("payment", "case", case["id"]))
+            assert item["id"] in {x[world.fk("item")] for x in world.children("line", "case", case["id"])}
+            checked += 1
+        returned = next(a[world.fk("case")] for t, a in built.calls if t == world.n.action("case", "return"))
+        review = next(a for t, a in built.calls if t == world.n.create("review"))
+        assert review["rating"] <= 2 and (world.by_id("case", returned), world.by_id(
+            "item", review[world.fk("item")])) in return_review_options(world)
+        refunded = {a[world.pk("payment")] for t, a in built.calls if t == world.n.action("payment", "refund")}
+        assert refunded == {p["id"] for p in world.children("payment", "case", returned) if p["status"] == "captured"}
+    assert checked >= 5, checked
+
+
+def _hidden(world: World, built) -> list[str]:
+    """What the agent must find and the instruction must not give away: the codes of the cases moved, the site's
+    name where it is more than its city."""
+    hidden = []
+    for tool, args in built.calls:
+        if tool == world.n.action("case", "transfer"):
+            hidden.append(world.by_id("case", args[world.fk("case")])["code"])
+    return hidden
+
+
+def test_each_request_reads_as_one_persons_message_in_each_voice():
+    seen = Counter()
+    for plan, rows in _worlds(2, 2):
+        for name in STANDING_INTENTS:
+            for seed in range(3):
+                world, built = _built(name, plan, rows, seed)
+                if built is None or len(set(built.say.party.name.split())) == 1:
+                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+                read = read_aloud(plan, built, VOICES, seed, _hidden(world, built))
+                for voice in VOICES:
+                    seen[name, voice] += read // len(VOICES)
+    assert all(seen[name, voice] >= (12 if name != RETURN else 3) for name in STANDING_INTENTS for voice in VOICES), \
+        seen
+
+
+@pytest.mark.parametrize("lane", sample_or_whole((8, 1), (1, 2)))
+def test_task_sets_draw_the_requests(lane):
+    step, slots = lane
+    drawn = Counter()
+    for plan, rows in _worlds(step, slots):
+        for task in generate_tasks(plan, rows).tasks:
+            for name in set(task.template.split("+")) & set(STANDING_INTENTS):
+                drawn[name] += 1
+                assert len(task.reference_solution) >= 6
+    assert (all(drawn[name] >= 1 for name in STANDING_INTENTS) and sum(drawn.values()) >= 30) if slots > 1 else \
+        sum(drawn.values()) >= 2, drawn
+
+
+@cache
+def standing_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
+    return worlds_planning(STANDING_INTENTS, lambda *world: planned(*world) is not None, per_intent)
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory, request):
+    store = ArtifactStore(tmp_path_factory.mktemp("standing"))
+    return store, proven_in(store, STANDING_INTENTS,
+                            standing_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+
+
+def test_every_request_passes_every_proof_in_each_voice(proven):
+    _, runs = proven
+    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
+                     for (name, _), t in zip(named, tasks, strict=True))
+    assert all(proved[name, who] >= 1 for name in STANDING_INTENTS for who in ("staff", "party")), proved
+    assert_every_proof_passed(runs)
+
+
+def test_an_agent_that_moves_only_the_newest_case_scores_zero(proven):
+    """The reference without the moves of every case but the newest: incomplete, while the reference is
+    complete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in wrong_runs(proven, MOVE):
+        transfer = world.n.action("case", "transfer")
+        moved = [a[world.fk("case")] for t, a in built.calls if t == transfer]
+        newest = max(moved, key=lambda i: world.by_id("case", i)["created_at"])
+        wrong = [(t, a) for t, a in built.calls if t != transfer or a[world.fk("case")] == newest]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked += 1
+    assert checked >= 2, checked
+
+
+def test_an_agent_that_reviews_another_item_or_skips_the_refund_scores_zero(proven):
+    """The return's review left on another item of the catalogue, and the complaint logged and the case cancelled
+    without the refund: each incomplete, while the reference is complete."""
+    checked = Counter()
+    for store, env_id, plan, world, built, task in wrong_runs(proven, RETURN):
+        review = world.n.create("review")
+        reviewed = next(a[world.fk("item")] for t, a in built.calls if t == review)
+        other = next(i["id"] for i in world.rows["item"] if i["id"] != reviewed)
+        wrong = [(t, {**a, world.fk("item"): other} if t == review else a) for t, a in built.calls]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[RETURN] += 1
+    for store, env_id, plan, world, built, task in wrong_runs(proven, COMPLAINT):
+        wrong = [(t, a) for t, a in built.calls if t != world.n.action("payment", "refund")]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[COMPLAINT] += 1
+    assert checked[RETURN] >= 2 and checked[COMPLAINT] >= 2, checked
