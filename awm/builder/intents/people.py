@@ -696,7 +696,7 @@ _ON_BEHALF = (
     "I [handle|look after|take care of] {other}'s affairs with you || {cancel} {other}'s {CASE} {code}",
 )
 # and where what was paid for the world's items is refunded (not a donation), the money back too
-REFUND_TAIL = ", and refund what was paid on it with the reason {reason}"
+REFUND_TAIL = " and refund what was paid on it with the reason {reason}"
 
 
 def _on_behalf_options(w: World, authorised: bool) -> list[tuple[dict, dict, dict]]:

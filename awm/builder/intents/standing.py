@@ -67,7 +67,8 @@ def move_city_and_cases(w: World) -> Plan | None:
                           expect={pfk: party["id"], "kind": "home", "street": street, "city": city,
                                   "postal_code": postal, "is_primary": 1}))
         slots.update(street=street, postal=postal)
-        home = ", [make|add] {street}, {city} {postal} {their} primary home {ADDRESS}"
+        home = (", [make {street}, {city} {postal} {their} primary home {ADDRESS}|add {street}, {city} {postal} as "
+                "{their} primary home {ADDRESS}]")
     calls += [(w.n.list("site"), {"query": city}), (w.n.list("case"), {pfk: party["id"]})]
     for case in moving:
         calls.append((w.n.action("case", "transfer"), {w.fk("case"): case["id"], sfk: site["id"]}))

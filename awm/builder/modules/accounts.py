@@ -15,6 +15,14 @@ if TYPE_CHECKING:
 
 MODULE = "accounts"
 ROLES = ("account", "account_entry")
+KINDS = ("checking", "savings", "credit", "wallet")
+# the kinds of a business whose accounts are wallets (a crypto exchange): no "checking wallet", no "credit wallet"
+WALLET_KINDS = ("spot", "funding", "savings", "margin")
+
+
+def account_kinds(label: str) -> tuple[str, ...]:
+    """The kinds of account a business keeps, by what it calls an account."""
+    return WALLET_KINDS if label.split()[-1] == "wallet" else KINDS
 
 
 def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) -> dict[str, Entity]:
@@ -28,7 +36,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
             pk_col(),
             Col("number", "TEXT", unique=True),
             fk_col(L, "party"),
-            Col("kind", "TEXT", enum=("checking", "savings", "credit", "wallet")),
+            Col("kind", "TEXT", enum=account_kinds(L["account"])),
             Col("balance", "REAL"),
             Col("currency", "TEXT", enum=("USD",)),
             Col("status", "TEXT", enum=("active", "frozen", "closed")),
@@ -58,7 +66,7 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 def fill_accounts(gen: RowGen) -> None:
     n = 0
     for party in gen.rows["party"]:
-        kinds = gen.rng.sample(("checking", "savings", "credit", "wallet"), gen.rng.choice((1, 2, 2, 3)))
+        kinds = gen.rng.sample(account_kinds(gen.plan["account"].label), gen.rng.choice((1, 2, 2, 3)))
         for kind in kinds:
             n += 1
             account = gen.add(

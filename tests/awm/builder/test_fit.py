@@ -194,6 +194,22 @@ def test_an_exchange_keeps_no_spending_budgets_and_pays_no_merchants():
     assert groups == {"goals"}, groups
 
 
+def test_an_exchange_s_wallets_are_not_bank_accounts():
+    """A crypto exchange calls its accounts wallets: its users hold spot, funding, savings or margin wallets, never a
+    "checking wallet" or a "credit wallet", in its schema and in its rows; a bank keeps checking and savings."""
+    seen = {}
+    for slug in ("crypto_exchange", "retail_banking"):
+        for slot in range(10):
+            plan = plan_world(make_scenario(slug, slot))
+            if not plan.has("account"):
+                continue
+            kind = next(c for c in plan["account"].columns if c.name == "kind")
+            seen.setdefault(slug, set()).update(kind.enum)
+            assert {a["kind"] for a in generate_rows(plan)["account"]} <= set(kind.enum)
+    assert seen["crypto_exchange"] == {"spot", "funding", "savings", "margin"}, seen
+    assert {"checking", "savings"} <= seen["retail_banking"], seen
+
+
 def test_a_composed_domain_keeps_only_modules_that_fit():
     for slug in ("zzqx_blorp", "llama_farm", "kite_surfing_school", "quantum_widget_depot", "moon_bakery"):
         seed, _ = compose_unseen_domain(slug)
