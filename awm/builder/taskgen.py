@@ -93,18 +93,21 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
 
 
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")  # a set keeps the first drawn of these whatever its depth
+# (and the first drawn of the requests specific to its category)
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
 CANDIDATES = 3  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 
 
 def _deepest_first(plans: list[Plan]) -> list[Plan]:
-    """The drawn requests in the order tasks are made of them: the refusals and the first conditional and aggregate
-    request as drawn (a set keeps its mix of shapes), then the deep requests (`DEEP_STEPS` or more: one goal per
+    """The drawn requests in the order tasks are made of them: the refusals, the first conditional and aggregate
+    request and the first request specific to the world's category as drawn (a set keeps its mix of shapes and its
+    kind of business's own requests), then the deep requests (`DEEP_STEPS` or more: one goal per
     task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each
     group in drawn order (so the intents stay varied)."""
     kept: list[Plan] = []
     for plan in plans:
-        if plan.shape == "infeasible" or (plan.shape in KEPT_SHAPES and all(p.shape != plan.shape for p in kept)):
+        if (plan.shape == "infeasible" or (plan.shape in KEPT_SHAPES and all(p.shape != plan.shape for p in kept))
+                or (INTENTS[plan.intent].specific and not any(INTENTS[p.intent].specific for p in kept))):
             kept.append(plan)
     rest = sorted((p for p in plans if not any(p is k for k in kept)), key=lambda p: len(p.calls) < DEEP_STEPS)
     return kept + rest
@@ -212,6 +215,18 @@ def _says_answer(a: Plan, b: Plan) -> bool:
     return any(v in _padded(t) for v in values for t in texts)
 
 
+_HELD = re.compile(r"that (?:\[included\|contained\]|included|contained) ('[^']+')")
+
+
+def _names_held_item(a: Plan, b: Plan) -> bool:
+    """A case one request names by an item it held ("their latest order that included 'Kettle'") where the other
+    names that item: asked together, the item is named anyway, and a case is never named by an item its message
+    names (`World.case_ref`)."""
+    held = {m.group(1) for v in a.say.slots.values() for m in _HELD.finditer(str(v))}
+    texts = [*b.say.clauses, *(str(v) for v in b.say.slots.values())]
+    return any(name in text for name in held for text in texts)
+
+
 def _padded(text: str) -> str:
     return " " + " ".join(re.findall("[a-z0-9]+", text.lower())) + " "
 
@@ -222,10 +237,11 @@ def _clash(a: Plan, b: Plan) -> bool:
     (a name such as '55 Inch TV' would read as a second count), an answer text naming another value of the other's
     answer kind, a stated number next to an expected one (see `hedgeable`), or a row deleted where the other
     inserts into the same table (SQLite hands the freed id of a last row to the next insert), a value one
-    passes unstated that the other's goals demand (`_crossed_values`), or a word answer the other's wording uses
-    (`_says_answer`)."""
+    passes unstated that the other's goals demand (`_crossed_values`), a word answer the other's wording uses
+    (`_says_answer`), or a case named by an item the other names (`_names_held_item`)."""
     if (_touched(a) & _named(b) or _touched(b) & _named(a) or _goal_rows(a) & _goal_rows(b) or hedgeable([a, b])
-            or _crossed_values(a, b) or _says_answer(a, b) or _says_answer(b, a)):
+            or _crossed_values(a, b) or _says_answer(a, b) or _says_answer(b, a) or _names_held_item(a, b)
+            or _names_held_item(b, a)):
         return True
     for x, y in ((a, b), (b, a)):
         others = {str(o).lower() for g in x.goals if g.kind == "answer" for o in g.expect.get("others", [])}

@@ -722,7 +722,7 @@ def withdraw_if_poorly_rated(w: World) -> Plan | None:
 # --- promotions ------------------------------------------------------------------------------------------
 
 
-@intent("action", needs=("promotion",))
+@intent("action", needs=("promotion",), item="priced")
 def apply_promotion(w: World) -> Plan | None:
     promos = [p for p in w.rows["promotion"] if p["active"] and p["valid_from"] <= TODAY <= p["valid_to"]]
     cases = [c for c in w.rows["case"] if c["status"] in w.fl.editable and c["total_amount"] > 0]

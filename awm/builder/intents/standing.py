@@ -1,27 +1,32 @@
-"""Requests whose one goal spans a person's several records (their details, their address, their cases, what they
-paid, what they think of what they bought), as a person writes them in one message: "I'm moving to Omaha: change my
-city, make 12 Elm Street my home address and move my orders that are still pending or confirmed to your Omaha
-branch", "the kettle on my latest order was a letdown: take that order back, refund me and post my 1-star review of
-it", "I've had enough of my booking BOO-1012: cancel it, refund me and log a complaint so someone looks into it".
-The agent finds the person, reads what it must act on (which of their cases can still move, which case is the
-latest, what was captured on it) and makes every write the goal needs; the depth comes from the goal itself, never
-from a second, unrelated request.
+"""Requests whose one goal spans several records, as a person writes them in one message. A person's own: "I'm
+moving to Omaha: change my city, make 12 Elm Street my home address and move my orders that are still pending or
+confirmed to your Omaha branch", "the kettle on my order was a letdown: take it back, refund me and post my 1-star
+review of it", "I've had enough of my booking BOO-1012: log a complaint, cancel it and refund me". A member of
+staff's: "the Omaha branch can no longer supply the kettle: cancel every open order there that holds it, refund
+them and email each customer", "the Omaha branch is closing for a few weeks: move its open orders to Lincoln, noted,
+and email each customer", "Ann is on leave from today: hand her open orders to the least busy colleague at her
+branch, noted". The agent finds what the goal is about, reads what it must act on (which cases can still move or be
+cancelled, which colleague holds the fewest) and makes every write the goal needs; the depth comes from the goal
+itself, never from a second, unrelated request.
 
-Each is planned only where the goal means several writes the agent must find (two or more cases to move, one or
-more payments to refund) and one answer is right. Every write is one a person may ask for about their own record."""
+Each is planned only where the goal means several writes the agent must find (two or more cases to move, payments to
+refund) and one answer is right (the site by its city alone, the least busy colleague strictly least busy, the cases
+of distinct people where each is told). A person's own requests make only writes a person may ask for about their
+own record."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
-from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, STAFF_ONLY, Plan, World, intent, or_words
 from awm.builder.intents.people import _postal, _street
-from awm.builder.intents.steps import act, captured, get_case, refund, status_goal, unique_name
+from awm.builder.intents.steps import act, add_note, captured, get_case, holds, notify, refund, status_goal, unique_name
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
-STANDING_INTENTS = ("move_city_and_cases", "return_and_review", "cancel_with_complaint")
+STANDING_INTENTS = ("move_city_and_cases", "return_and_review", "cancel_with_complaint", "withdraw_item_at_site",
+                    "close_site_move_cases", "hand_over_to_least_busy")
 
 
 # --- a person moving to another city, their open cases moved to the site there ------------------------------------
@@ -188,3 +193,192 @@ def cancel_with_complaint(w: World) -> Plan | None:
                           "status": "open"})]
     plan = Plan(calls, goals, say, targets={("party", party["id"]), ("case", case["id"])})
     return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
+
+
+def _email_each(w: World, cases: list[dict], subjects: list[str], body: str, calls: list, goals: list,
+                slots: dict) -> str:
+    """Where the business sends messages: an email to the person of each case, with a subject of `subjects` the
+    request states (the calls and goals appended, the subject slotted); the request's words asking for it, or ""
+    where the business sends none."""
+    if not w.has("notification"):
+        return ""
+    subject = w.pick(subjects)
+    for case in cases:
+        call, goal = notify(w, w.party_of(case), "email", subject, body)
+        calls.append(call)
+        goals.append(goal)
+    slots["subject"] = quote(subject)
+    return ", and email the {PARTY} of each one with the subject {subject}"
+
+
+# --- an item no longer supplied at one site: every case there still open that holds it cancelled, refunded, told ---
+
+WITHDRAW_REASONS = ("no longer available here", "withdrawn at this location")
+
+
+def withdraw_options(w: World) -> list[tuple[dict, dict, list[dict]]]:
+    """(item, site, the cases at the site that hold the item and can still be cancelled, by id) wherever the item is
+    offered, no other item has its name, two or three such cases are of distinct active people (one message each, to
+    the person of each case) and another case holds the item elsewhere or can no longer be cancelled (the site and
+    the status both decide which)."""
+    options = []
+    for item in w.rows["item"]:
+        if not item["active"] or not unique_name(w, item):
+            continue
+        holding = [c for c in w.rows["case"] if holds(w, c, item)]
+        for site in w.rows["site"]:
+            cancelling = sorted((c for c in holding if c[w.fk("site")] == site["id"]
+                                 and c["status"] in w.fl.cancel.sources), key=lambda c: c["id"])
+            people = {w.party_of(c)["id"] for c in cancelling}
+            if (2 <= len(cancelling) <= 3 and len(people) == len(cancelling) and len(holding) > len(cancelling)
+                    and all(w.party_of(c)["status"] == "active" for c in cancelling)):
+                options.append((item, site, cancelling))
+    return options
+
+
+@intent("chained", item="refundable")
+def withdraw_item_at_site(w: World) -> Plan | None:
+    """A site can no longer supply an item: the agent finds the item and the site, lists the lines that hold the item
+    and the site's cases, cancels every case there that holds it and can still be cancelled, refunds what was
+    captured on those and (where the business sends messages) tells each of their people by email with the subject
+    the request gives."""
+    option = w.pick(withdraw_options(w))
+    if option is None:
+        return None
+    item, site, cancelling = option
+    cancel = w.fl.cancel
+    reason = w.pick(list(WITHDRAW_REASONS))
+    calls = [w.find_item(item), w.find_site(site), (w.n.list("line"), {w.fk("item"): item["id"], "limit": 100}),
+             (w.n.list("case"), {w.fk("site"): site["id"], "limit": 100})]
+    goals = []
+    for case in cancelling:
+        refunds = [refund(w, p, reason) for p in captured(w, case)]
+        calls += [act(w, case, cancel.verb), *(call for call, _ in refunds)]
+        goals += [status_goal(w, case, cancel.target), *(goal for _, goal in refunds)]
+    slots = {"item": quote(item["name"]), "site": site["name"], "cancel": cancel.verb.replace("_", " "),
+             "open": or_words(cancel.sources), "reason": quote(reason)}
+    tell = _email_each(w, cancelling, [f"Your {w.L['case']} was {cancel.target}", f"About your {w.L['case']}"],
+                       f"{item['name']} is no longer available.", calls, goals, slots)
+    say = Say("do", (
+        "{site} can no longer supply {item} || go through every {CASE} there that holds it and is still {open}: "
+        "{cancel} it, refund what was captured on it with the reason {reason}" + tell,
+        "find each {CASE} at {site} that holds {item} and is still {open}, {cancel} it and refund its captured "
+        "{PAYMENT/pl} (reason: {reason}), since {item} is no longer available there" + tell,
+        "{item} is no longer available at {site} || for every {CASE} there that holds it and is still {open}, "
+        "{cancel} the {CASE} and refund each captured {PAYMENT} with the reason {reason}" + tell,
+    ), slots, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={("item", item["id"]), *(("case", c["id"]) for c in cancelling),
+                                            *(("party", w.party_of(c)["id"]) for c in cancelling)})
+    plan.derive(w.n.action("case", cancel.verb), w.fk("case")).derive(w.n.action("payment", "refund"), w.pk("payment"))
+    return plan.derive(w.n.create("notification"), w.fk("party")) if w.has("notification") else plan
+
+
+# --- a site closing for a while: every case there that can still change moved to another, noted and told ----------
+
+CLOSING_NOTES = ("Moved while the site is closed", "Transferred: site closing", "Site closed; moved here")
+
+
+def closing_options(w: World) -> list[tuple[dict, list[dict]]]:
+    """(site, its cases that can still change, by id) wherever there are two or three such cases, of distinct
+    active people, and the site's other cases can no longer change (so which ones move is read off their status)."""
+    options = []
+    for site in w.rows["site"]:
+        there = [c for c in w.rows["case"] if c[w.fk("site")] == site["id"]]
+        moving = sorted((c for c in there if c["status"] in w.fl.editable), key=lambda c: c["id"])
+        people = {w.party_of(c)["id"] for c in moving}
+        if (2 <= len(moving) <= 3 and len(people) == len(moving) and len(there) > len(moving)
+                and all(w.party_of(c)["status"] == "active" for c in moving)):
+            options.append((site, moving))
+    return options
+
+
+@intent("chained")
+def close_site_move_cases(w: World) -> Plan | None:
+    """A site closes for a while: the agent finds it and the site its cases go to, lists its cases, moves every one
+    that can still change to the other site, leaves the note the request gives on each and (where the business sends
+    messages) tells each of their people by email with the subject the request gives."""
+    option = w.pick(closing_options(w)) if len(w.rows["site"]) >= 2 else None
+    if option is None:
+        return None
+    site, moving = option
+    other = w.pick([s for s in w.rows["site"] if s["id"] != site["id"]])
+    note = w.pick(list(CLOSING_NOTES))
+    sfk = w.fk("site")
+    calls = [w.find_site(site), w.find_site(other), (w.n.list("case"), {sfk: site["id"], "limit": 100})]
+    goals = []
+    for case in moving:
+        note_call, note_goal = add_note(w, case, note)
+        calls += [(w.n.action("case", "transfer"), {w.fk("case"): case["id"], sfk: other["id"]}), note_call]
+        goals += [Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={sfk: other["id"]}), note_goal]
+    slots = {"site": site["name"], "other": other["name"], "open": or_words(w.fl.editable), "note": quote(note)}
+    tell = _email_each(w, moving, [f"Your {w.L['case']} has moved", f"A change to your {w.L['case']}"],
+                       f"It is now handled at {other['name']}.", calls, goals, slots)
+    say = Say("do", (
+        "{site} is closing for a few weeks || move every {CASE} there that is still {open} to {other}, with the note "
+        "{note} on each" + tell,
+        "transfer each {CASE} at {site} that is still {open} over to {other}, since {site} is closing for a while, "
+        "and add the note {note} to each of them" + tell,
+        "we are shutting {site} for refurbishment || hand every {CASE} of it that is still {open} to {other} and "
+        "note {note} on each one" + tell,
+    ), slots, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={("site", site["id"]), *(("case", c["id"]) for c in moving),
+                                            *(("party", w.party_of(c)["id"]) for c in moving)})
+    plan.derive(w.n.action("case", "transfer"), w.fk("case")).derive(w.n.create("note"), w.fk("case"))
+    return plan.derive(w.n.create("notification"), w.fk("party")) if w.has("notification") else plan
+
+
+# --- a member of staff going on leave: their open cases handed to the least busy colleague, each noted ----------
+
+HANDOVER_NOTES = ("Handed over: colleague on leave", "Reassigned during leave", "Covering while colleague is away")
+
+
+def handover_options(w: World) -> list[tuple[dict, list[dict], dict]]:
+    """(member going on leave, their open cases by id, the active colleague at their site holding strictly the
+    fewest open cases, fewer than the member) wherever the member holds two or three open cases, each of a status
+    the assign tool takes."""
+    from awm.builder.intents.lifecycle import _assignable, _least_busy
+
+    options = []
+    for member in w.staff_pool():
+        held = sorted(w.open_cases(member["id"]), key=lambda c: c["id"])
+        if not 2 <= len(held) <= 3 or any(c["status"] not in _assignable(w) for c in held):
+            continue
+        least = _least_busy(w, member[w.fk("site")], but=member["id"])
+        if least is not None and w.unique_person("staff", least[1]) and len(w.open_cases(least[1]["id"])) < len(held):
+            options.append((member, held, least[1]))
+    return options
+
+
+@intent("chained")
+def hand_over_to_least_busy(w: World) -> Plan | None:
+    """A member of staff goes on leave: the agent finds them and their open cases, lists the active staff of their
+    site and each one's open cases, assigns every one of the member's open cases to the colleague holding the fewest
+    and leaves the note the request gives on each."""
+    option = w.pick(handover_options(w))
+    if option is None:
+        return None
+    member, held, heir = option
+    stfk = w.fk("staff")
+    note = w.pick(list(HANDOVER_NOTES))
+    site = w.by_id("site", member[w.fk("site")])
+    colleagues = [s for s in w.rows["staff"] if s["active"] and s["id"] != member["id"] and s[w.fk("site")] == site["id"]]
+    calls = [w.find_staff(member), (w.n.list("case"), {stfk: member["id"]}),
+             (w.n.list("staff"), {w.fk("site"): site["id"]}),
+             *((w.n.list("case"), {stfk: s["id"]}) for s in colleagues)]
+    goals = []
+    for case in held:
+        note_call, note_goal = add_note(w, case, note)
+        calls += [(w.n.action("case", "assign"), {w.fk("case"): case["id"], stfk: heir["id"]}), note_call]
+        goals += [Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={stfk: heir["id"]}), note_goal]
+    say = Say("do", (
+        "{leaver} is off on leave from today || hand every {CASE} of theirs that is {open} to the other active "
+        "{STAFF} at their {SITE} who has the fewest {open} {CASE/pl} right now, and note {note} on each",
+        "find the active colleague at {leaver}'s {SITE} carrying the fewest {CASE/pl} that are {open}, give them all "
+        "of {leaver}'s {open} {CASE/pl} while {leaver} is on leave, and add the note {note} to each one",
+        "[cover|arrange cover] for {leaver}, who starts [leave|a leave of absence] today: every {CASE} of theirs "
+        "still {open} goes to whichever other active {STAFF} at the same {SITE} [holds|has] the fewest {open} "
+        "{CASE/pl}, with the note {note} on it",
+    ), {"leaver": w.person(member), "open": or_words(w.fl.open), "note": quote(note)}, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={("staff", member["id"]), ("staff", heir["id"]),
+                                            *(("case", c["id"]) for c in held)})
+    return plan.derive(w.n.action("case", "assign"), stfk).derive(w.n.action("case", "assign"), w.fk("case"))

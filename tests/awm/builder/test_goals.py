@@ -198,9 +198,9 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
     assert all(seen[name, voice] >= 12 for name in GOAL_INTENTS for voice in VOICES[name]), seen
 
 
-@pytest.mark.parametrize("lane", sample_or_whole((8, 1), (1, 2)))
+@pytest.mark.parametrize("lane", sample_or_whole((4, 1), (1, 2)))
 def test_task_sets_draw_the_requests(lane):
-    """Every request drawn over the built-in domains in two slots; in the fast lane's sample (every eighth domain,
+    """Every request drawn over the built-in domains in two slots; in the fast lane's sample (every fourth domain,
     one slot), the requests drawn are checked but not that each one is."""
     step, slots = lane
     drawn = Counter()
@@ -214,7 +214,7 @@ def test_task_sets_draw_the_requests(lane):
                 if name == TOP_RATED:
                     assert voice_of(task.instruction) == "self" and task.requester == "party", task.instruction
     assert (all(drawn[name] >= 1 for name in GOAL_INTENTS) and sum(drawn.values()) >= 10) if slots > 1 else \
-        sum(drawn.values()) >= 2, drawn
+        sum(drawn.values()) >= 1, drawn
 
 
 @cache

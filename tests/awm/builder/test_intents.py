@@ -466,6 +466,22 @@ def test_a_word_answer_is_not_asked_beside_a_request_whose_wording_uses_it():
     assert not _clash(refusal, quiet)
 
 
+def test_a_case_named_by_an_item_is_not_asked_beside_a_request_that_names_the_item():
+    """"check their latest book order that included 'Literary Tote Bag': cancel it ..." beside "change the quantity
+    of 'Literary Tote Bag' on their book order BOO-1049": the item names the case no more (drawn once)."""
+    held = Plan([("get_book_order", {"book_order_id": 3})], [Goal(kind="row_equals", table="book_orders", pk=3,
+                                                                  expect={"status": "cancelled"})],
+                Say("do", ("cancel {case}",), {"case": "{their} latest {CASE} that [included|contained] 'Tote Bag'"}))
+    naming = Plan([("update_order_line", {"order_line_id": 9, "quantity": 3})],
+                  [Goal(kind="row_equals", table="order_lines", pk=9, expect={"quantity": 3})],
+                  Say("do", ("change the quantity of {item} on {case} to 3",),
+                      {"item": "'Tote Bag'", "case": "their book order BOO-1049"}))
+    other = replace(naming, say=Say("do", ("change the quantity of {item} on {case} to 3",),
+                                    {"item": "'Reading Lamp'", "case": "their book order BOO-1049"}))
+    assert _clash(held, naming) and _clash(naming, held)
+    assert not _clash(held, other)
+
+
 def test_a_refusal_is_not_asked_beside_a_request_that_changes_a_row_its_refused_call_names():
     """A sold-out event's booking refused beside "wind up their dealings here ... and suspend them": the refused call,
     made after the whole task's reference, would meet a suspended reader (invalid_state) instead of sold_out."""

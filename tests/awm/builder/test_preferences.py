@@ -179,7 +179,7 @@ def test_task_sets_draw_the_requests_and_write_them_in_the_customers_voice(domai
     worlds keep bookable slots, 27 of the first ten slots', and a set draws the earliest-slot booking in about one
     of five of them) that one of the requests fits. The fast lane's sample: the domains of the worlds each request
     is first planned in (preference_worlds), in the first five slots (a set draws one of these requests in a few
-    of them only: 4 tasks there at this writing), where the requests drawn are checked but not that each one is."""
+    of them only: 1 task there at this writing), where the requests drawn are checked but not that each one is."""
     sample = list(dict.fromkeys(domain for domain, _ in preference_worlds()))
     drawn = Counter()
     slots = range(10) if domains == "every" else range(5)
@@ -197,7 +197,7 @@ def test_task_sets_draw_the_requests_and_write_them_in_the_customers_voice(domai
     if domains == "every":
         assert all(drawn[name] >= 1 for name in PREFERENCE_INTENTS) and sum(drawn.values()) >= 5, drawn
     else:  # a task set draws each request in a few of these worlds only: which of them, the draws decide
-        assert sum(drawn.values()) >= 2, drawn
+        assert sum(drawn.values()) >= 1, drawn
 
 
 @pytest.fixture(scope="module")
