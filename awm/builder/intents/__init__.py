@@ -2,7 +2,18 @@
 
 Importing this package registers every intent (awm.builder.intents.INTENTS, by name)."""
 
-from awm.builder.intents import entities, errands, goals, lifecycle, modules, people, preferences, standing, turns  # noqa: F401  (registers)
+from awm.builder.intents import (  # noqa: F401  -- importing them registers every intent
+    entities,
+    errands,
+    goals,
+    lifecycle,
+    modules,
+    people,
+    preferences,
+    standing,
+    tallies,
+    turns,
+)
 from awm.builder.intents.base import INTENTS, SHAPES, Intent, Plan, World
 
 __all__ = ["INTENTS", "SHAPES", "Intent", "Plan", "World"]

@@ -127,6 +127,8 @@ def owned_write(published: ArtifactStore, pool):
             for n, call in enumerate(task.reference_solution):
                 for owned in (o for o in specs[call.tool].owned if o.argument in call.arguments):
                     owner = _owner(db, owned, call.arguments[owned.argument])
+                    if owner is None:
+                        continue  # a row the request itself makes (a new case's lines, its payment): not there yet
                     # Their own row, or (a request as someone's representative) the row of whom they represent.
                     assert owner == task.party_id or _representative_of(db, env, owner) == task.party_id
                     if owner != task.party_id:

@@ -1,0 +1,136 @@
+"""Questions answered only by reading several records and comparing them (awm/builder/intents/tallies.py): the site
+holding the most open cases and how many; the person's open case with the most left to pay and how much. Each is
+planned in many worlds where the largest is strictly largest, reads every record it compares, is proven by the
+verification stage in each voice it allows, and an answer a plausible wrong policy gives (the runner-up site, the
+open cases of one status only, the case with the largest total rather than the largest balance) scores zero."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.steps import balance_due
+from awm.builder.intents.tallies import TALLY_INTENTS, busiest_site, largest_balance_options
+from awm.store import ArtifactStore
+from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.test_intents import assert_every_proof_passed
+from tests.awm.builder.worlds import worlds_planning
+from tests.lanes import sample_in_fast_lane
+
+SITE, BALANCE = TALLY_INTENTS
+VOICES = {SITE: ("staff",), BALANCE: ("staff", "self")}
+PER_INTENT = 2
+
+
+def _worlds(step: int, slots: int = 1):
+    for slot in range(slots):
+        for domain in builtin_domains()[::step]:
+            yield rows_of(domain, slot)
+
+
+def test_the_questions_are_planned_in_many_worlds_and_read_every_record_they_compare():
+    counted = Counter()
+    for plan, rows in _worlds(1, 2):
+        for name in TALLY_INTENTS:
+            world = World(plan, rows, random.Random(0))
+            built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+            if built is None:
+                continue
+            counted[name] += 1
+            assert built.say.voices == VOICES[name] and built.is_question
+            if name == SITE:
+                listed = {a[world.fk("site")] for t, a in built.calls if t == world.n.list("case")}
+                assert listed == {s["id"] for s in rows["site"]}
+            else:
+                party = built.say.party.id
+                read = {a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")}
+                assert read == {c["id"] for c in rows["case"] if c[world.fk("party")] == party
+                                and c["status"] in world.fl.open}
+    assert counted[SITE] >= 80 and counted[BALANCE] >= 80, counted
+
+
+def test_the_largest_is_strictly_largest():
+    checked = Counter()
+    for plan, rows in _worlds(1):
+        world = World(plan, rows, random.Random(0))
+        found = busiest_site(world)
+        if found is not None:
+            site, most = found
+            counts = Counter(c[world.fk("site")] for c in rows["case"] if c["status"] in world.fl.open)
+            assert counts[site["id"]] == most and all(n < most for s, n in counts.items() if s != site["id"])
+            checked[SITE] += 1
+        for _party, open_cases, case, due in largest_balance_options(world):
+            dues = {c["id"]: balance_due(world, c) for c in open_cases}
+            assert dues[case["id"]] == due and all(due - d >= 1 for i, d in dues.items() if i != case["id"])
+            checked[BALANCE] += 1
+    assert checked[SITE] >= 40 and checked[BALANCE] >= 40, checked
+
+
+def test_each_question_reads_as_one_persons_message_in_each_voice():
+    seen = Counter()
+    for plan, rows in _worlds(3, 2):
+        for name in TALLY_INTENTS:
+            for seed in range(2):
+                world = World(plan, rows, random.Random(seed))
+                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+                if built is None or (built.say.party and len(set(built.say.party.name.split())) == 1):
+                    continue
+                hidden = [str(g.expect["value"]) for g in built.goals if g.kind == "answer"]
+                seen[name] += read_aloud(plan, built, VOICES[name], seed, hidden)
+    assert seen[SITE] >= 30 and seen[BALANCE] >= 30, seen
+
+
+@cache
+def tally_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
+    return worlds_planning(TALLY_INTENTS, lambda *world: planned(*world) is not None, per_intent)
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory, request):
+    store = ArtifactStore(tmp_path_factory.mktemp("tallies"))
+    return store, proven_in(store, TALLY_INTENTS, tally_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+
+
+def test_every_question_passes_every_proof_in_each_voice(proven):
+    _, runs = proven
+    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
+                     for (name, _), t in zip(named, tasks, strict=True))
+    who = {"staff": "staff", "self": "party"}
+    assert all(proved[name, who[v]] >= 1 for name in TALLY_INTENTS for v in VOICES[name]), proved
+    assert_every_proof_passed(runs)
+
+
+def test_the_answers_of_wrong_policies_score_zero(proven):
+    """The runner-up site with its count, and the busiest site's count of one open status only; the open case with
+    the largest total (payments ignored) where it is another case, with its total: each incomplete, while the
+    reference answer is complete."""
+    checked = Counter()
+    for store, env_id, plan, world, built, task in wrong_runs(proven, SITE):
+        site, most = busiest_site(world)
+        counts = Counter(c[world.fk("site")] for c in world.rows["case"] if c["status"] in world.fl.open)
+        runner, second = next((s, n) for s, n in counts.most_common() if s != site["id"])
+        one_status = sum(c[world.fk("site")] == site["id"] and c["status"] == world.fl.open[0]
+                         for c in world.rows["case"])
+        calls = list(built.calls)
+        for answer in (f"{world.by_id('site', runner)['name']}, with {second}.", f"{site['name']}, with {one_status}."):
+            if answer == task.reference_answer:
+                continue
+            bad, good = judged(store, env_id, plan, task, calls, answer)
+            assert good["complete"] and not bad["complete"], (answer, bad, good)
+            checked[SITE] += 1
+    for store, env_id, plan, world, built, task in wrong_runs(proven, BALANCE):
+        party = world.by_id("party", built.say.party.id)
+        open_cases = [c for c in world.party_cases(party) if c["status"] in world.fl.open]
+        dearest = max(open_cases, key=lambda c: c["total_amount"])
+        if f"{dearest['code']}," in task.reference_answer:
+            continue
+        calls = list(built.calls)
+        bad, good = judged(store, env_id, plan, task, calls, f"{dearest['code']}, with {dearest['total_amount']:.2f}.")
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[BALANCE] += 1
+    assert checked[SITE] >= 1, checked
