@@ -108,6 +108,9 @@ class Plan:
     # the request asks for a message of its own (an upgrade announced), which a way it turns may not send: it gets
     # no confirming message besides (confirm_by_message)
     messages: bool = False
+    # a conditional request that changes something whichever way it turns (a case placed again or paid off): its
+    # confirming message is asked for as any change's is, not "if you make the change" (confirm_by_message)
+    changes_either_way: bool = False
 
     def derive(self, tool: str, argument: str) -> Plan:
         """Mark `argument` of every call of `tool` as learnt from earlier tool results, not stated."""
@@ -203,10 +206,13 @@ def confirm_by_message(world: World, plan: Plan) -> None:
             "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
             "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
     if conditional:
-        # after a semicolon and about "the change": beside "otherwise tell me its status and change nothing", an
-        # "and if you change anything" reads as a contradiction
-        tail = ("; if you [do make|make] [the|a] change, [confirm it to {them} by {confirm_channel} with the subject "
-                "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
+        # after a semicolon, so it follows every way the request turns, not the last one alone; about "the change"
+        # where one way changes nothing (beside "otherwise tell me its status and change nothing", an "and if you
+        # change anything" reads as a contradiction), and plainly where every way changes something
+        tail = ("; " + ("[then|after that|once that's done], " if plan.changes_either_way else
+                        "if you [do make|make] [the|a] change, ")
+                + "[confirm it to {them} by {confirm_channel} with the subject {confirm_subject}|[send|drop] {them} "
+                  "{a confirm_channel} titled {confirm_subject}]")
     plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
 
 

@@ -2,7 +2,7 @@
 moving to Omaha: change my city, make 12 Elm Street my home address and move my orders that are still pending or
 confirmed to your Omaha branch", "the kettle on my order was a letdown: take it back, refund me and post my 1-star
 review of it", "I've had enough of my booking BOO-1012: log a complaint, cancel it and refund me". A member of
-staff's: "the Omaha branch can no longer supply the kettle: cancel every open order there that holds it, refund
+staff's: "the Omaha branch can no longer offer the kettle: cancel every open order there that holds it, refund
 them and email each customer", "the Omaha branch is closing for a few weeks: move its open orders to Lincoln, noted,
 and email each customer", "Ann is on leave from today: hand her open orders to the least busy colleague at her
 branch, noted". The agent finds what the goal is about, reads what it must act on (which cases can still move or be
@@ -211,7 +211,7 @@ def _email_each(w: World, cases: list[dict], subjects: list[str], body: str, cal
     return ", and email the {PARTY} of each one with the subject {subject}"
 
 
-# --- an item no longer supplied at one site: every case there still open that holds it cancelled, refunded, told ---
+# --- an item no longer offered at one site: every case there still open that holds it cancelled, refunded, told ---
 
 WITHDRAW_REASONS = ("no longer available here", "withdrawn at this location")
 
@@ -238,7 +238,7 @@ def withdraw_options(w: World) -> list[tuple[dict, dict, list[dict]]]:
 
 @intent("chained", item="refundable")
 def withdraw_item_at_site(w: World) -> Plan | None:
-    """A site can no longer supply an item: the agent finds the item and the site, lists the lines that hold the item
+    """A site can no longer offer an item: the agent finds the item and the site, lists the lines that hold the item
     and the site's cases, cancels every case there that holds it and can still be cancelled, refunds what was
     captured on those and (where the business sends messages) tells each of their people by email with the subject
     the request gives."""
@@ -260,8 +260,8 @@ def withdraw_item_at_site(w: World) -> Plan | None:
     tell = _email_each(w, cancelling, [f"Your {w.L['case']} was {cancel.target}", f"About your {w.L['case']}"],
                        f"{item['name']} is no longer available.", calls, goals, slots)
     say = Say("do", (
-        "{site} can no longer supply {item} || go through every {CASE} there that holds it and is still {open}: "
-        "{cancel} it, refund what was captured on it with the reason {reason}" + tell,
+        "{site} can no longer offer {item} || go through every {CASE} there that holds it and is still {open}: "
+        "{cancel} it and refund what was captured on it with the reason {reason}" + tell,
         "find each {CASE} at {site} that holds {item} and is still {open}, {cancel} it and refund its captured "
         "{PAYMENT/pl} (reason: {reason}), since {item} is no longer available there" + tell,
         "{item} is no longer available at {site} || for every {CASE} there that holds it and is still {open}, "
@@ -318,8 +318,8 @@ def close_site_move_cases(w: World) -> Plan | None:
         "{note} on each" + tell,
         "transfer each {CASE} at {site} that is still {open} over to {other}, since {site} is closing for a while, "
         "and add the note {note} to each of them" + tell,
-        "we are shutting {site} for refurbishment || hand every {CASE} of it that is still {open} to {other} and "
-        "note {note} on each one" + tell,
+        "we are shutting {site} for refurbishment || hand every {CASE} there that is still {open} over to {other} "
+        "and note {note} on each one" + tell,
     ), slots, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("site", site["id"]), *(("case", c["id"]) for c in moving),
                                             *(("party", w.party_of(c)["id"]) for c in moving)})

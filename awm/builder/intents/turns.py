@@ -106,7 +106,7 @@ def replace_or_settle_case(w: World) -> Plan | None:
         "(same items, same quantities) and pay the new total by {method}; if it is still {open}, settle its "
         "outstanding balance by {method} instead",
     ), {"case": case_np, "method": method_words(method), "open": or_words(w.fl.editable)}, party=ref, voices=BOTH)
-    plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])})
+    plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])}, changes_either_way=True)
     for argument in (w.fk("item"), "quantity"):
         plan.derive(w.n.create("line"), argument)
     return plan.derive(w.n.create("payment"), "amount")
@@ -149,7 +149,7 @@ def cancel_or_return_and_refund(w: World) -> Plan | None:
         "already, and refund each captured {PAYMENT} on it, reason {reason}",
     ), {"case": case_np, "reason": quote(reason)}, party=ref, voices=BOTH)
     plan = Plan(calls, [status_goal(w, case, target), *(goal for _, goal in refunds)], say,
-                targets={("case", case["id"]), ("party", party["id"])})
+                targets={("case", case["id"]), ("party", party["id"])}, changes_either_way=True)
     return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
 
 
@@ -349,7 +349,8 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
         "order {items} on a new {CASE} from the same {SITE}; then settle what that {CASE} owes by {method}",
     ), {"items": w.line_words(item, quantity), "method": method_words(method),
         "open": or_words(editable)}, party=ref, voices=BOTH)
-    plan = Plan(calls, [*goals, pay_goal], say, targets={("case", case["id"]), ("party", party["id"])})
+    plan = Plan(calls, [*goals, pay_goal], say, targets={("case", case["id"]), ("party", party["id"])},
+                changes_either_way=True)
     return plan.derive(w.n.create("line"), cfk).derive(w.n.create("payment"), "amount")
 
 

@@ -354,6 +354,31 @@ def test_a_conditional_request_sends_its_message_only_in_the_way_that_changes_so
     assert honest["complete"] and not eager["complete"], (honest, eager)
 
 
+def test_a_conditional_request_that_changes_something_either_way_confirms_it_either_way():
+    """add_to_latest_or_new_case, replace_or_settle_case and cancel_or_return_and_refund change something whichever
+    way they turn: their confirming message is sent in each way and asked for after every way ("...; after that,
+    confirm it to them ..."), never "if you make the change" (which reads as if one way changed nothing)."""
+    from awm.builder.phrasing import grammar_faults
+
+    asked = Counter()
+    for domain in ("online_retail", "furniture_retail", "hotel_group", "dental_clinic"):
+        plan = plan_world(make_scenario(domain, 0))
+        rows = generate_rows(plan)
+        realiser = Realiser(plan.scenario.labels, random.Random(0))
+        for name in ("add_to_latest_or_new_case", "replace_or_settle_case", "cancel_or_return_and_refund"):
+            for seed in range(40):
+                world = World(plan, rows, random.Random(seed))
+                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+                if built is None or "confirm_subject" not in built.say.slots:
+                    continue
+                assert [t for t, _ in built.calls].count(world.n.create("notification")) == 1, built.calls
+                text = realiser.instruction([built.say])
+                assert "make the change" not in text and "make a change" not in text, text
+                assert not grammar_faults(text), (text, grammar_faults(text))
+                asked[name] += 1
+    assert all(asked[name] >= 5 for name in ("add_to_latest_or_new_case", "replace_or_settle_case")), asked
+
+
 def test_a_repeated_case_paid_at_once_is_paid_its_whole_total_learnt_from_the_reads(monkeypatch):
     """reorder_latest and register_and_open with the payment asked for every time (`PAY_SHARE` 1): the payment is on
     the case the request opens, for the sum of its lines at the items' prices, an amount the agent learns from its
