@@ -92,8 +92,8 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
     return plans
 
 
-KEPT_SHAPES = ("infeasible", "conditional", "aggregate")  # a set keeps the first drawn of these whatever its depth
-# (and the first drawn of the requests specific to its category)
+# a set keeps the first drawn of these shapes whatever its depth (and the first drawn of its category's own requests)
+KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
 CANDIDATES = 3  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 

@@ -26,7 +26,7 @@ _STREETS = ("Elm", "Harbor", "Maple", "Summit", "Cedar", "Willow", "Lakeview", "
 _MAIL_HOSTS = ("example.com", "example.org", "example.net", "mail.test")
 
 
-def _street(w: World) -> str:
+def street_address(w: World) -> str:
     return f"{w.rng.randint(10, 999)} {w.pick(_STREETS)} {w.pick(['Street', 'Avenue', 'Road', 'Lane'])}"
 
 
@@ -34,7 +34,7 @@ def _phone(w: World) -> str:
     return f"555-{w.rng.randint(100, 999)}-{w.rng.randint(1000, 9999)}"
 
 
-def _postal(w: World) -> str:
+def postal_code(w: World) -> str:
     return f"{w.rng.randint(10000, 99999)}"
 
 
@@ -46,7 +46,7 @@ def update_contact_details(w: World) -> Plan | None:
     party = w.pick(w.active_parties("case"))
     if party is None:
         return None
-    city, phone, street, postal = w.pick(_CITIES), _phone(w), _street(w), _postal(w)
+    city, phone, street, postal = w.pick(_CITIES), _phone(w), street_address(w), postal_code(w)
     case = max(w.party_cases(party), key=lambda c: c["created_at"])
     note = w.pick(("Contact details updated", "New address on file", "Moved house; details updated"))
     ref = w.party_ref(party)
@@ -113,7 +113,7 @@ def add_billing_address(w: World) -> Plan | None:
     party = w.pick(parties)
     if party is None:
         return None
-    street, city, postal = _street(w), w.pick(_CITIES), _postal(w)
+    street, city, postal = street_address(w), w.pick(_CITIES), postal_code(w)
     ref = w.party_ref(party)
     pfk = w.fk("party")
     calls = [w.find_party(ref), (w.n.list("address"), {pfk: party["id"]}),
@@ -138,7 +138,7 @@ def new_primary_address(w: World) -> Plan | None:
     if party is None:
         return None
     kind = w.pick(["home", "work"])
-    street, city, postal = _street(w), w.pick(_CITIES), _postal(w)
+    street, city, postal = street_address(w), w.pick(_CITIES), postal_code(w)
     ref = w.party_ref(party)
     pfk = w.fk("party")
     calls = [w.find_party(ref), (w.n.list("address"), {pfk: party["id"]}),
@@ -261,7 +261,7 @@ def register_and_open(w: World) -> Plan | None:
 @intent("action", needs=("address",))
 def register_with_address(w: World) -> Plan | None:
     first, last, email, phone, city = _new_person(w)
-    street, postal = _street(w), _postal(w)
+    street, postal = street_address(w), postal_code(w)
     party_id = len(w.rows["party"]) + 1
     pfk = w.fk("party")
     calls = [(w.n.list("party"), {"query": email}),
@@ -724,8 +724,8 @@ def _on_behalf_say(w: World, speaker: dict, other: dict, case: dict, reason: str
     verb = w.fl.cancel.verb.replace("_", " ")
     ref = w.party_ref(speaker, ("name_email", "name_email", "email"))
     tail = REFUND_TAIL if w.items_are("refundable") else ""
-    return Say("do", tuple(request + tail for request in _ON_BEHALF), {"other": w.person(other), "code": case["code"], "cancel": verb,
-                                  "reason": quote(reason)}, party=ref, voices=("self",))
+    slots = {"other": w.person(other), "code": case["code"], "cancel": verb, "reason": quote(reason)}
+    return Say("do", tuple(request + tail for request in _ON_BEHALF), slots, party=ref, voices=("self",))
 
 
 @intent("action")

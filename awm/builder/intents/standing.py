@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import BOTH, STAFF_ONLY, Plan, World, intent, or_words
-from awm.builder.intents.people import _postal, _street
+from awm.builder.intents.people import postal_code, street_address
 from awm.builder.intents.steps import act, add_note, captured, get_case, holds, notify, refund, status_goal, unique_name
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
@@ -64,7 +64,7 @@ def move_city_and_cases(w: World) -> Plan | None:
     slots = {"city": city, "open": or_words(w.fl.editable)}
     home = ""
     if w.has("address"):
-        street, postal = _street(w), _postal(w)
+        street, postal = street_address(w), postal_code(w)
         calls += [(w.n.list("address"), {pfk: party["id"]}),
                   (w.n.create("address"), {pfk: party["id"], "kind": "home", "street": street, "city": city,
                                            "postal_code": postal, "is_primary": True})]
