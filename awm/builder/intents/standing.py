@@ -208,7 +208,9 @@ def _email_each(w: World, cases: list[dict], subjects: list[str], body: str, cal
         calls.append(call)
         goals.append(goal)
     slots["subject"] = quote(subject)
-    return ", and email the {PARTY} of each one with the subject {subject}"
+    return ("[, and email the {PARTY} of each one with the subject {subject}|, and [let|tell] each {PARTY} know by "
+            "email, subject {subject}|; [then |]email [each {PARTY}|every {PARTY} concerned] with the subject "
+            "{subject}]")
 
 
 # --- an item no longer offered at one site: every case there still open that holds it cancelled, refunded, told ---
@@ -259,13 +261,23 @@ def withdraw_item_at_site(w: World) -> Plan | None:
              "open": or_words(cancel.sources), "reason": quote(reason)}
     tell = _email_each(w, cancelling, [f"Your {w.L['case']} was {cancel.target}", f"About your {w.L['case']}"],
                        f"{item['name']} is no longer available.", calls, goals, slots)
+    slots["cancelled"] = cancel.target.replace("_", " ")
     say = Say("do", (
-        "{site} can no longer offer {item} || go through every {CASE} there that holds it and is still {open}: "
-        "{cancel} it and refund what was captured on it with the reason {reason}" + tell,
-        "find each {CASE} at {site} that holds {item} and is still {open}, {cancel} it and refund its captured "
-        "{PAYMENT/pl} (reason: {reason}), since {item} is no longer available there" + tell,
-        "{item} is no longer available at {site} || for every {CASE} there that holds it and is still {open}, "
-        "{cancel} the {CASE} and refund each captured {PAYMENT} with the reason {reason}" + tell,
+        "{site} [can no longer offer|has stopped offering|no longer has] {item} || [go through|work through|check] "
+        "every {CASE} there that [holds|includes|has] it and is still {open}: {cancel} it and [refund|give back] "
+        "what was captured on it [with the reason|giving the reason|, reason] {reason}" + tell,
+        "[find|look up|pull up] each {CASE} at {site} that [holds|includes] {item} and is still {open}, {cancel} it "
+        "and refund its captured {PAYMENT/pl} (reason: {reason}), [since|as|because] {item} is no longer "
+        "[available|offered] there" + tell,
+        "{item} is no longer [available|on offer|offered] at {site} || for [every|each] {CASE} there that "
+        "[holds|includes] it and is still {open}, {cancel} the {CASE} and [refund|return] each captured {PAYMENT} "
+        "[with the reason|giving the reason] {reason}" + tell,
+        "[we have|we've] [withdrawn|pulled|stopped offering] {item} at {site} || [track down|look up] [every|each] "
+        "{CASE} there that [holds|includes] it and is still {open}, then {cancel} [each of them|them all] and refund "
+        "[their|the] captured {PAYMENT/pl} ([reason|refund reason]: {reason})" + tell,
+        "[clear out|sort out] the {CASE/pl} at {site} that [still include|include|hold] {item}, which "
+        "[is|has been] withdrawn there: [each one|every one] still {open} [gets|is to get] {cancelled}, with its "
+        "captured {PAYMENT/pl} refunded [with the reason|under the reason] {reason}" + tell,
     ), slots, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("item", item["id"]), *(("case", c["id"]) for c in cancelling),
                                             *(("party", w.party_of(c)["id"]) for c in cancelling)})
@@ -314,12 +326,17 @@ def close_site_move_cases(w: World) -> Plan | None:
     tell = _email_each(w, moving, [f"Your {w.L['case']} has moved", f"A change to your {w.L['case']}"],
                        f"It is now handled at {other['name']}.", calls, goals, slots)
     say = Say("do", (
-        "{site} is closing for a few weeks || move every {CASE} there that is still {open} to {other}, with the note "
+        "{site} is closing for [a few weeks|a while|some weeks] || [move|transfer] every {CASE} there that is still "
+        "{open} to {other}, with the note {note} on each" + tell,
+        "[transfer|move|shift] each {CASE} at {site} that is still {open} over to {other}, [since|as|because] "
+        "{site} is closing for a while, and [add|put] the note {note} [to|on] each of them" + tell,
+        "we are [shutting|closing] {site} for [refurbishment|repairs|a refit] || hand every {CASE} there that is "
+        "still {open} over to {other} and note {note} on [each one|each of them]" + tell,
+        "[with {site} closing|now that {site} is closing] for [a few weeks|a while], {other} [takes over|will "
+        "handle] its {CASE/pl} || [move|reassign] [the ones|those] still {open} there, [noting|with the note] "
         "{note} on each" + tell,
-        "transfer each {CASE} at {site} that is still {open} over to {other}, since {site} is closing for a while, "
-        "and add the note {note} to each of them" + tell,
-        "we are shutting {site} for refurbishment || hand every {CASE} there that is still {open} over to {other} "
-        "and note {note} on each one" + tell,
+        "[relocate|move] [all of|every one of] {site}'s {CASE/pl} that [are|remain] {open} to {other} [for the "
+        "time being|while it is closed] and [note {note} on each|mark each with the note {note}]" + tell,
     ), slots, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("site", site["id"]), *(("case", c["id"]) for c in moving),
                                             *(("party", w.party_of(c)["id"]) for c in moving)})
@@ -371,13 +388,21 @@ def hand_over_to_least_busy(w: World) -> Plan | None:
         calls += [(w.n.action("case", "assign"), {w.fk("case"): case["id"], stfk: heir["id"]}), note_call]
         goals += [Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={stfk: heir["id"]}), note_goal]
     say = Say("do", (
-        "{leaver} is off on leave from today || hand every {CASE} of theirs that is {open} to the other active "
-        "{STAFF} at their {SITE} who has the fewest {open} {CASE/pl} right now, and note {note} on each",
-        "find the active colleague at {leaver}'s {SITE} carrying the fewest {CASE/pl} that are {open}, give them all "
-        "of {leaver}'s {open} {CASE/pl} while {leaver} is on leave, and add the note {note} to each one",
+        "{leaver} is [off on leave|away on leave|on leave] from today || hand every {CASE} of theirs that is {open} "
+        "to the other active {STAFF} at their {SITE} who has the fewest {open} {CASE/pl} right now, and note {note} "
+        "on each",
+        "[find|work out] the active colleague at {leaver}'s {SITE} carrying the fewest {CASE/pl} that are {open}, "
+        "give them all of {leaver}'s {open} {CASE/pl} while {leaver} is [on leave|away], and [add|put] the note "
+        "{note} [to|on] each one",
         "[cover|arrange cover] for {leaver}, who starts [leave|a leave of absence] today: every {CASE} of theirs "
         "still {open} goes to whichever other active {STAFF} at the same {SITE} [holds|has] the fewest {open} "
         "{CASE/pl}, with the note {note} on it",
+        "[while|as long as] {leaver} is [on leave|away], [the least busy|the least loaded] of the other active "
+        "{STAFF/pl} at their {SITE} (the fewest {CASE/pl} {open}) [takes|should take] over [each|every] {CASE} of "
+        "theirs that is {open} || [reassign|move] them and [note|record] {note} on each",
+        "[reassign|redistribute] {leaver}'s {open} {CASE/pl}, since {leaver} [starts leave|is going on leave] today: "
+        "[all of them|every one] to the colleague at the same {SITE} with the [smallest|lightest] load of {open} "
+        "{CASE/pl}, [each noted|each with the note] {note}",
     ), {"leaver": w.person(member), "open": or_words(w.fl.open), "note": quote(note)}, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("staff", member["id"]), ("staff", heir["id"]),
                                             *(("case", c["id"]) for c in held)})

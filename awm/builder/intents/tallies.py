@@ -46,6 +46,11 @@ def busiest_site_question(w: World) -> Plan | None:
         "counting only {CASE/pl} that are {open}, which {SITE} is carrying the most of them at the moment, and how "
         "many is that",
         "at which {SITE} are the most {CASE/pl} still {open} right now, and how many are there",
+        "across all our {SITE/pl}, [where|which one] [is the workload heaviest|has the biggest pile of "
+        "{CASE/pl}] [counting|if you count] only {CASE/pl} that are {open}, and [what is the count|how many is "
+        "that]",
+        "[which|what] {SITE} [holds|has] the [largest|highest] number of {open} {CASE/pl} [today|at present], and "
+        "[how many|what number] [does it hold|is it]",
     ), {"open": or_words(w.fl.open)})
     return Plan(calls, [name, w.number_answer(most)], say, answer=f"{site['name']}, with {most}.",
                 targets={("site", site["id"])})
