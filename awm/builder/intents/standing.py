@@ -270,7 +270,7 @@ def withdraw_item_at_site(w: World) -> Plan | None:
         "and refund its captured {PAYMENT/pl} (reason: {reason}), [since|as|because] {item} is no longer "
         "[available|offered] there" + tell,
         "{item} is no longer [available|on offer|offered] at {site} || for [every|each] {CASE} there that "
-        "[holds|includes] it and is still {open}, {cancel} the {CASE} and [refund|return] each captured {PAYMENT} "
+        "[holds|includes] it and is still {open}, {cancel} the {CASE} and [refund|pay back] each captured {PAYMENT} "
         "[with the reason|giving the reason] {reason}" + tell,
         "[we have|we've] [withdrawn|pulled|stopped offering] {item} at {site} || [track down|look up] [every|each] "
         "{CASE} there that [holds|includes] it and is still {open}, then {cancel} [each of them|them all] and refund "
@@ -336,7 +336,7 @@ def close_site_move_cases(w: World) -> Plan | None:
         "handle] its {CASE/pl} || [move|reassign] [the ones|those] still {open} there, [noting|with the note] "
         "{note} on each" + tell,
         "[relocate|move] [all of|every one of] {site}'s {CASE/pl} that [are|remain] {open} to {other} [for the "
-        "time being|while it is closed] and [note {note} on each|mark each with the note {note}]" + tell,
+        "time being|while {site} is closed] and [note {note} on each|mark each with the note {note}]" + tell,
     ), slots, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("site", site["id"]), *(("case", c["id"]) for c in moving),
                                             *(("party", w.party_of(c)["id"]) for c in moving)})
