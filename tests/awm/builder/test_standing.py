@@ -1,15 +1,15 @@
-"""Requests whose one goal spans a person's several records (awm/builder/intents/standing.py): a person moving to
-another city (their city, a home address there, every case that can still change moved to the site in that city);
-a disappointing purchase returned, refunded and reviewed; a case cancelled in a complaint, refunded, and a ticket
-logged; an item a site can no longer supply, every case there that holds it and can still be cancelled cancelled,
+"""Requests whose one goal spans several records (awm/builder/intents/standing.py): a person moving to another city
+(their city, a home address there, every case that can still change moved to the site in that city); a
+disappointing purchase returned, refunded and reviewed; a case cancelled in a complaint, refunded, and a ticket
+logged; an item a site can no longer offer, every case there that holds it and can still be cancelled cancelled,
 refunded and its person told; a site closing for a while, every case there that can still change moved to another
 site, noted and its person told; a member of staff going on leave, every case of theirs still open handed to the
-colleague at their site holding the fewest, each noted. Each is planned in many worlds, deep, written in every voice it allows without naming
-what the agent must find, the person's own requests with only writes a person may ask for about their own record,
-is proven by the verification stage in each voice, and an agent following a plausible wrong policy (only the newest
-case moved, the review left on another item, the complaint logged without the refund, every open case of the site
-cancelled or every open case holding the item anywhere, a closing site's cases moved to another site than the one
-named, a leaver's cases handed to a colleague other than the least busy) scores zero."""
+colleague at their site holding the fewest, each noted. Each is planned in many worlds, deep, written in every voice
+it allows without naming what the agent must find (a person's own requests with only writes a person may ask for
+about their own record), is proven by the verification stage in each voice, and an agent following a plausible wrong
+policy (only the newest case moved, the review left on another item, the complaint logged without the refund, every
+open case of the site cancelled or every open case holding the item anywhere, a closing site's cases moved to
+another site than the one named, a leaver's cases handed to a colleague other than the least busy) scores zero."""
 
 from __future__ import annotations
 
