@@ -8,6 +8,7 @@ import random
 from dataclasses import replace
 from functools import cache
 
+from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser, grammar_faults
@@ -28,6 +29,13 @@ def rows_of(domain: str, slot: int):
     """(plan, rows) of a built-in domain's slot, planned once per process."""
     plan = plan_world(make_scenario(domain, slot))
     return plan, generate_rows(plan)
+
+
+def builtin_worlds(step: int, slots: int = 1):
+    """(plan, rows) of every `step`-th built-in domain in the first `slots` slots."""
+    for slot in range(slots):
+        for domain in builtin_domains()[::step]:
+            yield rows_of(domain, slot)
 
 
 def planned(name: str, domain: str, slot: int, seed: int = 0):

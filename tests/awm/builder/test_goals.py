@@ -16,7 +16,6 @@ from functools import cache
 
 import pytest
 
-from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.goals import (
     GOAL_INTENTS,
@@ -28,7 +27,7 @@ from awm.builder.intents.preferences import top_rated_options
 from awm.builder.taskgen import generate_tasks
 from awm.quality.realism import voice_of
 from awm.store import ArtifactStore
-from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -37,12 +36,6 @@ MOVE, TOP_RATED, DOWNGRADE = GOAL_INTENTS
 VOICES = {MOVE: ("staff", "self"), TOP_RATED: ("self",), DOWNGRADE: ("staff", "self")}
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them (fast lane: 1)
 
-
-def _worlds(step: int, slots: int = 1):
-    """(plan, rows) of every `step`-th built-in domain in the first `slots` slots."""
-    for slot in range(slots):
-        for domain in builtin_domains()[::step]:
-            yield rows_of(domain, slot)
 
 
 def _customer_writes(w: World) -> set[str]:
@@ -59,7 +52,7 @@ def _writes(world: World, built) -> list[tuple[str, dict]]:
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_tools_only():
     counted, steps = Counter(), Counter()
-    for plan, rows in _worlds(2, 2):
+    for plan, rows in builtin_worlds(2, 2):
         for name in GOAL_INTENTS:
             world = World(plan, rows, random.Random(1))
             built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
@@ -81,7 +74,7 @@ def test_the_case_cancelled_is_the_bigger_of_exactly_two_and_its_items_land_on_t
     its lines are added to the other in the same quantities, what was captured on it is refunded, and the payment is
     what the other then owes."""
     checked = 0
-    for plan, rows in _worlds(3):
+    for plan, rows in builtin_worlds(3):
         world = World(plan, rows, random.Random(0))
         if not INTENTS[MOVE].fits(world):
             continue
@@ -125,7 +118,7 @@ def test_the_item_swapped_in_is_the_strictly_best_rated_under_the_budget_with_a_
     """The item put on the case is rated strictly better on average than every other rated item under the budget, a
     runner-up is under the budget too, an item over it is rated better still, and the case did not hold it."""
     checked = 0
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         world = World(plan, rows, random.Random(0))
         if not INTENTS[TOP_RATED].fits(world):
             continue
@@ -148,7 +141,7 @@ def test_the_dearest_item_is_swapped_for_the_cheapest_of_its_category_not_the_ch
     place is strictly the cheapest other item still offered of its category, and the cheapest item of all is of
     another category."""
     checked = 0
-    for plan, rows in _worlds(3):
+    for plan, rows in builtin_worlds(3):
         world = World(plan, rows, random.Random(0))
         if not INTENTS[DOWNGRADE].fits(world):
             continue
@@ -185,7 +178,7 @@ def _hidden(world: World, built) -> list[str]:
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
-    for plan, rows in _worlds(4, 2):
+    for plan, rows in builtin_worlds(4, 2):
         for name in GOAL_INTENTS:
             for seed in range(3):
                 world = World(plan, rows, random.Random(seed))
@@ -204,7 +197,7 @@ def test_task_sets_draw_the_requests(lane):
     one slot), the requests drawn are checked but not that each one is."""
     step, slots = lane
     drawn = Counter()
-    for plan, rows in _worlds(step, slots):
+    for plan, rows in builtin_worlds(step, slots):
         if not any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in GOAL_INTENTS):
             continue
         for task in generate_tasks(plan, rows).tasks:

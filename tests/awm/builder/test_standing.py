@@ -19,7 +19,6 @@ from functools import cache
 
 import pytest
 
-from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.standing import (
     STANDING_INTENTS,
@@ -31,7 +30,7 @@ from awm.builder.intents.standing import (
 )
 from awm.builder.taskgen import generate_tasks
 from awm.store import ArtifactStore
-from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -42,12 +41,6 @@ VOICES = {MOVE: ("staff", "self"), RETURN: ("staff", "self"), COMPLAINT: ("staff
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 DEPTH = {MOVE: (6, 5), RETURN: (6, 6), COMPLAINT: (6, 6), WITHDRAW: (6, 5), CLOSING: (7, 4), HANDOVER: (8, 4)}  # (steps, distinct tools) each request takes at least
 
-
-def _worlds(step: int, slots: int = 1):
-    """(plan, rows) of every `step`-th built-in domain in the first `slots` slots."""
-    for slot in range(slots):
-        for domain in builtin_domains()[::step]:
-            yield rows_of(domain, slot)
 
 
 def _built(name: str, plan, rows, seed: int = 1):
@@ -72,7 +65,7 @@ def _own_writes(w: World) -> set[str]:
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_the_persons_own_writes():
     counted, steps = Counter(), Counter()
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         for name in STANDING_INTENTS:
             world, built = _built(name, plan, rows)
             if built is None:
@@ -95,7 +88,7 @@ def test_every_case_of_the_person_that_can_still_change_is_moved_and_no_other():
     exactly the person's cases that can still change and are at another site (two or more); the request sets the
     city, and a home address in it where the world keeps addresses."""
     checked = 0
-    for plan, rows in _worlds(3):
+    for plan, rows in builtin_worlds(3):
         world = World(plan, rows, random.Random(0))
         sfk = world.fk("site")
         for party, site, moving in move_options(world):
@@ -121,7 +114,7 @@ def test_every_case_of_the_person_that_can_still_change_is_moved_and_no_other():
 
 def test_the_case_returned_was_delivered_in_the_window_and_holds_the_item_reviewed():
     checked = 0
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         world, built = _built(RETURN, plan, rows, 0)
         if built is None:
             continue
@@ -145,7 +138,7 @@ def test_the_cases_cancelled_are_every_case_of_the_site_that_holds_the_item_and_
     people; another case holds the item elsewhere or can no longer be cancelled; each is refunded what was captured
     on it and its person told (where the business sends messages)."""
     checked = 0
-    for plan, rows in _worlds(2):
+    for plan, rows in builtin_worlds(2):
         world, built = _built(WITHDRAW, plan, rows, 0)
         if built is None:
             continue
@@ -173,7 +166,7 @@ def test_a_closing_site_moves_exactly_its_cases_that_can_still_change():
     """Every case at the closing site that can still change, two or three, of distinct active people, and none of its
     others, moved to the other site named, each noted and its person told (where the business sends messages)."""
     checked = 0
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         world, built = _built(CLOSING, plan, rows, 0)
         if built is None:
             continue
@@ -196,7 +189,7 @@ def _open_load(world: World, staff_id: int) -> int:
 
 def test_a_leavers_open_cases_go_to_the_strictly_least_busy_colleague_at_their_site():
     checked = 0
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         world, built = _built(HANDOVER, plan, rows, 0)
         if built is None:
             continue
@@ -228,7 +221,7 @@ def _hidden(world: World, built) -> list[str]:
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
-    for plan, rows in _worlds(2, 2):
+    for plan, rows in builtin_worlds(2, 2):
         for name in STANDING_INTENTS:
             for seed in range(3):
                 world, built = _built(name, plan, rows, seed)
@@ -245,7 +238,7 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
 def test_task_sets_draw_the_requests(lane):
     step, slots = lane
     drawn = Counter()
-    for plan, rows in _worlds(step, slots):
+    for plan, rows in builtin_worlds(step, slots):
         for task in generate_tasks(plan, rows).tasks:
             for name in set(task.template.split("+")) & set(STANDING_INTENTS):
                 drawn[name] += 1

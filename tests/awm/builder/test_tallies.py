@@ -12,12 +12,11 @@ from functools import cache
 
 import pytest
 
-from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due
 from awm.builder.intents.tallies import TALLY_INTENTS, busiest_site, largest_balance_options
 from awm.store import ArtifactStore
-from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane
@@ -27,15 +26,10 @@ VOICES = {SITE: ("staff",), BALANCE: ("staff", "self")}
 PER_INTENT = 2
 
 
-def _worlds(step: int, slots: int = 1):
-    for slot in range(slots):
-        for domain in builtin_domains()[::step]:
-            yield rows_of(domain, slot)
-
 
 def test_the_questions_are_planned_in_many_worlds_and_read_every_record_they_compare():
     counted = Counter()
-    for plan, rows in _worlds(1, 2):
+    for plan, rows in builtin_worlds(1, 2):
         for name in TALLY_INTENTS:
             world = World(plan, rows, random.Random(0))
             built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
@@ -56,7 +50,7 @@ def test_the_questions_are_planned_in_many_worlds_and_read_every_record_they_com
 
 def test_the_largest_is_strictly_largest():
     checked = Counter()
-    for plan, rows in _worlds(1):
+    for plan, rows in builtin_worlds(1):
         world = World(plan, rows, random.Random(0))
         found = busiest_site(world)
         if found is not None:
@@ -73,7 +67,7 @@ def test_the_largest_is_strictly_largest():
 
 def test_each_question_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
-    for plan, rows in _worlds(3, 2):
+    for plan, rows in builtin_worlds(3, 2):
         for name in TALLY_INTENTS:
             for seed in range(2):
                 world = World(plan, rows, random.Random(seed))

@@ -13,7 +13,6 @@ from functools import cache
 
 import pytest
 
-from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.turns import (
     TURN_INTENTS,
@@ -27,7 +26,7 @@ from awm.builder.phrasing import money
 from awm.builder.taskgen import generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.store import ArtifactStore
-from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -37,11 +36,6 @@ VOICES = ("staff", "self")
 PER_INTENT = 2  # worlds each request is proven in, of different lifecycles where the catalogue has them (fast lane: 1)
 READS = ("get_", "list_", "search_")
 
-
-def _worlds(step: int, slots: int = 1):
-    for slot in range(slots):
-        for domain in builtin_domains()[::step]:
-            yield rows_of(domain, slot)
 
 
 def _customer_writes(w: World) -> set[str]:
@@ -55,7 +49,7 @@ def _customer_writes(w: World) -> set[str]:
 def test_the_requests_are_planned_in_many_worlds_read_before_they_act_and_use_customer_tools_only(lane):
     step, slots, least = lane
     counted, steps = Counter(), Counter()
-    for plan, rows in _worlds(step, slots):
+    for plan, rows in builtin_worlds(step, slots):
         for name in TURN_INTENTS:
             for seed in range(2):
                 world = World(plan, rows, random.Random(seed))
@@ -78,7 +72,7 @@ def test_the_turning_requests_cover_what_the_agent_finds_and_take_each_way():
     case no longer wanted can be cancelled or, delivered inside the window, returned, and has captured payments; an
     item goes on the newest case exactly when that case can still change, else on a new case."""
     ways = Counter()
-    for plan, rows in _worlds(3, 2):
+    for plan, rows in builtin_worlds(3, 2):
         for seed in range(4):
             world = World(plan, rows, random.Random(seed))
             if INTENTS[REPLACE_OR_SETTLE].fits(world):
@@ -108,7 +102,7 @@ def test_the_turning_requests_cover_what_the_agent_finds_and_take_each_way():
 
 def test_the_refusals_name_a_case_that_the_rule_forbids_and_that_the_agent_must_read_past_another_to_find():
     checked = 0
-    for plan, rows in _worlds(3):
+    for plan, rows in builtin_worlds(3):
         world = World(plan, rows, random.Random(0))
         if INTENTS[TOO_LATE].fits(world):
             for item, read, case in latest_with_item_options(world):
@@ -128,7 +122,7 @@ def test_the_refusals_name_a_case_that_the_rule_forbids_and_that_the_agent_must_
 
 def test_the_item_cost_is_quantity_times_unit_price_over_the_cases_not_cancelled():
     checked = 0
-    for plan, rows in _worlds(3):
+    for plan, rows in builtin_worlds(3):
         world = World(plan, rows, random.Random(0))
         if not INTENTS[ITEM_COST].fits(world):
             continue
@@ -158,7 +152,7 @@ def _hidden(world: World, built) -> list[str]:
 def test_each_request_reads_as_one_persons_message_in_each_voice(lane):
     step, slots, seeds, least = lane
     seen = Counter()
-    for plan, rows in _worlds(step, slots):
+    for plan, rows in builtin_worlds(step, slots):
         dialect = dialect_for(plan)
         for name in TURN_INTENTS:
             for seed in range(seeds):
@@ -178,7 +172,7 @@ def test_task_sets_draw_the_requests(lane):
     one slot), the requests drawn are checked but not that each one is."""
     step, slots = lane
     drawn = Counter()
-    for plan, rows in _worlds(step, slots):
+    for plan, rows in builtin_worlds(step, slots):
         for task in generate_tasks(plan, rows).tasks:
             for name in set(task.template.split("+")) & set(TURN_INTENTS):
                 drawn[name] += 1
