@@ -43,8 +43,8 @@ ALONE = 0.1  # the same for any other request short enough to share a task
 def _ordered(fitting: list[Intent], rng: random.Random) -> tuple[list[Intent], int]:
     """The intents to try, in order, and how many of them may be refusals: the quotas first (each from a shuffled
     pool; after the requests specific to the world's category, every infeasible one), then everything else. A set
-    has one refusal, sometimes two (`_draw` takes the first that fit the world's rows, a specific one first):
-    enough to learn to refuse, not so many that refusing pays."""
+    has one refusal, sometimes two (`_draw` takes twice as many as fit the world's rows, a specific one first, and
+    `_deepest_first` keeps the first found by reading): enough to learn to refuse, not so many that refusing pays."""
     pool = list(fitting)
     rng.shuffle(pool)
     refusals = REFUSALS + (rng.random() < EXTRA_INFEASIBLE)
@@ -92,24 +92,39 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
     return plans
 
 
-# a set keeps the first drawn of these shapes whatever its depth (and the first drawn of its category's own requests)
+# a set keeps one drawn request of these shapes whatever its depth (and one of its category's own requests)
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
+KEPT_STEPS = 4  # of the requests a set keeps, the first drawn of at least this many steps, where one was drawn
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
 CANDIDATES = 3  # requests drawn for each task a set needs: the deep ones among them are made tasks first
+# refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (found by reading more
+# than the one record a code names, where the draw offers one)
+REFUSAL_CANDIDATES = 2
+REFUSAL_STEPS = 2
 
 
-def _deepest_first(plans: list[Plan]) -> list[Plan]:
-    """The drawn requests in the order tasks are made of them: the refusals, the first conditional and aggregate
-    request and the first request specific to the world's category as drawn (a set keeps its mix of shapes and its
-    kind of business's own requests), then the deep requests (`DEEP_STEPS` or more: one goal per
-    task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each
-    group in drawn order (so the intents stay varied)."""
-    kept: list[Plan] = []
-    for plan in plans:
-        if (plan.shape == "infeasible" or (plan.shape in KEPT_SHAPES and all(p.shape != plan.shape for p in kept))
-                or (INTENTS[plan.intent].specific and not any(INTENTS[p.intent].specific for p in kept))):
-            kept.append(plan)
-    rest = sorted((p for p in plans if not any(p is k for k in kept)), key=lambda p: len(p.calls) < DEEP_STEPS)
+def _first_deep(plans: list[Plan], n: int = 1, steps: int = KEPT_STEPS) -> list[Plan]:
+    """The first `n` of `plans` (in drawn order) of at least `steps` steps, filled up with the first of the
+    shallower ones where fewer were drawn."""
+    return sorted(plans, key=lambda p: len(p.calls) < steps)[:n]
+
+
+def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
+    """The drawn requests in the order tasks are made of them: `refusals` of the refusals, one conditional and one
+    aggregate request and one request specific to the world's category (a set keeps its mix of shapes and its kind
+    of business's own requests: of each, the first drawn with `KEPT_STEPS` or more steps where the draw offers one,
+    of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`DEEP_STEPS` or more:
+    one goal per task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the
+    rest, each group in drawn order (so the intents stay varied). The refusals not kept are dropped."""
+    kept = _first_deep([p for p in plans if p.shape == "infeasible"], refusals, REFUSAL_STEPS)
+    for shape in KEPT_SHAPES[1:]:
+        if not any(p.shape == shape for p in kept):
+            kept += _first_deep([p for p in plans if p.shape == shape])
+    if not any(INTENTS[p.intent].specific for p in kept):
+        kept += _first_deep([p for p in plans if INTENTS[p.intent].specific and p.shape != "infeasible"])
+    kept = [p for p in plans if any(p is k for k in kept)]  # in drawn order
+    rest = sorted((p for p in plans if p.shape != "infeasible" and not any(p is k for k in kept)),
+                  key=lambda p: len(p.calls) < DEEP_STEPS)
     return kept + rest
 
 
@@ -363,9 +378,12 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     order, refusals = _ordered(fitting, rng)
     dialect = dialect_for(plan)
     staff_tools = frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
-    grouped = _assemble(_deepest_first(_draw(world, order, CANDIDATES * count, refusals, staff_tools)), count)
+    extra = refusals * (REFUSAL_CANDIDATES - 1)  # the refusals drawn beyond those kept
+    grouped = _assemble(_deepest_first(_draw(world, order, CANDIDATES * count + extra, refusals + extra,
+                                             staff_tools), refusals), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
-        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count, refusals, staff_tools)), count)
+        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count + extra, refusals + extra, staff_tools),
+                                           refusals), count)
     rng.shuffle(grouped)
     realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category),
                         clashes)

@@ -8,6 +8,7 @@ from awm.builder.intents import (  # noqa: F401  -- importing them registers eve
     goals,
     lifecycle,
     modules,
+    partial,
     people,
     preferences,
     standing,

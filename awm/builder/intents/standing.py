@@ -48,6 +48,27 @@ def move_options(w: World) -> list[tuple[dict, dict, list[dict]]]:
     return options
 
 
+def new_city(w: World, party: dict, city: str, slots: dict) -> tuple[list, list[Goal], str]:
+    """The writes of a person's move to `city`: their city set and, where the business keeps addresses, a primary
+    home address there (its street and postal code added to `slots`). Returns the calls, their goals and the words
+    asking for the address ("" where the business keeps none)."""
+    pfk = w.fk("party")
+    calls = [(w.n.change("party", "update", "contact"), {w.pk("party"): party["id"], "city": city})]
+    goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city})]
+    if not w.has("address"):
+        return calls, goals, ""
+    street, postal = street_address(w), postal_code(w)
+    calls += [(w.n.list("address"), {pfk: party["id"]}),
+              (w.n.create("address"), {pfk: party["id"], "kind": "home", "street": street, "city": city,
+                                       "postal_code": postal, "is_primary": True})]
+    goals.append(Goal(kind="rows_created", table=w.table("address"), count=1,
+                      expect={pfk: party["id"], "kind": "home", "street": street, "city": city,
+                              "postal_code": postal, "is_primary": 1}))
+    slots.update(street=street, postal=postal)
+    return calls, goals, (", [make {street}, {city} {postal} {their} primary home {ADDRESS}|add {street}, {city} "
+                          "{postal} as {their} primary home {ADDRESS}]")
+
+
 @intent("chained")
 def move_city_and_cases(w: World) -> Plan | None:
     """A person moves to the city of one of the business's sites: the agent sets their city, gives them a primary
@@ -59,21 +80,9 @@ def move_city_and_cases(w: World) -> Plan | None:
     party, site, moving = option
     ref = w.party_ref(party)
     city, pfk, sfk = site["city"], w.fk("party"), w.fk("site")
-    calls = [w.find_party(ref), (w.n.change("party", "update", "contact"), {w.pk("party"): party["id"], "city": city})]
-    goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city})]
     slots = {"city": city, "open": or_words(w.fl.editable)}
-    home = ""
-    if w.has("address"):
-        street, postal = street_address(w), postal_code(w)
-        calls += [(w.n.list("address"), {pfk: party["id"]}),
-                  (w.n.create("address"), {pfk: party["id"], "kind": "home", "street": street, "city": city,
-                                           "postal_code": postal, "is_primary": True})]
-        goals.append(Goal(kind="rows_created", table=w.table("address"), count=1,
-                          expect={pfk: party["id"], "kind": "home", "street": street, "city": city,
-                                  "postal_code": postal, "is_primary": 1}))
-        slots.update(street=street, postal=postal)
-        home = (", [make {street}, {city} {postal} {their} primary home {ADDRESS}|add {street}, {city} {postal} as "
-                "{their} primary home {ADDRESS}]")
+    moved, goals, home = new_city(w, party, city, slots)
+    calls = [w.find_party(ref), *moved]
     calls += [(w.n.list("site"), {"query": city}), (w.n.list("case"), {pfk: party["id"]})]
     for case in moving:
         calls.append((w.n.action("case", "transfer"), {w.fk("case"): case["id"], sfk: site["id"]}))

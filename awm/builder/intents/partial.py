@@ -1,0 +1,192 @@
+"""Goals one part of which the rules forbid, as a person writes them in one message: "I've moved to Omaha: change
+my city, make 12 Elm Street my home address and move my order ORD-1012 to your Omaha branch" where ORD-1012 has
+shipped; "I've had enough of my booking BOO-1012: log a complaint whatever happens, cancel it and refund me" where
+the guest has checked in; "the kettle on my order was a letdown: post my 1-star review of it and take the order back
+for a refund" where the return window has closed.
+
+The agent finds what the goal is about, does every part that stands on its own (the city and the address are the
+person's whatever happens to the order; a complaint is logged and a review posted either way) and refuses the part
+the rules forbid, naming the fact that forbids it. Doing nothing fails the goal as surely as forcing the refused
+part: the parts that stand on their own are judged like any write, the refusal like any refusal (the tools refuse
+the call after the whole reference, with the error code the answer names).
+
+Each part that stands on its own is one the person's words say they want either way, or one that is a fact about
+them (where they live); the refused part is one a person may ask for (their case is theirs) but that its status or
+its date no longer allows, and the case is one still under way (a shipped order, a checked-in booking: not one
+long finished), so asking for it reads as a person who does not yet know."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from awm.builder.clock import REFERENCE_NOW
+from awm.builder.intents.base import BOTH, Plan, World, intent
+from awm.builder.intents.standing import (
+    COMPLAINT_REASONS,
+    COMPLAINTS,
+    LETDOWNS,
+    NOT_COMPLAINTS,
+    RETURN_REASONS,
+    new_city,
+)
+from awm.builder.intents.steps import act, captured, unique_name
+from awm.builder.phrasing import Say, quote
+from awm.contracts import Goal
+
+PARTIAL_INTENTS = ("move_city_case_locked", "complaint_too_late_to_cancel", "review_after_return_window")
+
+
+def under_way(w: World) -> tuple[str, ...]:
+    """The statuses of a case still under way that can no longer be changed (an order shipped, a booking checked
+    in, an application under review, a job in progress): a person asking to change it does not know it is too late."""
+    return tuple(s for s in w.fl.open if s not in w.fl.editable)
+
+
+# --- a person moving to another city, the case they name too far along to move ------------------------------------
+
+
+def moved_locked_options(w: World) -> list[tuple[dict, dict, dict]]:
+    """(party, the site in the city they move to, their case too far along to move) wherever an active person lives
+    in another city than the site's, no other site's name holds the city (a search by the city finds that one
+    site) and a case of theirs at another site is under way and can no longer change."""
+    locked = under_way(w)
+    options = []
+    for party in w.active_parties("case"):
+        cases = [c for c in w.party_cases(party) if c["status"] in locked]
+        for site in w.rows["site"]:
+            if site["city"] == party["city"] or sum(site["city"] in s["name"] for s in w.rows["site"]) != 1:
+                continue
+            options += [(party, site, c) for c in cases if c[w.fk("site")] != site["id"]]
+    return sorted(options, key=lambda o: (o[0]["id"], o[1]["id"], o[2]["id"]))
+
+
+@intent("infeasible", flavours=("fulfillment", "application", "service"))
+def move_city_case_locked(w: World) -> Plan | None:
+    """A person moves to the city of one of the business's sites and asks for one case of theirs to follow: the
+    agent sets their city and (where the business keeps addresses) adds their primary home address there, reads the
+    case, finds it too far along to move and says so. Not where the case is a time the person comes to (a booking
+    they are checked in to does not follow them to another city)."""
+    option = w.pick(moved_locked_options(w))
+    if option is None:
+        return None
+    party, site, case = option
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
+    city = site["city"]
+    slots = {"city": city, "case": case_np}
+    # the case is read first (it decides what can be done), then the person's own details are changed
+    moved, goals, home = new_city(w, party, city, slots)
+    calls = [*lookup, *moved, (w.n.list("site"), {"query": city})]
+    say = Say("do", (
+        "{they_are} moving to {city} || change the city on {their} record to {city}" + home + ", and move {case} "
+        "to [our|the] {SITE} in {city}",
+        "{they_have} [relocated|just moved] to {city} || update {their} city to {city}" + home + ", then transfer "
+        "{case} to the {SITE} in {city}",
+        "record {their} move to {city}: set {their} city to {city}" + home + ", and hand {case} over to the {SITE} "
+        "in {city}",
+    ), slots, party=ref, voices=BOTH)
+    return Plan(calls, [*goals, w.status_answer(case["status"])], say,
+                answer=f"The city{' and the home address are' if home else ' is'} updated, but the {w.L['case']} "
+                       f"cannot be moved: its status is {case['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", case["id"])},
+                refused=((w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site["id"]}),
+                         "invalid_state"))
+
+
+# --- a complaint logged either way, the case too far along to cancel ----------------------------------------------
+
+
+@intent("infeasible", needs=("ticket",), item="refundable")
+def complaint_too_late_to_cancel(w: World) -> Plan | None:
+    """A person who has had enough of a case wants a complaint logged whatever happens, the case cancelled and what
+    they paid refunded: the agent opens the ticket, reads the case, finds it under way past cancelling (and its
+    payments past refunding) and says so."""
+    if any(word in w.plan["ticket"].label for word in NOT_COMPLAINTS):
+        return None
+    cancel = w.fl.cancel
+    locked = [s for s in under_way(w) if s not in cancel.sources and s not in w.fl.refundable]
+    case = w.pick([c for c in w.rows["case"] if c["status"] in locked and captured(w, c)
+                   and w.party_of(c)["status"] == "active"])
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref, by_status=False)
+    reason, subject = w.pick(list(COMPLAINT_REASONS)), w.pick(list(COMPLAINTS))
+    priority = w.pick(["high", "urgent"])
+    ticket = (w.n.create("ticket"), {w.fk("party"): party["id"], "subject": subject, "priority": priority})
+    say = Say("do", (
+        "{they_have} had enough of {case} || open {a TICKET} for {them} titled {subject} at {priority} priority "
+        "[whatever happens|either way] so someone follows it up, and {cancel} the {CASE} and refund every captured "
+        "{PAYMENT} on it with the reason {reason}",
+        "log {a TICKET} in {their} name at {priority} priority with the subject {subject} [in any case|whatever "
+        "else happens], then {cancel} {case} and refund what was paid on it (reason: {reason})",
+        "{they_are} unhappy with {case} and want out || raise {a TICKET} for {them} (subject {subject}, priority "
+        "{priority}) [either way|regardless], then {cancel} the {CASE} and give back each captured {PAYMENT} with "
+        "the reason {reason}",
+    ), {"case": case_np, "cancel": cancel.verb.replace("_", " "), "reason": quote(reason),
+        "subject": quote(subject), "priority": priority}, party=ref, voices=BOTH)
+    goals = [Goal(kind="rows_created", table=w.table("ticket"), count=1,
+                  expect={w.fk("party"): party["id"], "subject": {"text": subject}, "priority": priority,
+                          "status": "open"}), w.status_answer(case["status"])]
+    return Plan([*lookup, ticket], goals, say,
+                answer=f"The {w.L['ticket']} is logged, but it is too late to {cancel.verb.replace('_', ' ')} the "
+                       f"{w.L['case']}: its status is {case['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", case["id"])},
+                refused=(act(w, case, cancel.verb), "invalid_state"))
+
+
+# --- a review posted either way, the return window closed ----------------------------------------------------------
+
+
+def late_review_options(w: World) -> list[tuple[dict, dict]]:
+    """(case, an item on it) wherever the case, of an active person, was delivered before the return window opened
+    and has something captured on it, and no other item has the item's name."""
+    back = w.fl.action("return")
+    cutoff = (REFERENCE_NOW - timedelta(days=back.window_days or 30)).isoformat()
+    options = []
+    for case in w.rows["case"]:
+        if (case["status"] not in back.sources or case["placed_at"] >= cutoff or not captured(w, case)
+                or w.party_of(case)["status"] != "active"):
+            continue
+        for line in sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"]):
+            item = w.by_id("item", line[w.fk("item")])
+            if unique_name(w, item):
+                options.append((case, item))
+    return options
+
+
+@intent("infeasible", flavours=("fulfillment",), needs=("review",), item="refundable")
+def review_after_return_window(w: World) -> Plan | None:
+    """A customer let down by an item of a delivered case wants their low rating posted either way and the case
+    taken back for a refund: the agent finds the case, reads it, posts the review and says the return window has
+    closed (the date the case was placed)."""
+    option = w.pick(late_review_options(w))
+    if option is None:
+        return None
+    case, item = option
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref, named=(item,))
+    rating = w.pick([1, 2])
+    comment = w.pick(list(LETDOWNS[rating]))
+    review = (w.n.create("review"), {w.fk("party"): party["id"], w.fk("item"): item["id"], "rating": rating,
+                                     "comment": comment})
+    say = Say("do", (
+        "{they_were} let down by {item} from {case} || post {their} {rating}-star {REVIEW} of it with the comment "
+        "{comment} [whatever happens|either way], and take the {CASE} back as a return with a refund (reason: "
+        "{reason})",
+        "[add|leave] a {rating}-star {REVIEW} of {item} from {them} saying {comment} [in any case|regardless]; "
+        "then record the return of {case} and refund what {they} paid on it with the reason {reason}",
+        "{item} from {case} [was not up to much|disappointed {them}] || post {their} {REVIEW} of it ({rating} out "
+        "of 5, comment {comment}) [whatever else happens|either way], then process the return of the {CASE} and "
+        "refund it (reason: {reason})",
+    ), {"case": case_np, "item": quote(item["name"]), "rating": rating, "comment": quote(comment),
+        "reason": quote(w.pick(list(RETURN_REASONS)))}, party=ref, voices=BOTH)
+    goals = [Goal(kind="rows_created", table=w.table("review"), count=1,
+                  expect={w.fk("party"): party["id"], w.fk("item"): item["id"], "rating": rating,
+                          "comment": {"text": comment}}), w.text_answer(case["placed_at"][:10], [])]
+    return Plan([*lookup, review], goals, say,
+                answer=f"The {w.L['review']} is posted, but it was placed on {case['placed_at'][:10]}, more than "
+                       f"{w.fl.action('return').window_days or 30} days ago, so the return window has closed.",
+                targets={("party", party["id"]), ("case", case["id"])}, refused=(act(w, case, "return"), "window_closed"))

@@ -1,0 +1,154 @@
+"""Goals one part of which the rules forbid (awm/builder/intents/partial.py): a person moving to another city whose
+named case is too far along to follow them, a complaint logged either way about a case too far along to cancel, a
+review posted either way about a purchase past its return window. Each is planned in many worlds, written in both
+voices without naming the status that forbids the refused part, proven by the verification stage in each voice
+(the refused call made after the reference comes back with the rule the answer names), and an agent that refuses
+everything (the parts that stand on their own left undone) or does the parts that stand alone and says all is done
+scores zero."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import timedelta
+from functools import cache
+
+import pytest
+
+from awm.builder.clock import REFERENCE_NOW
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.partial import PARTIAL_INTENTS, late_review_options, moved_locked_options, under_way
+from awm.builder.taskgen import generate_tasks
+from awm.store import ArtifactStore
+from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
+from tests.awm.builder.test_intents import assert_every_proof_passed
+from tests.awm.builder.worlds import worlds_planning
+from tests.lanes import sample_in_fast_lane, sample_or_whole
+
+MOVE, COMPLAINT, REVIEW = PARTIAL_INTENTS
+PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
+
+
+def _built(name: str, plan, rows, seed: int = 1):
+    world = World(plan, rows, random.Random(seed))
+    return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
+
+
+def _writes(built) -> list[tuple[str, dict]]:
+    return [(t, a) for t, a in built.calls if not t.startswith(("get_", "list_", "search_"))]
+
+
+def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_and_a_refused_part():
+    """Each plan makes the writes that stand on their own (the person's city and address, the ticket, the review:
+    never a change to the case) and refuses a write to a case still under way that can no longer change (or, for the
+    review, the return of a delivered case)."""
+    counted, steps = Counter(), Counter()
+    for plan, rows in builtin_worlds(1, 2):
+        for name in PARTIAL_INTENTS:
+            world, built = _built(name, plan, rows)
+            if built is None:
+                continue
+            counted[name] += 1
+            steps[name] += len(built.calls)
+            writes = _writes(built)
+            alone = {MOVE: ("party", "address"), COMPLAINT: ("ticket",), REVIEW: ("review",)}[name]
+            alone = {world.n.change(r, "update", "contact") if r == "party" else world.n.create(r)
+                     for r in alone if world.has(r)}
+            assert writes and {t for t, _ in writes} <= alone, (name, writes)
+            assert all(world.fk("case") not in a for _, a in writes), (name, writes)
+            (tool, args), code = built.refused
+            case = world.by_id("case", args[world.fk("case")])
+            assert case["status"] in (world.fl.action("return").sources if name == REVIEW else under_way(world)), \
+                (name, case["status"])
+            assert code == ("window_closed" if name == REVIEW else "invalid_state")
+            assert built.say.voices == ("staff", "self")
+    assert counted[MOVE] >= 100 and counted[COMPLAINT] >= 30 and counted[REVIEW] >= 5, counted
+    assert steps[MOVE] / counted[MOVE] >= 5, (steps, counted)
+
+
+def test_the_moved_persons_case_is_too_far_along_and_at_another_site_than_the_one_in_their_new_city():
+    checked = 0
+    for plan, rows in builtin_worlds(2):
+        world = World(plan, rows, random.Random(0))
+        for party, site, case in moved_locked_options(world):
+            assert site["city"] != party["city"] and case[world.fk("party")] == party["id"]
+            assert [s["id"] for s in rows["site"] if site["city"] in s["name"]] == [site["id"]]
+            assert case["status"] not in world.fl.editable and case[world.fk("site")] != site["id"]
+            checked += 1
+    assert checked >= 100, checked
+
+
+def test_the_late_review_is_of_an_item_on_a_delivered_case_placed_before_the_return_window():
+    checked = 0
+    for plan, rows in builtin_worlds(1, 2):
+        world = World(plan, rows, random.Random(0))
+        if not INTENTS[REVIEW].fits(world):
+            continue
+        back = world.fl.action("return")
+        for case, item in late_review_options(world):
+            assert case["status"] in back.sources and case["placed_at"] < (REFERENCE_NOW - timedelta(days=30)).isoformat()
+            assert item["id"] in {x[world.fk("item")] for x in world.children("line", "case", case["id"])}
+            checked += 1
+    assert checked >= 5, checked
+
+
+def test_each_request_reads_as_one_persons_message_in_each_voice():
+    """Read aloud in both voices, grammatical, and without the fact that forbids the refused part (the case's
+    status; the date a case past its return window was placed)."""
+    seen = Counter()
+    for plan, rows in builtin_worlds(2, 2):
+        for name in PARTIAL_INTENTS:
+            for seed in range(3):
+                world, built = _built(name, plan, rows, seed)
+                if built is None or len(set(built.say.party.name.split())) == 1:
+                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+                case = world.by_id("case", built.refused[0][1][world.fk("case")])
+                fact = case["placed_at"][:10] if name == REVIEW else f" {case['status']} "
+                seen[name] += read_aloud(plan, built, ("staff", "self"), seed, [fact])
+    assert seen[MOVE] >= 24 and seen[COMPLAINT] >= 12 and seen[REVIEW] >= 3, seen
+
+
+@pytest.mark.parametrize("lane", sample_or_whole((2, 1), (1, 2)))
+def test_task_sets_draw_the_requests(lane):
+    step, slots = lane
+    drawn = Counter()
+    for plan, rows in builtin_worlds(step, slots):
+        for task in generate_tasks(plan, rows).tasks:
+            for name in set(task.template.split("+")) & set(PARTIAL_INTENTS):
+                drawn[name] += 1
+                assert task.refusals and any(g.kind != "answer" for g in task.goals)
+    assert sum(drawn.values()) >= (10 if slots > 1 else 1), drawn
+
+
+@cache
+def partial_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
+    return worlds_planning(PARTIAL_INTENTS, lambda *world: planned(*world) is not None, per_intent)
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory, request):
+    store = ArtifactStore(tmp_path_factory.mktemp("partial"))
+    return store, proven_in(store, PARTIAL_INTENTS, partial_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+
+
+def test_every_request_passes_every_proof_in_each_voice(proven):
+    _, runs = proven
+    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
+                     for (name, _), t in zip(named, tasks, strict=True))
+    assert all(proved[name, who] >= 1 for name in PARTIAL_INTENTS for who in ("staff", "party")), proved
+    assert_every_proof_passed(runs)
+
+
+def test_refusing_everything_or_claiming_all_done_scores_zero(proven):
+    """Two policies the refusal of a whole request would reward: the reads and the reference's refusal, the
+    parts that stand on their own left undone; and those parts done with "All done." in place of the refusal.
+    Each incomplete, while the reference is complete."""
+    checked = Counter()
+    for name in PARTIAL_INTENTS:
+        for store, env_id, plan, _, built, task in wrong_runs(proven, name):
+            reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+            refused, _ = judged(store, env_id, plan, task, reads, task.reference_answer)
+            done, good = judged(store, env_id, plan, task, built.calls, "All done.")
+            assert good["complete"] and not refused["complete"] and not done["complete"], (name, refused, done)
+            checked[name] += 1
+    assert all(checked[name] >= 2 for name in PARTIAL_INTENTS), checked
