@@ -29,11 +29,12 @@ from awm.builder.intents.standing import (
     RETURN_REASONS,
     new_city,
 )
-from awm.builder.intents.steps import act, captured, unique_name
+from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, refund, status_goal, unique_name
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
-PARTIAL_INTENTS = ("move_city_case_locked", "complaint_too_late_to_cancel", "review_after_return_window")
+PARTIAL_INTENTS = ("move_city_case_locked", "complaint_too_late_to_cancel", "review_after_return_window",
+                   "cancel_two_one_too_late", "move_two_one_locked")
 
 
 def under_way(w: World) -> tuple[str, ...]:
@@ -190,3 +191,97 @@ def review_after_return_window(w: World) -> Plan | None:
                 answer=f"The {w.L['review']} is posted, but it was placed on {case['placed_at'][:10]}, more than "
                        f"{w.fl.action('return').window_days or 30} days ago, so the return window has closed.",
                 targets={("party", party["id"]), ("case", case["id"])}, refused=(act(w, case, "return"), "window_closed"))
+
+
+# --- two cases of one person, one of them too far along -----------------------------------------------------------
+
+
+def two_cases_options(w: World, may: tuple[str, ...], locked: tuple[str, ...]) -> list[tuple[dict, dict, dict]]:
+    """(party, the case whose status is in `may`, the case whose status is in `locked`) of every active person
+    with both."""
+    options = []
+    for party in w.active_parties("case"):
+        mine = w.party_cases(party)
+        options += [(party, a, b) for a in mine if a["status"] in may for b in mine if b["status"] in locked]
+    return options
+
+
+def _both(w: World, party: dict, a: dict, b: dict, named_first: dict) -> tuple[dict, list]:
+    """The person's reference and the two cases' words (`x` the one named first, `y` the other) with the calls that
+    find and read each: the case whose status is the answer is never described by it."""
+    ref = w.party_ref(party)
+    words = {}
+    calls = []
+    for case in (a, b):
+        text, lookup = w.case_ref(case, ref, by_status=case is a)
+        words[case["id"]] = text
+        calls += [*lookup, get_case(w, case)]
+    second = b if named_first is a else a
+    return {"ref": ref, "x": words[named_first["id"]], "y": words[second["id"]]}, calls
+
+
+@intent("infeasible", item="refundable")
+def cancel_two_one_too_late(w: World) -> Plan | None:
+    """A person asks for two of their cases to be cancelled and refunded: one still can be (the agent cancels it and
+    refunds what was captured on it), the other is under way past cancelling and past refunding (the agent says so,
+    naming its status)."""
+    cancel = w.fl.cancel
+    locked = tuple(s for s in under_way(w) if s not in cancel.sources and s not in w.fl.refundable)
+    option = w.pick([o for o in two_cases_options(w, cancel.sources, locked) if captured(w, o[1])])
+    if option is None:
+        return None
+    party, a, b = option
+    said, calls = _both(w, party, a, b, w.pick([a, b]))
+    reason = w.pick(list(CANCEL_REASONS))
+    refunds = [refund(w, p, reason) for p in captured(w, a)]
+    calls = [*calls, act(w, a, cancel.verb), *(call for call, _ in refunds)]
+    verb = cancel.verb.replace("_", " ")
+    say = Say("do", (
+        "see that {x} and {y} are both {done}, with every captured {PAYMENT} on them refunded (reason: {reason})",
+        "{they} no longer [need|want] {x} or {y} || [see that|make sure] both are {done}, and refund what {they} "
+        "paid on them (reason: {reason})",
+        "{they_have} changed {their} mind about {x} and {y} || [see that|make sure] [they are both|both of them "
+        "are] {done}, and give back each captured {PAYMENT}, reason {reason}",
+        "[make sure|see to it that] both {x} and {y} [get|are] {done} for {them}, refunding [every|each] captured "
+        "{PAYMENT} on them with the reason {reason}",
+    ), {"x": said["x"], "y": said["y"], "done": cancel.target.replace("_", " "),
+        "reason": quote(reason)}, party=said["ref"], voices=BOTH)
+    goals = [status_goal(w, a, cancel.target), *(goal for _, goal in refunds), w.status_answer(b["status"])]
+    plan = Plan(calls, goals, say,
+                answer=f"One {w.L['case']} is taken care of, but it is too late to {verb} the other: its status is "
+                       f"{b['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
+                refused=(act(w, b, cancel.verb), "invalid_state"))
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
+
+
+@intent("infeasible", flavours=("fulfillment", "application", "service"))
+def move_two_one_locked(w: World) -> Plan | None:
+    """A person would rather deal with another site and asks for two of their cases to move there: one still can
+    (the agent moves it), the other is under way and can no longer change (the agent says so, naming its status).
+    Not where a case is a time the person comes to."""
+    if len(w.rows["site"]) < 2:
+        return None
+    sfk = w.fk("site")
+    options = [(party, a, b, site) for party, a, b in two_cases_options(w, w.fl.editable, under_way(w))
+               for site in w.rows["site"] if site["id"] not in (a[sfk], b[sfk])]
+    option = w.pick(options)
+    if option is None:
+        return None
+    party, a, b, site = option
+    said, calls = _both(w, party, a, b, w.pick([a, b]))
+    transfer = w.n.action("case", "transfer")
+    calls = [*calls, w.find_site(site), (transfer, {w.fk("case"): a["id"], sfk: site["id"]})]
+    say = Say("do", (
+        "move {x} and {y} to {site}",
+        "{they} would rather deal with {site} from now on || transfer {x} and {y} there",
+        "hand {x} and {y} over to {site}, which suits {them} better",
+        "[let|have] {site} [handle|deal with] {x} and {y} from now on || move them both there",
+    ), {"x": said["x"], "y": said["y"], "site": site["name"]}, party=said["ref"], voices=BOTH)
+    goals = [Goal(kind="row_equals", table=w.table("case"), pk=a["id"], expect={sfk: site["id"]}),
+             w.status_answer(b["status"])]
+    return Plan(calls, goals, say,
+                answer=f"One {w.L['case']} is moved, but the other cannot be: its status is "
+                       f"{b['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
+                refused=((transfer, {w.fk("case"): b["id"], sfk: site["id"]}), "invalid_state"))

@@ -25,7 +25,7 @@ from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
 
-MOVE, COMPLAINT, REVIEW = PARTIAL_INTENTS
+MOVE, COMPLAINT, REVIEW, CANCEL_TWO, MOVE_TWO = PARTIAL_INTENTS
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 
 
@@ -38,10 +38,22 @@ def _writes(built) -> list[tuple[str, dict]]:
     return [(t, a) for t, a in built.calls if not t.startswith(("get_", "list_", "search_"))]
 
 
+def _alone(world: World, name: str) -> set[str]:
+    """The writes a request may make beside its refused part: the person's city and address, the ticket, the review;
+    the other case cancelled and refunded, or moved."""
+    if name == CANCEL_TWO:
+        return {world.n.action("case", world.fl.cancel.verb), world.n.action("payment", "refund")}
+    if name == MOVE_TWO:
+        return {world.n.action("case", "transfer")}
+    roles = {MOVE: ("party", "address"), COMPLAINT: ("ticket",), REVIEW: ("review",)}[name]
+    return {world.n.change(r, "update", "contact") if r == "party" else world.n.create(r)
+            for r in roles if world.has(r)}
+
+
 def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_and_a_refused_part():
-    """Each plan makes the writes that stand on their own (the person's city and address, the ticket, the review:
-    never a change to the case) and refuses a write to a case still under way that can no longer change (or, for the
-    review, the return of a delivered case)."""
+    """Each plan makes the writes that stand on their own (never one to the case it refuses) and refuses a write to
+    a case still under way that can no longer change (or, for the review, the return of a delivered case); where
+    it names two cases of the person, the other can still change."""
     counted, steps = Counter(), Counter()
     for plan, rows in builtin_worlds(1, 2):
         for name in PARTIAL_INTENTS:
@@ -51,19 +63,20 @@ def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_an
             counted[name] += 1
             steps[name] += len(built.calls)
             writes = _writes(built)
-            alone = {MOVE: ("party", "address"), COMPLAINT: ("ticket",), REVIEW: ("review",)}[name]
-            alone = {world.n.change(r, "update", "contact") if r == "party" else world.n.create(r)
-                     for r in alone if world.has(r)}
-            assert writes and {t for t, _ in writes} <= alone, (name, writes)
-            assert all(world.fk("case") not in a for _, a in writes), (name, writes)
             (tool, args), code = built.refused
             case = world.by_id("case", args[world.fk("case")])
+            assert writes and {t for t, _ in writes} <= _alone(world, name), (name, writes)
+            assert all(a.get(world.fk("case")) != case["id"] for _, a in writes), (name, writes)
             assert case["status"] in (world.fl.action("return").sources if name == REVIEW else under_way(world)), \
                 (name, case["status"])
             assert code == ("window_closed" if name == REVIEW else "invalid_state")
             assert built.say.voices == ("staff", "self")
+            if name in (CANCEL_TWO, MOVE_TWO):
+                other = world.by_id("case", next(a[world.fk("case")] for t, a in writes if world.fk("case") in a))
+                assert other[world.fk("party")] == case[world.fk("party")] and other["status"] in world.fl.editable
     assert counted[MOVE] >= 100 and counted[COMPLAINT] >= 30 and counted[REVIEW] >= 5, counted
-    assert steps[MOVE] / counted[MOVE] >= 5, (steps, counted)
+    assert counted[CANCEL_TWO] >= 60 and counted[MOVE_TWO] >= 60, counted
+    assert steps[MOVE] / counted[MOVE] >= 5 and steps[CANCEL_TWO] / counted[CANCEL_TWO] >= 6, (steps, counted)
 
 
 def test_the_moved_persons_case_is_too_far_along_and_at_another_site_than_the_one_in_their_new_city():
@@ -105,7 +118,8 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
                 case = world.by_id("case", built.refused[0][1][world.fk("case")])
                 fact = case["placed_at"][:10] if name == REVIEW else f" {case['status']} "
                 seen[name] += read_aloud(plan, built, ("staff", "self"), seed, [fact])
-    assert seen[MOVE] >= 24 and seen[COMPLAINT] >= 12 and seen[REVIEW] >= 3, seen
+    assert seen[MOVE] >= 24 and seen[COMPLAINT] >= 12 and seen[REVIEW] >= 3 and seen[CANCEL_TWO] >= 24 and \
+        seen[MOVE_TWO] >= 24, seen
 
 
 @pytest.mark.parametrize("lane", sample_or_whole((2, 1), (1, 2)))
