@@ -12,6 +12,7 @@ from awm.builder.intents import (  # noqa: F401  -- importing them registers eve
     people,
     preferences,
     standing,
+    sweeps,
     tallies,
     turns,
 )

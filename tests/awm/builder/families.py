@@ -47,6 +47,13 @@ def planned(name: str, domain: str, slot: int, seed: int = 0):
     return INTENTS[name].build(World(plan, rows, random.Random(seed)))
 
 
+def world_and_plan(name: str, plan, rows, seed: int = 1):
+    """(world, the request `name` planned in it) of a built-in world's plan and rows (None where it does not fit or
+    finds no targets)."""
+    world = World(plan, rows, random.Random(seed))
+    return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
+
+
 def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tuple]:
     """Each request of `names` planned in each of `worlds` ((domain, slot) pairs), written once in each voice it
     allows, as tasks of their own through the verification stage: [(env_id, [(name, plan)], tasks, reports)]."""

@@ -20,18 +20,21 @@ from awm.builder.intents import INTENTS, World
 from awm.builder.intents.partial import PARTIAL_INTENTS, late_review_options, moved_locked_options, under_way
 from awm.builder.taskgen import generate_tasks
 from awm.store import ArtifactStore
-from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
+from tests.awm.builder.families import (
+    builtin_worlds,
+    judged,
+    planned,
+    proven_in,
+    read_aloud,
+    world_and_plan,
+    wrong_runs,
+)
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
 
 MOVE, COMPLAINT, REVIEW, CANCEL_TWO, MOVE_TWO = PARTIAL_INTENTS
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
-
-
-def _built(name: str, plan, rows, seed: int = 1):
-    world = World(plan, rows, random.Random(seed))
-    return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
 
 
 def _writes(built) -> list[tuple[str, dict]]:
@@ -57,7 +60,7 @@ def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_an
     counted, steps = Counter(), Counter()
     for plan, rows in builtin_worlds(1, 2):
         for name in PARTIAL_INTENTS:
-            world, built = _built(name, plan, rows)
+            world, built = world_and_plan(name, plan, rows)
             if built is None:
                 continue
             counted[name] += 1
@@ -112,7 +115,7 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
     for plan, rows in builtin_worlds(2, 2):
         for name in PARTIAL_INTENTS:
             for seed in range(3):
-                world, built = _built(name, plan, rows, seed)
+                world, built = world_and_plan(name, plan, rows, seed)
                 if built is None or len(set(built.say.party.name.split())) == 1:
                     continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
                 case = world.by_id("case", built.refused[0][1][world.fk("case")])

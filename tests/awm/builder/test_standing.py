@@ -19,7 +19,7 @@ from functools import cache
 
 import pytest
 
-from awm.builder.intents import INTENTS, World
+from awm.builder.intents import World
 from awm.builder.intents.standing import (
     STANDING_INTENTS,
     closing_options,
@@ -30,7 +30,15 @@ from awm.builder.intents.standing import (
 )
 from awm.builder.taskgen import generate_tasks
 from awm.store import ArtifactStore
-from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
+from tests.awm.builder.families import (
+    builtin_worlds,
+    judged,
+    planned,
+    proven_in,
+    read_aloud,
+    world_and_plan,
+    wrong_runs,
+)
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -41,11 +49,6 @@ VOICES = {MOVE: ("staff", "self"), RETURN: ("staff", "self"), COMPLAINT: ("staff
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 DEPTH = {MOVE: (6, 5), RETURN: (6, 6), COMPLAINT: (6, 6), WITHDRAW: (6, 5), CLOSING: (7, 4), HANDOVER: (8, 4)}  # (steps, distinct tools) each request takes at least
 
-
-
-def _built(name: str, plan, rows, seed: int = 1):
-    world = World(plan, rows, random.Random(seed))
-    return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
 
 
 def _own_writes(w: World) -> set[str]:
@@ -67,7 +70,7 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_the_persons_
     counted, steps = Counter(), Counter()
     for plan, rows in builtin_worlds(1, 2):
         for name in STANDING_INTENTS:
-            world, built = _built(name, plan, rows)
+            world, built = world_and_plan(name, plan, rows)
             if built is None:
                 continue
             counted[name] += 1
@@ -98,7 +101,7 @@ def test_every_case_of_the_person_that_can_still_change_is_moved_and_no_other():
                 c["id"] for c in world.party_cases(party)
                 if c["status"] in world.fl.editable and c[sfk] != site["id"]) and len(moving) >= 2
             checked += 1
-        world, built = _built(MOVE, plan, rows, 0)
+        world, built = world_and_plan(MOVE, plan, rows, 0)
         if built is None:
             continue
         moved = [a for t, a in built.calls if t == world.n.action("case", "transfer")]
@@ -115,7 +118,7 @@ def test_every_case_of_the_person_that_can_still_change_is_moved_and_no_other():
 def test_the_case_returned_was_delivered_in_the_window_and_holds_the_item_reviewed():
     checked = 0
     for plan, rows in builtin_worlds(1, 2):
-        world, built = _built(RETURN, plan, rows, 0)
+        world, built = world_and_plan(RETURN, plan, rows, 0)
         if built is None:
             continue
         back = next(a for a in world.fl.actions if a.verb == "return")
@@ -139,7 +142,7 @@ def test_the_cases_cancelled_are_every_case_of_the_site_that_holds_the_item_and_
     on it and its person told (where the business sends messages)."""
     checked = 0
     for plan, rows in builtin_worlds(2):
-        world, built = _built(WITHDRAW, plan, rows, 0)
+        world, built = world_and_plan(WITHDRAW, plan, rows, 0)
         if built is None:
             continue
         sfk, cancel = world.fk("site"), world.fl.cancel
@@ -167,7 +170,7 @@ def test_a_closing_site_moves_exactly_its_cases_that_can_still_change():
     others, moved to the other site named, each noted and its person told (where the business sends messages)."""
     checked = 0
     for plan, rows in builtin_worlds(1, 2):
-        world, built = _built(CLOSING, plan, rows, 0)
+        world, built = world_and_plan(CLOSING, plan, rows, 0)
         if built is None:
             continue
         sfk = world.fk("site")
@@ -190,7 +193,7 @@ def _open_load(world: World, staff_id: int) -> int:
 def test_a_leavers_open_cases_go_to_the_strictly_least_busy_colleague_at_their_site():
     checked = 0
     for plan, rows in builtin_worlds(1, 2):
-        world, built = _built(HANDOVER, plan, rows, 0)
+        world, built = world_and_plan(HANDOVER, plan, rows, 0)
         if built is None:
             continue
         sfk = world.fk("site")
@@ -224,7 +227,7 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
     for plan, rows in builtin_worlds(2, 2):
         for name in STANDING_INTENTS:
             for seed in range(3):
-                world, built = _built(name, plan, rows, seed)
+                world, built = world_and_plan(name, plan, rows, seed)
                 if built is None or (built.say.party and len(set(built.say.party.name.split())) == 1):
                     continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
                 read = read_aloud(plan, built, VOICES[name], seed, _hidden(world, built))

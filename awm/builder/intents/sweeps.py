@@ -1,0 +1,140 @@
+"""A member of staff's sweep over one site's cases, as they ask for it in one message: "confirm every order at the Omaha
+branch that is still pending and already paid in full; leave the ones that still owe money", "email everyone with an
+open order at the Omaha branch that still owes money, subject 'Payment reminder', and tell me how much is outstanding
+on those altogether". The agent finds the site, lists its cases, reads what was captured on each one the sweep could
+concern and acts on exactly those the condition picks: which ones is read off the payments, never stated.
+
+Each is planned only where the condition splits the site's cases (some are picked, some are not), each picked case
+is of a distinct active person (one message each), and no case sits within a cent-sized margin of the condition (a
+balance of 0.40 is neither plainly owing nor plainly paid)."""
+
+from __future__ import annotations
+
+from awm.builder.intents.base import STAFF_ONLY, Plan, World, intent, or_words, status_words, verb_phrase
+from awm.builder.intents.steps import act, balance_due, notify, status_goal
+from awm.builder.phrasing import Say, money, quote
+
+SWEEP_INTENTS = ("advance_paid_at_site", "remind_owing_at_site")
+MAX_READ = 5  # cases of one site whose payments the agent reads one by one
+ADJECTIVES = {"draft": "draft", "held": "held"}  # a status before its label ("the draft applications")
+OWING = 1.0  # a balance of at least this much is owed; of none (or less than none), the case is paid in full
+
+
+def _settled(w: World, case: dict) -> bool | None:
+    """True where what was captured on the case covers its total, False where it owes `OWING` or more, None in
+    between (neither plainly)."""
+    due = balance_due(w, case)
+    return True if due <= 0 else False if due >= OWING else None
+
+
+def _sweep(w: World, cases: list[dict], picked: list[dict]) -> bool:
+    """Whether a sweep over `cases` picking `picked` is one answer: a few cases, each plainly paid or owing, one to
+    three picked and at least one left, the picked ones of distinct active people."""
+    people = [w.party_of(c) for c in picked]
+    return (2 <= len(cases) <= MAX_READ and 1 <= len(picked) < len(cases)
+            and all(_settled(w, c) is not None for c in cases) and len(picked) <= 3
+            and len({p["id"] for p in people}) == len(people) and all(p["status"] == "active" for p in people))
+
+
+def _reads(w: World, site: dict, cases: list[dict], status: str | None = None) -> list[tuple[str, dict]]:
+    """The site found, its cases listed (of one status where the sweep names one) and the payments of each read."""
+    listed = {w.fk("site"): site["id"], **({"status": status} if status else {}), "limit": 100}
+    return [w.find_site(site), (w.n.list("case"), listed),
+            *((w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases)]
+
+
+# --- a site's cases that are paid in full moved one step forward ---------------------------------------------------
+
+
+def advance_options(w: World) -> list[tuple[dict, list[dict], list[dict]]]:
+    """(site, its cases at the first step of the lifecycle, those of them paid in full) wherever the sweep is one
+    answer (`_sweep`) and every case it reads has a total to pay."""
+    first = w.fl.action(w.fl.forward[0])
+    options = []
+    for site in w.rows["site"]:
+        cases = sorted((c for c in w.rows["case"] if c[w.fk("site")] == site["id"] and c["status"] in first.sources),
+                       key=lambda c: c["id"])
+        paid = [c for c in cases if _settled(w, c)]
+        if all(c["total_amount"] >= OWING for c in cases) and _sweep(w, cases, paid):
+            options.append((site, cases, paid))
+    return options
+
+
+@intent("aggregate", needs=("payment",))
+def advance_paid_at_site(w: World) -> Plan | None:
+    """Every case of a site at the first step of its lifecycle (a pending order, a requested appointment) that is paid
+    in full moved on one step (confirmed, scheduled): the agent lists the site's cases at that step, reads what was
+    captured on each and acts on those whose payments cover their total."""
+    first = w.fl.action(w.fl.forward[0])
+    if first.needs_staff or first.needs_time or first.requires_verified_documents or len(first.sources) != 1:
+        return None
+    option = w.pick(advance_options(w))
+    if option is None:
+        return None
+    site, cases, paid = option
+    source = first.sources[0]
+    calls = [*_reads(w, site, cases, source), *(act(w, c, first.verb) for c in paid)]
+    goals = [status_goal(w, c, first.target) for c in paid]
+    each = "[every|each] {CASE} at {site} that is still {source} and [already |]paid in full"
+    say = Say("do", (
+        verb_phrase(first.verb, each) + " (what was captured on it covers its total); leave [those|the ones] that "
+        "still owe money [as they are|alone]",
+        "[go through|work through] the {sources} {CASE/pl} at {site} || " + verb_phrase(
+            first.verb, "each one whose captured {PAYMENT/pl} cover its total") + ", and leave any that still [owes "
+        "money|has a balance] [untouched|as it is]",
+        "{site} [has|is holding] {CASE/pl} that are {are} || " + verb_phrase(
+            first.verb, "[those|the ones] already paid in full") + "; the rest wait until they are paid",
+        "[check|look at] what has been paid on [the|each of the] {sources} {CASE/pl} at {site}, and " + verb_phrase(
+            first.verb, "every one [that is fully paid|with nothing left to pay]") + "; [don't touch|leave alone] "
+        "[any|those] with money still owing",
+    ), {"site": site["name"], "source": or_words((source,)), "are": status_words(source, plural=True),
+        "sources": ADJECTIVES.get(source, status_words(source))}, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={*(("case", c["id"]) for c in cases)})
+    return plan.derive(w.n.action("case", first.verb), w.fk("case"))
+
+
+# --- a site's customers who still owe on an open case reminded, and the total outstanding told ---------------------
+
+REMINDERS = ("Payment reminder", "Reminder: balance outstanding", "A balance is due")
+
+
+def remind_options(w: World) -> list[tuple[dict, list[dict], list[dict]]]:
+    """(site, its open cases, those of them owing `OWING` or more) wherever the sweep is one answer (`_sweep`)."""
+    options = []
+    for site in w.rows["site"]:
+        cases = sorted((c for c in w.rows["case"] if c[w.fk("site")] == site["id"] and c["status"] in w.fl.open),
+                       key=lambda c: c["id"])
+        owing = [c for c in cases if _settled(w, c) is False]
+        if _sweep(w, cases, owing):
+            options.append((site, cases, owing))
+    return options
+
+
+@intent("aggregate", needs=("payment", "notification"))
+def remind_owing_at_site(w: World) -> Plan | None:
+    """The person of every open case at a site that still owes money emailed a reminder with the subject the
+    request gives, and the total still owed on those cases answered: the agent lists the site's cases, reads what
+    was captured on each open one and writes to those whose payments fall short."""
+    option = w.pick(remind_options(w))
+    if option is None:
+        return None
+    site, cases, owing = option
+    subject = w.pick(list(REMINDERS))
+    calls = _reads(w, site, cases)
+    goals = []
+    for case in owing:
+        call, goal = notify(w, w.party_of(case), "email", subject, "Our records show a balance still to pay.")
+        calls.append(call)
+        goals.append(goal)
+    total = round(sum(balance_due(w, c) for c in owing), 2)
+    say = Say("do", (
+        "email [everyone|every {PARTY}] with {a CASE} at {site} that is {open} and still owes money, subject "
+        "{subject}, and tell me how much is outstanding on those {CASE/pl} altogether",
+        "[chase|follow up] the {open} {CASE/pl} at {site} that are not fully paid || send the {PARTY} of each one "
+        "an email titled {subject}, then give me the total still owed on them",
+        "[find|look up] [every|each] {CASE} at {site} that is {open} with money still owing, email its {PARTY} "
+        "with the subject {subject}, and [let me know|tell me] the sum [left to pay|outstanding] across them",
+    ), {"site": site["name"], "open": or_words(w.fl.open), "subject": quote(subject)}, voices=STAFF_ONLY)
+    plan = Plan(calls, [*goals, w.money_answer(total)], say, answer=f"{money(total)} is outstanding on them.",
+                targets={*(("case", c["id"]) for c in cases), *(("party", w.party_of(c)["id"]) for c in owing)})
+    return plan.derive(w.n.create("notification"), w.fk("party"))

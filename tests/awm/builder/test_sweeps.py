@@ -1,0 +1,149 @@
+"""A member of staff's sweep over one site's cases (awm/builder/intents/sweeps.py): every case at the first step of
+its lifecycle that is paid in full moved on a step; everyone with an open case there that still owes money emailed,
+and the total still owed told. Each is planned in many worlds, picks exactly the cases its condition picks (read off
+the payments, never stated), reads as one message, is proven by the verification stage, and an agent that ignores
+the payments (every case moved on, everyone emailed, the totals summed without what was paid) scores zero."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from awm.builder.intents import INTENTS, World
+from awm.builder.intents.steps import balance_due
+from awm.builder.intents.sweeps import OWING, SWEEP_INTENTS, advance_options, remind_options
+from awm.builder.taskgen import generate_tasks
+from awm.store import ArtifactStore
+from tests.awm.builder.families import (
+    builtin_worlds,
+    judged,
+    planned,
+    proven_in,
+    read_aloud,
+    world_and_plan,
+    wrong_runs,
+)
+from tests.awm.builder.test_intents import assert_every_proof_passed
+from tests.awm.builder.worlds import worlds_planning
+from tests.lanes import sample_in_fast_lane, sample_or_whole
+
+ADVANCE, REMIND = SWEEP_INTENTS
+PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
+
+
+def test_the_sweeps_are_planned_in_many_worlds_and_read_every_case_they_could_concern():
+    counted, steps = Counter(), Counter()
+    for plan, rows in builtin_worlds(1, 2):
+        for name in SWEEP_INTENTS:
+            world, built = world_and_plan(name, plan, rows)
+            if built is None:
+                continue
+            counted[name] += 1
+            steps[name] += len(built.calls)
+            reads = [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
+            assert len(reads) >= 2 and built.say.voices == ("staff",) and built.derived, name
+    assert counted[ADVANCE] >= 60 and counted[REMIND] >= 30, counted
+    assert steps[ADVANCE] / counted[ADVANCE] >= 5.5 and steps[REMIND] / counted[REMIND] >= 6.5, (steps, counted)
+
+
+def test_the_cases_picked_are_exactly_those_the_payments_pick():
+    """Advanced: the site's cases at the first step whose captured payments cover their total; reminded: the people
+    of the site's open cases owing `OWING` or more. Some cases are left each time, none sits in between, and each
+    person picked is picked once."""
+    checked = Counter()
+    for plan, rows in builtin_worlds(1):
+        world = World(plan, rows, random.Random(0))
+        if not INTENTS[ADVANCE].fits(world):
+            continue
+        sfk, first = world.fk("site"), world.fl.action(world.fl.forward[0])
+        for site, cases, paid in advance_options(world):
+            assert cases == sorted((c for c in rows["case"] if c[sfk] == site["id"] and c["status"] in first.sources),
+                                   key=lambda c: c["id"])
+            assert paid == [c for c in cases if balance_due(world, c) <= 0] and 0 < len(paid) < len(cases)
+            assert all(balance_due(world, c) >= OWING for c in cases if c not in paid)
+            checked[ADVANCE] += 1
+        if not INTENTS[REMIND].fits(world):
+            continue
+        for site, cases, owing in remind_options(world):
+            assert all(c["status"] in world.fl.open and c[sfk] == site["id"] for c in cases)
+            assert owing == [c for c in cases if balance_due(world, c) >= OWING] and 0 < len(owing) < len(cases)
+            assert len({c[world.fk("party")] for c in owing}) == len(owing)
+            checked[REMIND] += 1
+    assert checked[ADVANCE] >= 60 and checked[REMIND] >= 30, checked
+
+
+def test_each_sweep_reads_as_one_staff_message():
+    seen = Counter()
+    for plan, rows in builtin_worlds(2, 2):
+        for name in SWEEP_INTENTS:
+            for seed in range(3):
+                world, built = world_and_plan(name, plan, rows, seed)
+                if built is None:
+                    continue
+                codes = [world.by_id("case", c)["code"] for t, a in built.calls for k, c in a.items()
+                         if k == world.fk("case") and not t.startswith(("get_", "list_", "search_"))]
+                seen[name] += read_aloud(plan, built, ("staff",), seed, codes)
+    assert seen[ADVANCE] >= 24 and seen[REMIND] >= 12, seen
+
+
+@pytest.mark.parametrize("lane", sample_or_whole((2, 1), (1, 2)))
+def test_task_sets_draw_the_sweeps(lane):
+    step, slots = lane
+    drawn = Counter()
+    for plan, rows in builtin_worlds(step, slots):
+        for task in generate_tasks(plan, rows).tasks:
+            for name in set(task.template.split("+")) & set(SWEEP_INTENTS):
+                drawn[name] += 1
+    assert (all(drawn[name] >= 3 for name in SWEEP_INTENTS) if slots > 1 else sum(drawn.values()) >= 1), drawn
+
+
+@cache
+def sweep_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
+    return worlds_planning(SWEEP_INTENTS, lambda *world: planned(*world) is not None, per_intent)
+
+
+@pytest.fixture(scope="module")
+def proven(tmp_path_factory, request):
+    store = ArtifactStore(tmp_path_factory.mktemp("sweeps"))
+    return store, proven_in(store, SWEEP_INTENTS, sweep_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+
+
+def test_every_sweep_passes_every_proof(proven):
+    _, runs = proven
+    proved = Counter(name for _, named, _, _ in runs for name, _ in named)
+    assert all(proved[name] >= 1 for name in SWEEP_INTENTS), proved
+    assert_every_proof_passed(runs)
+
+
+def test_an_agent_that_ignores_the_payments_scores_zero(proven):
+    """Every case at the first step moved on, paid or not; everyone with an open case at the site emailed, and the
+    cases' totals summed without what was paid (where something was): each incomplete, while the reference is
+    complete."""
+    checked = Counter()
+    for store, env_id, plan, world, built, task in wrong_runs(proven, ADVANCE):
+        first = world.fl.action(world.fl.forward[0])
+        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
+        every = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in first.sources]
+        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+        wrong = reads + [(world.n.action("case", first.verb), {world.fk("case"): c["id"]}) for c in every]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[ADVANCE] += 1
+    for store, env_id, plan, world, built, task in wrong_runs(proven, REMIND):
+        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
+        cases = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in world.fl.open]
+        message = next(a for t, a in built.calls if t == world.n.create("notification"))
+        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+        everyone = reads + [(world.n.create("notification"), {**message, world.fk("party"): pid})
+                            for pid in sorted({c[world.fk("party")] for c in cases})]
+        bad, good = judged(store, env_id, plan, task, everyone, task.reference_answer)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        summed = round(sum(c["total_amount"] for c in cases if balance_due(world, c) >= OWING), 2)
+        if f"{summed:.2f}" not in task.reference_answer:  # where nothing was paid on them, the same sum
+            bad, _ = judged(store, env_id, plan, task, built.calls, f"{summed:.2f} is outstanding on them.")
+            assert not bad["complete"], bad
+        checked[REMIND] += 1
+    assert checked[ADVANCE] >= 1 and checked[REMIND] >= 1, checked
