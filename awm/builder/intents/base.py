@@ -201,19 +201,29 @@ def confirm_by_message(world: World, plan: Plan) -> None:
         plan.goals.append(goal)
     plan.say.slots["confirm_subject"] = f"'{subject}'"
     plan.say.slots.update(named)
-    tail = (", [then|and then|and finally|and when that's done,] [send {them} {a confirm_via} "
-            "[confirmation|{NOTIFICATION}] with the subject {confirm_subject}|confirm it to {them} by "
-            "{confirm_channel} with the subject {confirm_subject}|notify {them} by {confirm_channel}, subject "
-            "{confirm_subject}|[send|drop] {them} {a confirm_channel} titled {confirm_subject}]")
+    confirm = "confirm it to {them} by {confirm_channel} with the subject {confirm_subject}"
+    sent = "[send|drop] {them} {a confirm_channel} titled {confirm_subject}"
+    ways = ("send {them} {a confirm_via} [confirmation|{NOTIFICATION}] with the subject {confirm_subject}", confirm,
+            "notify {them} by {confirm_channel}, subject {confirm_subject}", sent)
+    lead = ", [then|and then|and finally|and when that's done,] "
     if conditional:
         # after a semicolon, so it follows every way the request turns, not the last one alone; about "the change"
         # where one way changes nothing (beside "otherwise tell me its status and change nothing", an "and if you
         # change anything" reads as a contradiction), and plainly where every way changes something
-        tail = ("; " + ("[then|after that|once that's done], " if plan.changes_either_way else
-                        "if you [do make|make] [the|a] change, ")
-                + "[confirm it to {them} by {confirm_channel} with the subject {confirm_subject}|[send|drop] {them} "
-                  "{a confirm_channel} titled {confirm_subject}]")
-    plan.say.clauses = tuple(c + tail for c in plan.say.clauses)
+        ways = (confirm, sent)
+        lead = "; " + ("[then|after that|once that's done], " if plan.changes_either_way else
+                       "if you [do make|make] [the|a] change, ")
+
+    def tail(clause: str) -> str:
+        # after a request that confirms the case itself ("... then confirm it"), "confirm it to them by email" would
+        # read as that step again: the message is asked for as a message
+        said = [w for w in ways if w != confirm] if _CONFIRMS.search(clause) else list(ways)
+        return lead + (said[0] if len(said) == 1 else "[" + "|".join(said) + "]")
+
+    plan.say.clauses = tuple(c + tail(c) for c in plan.say.clauses)
+
+
+_CONFIRMS = re.compile(r"\bconfirm\b")
 
 
 def verify_identity(world: World, plan: Plan) -> None:

@@ -21,11 +21,14 @@ from awm.builder.intents.base import (
 )
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
+    METHODS,
     NOTES,
     act,
     add_note,
+    balance_due,
     cancel_notes,
     captured,
+    either_way,
     get_case,
     method_words,
     paid_at_once,
@@ -730,6 +733,87 @@ def _assignable(w: World) -> tuple[str, ...]:
     closed = {x for x in w.fl.statuses if x not in w.fl.editable
               and x not in ("assigned", "in_progress", "under_review", "confirmed")}
     return tuple(x for x in w.fl.statuses if x not in closed)
+
+
+# --- a case at its first step paid off if it still owes, then moved on -------------------------------------------
+
+
+def settle_then_advance_options(w: World) -> list[dict]:
+    """Cases of an active person at the first step of the lifecycle that are either paid in full (nothing captured
+    short of the total) or still owe 1.00 or more."""
+    first = w.fl.action(w.fl.forward[0])
+    return [c for c in w.rows["case"] if c["status"] in first.sources and w.party_of(c)["status"] == "active"
+            and c["total_amount"] >= 1 and (balance_due(w, c) <= 0 or balance_due(w, c) >= 1)]
+
+
+@intent("conditional", flavours=("fulfillment", "service", "reservation", "appointment"))
+def settle_then_advance(w: World) -> Plan | None:
+    """A person wants a case at its first step (a pending order, a requested appointment) to go ahead: the agent
+    reads what was paid on it, pays whatever is still owed by the method the person names (nothing where it is paid
+    in full) and then moves it on a step (confirmed, scheduled). In a member of staff's voice: moving a case on is
+    the business's step, not the customer's."""
+    first = w.fl.action(w.fl.forward[0])
+    if first.needs_staff or first.needs_time or first.requires_verified_documents:
+        return None
+    case = w.pick(either_way(w, settle_then_advance_options(w), lambda c: balance_due(w, c) <= 0))
+    if case is None:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    method = w.pick(list(METHODS))
+    calls = [*lookup, get_case(w, case), (w.n.list("payment"), {w.fk("case"): case["id"]})]
+    goals = []
+    if balance_due(w, case) > 0:
+        pay_call, pay_goal = record_payment(w, case, balance_due(w, case), method)
+        calls.append(pay_call)
+        goals.append(pay_goal)
+    calls.append(act(w, case, first.verb))
+    goals.append(status_goal(w, case, first.target))
+    say = Say("do", (
+        "{they} would like {case} [under way|to go ahead] || if anything is still owed on it, record {a method} {PAYMENT} "
+        "for that; then "
+        + verb_phrase(first.verb, "it"),
+        "[check|look at] what is left to pay on {case} || if there is a balance, record {a method} {PAYMENT} for it, and "
+        "either way "
+        + verb_phrase(first.verb, "it") + " [afterwards|after that]",
+        "settle whatever is still owed on {case} by {method}, if anything is, and then " + verb_phrase(first.verb, "it"),
+    ), {"case": case_np, "method": method_words(method)}, party=ref, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])}, changes_either_way=True)
+    return plan.derive(w.n.create("payment"), "amount")
+
+
+@intent("conditional")
+def assign_to_less_busy_of_two(w: World) -> Plan | None:
+    """A case with no staff given to whichever of two named active colleagues at its site holds fewer open cases:
+    the agent reads the case, finds both and lists each one's cases, and assigns the one with strictly fewer open."""
+    cases = [c for c in w.rows["case"] if c["status"] in _assignable(w) and c["status"] in w.fl.open
+             and c[w.fk("staff")] is None]
+    options = []
+    for case in cases:
+        staff = [s for s in w.rows["staff"] if s["active"] and s[w.fk("site")] == case[w.fk("site")]]
+        options += [(case, a, b) for a in staff for b in staff if a["id"] < b["id"] and w.person(a) != w.person(b)
+                    and len(w.open_cases(a["id"])) != len(w.open_cases(b["id"]))]
+    option = w.pick(options)
+    if option is None:
+        return None
+    case, a, b = option
+    if w.chance(0.5):
+        a, b = b, a  # which one the request names first says nothing of which has fewer
+    member = min((a, b), key=lambda s: len(w.open_cases(s["id"])))
+    calls = [(w.n.list("case"), {"code": case["code"]}), w.find_staff(a), w.find_staff(b),
+             (w.n.list("case"), {w.fk("staff"): a["id"]}), (w.n.list("case"), {w.fk("staff"): b["id"]}),
+             (w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]})]
+    goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("staff"): member["id"]})
+    say = Say("do", (
+        "give {CASE} {code} to whichever of {a} and {b} has fewer {CASE/pl} that are {open} right now",
+        "{CASE} {code} needs [an owner|someone on it] || [assign|hand] it to {a} or {b}, whichever [is carrying|has] "
+        "fewer {open} {CASE/pl} at the moment",
+        "[compare|check] how many {CASE/pl} {a} and {b} each have that are {open}, and assign {CASE} {code} to the "
+        "one with fewer",
+        "[put|assign] {CASE} {code} [with|to] the less busy of {a} and {b}, counting their {CASE/pl} that are {open}",
+    ), {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}, voices=STAFF_ONLY)
+    return Plan(calls, [goal], say, targets={("case", case["id"])})
 
 
 @intent("conditional")

@@ -175,3 +175,11 @@ def paid_at_once(w: World, plan: Plan, lines: list[tuple[dict, int]]) -> Plan:
     plan.say.clauses = tuple(c + ", [then|and] pay [the {CASE}'s total|what the new {CASE} comes to] by {method}"
                              for c in plan.say.clauses)
     return plan.derive(w.n.create("payment"), "amount")
+
+
+def either_way(w: World, options: list[dict], rare) -> list[dict]:
+    """The options of one way or the other, each way as often where the world has both (the way fewer cases take is
+    not then the rare answer, and neither is the one to guess)."""
+    one = [c for c in options if rare(c)]
+    other = [c for c in options if not rare(c)]
+    return one if one and (not other or w.chance(0.5)) else other

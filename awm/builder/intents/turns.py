@@ -27,6 +27,7 @@ from awm.builder.intents.steps import (
     captured,
     copy_case,
     copyable,
+    either_way,
     get_case,
     holds,
     method_words,
@@ -50,14 +51,6 @@ def _by_code(w: World, case: dict, ref) -> tuple[T, list[tuple[str, dict]]]:
     return T(f"{{their}} {{CASE}} {case['code']}"), [w.find_party(ref), (w.n.list("case"), {"code": case["code"]})]
 
 
-def _either_way(w: World, options: list[dict], rare) -> list[dict]:
-    """The options of one way or the other, each way as often where the world has both (the way fewer cases take is
-    not then the rare answer, and neither is the one to guess)."""
-    one = [c for c in options if rare(c)]
-    other = [c for c in options if not rare(c)]
-    return one if one and (not other or w.chance(0.5)) else other
-
-
 # --- a case placed again if it was cancelled, else paid off ------------------------------------------------------
 
 
@@ -76,7 +69,7 @@ def replace_or_settle_case(w: World) -> Plan | None:
     """A customer is not sure what became of a case: if it was cancelled, the agent opens a new case at the same site
     with the same items and quantities and pays its total; if it is still open, it pays what the case still owes.
     Either way by the method the person names."""
-    case = w.pick(_either_way(w, replace_or_settle_options(w), lambda c: c["status"] == w.fl.cancel.target))
+    case = w.pick(either_way(w, replace_or_settle_options(w), lambda c: c["status"] == w.fl.cancel.target))
     if case is None:
         return None
     party = w.party_of(case)
@@ -129,7 +122,7 @@ def cancel_or_return_and_refund(w: World) -> Plan | None:
     """A customer no longer wants a case: the agent reads it, cancels it if it can still be cancelled or records its
     return if it was delivered, and refunds every payment captured on it."""
     cancel, back = w.fl.cancel, w.fl.action("return")
-    case = w.pick(_either_way(w, cancel_or_return_options(w), lambda c: c["status"] in back.sources))
+    case = w.pick(either_way(w, cancel_or_return_options(w), lambda c: c["status"] in back.sources))
     if case is None:
         return None
     party = w.party_of(case)
@@ -316,7 +309,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
     site; either way they pay what that case then owes. The agent finds the person, reads their newest case and
     the item, and takes the way the case's status allows."""
     editable = w.fl.editable
-    option = w.pick(_either_way(w, add_or_new_options(w), lambda o: o[0]["status"] not in editable))
+    option = w.pick(either_way(w, add_or_new_options(w), lambda o: o[0]["status"] not in editable))
     if option is None:
         return None
     case, item = option

@@ -5,6 +5,7 @@ they allow, each request read aloud in each voice, and the verdicts on a wrong t
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 from functools import cache
 
@@ -20,8 +21,10 @@ from awm.quality.realism import RealismText, voice_of, voice_violation
 from awm.quality.tasks import task_findings, unstated_values
 from awm.runtime.environment import Environment
 from awm.store import ArtifactStore
-from tests.awm.builder.test_intents import prove
+from tests.awm.builder.test_intents import assert_every_proof_passed, prove
+from tests.awm.builder.worlds import worlds_planning
 from tests.conftest import build_environment
+from tests.lanes import sample_in_fast_lane
 
 
 @cache
@@ -52,6 +55,29 @@ def world_and_plan(name: str, plan, rows, seed: int = 1):
     finds no targets)."""
     world = World(plan, rows, random.Random(seed))
     return world, (INTENTS[name].build(world) if INTENTS[name].fits(world) else None)
+
+
+@cache
+def family_worlds(names: tuple[str, ...], per_intent: int) -> tuple[tuple[str, int], ...]:
+    """The worlds a family's requests are proven in: for each request, the first built-in worlds that plan it, one
+    per lifecycle, up to `per_intent` (tests/awm/builder/worlds.worlds_planning)."""
+    return worlds_planning(names, lambda *world: planned(*world) is not None, per_intent)
+
+
+def prove_family(tmp_path_factory, config, names: tuple[str, ...], label: str, per_intent: int = 2):
+    """(store, runs) of a family's requests proven in `per_intent` worlds each (one in the fast lane): the module
+    fixture of each family's tests (`proven_in`)."""
+    store = ArtifactStore(tmp_path_factory.mktemp(label))
+    return store, proven_in(store, names, family_worlds(tuple(names), sample_in_fast_lane(config, 1, per_intent)))
+
+
+def assert_proven_in_each_voice(runs, voices: dict[str, tuple[str, ...]]) -> None:
+    """Every request of the family proven at least once in each voice it allows, and every proof passed."""
+    who = {"staff": "staff", "self": "party"}
+    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
+                     for (name, _), t in zip(named, tasks, strict=True))
+    assert all(proved[name, who[v]] >= 1 for name, allowed in voices.items() for v in allowed), proved
+    assert_every_proof_passed(runs)
 
 
 def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tuple]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import timedelta
-from functools import cache
 
 import pytest
 
@@ -19,19 +18,16 @@ from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.partial import PARTIAL_INTENTS, late_review_options, moved_locked_options, under_way
 from awm.builder.taskgen import generate_tasks
-from awm.store import ArtifactStore
 from tests.awm.builder.families import (
+    assert_proven_in_each_voice,
     builtin_worlds,
     judged,
-    planned,
-    proven_in,
+    prove_family,
     read_aloud,
     world_and_plan,
     wrong_runs,
 )
-from tests.awm.builder.test_intents import assert_every_proof_passed
-from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_in_fast_lane, sample_or_whole
+from tests.lanes import sample_or_whole
 
 MOVE, COMPLAINT, REVIEW, CANCEL_TWO, MOVE_TWO = PARTIAL_INTENTS
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
@@ -137,23 +133,13 @@ def test_task_sets_draw_the_requests(lane):
     assert sum(drawn.values()) >= (10 if slots > 1 else 1), drawn
 
 
-@cache
-def partial_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
-    return worlds_planning(PARTIAL_INTENTS, lambda *world: planned(*world) is not None, per_intent)
-
-
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    store = ArtifactStore(tmp_path_factory.mktemp("partial"))
-    return store, proven_in(store, PARTIAL_INTENTS, partial_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+    return prove_family(tmp_path_factory, request.config, PARTIAL_INTENTS, "partial", PER_INTENT)
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
-    _, runs = proven
-    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
-                     for (name, _), t in zip(named, tasks, strict=True))
-    assert all(proved[name, who] >= 1 for name in PARTIAL_INTENTS for who in ("staff", "party")), proved
-    assert_every_proof_passed(runs)
+    assert_proven_in_each_voice(proven[1], {name: ("staff", "self") for name in PARTIAL_INTENTS})
 
 
 def test_refusing_everything_or_claiming_all_done_scores_zero(proven):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
 
 import pytest
 
@@ -29,19 +28,16 @@ from awm.builder.intents.standing import (
     withdraw_options,
 )
 from awm.builder.taskgen import generate_tasks
-from awm.store import ArtifactStore
 from tests.awm.builder.families import (
+    assert_proven_in_each_voice,
     builtin_worlds,
     judged,
-    planned,
-    proven_in,
+    prove_family,
     read_aloud,
     world_and_plan,
     wrong_runs,
 )
-from tests.awm.builder.test_intents import assert_every_proof_passed
-from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_in_fast_lane, sample_or_whole
+from tests.lanes import sample_or_whole
 
 MOVE, RETURN, COMPLAINT, WITHDRAW, CLOSING, HANDOVER = STANDING_INTENTS
 VOICES = {MOVE: ("staff", "self"), RETURN: ("staff", "self"), COMPLAINT: ("staff", "self"), WITHDRAW: ("staff",),
@@ -250,25 +246,13 @@ def test_task_sets_draw_the_requests(lane):
         sum(drawn.values()) >= 2, drawn
 
 
-@cache
-def standing_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
-    return worlds_planning(STANDING_INTENTS, lambda *world: planned(*world) is not None, per_intent)
-
-
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    store = ArtifactStore(tmp_path_factory.mktemp("standing"))
-    return store, proven_in(store, STANDING_INTENTS,
-                            standing_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+    return prove_family(tmp_path_factory, request.config, STANDING_INTENTS, "standing", PER_INTENT)
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
-    _, runs = proven
-    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
-                     for (name, _), t in zip(named, tasks, strict=True))
-    who = {"staff": "staff", "self": "party"}
-    assert all(proved[name, who[v]] >= 1 for name in STANDING_INTENTS for v in VOICES[name]), proved
-    assert_every_proof_passed(runs)
+    assert_proven_in_each_voice(proven[1], VOICES)
 
 
 def test_an_agent_that_moves_only_the_newest_case_scores_zero(proven):

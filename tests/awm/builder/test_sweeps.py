@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
 
 import pytest
 
@@ -16,19 +15,16 @@ from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due
 from awm.builder.intents.sweeps import OWING, SWEEP_INTENTS, advance_options, remind_options
 from awm.builder.taskgen import generate_tasks
-from awm.store import ArtifactStore
 from tests.awm.builder.families import (
+    assert_proven_in_each_voice,
     builtin_worlds,
     judged,
-    planned,
-    proven_in,
+    prove_family,
     read_aloud,
     world_and_plan,
     wrong_runs,
 )
-from tests.awm.builder.test_intents import assert_every_proof_passed
-from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_in_fast_lane, sample_or_whole
+from tests.lanes import sample_or_whole
 
 ADVANCE, REMIND = SWEEP_INTENTS
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
@@ -100,22 +96,13 @@ def test_task_sets_draw_the_sweeps(lane):
     assert (all(drawn[name] >= 3 for name in SWEEP_INTENTS) if slots > 1 else sum(drawn.values()) >= 1), drawn
 
 
-@cache
-def sweep_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
-    return worlds_planning(SWEEP_INTENTS, lambda *world: planned(*world) is not None, per_intent)
-
-
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    store = ArtifactStore(tmp_path_factory.mktemp("sweeps"))
-    return store, proven_in(store, SWEEP_INTENTS, sweep_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+    return prove_family(tmp_path_factory, request.config, SWEEP_INTENTS, "sweeps", PER_INTENT)
 
 
 def test_every_sweep_passes_every_proof(proven):
-    _, runs = proven
-    proved = Counter(name for _, named, _, _ in runs for name, _ in named)
-    assert all(proved[name] >= 1 for name in SWEEP_INTENTS), proved
-    assert_every_proof_passed(runs)
+    assert_proven_in_each_voice(proven[1], {name: ("staff",) for name in SWEEP_INTENTS})
 
 
 def test_an_agent_that_ignores_the_payments_scores_zero(proven):

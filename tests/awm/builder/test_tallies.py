@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
 
 import pytest
 
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due
 from awm.builder.intents.tallies import TALLY_INTENTS, busiest_site, largest_balance_options
-from awm.store import ArtifactStore
-from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
-from tests.awm.builder.test_intents import assert_every_proof_passed
-from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_in_fast_lane
+from tests.awm.builder.families import (
+    assert_proven_in_each_voice,
+    builtin_worlds,
+    judged,
+    prove_family,
+    read_aloud,
+    wrong_runs,
+)
 
 SITE, BALANCE = TALLY_INTENTS
 VOICES = {SITE: ("staff",), BALANCE: ("staff", "self")}
@@ -79,24 +81,13 @@ def test_each_question_reads_as_one_persons_message_in_each_voice():
     assert seen[SITE] >= 30 and seen[BALANCE] >= 30, seen
 
 
-@cache
-def tally_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
-    return worlds_planning(TALLY_INTENTS, lambda *world: planned(*world) is not None, per_intent)
-
-
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    store = ArtifactStore(tmp_path_factory.mktemp("tallies"))
-    return store, proven_in(store, TALLY_INTENTS, tally_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+    return prove_family(tmp_path_factory, request.config, TALLY_INTENTS, "tallies", PER_INTENT)
 
 
 def test_every_question_passes_every_proof_in_each_voice(proven):
-    _, runs = proven
-    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
-                     for (name, _), t in zip(named, tasks, strict=True))
-    who = {"staff": "staff", "self": "party"}
-    assert all(proved[name, who[v]] >= 1 for name in TALLY_INTENTS for v in VOICES[name]), proved
-    assert_every_proof_passed(runs)
+    assert_proven_in_each_voice(proven[1], VOICES)
 
 
 def test_the_answers_of_wrong_policies_score_zero(proven):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
 
 import pytest
 
@@ -25,11 +24,15 @@ from awm.builder.intents.turns import (
 from awm.builder.phrasing import money
 from awm.builder.taskgen import generate_tasks
 from awm.builder.toolgen import dialect_for
-from awm.store import ArtifactStore
-from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
-from tests.awm.builder.test_intents import assert_every_proof_passed
-from tests.awm.builder.worlds import worlds_planning
-from tests.lanes import sample_in_fast_lane, sample_or_whole
+from tests.awm.builder.families import (
+    assert_proven_in_each_voice,
+    builtin_worlds,
+    judged,
+    prove_family,
+    read_aloud,
+    wrong_runs,
+)
+from tests.lanes import sample_or_whole
 
 REPLACE_OR_SETTLE, CANCEL_OR_RETURN, TOO_LATE, LOCKED_SWAP, ITEM_COST, ADD_OR_NEW, OWED = TURN_INTENTS
 VOICES = ("staff", "self")
@@ -180,23 +183,13 @@ def test_task_sets_draw_the_requests(lane):
     assert all(drawn[name] >= 2 for name in TURN_INTENTS) if slots > 1 else sum(drawn.values()) >= 2, drawn
 
 
-@cache
-def turn_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ...]:
-    return worlds_planning(TURN_INTENTS, lambda *world: planned(*world) is not None, per_intent)
-
-
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    store = ArtifactStore(tmp_path_factory.mktemp("turns"))
-    return store, proven_in(store, TURN_INTENTS, turn_worlds(sample_in_fast_lane(request.config, 1, PER_INTENT)))
+    return prove_family(tmp_path_factory, request.config, TURN_INTENTS, "turns", PER_INTENT)
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
-    _, runs = proven
-    proved = Counter((name, t.requester) for _, named, tasks, _ in runs
-                     for (name, _), t in zip(named, tasks, strict=True))
-    assert all(proved[name, who] >= 1 for name in TURN_INTENTS for who in ("staff", "party")), proved
-    assert_every_proof_passed(runs)
+    assert_proven_in_each_voice(proven[1], {name: VOICES for name in TURN_INTENTS})
 
 
 def _other_way(world: World, built) -> list[tuple[str, dict]]:
