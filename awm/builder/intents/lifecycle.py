@@ -811,7 +811,8 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
         "fewer {open} {CASE/pl} at the moment",
         "[compare|check] how many {CASE/pl} {a} and {b} each have that are {open}, and assign {CASE} {code} to the "
         "one with fewer",
-        "[put|assign] {CASE} {code} [with|to] the less busy of {a} and {b}, counting their {CASE/pl} that are {open}",
+        "[put {CASE} {code} with|assign {CASE} {code} to] the less busy of {a} and {b}, counting their {CASE/pl} "
+        "that are {open}",
     ), {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}, voices=STAFF_ONLY)
     return Plan(calls, [goal], say, targets={("case", case["id"])})
 
