@@ -199,6 +199,8 @@ def confirm_by_message(world: World, plan: Plan) -> None:
         call, goal = notify(world, row, channel, subject, "Your request has been completed.")
         plan.calls.append(call)
         plan.goals.append(goal)
+    # the request's own words, its slots' included ("{first}": "confirm {case}"), before the message's are added
+    slotted = " ".join(str(v) for v in plan.say.slots.values())
     plan.say.slots["confirm_subject"] = f"'{subject}'"
     plan.say.slots.update(named)
     confirm = "confirm it to {them} by {confirm_channel} with the subject {confirm_subject}"
@@ -217,7 +219,7 @@ def confirm_by_message(world: World, plan: Plan) -> None:
     def tail(clause: str) -> str:
         # after a request that confirms the case itself ("... then confirm it"), "confirm it to them by email" would
         # read as that step again: the message is asked for as a message
-        said = [w for w in ways if w != confirm] if _CONFIRMS.search(clause) else list(ways)
+        said = [w for w in ways if w != confirm] if _CONFIRMS.search(f"{clause} {slotted}") else list(ways)
         return lead + (said[0] if len(said) == 1 else "[" + "|".join(said) + "]")
 
     plan.say.clauses = tuple(c + tail(c) for c in plan.say.clauses)

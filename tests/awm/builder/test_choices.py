@@ -80,8 +80,9 @@ def test_a_request_that_confirms_the_case_asks_for_its_message_as_a_message(monk
             if built is None or not world.has("notification") or world.n.create("notification") not in {
                     t for t, _ in built.calls}:
                 continue
-            for clause in built.say.clauses:
-                confirms = bool(re.search(r"\bconfirm\b(?! it to)", clause))
+            slotted = " ".join(str(v) for k, v in built.say.slots.items() if not k.startswith("confirm_"))
+            for clause in built.say.clauses:  # its words, and those of its slots ("{first}": "confirm {case}")
+                confirms = bool(re.search(r"\bconfirm\b(?! it to)", f"{clause} {slotted}"))
                 tails[confirms, "confirm it to" in clause] += 1
     assert tails[True, True] == 0 and tails[True, False] >= 10 and tails[False, True] >= 10, tails
 
