@@ -2,10 +2,12 @@
 my city, make 12 Elm Street my home address and move my order ORD-1012 to your Omaha branch" where ORD-1012 has
 shipped; "I've had enough of my booking BOO-1012: log a complaint whatever happens, cancel it and refund me" where
 the guest has checked in; "the kettle on my order was a letdown: post my 1-star review of it and take the order back
-for a refund" where the return window has closed.
+for a refund" where the return window has closed; "cancel my orders ORD-1012 and ORD-1020 and refund me" (or "move
+them to your Omaha branch") where ORD-1020 has shipped and ORD-1012 has not.
 
 The agent finds what the goal is about, does every part that stands on its own (the city and the address are the
-person's whatever happens to the order; a complaint is logged and a review posted either way) and refuses the part
+person's whatever happens to the order; a complaint is logged and a review posted either way; of two cases, the one
+that still can be is cancelled or moved) and refuses the part
 the rules forbid, naming the fact that forbids it. Doing nothing fails the goal as surely as forcing the refused
 part: the parts that stand on their own are judged like any write, the refusal like any refusal (the tools refuse
 the call after the whole reference, with the error code the answer names).
@@ -13,7 +15,8 @@ the call after the whole reference, with the error code the answer names).
 Each part that stands on its own is one the person's words say they want either way, or one that is a fact about
 them (where they live); the refused part is one a person may ask for (their case is theirs) but that its status or
 its date no longer allows, and the case is one still under way (a shipped order, a checked-in booking: not one
-long finished), so asking for it reads as a person who does not yet know."""
+long finished) or, for a return, one delivered before the window, so asking for it reads as a person who does not
+yet know."""
 
 from __future__ import annotations
 
