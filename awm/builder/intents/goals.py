@@ -106,6 +106,15 @@ def cancel_dearer_case_and_move_items(w: World) -> Plan | None:
         "merge {their} two {CASE/pl} that are {open} into the cheaper one: put the items of the dearer {CASE} on it "
         "(same quantities), {cancel} the dearer one and refund its captured {PAYMENT/pl} (reason: {reason}), then "
         "settle the balance of the one that stays by {method}",
+        "{they} would rather [have|deal with] one {CASE} than two || [bring|move] the [pricier|more expensive] of "
+        "{their} two {open} {CASE/pl} into the [cheaper|less expensive] one ([each item|every line] in the same "
+        "quantity), then {cancel} the [pricier|more expensive] one, [give back|refund] what was captured on it "
+        "(reason {reason}) and [clear|pay off] what the [surviving|remaining] {CASE} owes by {method}",
+        "[combine|merge] {their} two {open} {CASE/pl} [into one|onto the smaller one] || [transfer|move] "
+        "[the items|everything] from the one with the [bigger|higher] total to the [smaller|lower] one, [keeping "
+        "the quantities|in the same quantities], {cancel} the [bigger|higher] one with a refund of its captured "
+        "{PAYMENT/pl} ([reason|refund reason]: {reason}), and [take|record] {a method} {PAYMENT} for whatever the "
+        "[kept|remaining] {CASE} [then owes|still owes]",
     ), {"open": or_words(cancel.sources), "cancel": verb, "reason": quote(reason), "method": method_words(method)},
         party=ref, voices=BOTH)
     goals = [*(goal for _, goal in moves), status_goal(w, dearer, cancel.target), *(goal for _, goal in refunds),

@@ -813,6 +813,11 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
         "one with fewer",
         "[put {CASE} {code} with|assign {CASE} {code} to] the less busy of {a} and {b}, counting their {CASE/pl} "
         "that are {open}",
+        "[nobody|no one] [has|is on] {CASE} {code} yet || [look at|check] the [workloads|caseloads] of {a} and {b} "
+        "([only|just] their {CASE/pl} that are {open}) and [hand|give] it to [whoever|the one who] [has|carries] "
+        "[the lighter load|fewer of them]",
+        "[between|of] {a} and {b}, [whoever|whichever one] [has fewer|is carrying fewer] {open} {CASE/pl} [should "
+        "take|gets] {CASE} {code} || assign it [accordingly|to that person]",
     ), {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}, voices=STAFF_ONLY)
     return Plan(calls, [goal], say, targets={("case", case["id"])})
 

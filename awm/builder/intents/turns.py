@@ -98,6 +98,13 @@ def replace_or_settle_case(w: World) -> Plan | None:
         "[look into|find out about] {case} || if it was cancelled, repeat it in a new {CASE} at the same {SITE} "
         "(same items, same quantities) and pay the new total by {method}; if it is still {open}, settle its "
         "outstanding balance by {method} instead",
+        "[see|check] where {case} stands || if it [turns out to be|was|has been] cancelled, [open|raise] a "
+        "[fresh|new] {CASE} at the same {SITE} holding [exactly the same items and quantities|the same items in the "
+        "same quantities] and pay [it in full|all of it] by {method}; if it [is|remains] {open}, [just |]pay [the "
+        "rest of what it owes|its remaining balance] by {method}",
+        "{they} [want|would like] {case} [sorted|settled] either way || if it has been cancelled, [re-create|rebuild] "
+        "it as a new {CASE} (the same {SITE}, items and quantities) paid in full by {method}, and if it is still "
+        "{open}, pay off [what is left on it|its balance] by {method}",
     ), {"case": case_np, "method": method_words(method), "open": or_words(w.fl.editable)}, party=ref, voices=BOTH)
     plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])}, changes_either_way=True)
     for argument in (w.fk("item"), "quantity"):
