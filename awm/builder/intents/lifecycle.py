@@ -771,12 +771,10 @@ def settle_then_advance(w: World) -> Plan | None:
     calls.append(act(w, case, first.verb))
     goals.append(status_goal(w, case, first.target))
     say = Say("do", (
-        "{they} would like {case} [under way|to go ahead] || if anything is still owed on it, record {a method} {PAYMENT} "
-        "for that; then "
-        + verb_phrase(first.verb, "it"),
-        "[check|look at] what is left to pay on {case} || if there is a balance, record {a method} {PAYMENT} for it, and "
-        "either way "
-        + verb_phrase(first.verb, "it") + " [afterwards|after that]",
+        "{they} would like {case} [under way|to go ahead] || if anything is still owed on it, record {a method} "
+        "{PAYMENT} for that; then " + verb_phrase(first.verb, "it"),
+        "[check|look at] what is left to pay on {case} || if there is a balance, record {a method} {PAYMENT} for it, "
+        "and either way " + verb_phrase(first.verb, "it") + " [afterwards|after that]",
         "settle whatever is still owed on {case} by {method}, if anything is, and then " + verb_phrase(first.verb, "it"),
     ), {"case": case_np, "method": method_words(method)}, party=ref, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={("case", case["id"]), ("party", party["id"])}, changes_either_way=True)

@@ -20,9 +20,6 @@ yet know."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import BOTH, Plan, World, intent
 from awm.builder.intents.standing import (
     COMPLAINT_REASONS,
@@ -31,8 +28,9 @@ from awm.builder.intents.standing import (
     NOT_COMPLAINTS,
     RETURN_REASONS,
     new_city,
+    return_review_options,
 )
-from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, refund, status_goal, unique_name
+from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, refund, status_goal
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -143,29 +141,12 @@ def complaint_too_late_to_cancel(w: World) -> Plan | None:
 # --- a review posted either way, the return window closed ----------------------------------------------------------
 
 
-def late_review_options(w: World) -> list[tuple[dict, dict]]:
-    """(case, an item on it) wherever the case, of an active person, was delivered before the return window opened
-    and has something captured on it, and no other item has the item's name."""
-    back = w.fl.action("return")
-    cutoff = (REFERENCE_NOW - timedelta(days=back.window_days or 30)).isoformat()
-    options = []
-    for case in w.rows["case"]:
-        if (case["status"] not in back.sources or case["placed_at"] >= cutoff or not captured(w, case)
-                or w.party_of(case)["status"] != "active"):
-            continue
-        for line in sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"]):
-            item = w.by_id("item", line[w.fk("item")])
-            if unique_name(w, item):
-                options.append((case, item))
-    return options
-
-
 @intent("infeasible", flavours=("fulfillment",), needs=("review",), item="refundable")
 def review_after_return_window(w: World) -> Plan | None:
     """A customer let down by an item of a delivered case wants their low rating posted either way and the case
     taken back for a refund: the agent finds the case, reads it, posts the review and says the return window has
     closed (the date the case was placed)."""
-    option = w.pick(late_review_options(w))
+    option = w.pick(return_review_options(w, inside=False))
     if option is None:
         return None
     case, item = option

@@ -105,14 +105,14 @@ LETDOWNS = {1: ("Very disappointing", "Would not buy again"), 2: ("Below expecta
 RETURN_REASONS = ("not as described", "customer request", "did not meet expectations")
 
 
-def return_review_options(w: World) -> list[tuple[dict, dict]]:
-    """(case, an item on it) wherever the case, of an active person, was delivered inside the return window and has
-    something captured on it, and no other item has the item's name."""
+def return_review_options(w: World, inside: bool = True) -> list[tuple[dict, dict]]:
+    """(case, an item on it) wherever the case, of an active person, was delivered inside the return window (or,
+    `inside=False`, before it opened) and has something captured on it, and no other item has the item's name."""
     back = w.fl.action("return")
     cutoff = (REFERENCE_NOW - timedelta(days=back.window_days or 30)).isoformat()
     options = []
     for case in w.rows["case"]:
-        if (case["status"] not in back.sources or case["placed_at"] < cutoff or not captured(w, case)
+        if (case["status"] not in back.sources or (case["placed_at"] >= cutoff) != inside or not captured(w, case)
                 or w.party_of(case)["status"] != "active"):
             continue
         for line in sorted(w.children("line", "case", case["id"]), key=lambda x: x["id"]):

@@ -80,6 +80,17 @@ def assert_proven_in_each_voice(runs, voices: dict[str, tuple[str, ...]]) -> Non
     assert_every_proof_passed(runs)
 
 
+def planned_requests(names: tuple[str, ...], step: int, slots: int, seeds=(1,)):
+    """(name, seed, world, plan of the request) of each request of `names` planned in every `step`-th built-in world
+    of the first `slots` slots, once per seed (where it fits and finds targets)."""
+    for plan, rows in builtin_worlds(step, slots):
+        for name in names:
+            for seed in seeds:
+                world, built = world_and_plan(name, plan, rows, seed)
+                if built is not None:
+                    yield name, seed, world, built
+
+
 def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tuple]:
     """Each request of `names` planned in each of `worlds` ((domain, slot) pairs), written once in each voice it
     allows, as tasks of their own through the verification stage: [(env_id, [(name, plan)], tasks, reports)]."""

@@ -18,6 +18,7 @@ from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     judged,
+    planned_requests,
     prove_family,
     read_aloud,
     world_and_plan,
@@ -56,15 +57,11 @@ def test_each_request_is_planned_in_many_worlds_and_takes_each_way():
 
 def test_each_request_reads_as_one_staff_message():
     seen = Counter()
-    for plan, rows in builtin_worlds(2, 2):
-        for name in CHOICES:
-            for seed in range(3):
-                world, built = world_and_plan(name, plan, rows, seed)
-                if built is None or (built.say.party and len(set(built.say.party.name.split())) == 1):
-                    continue
-                hidden = [money for t, a in built.calls if t == world.n.create("payment")
-                          for money in (f"{a['amount']:.2f}",)]
-                seen[name] += read_aloud(plan, built, ("staff",), seed, hidden)
+    for name, seed, world, built in planned_requests(CHOICES, 2, 2, range(3)):
+        if built.say.party and len(set(built.say.party.name.split())) == 1:
+            continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+        hidden = [f"{a['amount']:.2f}" for t, a in built.calls if t == world.n.create("payment")]  # what it pays
+        seen[name] += read_aloud(world.plan, built, ("staff",), seed, hidden)
     assert seen[SETTLE] >= 24 and seen[LESS_BUSY] >= 24, seen
 
 

@@ -16,15 +16,16 @@ import pytest
 
 from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents import INTENTS, World
-from awm.builder.intents.partial import PARTIAL_INTENTS, late_review_options, moved_locked_options, under_way
+from awm.builder.intents.partial import PARTIAL_INTENTS, moved_locked_options, under_way
+from awm.builder.intents.standing import return_review_options
 from awm.builder.taskgen import generate_tasks
 from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     judged,
+    planned_requests,
     prove_family,
     read_aloud,
-    world_and_plan,
     wrong_runs,
 )
 from tests.lanes import sample_or_whole
@@ -54,25 +55,21 @@ def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_an
     a case still under way that can no longer change (or, for the review, the return of a delivered case); where
     it names two cases of the person, the other can still change."""
     counted, steps = Counter(), Counter()
-    for plan, rows in builtin_worlds(1, 2):
-        for name in PARTIAL_INTENTS:
-            world, built = world_and_plan(name, plan, rows)
-            if built is None:
-                continue
-            counted[name] += 1
-            steps[name] += len(built.calls)
-            writes = _writes(built)
-            (tool, args), code = built.refused
-            case = world.by_id("case", args[world.fk("case")])
-            assert writes and {t for t, _ in writes} <= _alone(world, name), (name, writes)
-            assert all(a.get(world.fk("case")) != case["id"] for _, a in writes), (name, writes)
-            assert case["status"] in (world.fl.action("return").sources if name == REVIEW else under_way(world)), \
-                (name, case["status"])
-            assert code == ("window_closed" if name == REVIEW else "invalid_state")
-            assert built.say.voices == ("staff", "self")
-            if name in (CANCEL_TWO, MOVE_TWO):
-                other = world.by_id("case", next(a[world.fk("case")] for t, a in writes if world.fk("case") in a))
-                assert other[world.fk("party")] == case[world.fk("party")] and other["status"] in world.fl.editable
+    for name, _, world, built in planned_requests(PARTIAL_INTENTS, 1, 2):
+        counted[name] += 1
+        steps[name] += len(built.calls)
+        writes = _writes(built)
+        (tool, args), code = built.refused
+        case = world.by_id("case", args[world.fk("case")])
+        assert writes and {t for t, _ in writes} <= _alone(world, name), (name, writes)
+        assert all(a.get(world.fk("case")) != case["id"] for _, a in writes), (name, writes)
+        assert case["status"] in (world.fl.action("return").sources if name == REVIEW else under_way(world)), \
+            (name, case["status"])
+        assert code == ("window_closed" if name == REVIEW else "invalid_state")
+        assert built.say.voices == ("staff", "self")
+        if name in (CANCEL_TWO, MOVE_TWO):
+            other = world.by_id("case", next(a[world.fk("case")] for t, a in writes if world.fk("case") in a))
+            assert other[world.fk("party")] == case[world.fk("party")] and other["status"] in world.fl.editable
     assert counted[MOVE] >= 100 and counted[COMPLAINT] >= 30 and counted[REVIEW] >= 5, counted
     assert counted[CANCEL_TWO] >= 60 and counted[MOVE_TWO] >= 60, counted
     assert steps[MOVE] / counted[MOVE] >= 5 and steps[CANCEL_TWO] / counted[CANCEL_TWO] >= 6, (steps, counted)
@@ -97,7 +94,7 @@ def test_the_late_review_is_of_an_item_on_a_delivered_case_placed_before_the_ret
         if not INTENTS[REVIEW].fits(world):
             continue
         back = world.fl.action("return")
-        for case, item in late_review_options(world):
+        for case, item in return_review_options(world, inside=False):
             assert case["status"] in back.sources and case["placed_at"] < (REFERENCE_NOW - timedelta(days=30)).isoformat()
             assert item["id"] in {x[world.fk("item")] for x in world.children("line", "case", case["id"])}
             checked += 1
@@ -108,15 +105,12 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
     """Read aloud in both voices, grammatical, and without the fact that forbids the refused part (the case's
     status; the date a case past its return window was placed)."""
     seen = Counter()
-    for plan, rows in builtin_worlds(2, 2):
-        for name in PARTIAL_INTENTS:
-            for seed in range(3):
-                world, built = world_and_plan(name, plan, rows, seed)
-                if built is None or len(set(built.say.party.name.split())) == 1:
-                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
-                case = world.by_id("case", built.refused[0][1][world.fk("case")])
-                fact = case["placed_at"][:10] if name == REVIEW else f" {case['status']} "
-                seen[name] += read_aloud(plan, built, ("staff", "self"), seed, [fact])
+    for name, seed, world, built in planned_requests(PARTIAL_INTENTS, 2, 2, range(3)):
+        if len(set(built.say.party.name.split())) == 1:
+            continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+        case = world.by_id("case", built.refused[0][1][world.fk("case")])
+        fact = case["placed_at"][:10] if name == REVIEW else f" {case['status']} "
+        seen[name] += read_aloud(world.plan, built, ("staff", "self"), seed, [fact])
     assert seen[MOVE] >= 24 and seen[COMPLAINT] >= 12 and seen[REVIEW] >= 3 and seen[CANCEL_TWO] >= 24 and \
         seen[MOVE_TWO] >= 24, seen
 

@@ -32,6 +32,7 @@ from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     judged,
+    planned_requests,
     prove_family,
     read_aloud,
     world_and_plan,
@@ -64,19 +65,15 @@ def _own_writes(w: World) -> set[str]:
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_the_persons_own_writes():
     counted, steps = Counter(), Counter()
-    for plan, rows in builtin_worlds(1, 2):
-        for name in STANDING_INTENTS:
-            world, built = world_and_plan(name, plan, rows)
-            if built is None:
-                continue
-            counted[name] += 1
-            tools = [tool for tool, _ in built.calls]
-            least, distinct = DEPTH[name]
-            assert len(tools) >= least and len(set(tools)) >= distinct, (name, tools)
-            writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
-            assert writes <= _own_writes(world), (name, writes - _own_writes(world))
-            assert built.say.voices == VOICES[name] and built.derived
-            steps[name] += len(tools)
+    for name, _, world, built in planned_requests(STANDING_INTENTS, 1, 2):
+        counted[name] += 1
+        tools = [tool for tool, _ in built.calls]
+        least, distinct = DEPTH[name]
+        assert len(tools) >= least and len(set(tools)) >= distinct, (name, tools)
+        writes = {t for t in tools if not t.startswith(("get_", "list_", "search_"))}
+        assert writes <= _own_writes(world), (name, writes - _own_writes(world))
+        assert built.say.voices == VOICES[name] and built.derived
+        steps[name] += len(tools)
     assert counted[MOVE] >= 100 and counted[WITHDRAW] >= 100 and counted[CLOSING] >= 60 and counted[COMPLAINT] >= 30 \
         and counted[HANDOVER] >= 30 and counted[RETURN] >= 5, counted
     assert steps[MOVE] / counted[MOVE] >= 7 and steps[WITHDRAW] / counted[WITHDRAW] >= 8, (steps, counted)
@@ -220,15 +217,12 @@ def _hidden(world: World, built) -> list[str]:
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
-    for plan, rows in builtin_worlds(2, 2):
-        for name in STANDING_INTENTS:
-            for seed in range(3):
-                world, built = world_and_plan(name, plan, rows, seed)
-                if built is None or (built.say.party and len(set(built.say.party.name.split())) == 1):
-                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
-                read = read_aloud(plan, built, VOICES[name], seed, _hidden(world, built))
-                for voice in VOICES[name]:
-                    seen[name, voice] += read // len(VOICES[name])
+    for name, seed, world, built in planned_requests(STANDING_INTENTS, 2, 2, range(3)):
+        if built.say.party and len(set(built.say.party.name.split())) == 1:
+            continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
+        read = read_aloud(world.plan, built, VOICES[name], seed, _hidden(world, built))
+        for voice in VOICES[name]:
+            seen[name, voice] += read // len(VOICES[name])
     assert all(seen[name, voice] >= (12 if name != RETURN else 3) for name in STANDING_INTENTS
                for voice in VOICES[name]), seen
 

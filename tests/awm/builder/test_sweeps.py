@@ -19,9 +19,9 @@ from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     judged,
+    planned_requests,
     prove_family,
     read_aloud,
-    world_and_plan,
     wrong_runs,
 )
 from tests.lanes import sample_or_whole
@@ -32,15 +32,11 @@ PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 
 def test_the_sweeps_are_planned_in_many_worlds_and_read_every_case_they_could_concern():
     counted, steps = Counter(), Counter()
-    for plan, rows in builtin_worlds(1, 2):
-        for name in SWEEP_INTENTS:
-            world, built = world_and_plan(name, plan, rows)
-            if built is None:
-                continue
-            counted[name] += 1
-            steps[name] += len(built.calls)
-            reads = [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
-            assert len(reads) >= 2 and built.say.voices == ("staff",) and built.derived, name
+    for name, _, world, built in planned_requests(SWEEP_INTENTS, 1, 2):
+        counted[name] += 1
+        steps[name] += len(built.calls)
+        reads = [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
+        assert len(reads) >= 2 and built.say.voices == ("staff",) and built.derived, name
     assert counted[ADVANCE] >= 60 and counted[REMIND] >= 30, counted
     assert steps[ADVANCE] / counted[ADVANCE] >= 5.5 and steps[REMIND] / counted[REMIND] >= 6.5, (steps, counted)
 
@@ -73,15 +69,10 @@ def test_the_cases_picked_are_exactly_those_the_payments_pick():
 
 def test_each_sweep_reads_as_one_staff_message():
     seen = Counter()
-    for plan, rows in builtin_worlds(2, 2):
-        for name in SWEEP_INTENTS:
-            for seed in range(3):
-                world, built = world_and_plan(name, plan, rows, seed)
-                if built is None:
-                    continue
-                codes = [world.by_id("case", c)["code"] for t, a in built.calls for k, c in a.items()
-                         if k == world.fk("case") and not t.startswith(("get_", "list_", "search_"))]
-                seen[name] += read_aloud(plan, built, ("staff",), seed, codes)
+    for name, seed, world, built in planned_requests(SWEEP_INTENTS, 2, 2, range(3)):
+        codes = [world.by_id("case", c)["code"] for t, a in built.calls for k, c in a.items()
+                 if k == world.fk("case") and not t.startswith(("get_", "list_", "search_"))]
+        seen[name] += read_aloud(world.plan, built, ("staff",), seed, codes)
     assert seen[ADVANCE] >= 24 and seen[REMIND] >= 12, seen
 
 
