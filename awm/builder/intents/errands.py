@@ -96,6 +96,17 @@ def reorder_with_item_and_pay(w: World) -> Plan | None:
         "same method as that {CASE} was paid",
         "look through {their} past {CASE/pl} for the latest one that included {item}, copy it into a new {CASE} "
         "(same {SITE}, same items, same quantities) and pay the new total with the payment method used last time",
+        "{they} [liked|enjoyed|got on well with] {item} || [repeat|copy] the [last|latest|most recent] {CASE} "
+        "{they} had it on, [as it was|line for line]: a new {CASE} at that {SITE} with the same items in the same "
+        "quantities, [paid in full|its whole total paid] [with the method|by the same method] [{they} used on that "
+        "one|as before]",
+        "[place|open] the same {CASE} again for {them}: [go back to|take] the [newest|latest] {CASE} of {theirs} "
+        "[with|that held] {item} [on it|in it], [copy|repeat] its items and quantities at the same {SITE}, then "
+        "[record a payment of|pay] the [full|whole] new total [the same way|by the same method] as that {CASE}",
+        "{they} [would like|want] {item} again, [together with|along with] whatever else was on the same {CASE} || "
+        "[find|look up] the latest {CASE} of {theirs} that [had|held] it, [open|place] a copy of it at that {SITE} "
+        "([every item|each line] in the same quantity) and [pay|settle] the whole new total [by the method used "
+        "then|as that one was paid]",
     ), {"item": quote(item["name"])}, party=ref, voices=BOTH)
     plan = Plan(calls, [order_goal, pay_goal], say, targets={("party", party["id"])})
     for argument in (w.fk("item"), "quantity"):

@@ -120,6 +120,14 @@ def open_new_case(w: World) -> Plan | None:
         "put together a new {CASE} for {party}, to be handled by {STAFF} {staff} at {site}, with {line1} and {line2}",
         "[book|raise] {a CASE} [at|through] {site} for {party} || include {lines1} and {lines2}, [and have {staff} "
         "handle it|with {staff} assigned]",
+        "{party} [wants|is after|has asked for] {lines1} and {lines2} || [record|log|enter] that as a new {CASE} at "
+        "{site} [under {their} name|in {their} name|for {them}] and [make {staff} responsible for it|put {staff} on "
+        "it|give it to {staff}]",
+        "[put|get] a new {CASE} [on the books|on file|into the system] for {party}: {site}, {line1} and "
+        "{line2}, [assigned to|owned by|handled by] {staff}",
+        "{staff} [will look after|is taking|will handle] a new {CASE} for {party} || [raise|open|create] it at "
+        "{site} [with|holding|listing] {lines1} and {lines2}, and [assign it to {staff}|put {staff} down as its "
+        "{STAFF}]",
     ), {"site": site["name"], "line1": w.line_words(first, q1, "{item} (quantity {n})"),
         "line2": w.line_words(second, q2, "{item} (quantity {n})"), "lines1": w.line_words(first, q1),
         "lines2": w.line_words(second, q2), "staff": w.person(member)}, party=ref, voices=STAFF_ONLY)
@@ -901,6 +909,15 @@ def assign_if_unassigned(w: World) -> Plan | None:
         "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put the active "
         "{STAFF} at its {SITE} with the fewest open {CASE/pl} ({open}) on it; if [it already has someone|somebody already "
         "has it], leave it and tell me [their full name|who it is] and how many open {CASE/pl} they have",
+        "{CASE} {code} [may have|might have] [slipped through the cracks|been missed|gone unassigned] || [look at|"
+        "check|open] it: [should it have|if it has] no {STAFF}, [assign|hand] it to the active {STAFF} at its {SITE} "
+        "[who is least loaded|with the lightest load] [with|of] {CASE/pl} that are {open}; if [it does have one|it has "
+        "one already], [leave it be|change nothing] and [report|tell me] [who that is|the name] [along with|and] "
+        "[their count of {open} {CASE/pl}|how many {open} {CASE/pl} they hold]",
+        "[find out|see] [whether|if] {CASE} {code} [is being handled|has an owner] || [if it has none|if not], [hand|"
+        "give] it to the active {STAFF} of its {SITE} [carrying|holding] the fewest {CASE/pl} that are {open}; [if it "
+        "has one|if it does], [just |]tell me [that person's name|their name] and [how many {open} {CASE/pl} they "
+        "have|their number of {open} {CASE/pl}]",
     ), {"code": case["code"], "open": open_words})
     return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
 
@@ -955,6 +972,11 @@ def busiest_staff_question(w: World) -> Plan | None:
         "which {STAFF} at {site} has the most {CASE/pl} that are {st}",
         "among the {STAFF/pl} based at {site}, who has the largest number of {CASE/pl} with status {status}",
         "who at {site} is handling the most {CASE/pl} that are {st}, by full name",
+        "[of|among] [everyone|the {STAFF/pl}|all the {STAFF/pl}] [working|based] at {site}, [whose name|who] [is on|"
+        "has] the [largest|biggest|highest] number of {CASE/pl} [currently |]{st}",
+        "[I'm|I am] [checking|looking at] [the workload|who is busiest] at {site} || [which|what] {STAFF} there has "
+        "the most {CASE/pl} with the status {status} [to their name|assigned to them|on their list], [full name "
+        "please|by full name|give me the full name]",
     ), {"site": site["name"], "st": status_words(status, plural=True), "status": quote(status)})
     return Plan(calls, [w.staff_answer(winner)], say, answer=w.person(winner))
 
@@ -1332,6 +1354,11 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
         "nobody has picked up some of the {CASE/pl} at {site} || give each unassigned one that is {open} to "
         "{staff}",
         "[clear|sweep up] the unassigned {CASE/pl} at {site}: every one that is {open} goes to {STAFF} {staff}",
+        "{staff} [has room|has capacity|is free] [this week|for more work|to take on more] || [hand|pass|give] "
+        "[them|{staff}] [every|each|all the] {CASE/pl} at {site} [that nobody owns yet|with no one on them|still "
+        "without a {STAFF}], [as long as they are|provided they are|if they are] {open}",
+        "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without a {STAFF} || [put|"
+        "assign] {staff} on [each one|every one|all of those] that [has nobody|lacks one|has no one assigned]",
     ), {"site": site["name"], "staff": w.person(member), "open": open_words})
     return Plan(calls, goals, say, targets={("case", c["id"]) for c in free})
 
@@ -1362,7 +1389,14 @@ def reprice_category(w: World) -> Plan | None:
         "our costs for {category} have {moved} || {verb} each active {ITEM} in that {CATEGORY} by {pct}% "
         "(round to the cent)",
         "apply a {pct}% price {change} to all the {ITEM/pl} we still offer in {category}, each rounded to the cent",
-    ), {"category": quote(category["name"]), "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce]"),
+        "[it's|it is] time for a price [review|change] [in|of] {category} || [put|move|take] [each|every] {ITEM} "
+        "[there|in it] that is still [offered|on offer|available] {dir} {pct}%, [rounding|rounded] to the cent, and "
+        "[leave|skip] [any|the ones] no longer offered",
+        "[update|change] the [prices|price list] of {category}: [every|each] active {ITEM} [in that {CATEGORY} "
+        "|]{goes} {pct}% ([to the nearest cent|rounded to the cent]); [anything we no longer offer stays as it is|"
+        "items no longer offered keep their price]",
+    ), {"dir": "up" if up else "down", "goes": "goes up" if up else "comes down",
+        "category": quote(category["name"]), "pct": pct, "verb": T("[raise|increase]" if up else "[lower|reduce]"),
         "moved": "gone up" if up else "come down", "change": "rise" if up else "cut"})
     plan = Plan(calls, goals, say, targets={("item", i["id"]) for i in items})
     return plan.derive(w.n.change("item", "update", "price"), "price")

@@ -472,6 +472,12 @@ def staff_workload_question(w: World) -> Plan | None:
         "how many {CASE/pl} that are {open} does {staff} have right now",
         "what is {staff}'s current load: how many of the {CASE/pl} assigned to them are {open}",
         "counting only {CASE/pl} that are {open}, how many are on {STAFF} {staff}'s plate",
+        "how many {CASE/pl} that are {open} [does|would] {staff} [have|be carrying] [before I give them more work|"
+        "before I hand them anything else|if I add another one]",
+        "[I'm planning|I am planning|we are planning] [the week|next week's work|the rota] || how many {CASE/pl} "
+        "assigned to {staff} are [still |]{open} [right now|at the moment|today]",
+        "how many [open |]{CASE/pl} ({open}) [does|would] {STAFF} {staff} [have|hold] [against their name|assigned "
+        "to them|on their list] [today|right now|at the moment]",
     ), {"staff": w.person(member), "open": open_words})
     return Plan(calls, [w.number_answer(held)], say, answer=str(held))
 

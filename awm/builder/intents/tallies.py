@@ -51,6 +51,11 @@ def busiest_site_question(w: World) -> Plan | None:
         "that]",
         "[which|what] {SITE} [holds|has] the [largest|highest] number of {open} {CASE/pl} [today|at present], and "
         "[how many|what number] [does it hold|is it]",
+        "[which|what] {SITE} [is busiest|has the heaviest load|is under the most pressure] [right now|today|at the "
+        "moment] if you count only {CASE/pl} [that are|still] {open}, and [what is its count|how many does it have|how "
+        "many are there]",
+        "if [we|you] [line up|rank|compare] our {SITE/pl} by [how many|the number of] {CASE/pl} they [hold|have] that "
+        "are {open}, [which one comes|which comes] [first|out on top], and with how many",
     ), {"open": or_words(w.fl.open)})
     return Plan(calls, [name, w.number_answer(most)], say, answer=f"{site['name']}, with {most}.",
                 targets={("site", site["id"])})
