@@ -53,6 +53,9 @@ class Scenario(Contract):
     price_range: tuple[float, float]
     item_kind: str = Field(default="", description="what its catalogue items are (awm/builder/catalogue/kinds.py: "
                            "goods, service, booking, plan, ...); empty where the source did not say")
+    party_kind: Literal["person", "organisation"] = Field(
+        default="person", description="who its customers are: people, or organisations a person speaks for (a "
+        "client company, a shipper), which have an office rather than a home")
     builtin: bool = Field(description="False when composed from archetypes for an unseen domain")
     origin: Literal["catalogue", "seeds_file", "composed", "llm", "awm1k"] = Field(
         description="where the domain came from: the curated catalogue, the user's seeds "

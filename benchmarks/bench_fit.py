@@ -51,7 +51,8 @@ def main() -> None:
             kind = kinds.get(domain) or getattr(scenario, "item_kind", "") or getattr(DOMAIN_SEEDS[domain], "item_kind", "")
             tasks = backend.tasks(scenario).tasks
             worlds.append(World(scenario.env_id, scenario.category, kind, tuple(scenario.modules),
-                                tuple(scenario.price_range), tuple(t.instruction for t in tasks), tuple(scenario.items)))
+                                tuple(scenario.price_range), tuple(t.instruction for t in tasks), tuple(scenario.items),
+                                getattr(scenario, "party_kind", "person")))
     report = {"seconds": round(time.perf_counter() - started, 1), **fit_report(worlds)}
     stored = json.loads(args.out.read_text()) if args.out.exists() else {}
     stored[args.label] = report

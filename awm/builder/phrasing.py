@@ -620,11 +620,14 @@ def compatible(first: Say, second: Say) -> tuple[str, ...]:
 class Realiser:
     """Chooses and renders; every choice comes from one seeded rng, so a seed gives the same text. `context` holds
     sentences of context a request may open with (a category's own, then everyone's), by voice; `clashes` says
-    whether one contradicts the request's words (awm.builder.intents.context.clashes), which then go without it."""
+    whether one contradicts the request's words (awm.builder.intents.context.clashes), which then go without it;
+    `relations`, who a person writing for someone else may be to them (a colleague only, where the customers are
+    organisations)."""
 
     def __init__(self, labels: dict[str, str], rng: random.Random, context: dict[str, tuple[str, ...]] | None = None,
-                 clashes: Callable[[str, str], bool] | None = None):
+                 clashes: Callable[[str, str], bool] | None = None, relations: tuple[str, ...] = RELATIONS):
         self.labels = labels
+        self.relations = relations
         self.rng = rng
         self.context = context or {}
         self.clashes = clashes or (lambda sentence, clause: False)
@@ -665,7 +668,7 @@ class Realiser:
         if not voices:
             raise TemplateError("these requests cannot be asked together")
         voice = self.voice(voices)
-        relation = RELATIONS[self.pick(len(RELATIONS))]
+        relation = self.relations[self.pick(len(self.relations))]
         clause = first.clauses[self.pick(len(first.clauses))]
         context = self._context_sentence(voice, first)
         frame = self.choose(tuple(f for f in frames(first.mood, voice, clause) if not announced_twice(context or "", f)))

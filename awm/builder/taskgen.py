@@ -19,7 +19,7 @@ from awm.builder.data import Rows
 from awm.builder.dialect import Dialect
 from awm.builder.intents import INTENTS, Intent, Plan, World
 from awm.builder.intents.context import clashes, context_for
-from awm.builder.phrasing import Realiser, compatible, same_party
+from awm.builder.phrasing import RELATIONS, Realiser, compatible, same_party
 from awm.builder.templates.verifier_prelude import words
 from awm.builder.toolgen import dialect_for, error_codes
 from awm.builder.world import WorldPlan, stable_seed
@@ -385,8 +385,10 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
         grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count + extra, refusals + extra, staff_tools),
                                            refusals), count)
     rng.shuffle(grouped)
-    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)), context_for(sc.category),
-                        clashes)
+    organisation = sc.party_kind == "organisation"  # its customers speak for a company: no family, no household
+    realiser = Realiser(sc.labels, random.Random(stable_seed("phrasing", sc.seed)),
+                        context_for(sc.category, organisation), clashes,
+                        relations=("colleague",) if organisation else RELATIONS)
     tasks = []
     for n, parts in enumerate(grouped, 1):
         instruction, voice = realiser.request([p.say for p in parts])

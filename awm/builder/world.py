@@ -302,6 +302,7 @@ def make_scenario(domain: str, slot: int, base_seed: int = 0) -> Scenario:
         item_category=[sub.category_of(item) for item in sub.items],
         price_range=seed.price_range,
         item_kind=seed.item_kind,
+        party_kind=seed.party_kind,
         builtin=source.origin == "catalogue",
         origin=source.origin,
         origin_reason=source.reason,

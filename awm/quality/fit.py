@@ -12,6 +12,9 @@ financial product, a gift, unpaid work), and each rule below names a world or a 
                a volunteer day)
   refund       a task refunds what is never refunded (a donation, a volunteer application)
   account      a task names a checking, savings or wallet account at a business that keeps none
+  household    a task gives a home, a household or a family to a customer that is an organisation (a client
+               company's "primary home address", a shipper who "moved house" or whose "spouse usually handles
+               these things")
 
 The rules read the task's words, not the intent that wrote it, so they measure the old corpus as well as the
 new (benchmarks/bench_fit.py: before and after), and the data tests assert zero over every domain's worlds.
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 
 from awm.builder.catalogue.kinds import ACCOUNT_HOLDERS, ITEM_KINDS, SHOPS, module_misfit, price_misfit
 
-RULES = ("module", "price range", "stock", "price", "refund", "account")
+RULES = ("module", "price range", "stock", "price", "refund", "account", "household")
 
 # a task about stock: counting, adding or moving units held at a site
 STOCK = re.compile(r"(?i)\b(?:to|from|in) (?:the |our )?(?:stock|inventory)\b|\bstock (?:level|count|record)s?\b|"
@@ -34,6 +37,10 @@ STOCK = re.compile(r"(?i)\b(?:to|from|in) (?:the |our )?(?:stock|inventory)\b|\b
 PRICE = re.compile(r"(?i)\b(?:price[sd]?|pricing|costs?|cheapest|least expensive|most expensive|priciest)\b")
 REFUND = re.compile(r"(?i)\brefund")
 ACCOUNT = re.compile(r"(?i)\b(?:savings|checking|wallet) (?:account|balance)s?\b")
+# a person's home, household or family, said of (or by) a customer
+HOUSEHOLD = re.compile(r"(?i)\bhome (?:[a-z]+ )?address|\(home, primary\)|\bmoved house\b|\bmoving house\b|"
+                       r"\bwon't be home\b|\bhousehold\b|\bmy (?:spouse|partner|child|son|daughter|niece|family|"
+                       r"sibling|parent|flatmate)\b|\bour family\b|\bat home\b")
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class World:
     price_range: tuple[float, float]
     instructions: tuple[str, ...] = field(default=())
     items: tuple[str, ...] = field(default=())  # the catalogue's item names, masked before the rules read a task
+    party_kind: str = "person"  # who its customers are (Scenario.party_kind): people, or organisations
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -86,6 +94,8 @@ def world_misfits(world: World) -> list[Misfit]:
             out.append(Misfit("refund", world.env_id, text))
         if (world.category not in ACCOUNT_HOLDERS or world.item_kind in SHOPS) and ACCOUNT.search(masked):
             out.append(Misfit("account", world.env_id, text))
+        if world.party_kind == "organisation" and HOUSEHOLD.search(masked):
+            out.append(Misfit("household", world.env_id, text))
     return out
 
 
@@ -97,7 +107,7 @@ def fit_report(worlds: list[World], examples: int = 3) -> dict:
     for m in found:
         if len(shown.setdefault(m.rule, [])) < examples:
             shown[m.rule].append(f"{m.env_id}: {m.what}")
-    task_rules = {"stock", "price", "refund", "account"}
+    task_rules = {"stock", "price", "refund", "account", "household"}
     return {
         "environments": len(worlds),
         "tasks": sum(len(w.instructions) for w in worlds),

@@ -15,6 +15,7 @@ every entry when the catalogue is loaded.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -131,6 +132,9 @@ class DomainSeed(_Frozen):
     # what its items are (awm/builder/catalogue/kinds.py): decides which modules and requests fit; by default its
     # lifecycle's usual kind
     item_kind: str = ""
+    # who its customers are: people, or organisations a person speaks for (a client company, a shipper, an
+    # exhibitor), which have an office, not a home, and relocate rather than move house
+    party_kind: Literal["person", "organisation"] = "person"
 
     @model_validator(mode="before")
     @classmethod

@@ -321,6 +321,12 @@ class World:
         return kind is None or getattr(kind, rule)
 
     @property
+    def organisation(self) -> bool:
+        """Whether the world's customers are organisations a person speaks for (a client company, a shipper): they
+        have an office, not a home, and do not move house."""
+        return self.plan.scenario.party_kind == "organisation"
+
+    @property
     def priced(self) -> bool:
         """Whether the world's items have prices (a savings account, a donation or a volunteer day has none)."""
         return self.items_are("priced")

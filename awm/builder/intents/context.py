@@ -25,6 +25,23 @@ GENERAL = (
     "I've tried to keep this message short.", "I'm visually impaired, so plain replies help.",
 )
 
+# Where the customers are organisations (a client company, a shipper: DomainSeed.party_kind), the person writing
+# speaks for one: a sentence about their household, their family or their health is not theirs to open with. They
+# take these, and the general ones about their week and their message (`GENERAL_AT_WORK`), not their category's.
+ORGANISATION = (
+    "I look after our company's account with you.", "Our finance team asked me to sort this out.",
+    "Our quarter closes at the end of the month.", "I've just taken over this account from a colleague.",
+    "Our office manager is away this week.", "We're growing quickly this year.",
+    "Our auditors will be looking at this.", "I'm between meetings, so I'll keep this short.",
+    "We've worked with you for several years.", "Our procurement team likes things done by the book.",
+)
+GENERAL_AT_WORK = (
+    "I'm travelling this week and only have a minute.", "Sorry for the short notice.", "I hope you can help.",
+    "My schedule changed at the last minute.", "It's been on my to-do list for a while.", "I have a busy week ahead.",
+    "I'm writing on my lunch break.", "The deadline on my side is tight.", "I'm organised, but this slipped through.",
+    "I've tried to keep this message short.",
+)
+
 BY_CATEGORY: dict[str, tuple[str, ...]] = {
     "agriculture": (
         "I'm out in the fields most of the day.", "We run a small family farm.", "Harvest keeps me busy this month.",
@@ -140,7 +157,9 @@ def clashes(sentence: str, request: str) -> bool:
     return pattern is not None and pattern.search(request) is not None
 
 
-def context_for(category: str) -> dict[str, tuple[str, ...]]:
-    """The context sentences a request may open with, by voice ("self": the category's own, then the general ones;
-    "staff": none)."""
+def context_for(category: str, organisation: bool = False) -> dict[str, tuple[str, ...]]:
+    """The context sentences a request may open with, by voice ("self": the category's own, then the general ones,
+    or where the customers are organisations, those of someone writing for one; "staff": none)."""
+    if organisation:
+        return {"self": ORGANISATION + GENERAL_AT_WORK, "staff": ()}
     return {"self": BY_CATEGORY.get(category, ()) + GENERAL, "staff": ()}

@@ -43,7 +43,9 @@ def postal_code(w: World) -> str:
 
 @intent("action", needs=("address",))
 def update_contact_details(w: World) -> Plan | None:
-    party = w.pick(w.active_parties("case"))
+    """A person who moved house: their city and phone, a primary home address, a note on their latest case (not
+    where the customers are organisations: they have no home)."""
+    party = None if w.organisation else w.pick(w.active_parties("case"))
     if party is None:
         return None
     city, phone, street, postal = w.pick(_CITIES), _phone(w), street_address(w), postal_code(w)
@@ -137,7 +139,7 @@ def new_primary_address(w: World) -> Plan | None:
     party = w.pick([p for p in w.active_parties() if w.children("address", "party", p["id"])])
     if party is None:
         return None
-    kind = w.pick(["home", "work"])
+    kind = w.pick(["billing", "work"] if w.organisation else ["home", "work"])  # an organisation has no home
     street, city, postal = street_address(w), w.pick(_CITIES), postal_code(w)
     ref = w.party_ref(party)
     pfk = w.fk("party")
@@ -260,6 +262,9 @@ def register_and_open(w: World) -> Plan | None:
 
 @intent("action", needs=("address",))
 def register_with_address(w: World) -> Plan | None:
+    """A new person registered with a primary home address (not where the customers are organisations)."""
+    if w.organisation:
+        return None
     first, last, email, phone, city = _new_person(w)
     street, postal = street_address(w), postal_code(w)
     party_id = len(w.rows["party"]) + 1

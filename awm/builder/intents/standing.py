@@ -49,13 +49,14 @@ def move_options(w: World) -> list[tuple[dict, dict, list[dict]]]:
 
 
 def new_city(w: World, party: dict, city: str, slots: dict) -> tuple[list, list[Goal], str]:
-    """The writes of a person's move to `city`: their city set and, where the business keeps addresses, a primary
-    home address there (its street and postal code added to `slots`). Returns the calls, their goals and the words
-    asking for the address ("" where the business keeps none)."""
+    """The writes of a person's move to `city`: their city set and, where the business keeps addresses and its
+    customers are people (an organisation has no home), a primary home address there (its street and postal code
+    added to `slots`). Returns the calls, their goals and the words asking for the address ("" where none is
+    added)."""
     pfk = w.fk("party")
     calls = [(w.n.change("party", "update", "contact"), {w.pk("party"): party["id"], "city": city})]
     goals = [Goal(kind="row_equals", table=w.table("party"), pk=party["id"], expect={"city": city})]
-    if not w.has("address"):
+    if not w.has("address") or w.organisation:
         return calls, goals, ""
     street, postal = street_address(w), postal_code(w)
     calls += [(w.n.list("address"), {pfk: party["id"]}),

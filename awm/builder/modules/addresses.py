@@ -38,13 +38,15 @@ def entities(L: dict[str, str], has: Callable[[str], bool], flavour: Flavour) ->
 
 
 def fill_addresses(gen: RowGen) -> None:
+    # a person's first address is their home; an organisation's (a client company, a shipper) is its office
+    kinds = ("work", "billing") if gen.sc.party_kind == "organisation" else ("home", "billing")
     for party in gen.rows["party"]:
         for n in range(gen.rng.choice((1, 1, 2))):
             gen.add(
                 "address",
                 {
                     gen.fk("party"): party["id"],
-                    "kind": ("home", "billing", "work")[n] if n else "home",
+                    "kind": kinds[n],
                     "street": gen.fake.street_address(),
                     "city": party["city"],
                     "postal_code": gen.fake.zipcode(),

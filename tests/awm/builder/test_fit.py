@@ -53,9 +53,12 @@ def test_no_scenario_of_any_domain_carries_a_module_or_price_range_its_kind_of_b
     assert any("accounts" in make_scenario("retail_banking", slot).modules for slot in range(10))
 
 
-# The fast lane checks the first domain of each kind of item (what decides the fit); the full run every domain.
+# The fast lane checks the first domain of each kind of item (what decides the fit) and the first whose customers
+# are organisations; the full run every domain.
+ORGANISATIONS = [d for d, seed in DOMAIN_SEEDS.items() if seed.party_kind == "organisation"]
 KIND_SAMPLE = [next(d for d, seed in DOMAIN_SEEDS.items() if seed.item_kind == kind)
                for kind in sorted({seed.item_kind for seed in DOMAIN_SEEDS.values()})]
+KIND_SAMPLE += [d for d in ORGANISATIONS[:1] if d not in KIND_SAMPLE]
 
 
 @pytest.mark.parametrize("domains", sample_or_whole(KIND_SAMPLE, list(DOMAIN_SEEDS)))
@@ -68,7 +71,8 @@ def test_no_task_of_any_domain_asks_what_its_kind_of_business_is_not_asked(domai
         for slot in (0, 7):
             s = backend.scenario(slug, slot)
             worlds.append(FitWorld(s.env_id, s.category, s.item_kind, tuple(s.modules), tuple(s.price_range),
-                                   tuple(t.instruction for t in backend.tasks(s).tasks), tuple(s.items)))
+                                   tuple(t.instruction for t in backend.tasks(s).tasks), tuple(s.items),
+                                   s.party_kind))
     report = fit_report(worlds)
     assert report["tasks"] == 20 * len(domains)
     assert report["misfits"] == 0, report["examples"]
@@ -322,3 +326,26 @@ def test_a_request_states_one_of_an_item_as_a_person_would(slug, one_each):
         assert set(stated) <= {"one '", "just the one"}, stated
     else:
         assert not {"one '", "just the one"} & set(stated), stated
+
+
+def test_customers_that_are_organisations_have_an_office_not_a_home():
+    """A client company, a shipper or an exhibitor speaks through a person, but has no home address, no household
+    and no family: its worlds' addresses are offices and billing addresses, and the sentences of context and the
+    relations its people write with are those of someone at work (the tasks are read by the household rule above)."""
+    from awm.builder.intents.context import GENERAL, ORGANISATION, context_for
+
+    assert len(ORGANISATIONS) >= 10 and "freight_brokerage" in ORGANISATIONS
+    assert DOMAIN_SEEDS["online_retail"].party_kind == "person"
+    kinds = set()
+    for slug in ORGANISATIONS:
+        for slot in range(10):
+            plan = plan_world(make_scenario(slug, slot))
+            assert plan.scenario.party_kind == "organisation"
+            kinds |= {a["kind"] for a in generate_rows(plan).get("address", [])}
+    assert kinds and "home" not in kinds, kinds
+    assert context_for("logistics", organisation=True)["self"][:len(ORGANISATION)] == ORGANISATION
+    assert "My spouse usually handles these things." in GENERAL
+    assert "My spouse usually handles these things." not in context_for("logistics", organisation=True)["self"]
+    with pytest.raises(CatalogueError, match="party_kind"):
+        parse_domain(_entry("online_retail", party_kind="company"), "commerce", "test")
+

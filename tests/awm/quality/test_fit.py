@@ -6,8 +6,9 @@ import pytest
 from awm.quality.fit import RULES, World, fit_report, world_misfits
 
 
-def _world(kind: str, category: str = "technology", modules=(), price_range=(25.0, 3000.0), tasks=(), items=()):
-    return World("x__00", category, kind, tuple(modules), price_range, tuple(tasks), tuple(items))
+def _world(kind: str, category: str = "technology", modules=(), price_range=(25.0, 3000.0), tasks=(), items=(),
+           party_kind: str = "person"):
+    return World("x__00", category, kind, tuple(modules), price_range, tuple(tasks), tuple(items), party_kind)
 
 
 @pytest.mark.parametrize(
@@ -33,6 +34,12 @@ def _world(kind: str, category: str = "technology", modules=(), price_range=(25.
         (_world("service", "utilities", tasks=(
             "If my wallet account holds at least 750.00, transfer 750.00 from it to my checking account.",)),
          "account"),
+        (_world("service", "human_resources", party_kind="organisation", tasks=(
+            "Paul Carter (paul.carter@example.com) is moving to Lake Sara: change the city on their record to Lake "
+            "Sara, make 18 Oak Avenue, Lake Sara 52196 their primary home address, and move every client engagement "
+            "of theirs that is still open to the office in Lake Sara.",)), "household"),
+        (_world("service", "logistics", party_kind="organisation", tasks=(
+            "My spouse usually handles these things. Please cancel my shipment SHI-1022.",)), "household"),
     ],
 )
 def test_each_rule_names_the_misfit_it_finds(world, rule):
@@ -56,6 +63,12 @@ def test_fitting_worlds_and_requests_pass_every_rule():
         _world("unpaid", "nonprofit", tasks=("Hi, writing from trevor.price@example.org: book me on the day.",
                                              "We heard from Tara Price. Please book them on the day.")),
         _world("made_to_order", "marketing", tasks=("We have the parts on hand; start the job.",)),
+        # a person's home is theirs to have; a client company's office address is no household
+        _world("goods", "commerce", tasks=("Make 12 Elm Street, Omaha 68102 my primary home address.",
+                                           "My spouse usually handles these things. Cancel my order ORD-1002.")),
+        _world("service", "human_resources", party_kind="organisation", tasks=(
+            "Add a new work address for them at 12 Elm Street, Omaha 68102 and make it the primary one.",
+            "I look after our company's account with you. Please cancel our engagement ENG-1003.")),
     ]
     report = fit_report(fitting)
     assert report["misfits"] == 0, report["examples"]

@@ -11,7 +11,7 @@ import pytest
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, Plan
-from awm.builder.intents.context import BY_CATEGORY, GENERAL, clashes, context_for
+from awm.builder.intents.context import BY_CATEGORY, GENERAL, ORGANISATION, clashes, context_for
 from awm.builder.phrasing import (
     _SELF_INTROS_BY_IDENT,
     STAFF_INTROS,
@@ -107,7 +107,7 @@ def test_every_introduction_beside_every_context_sentence_states_one_channel_at_
     """Each introduction in each wording, with each sentence of context its voice may add: no two ways the request
     arrived ("sent a letter by post" beside "it arrived via the chat widget")."""
     staff_context = {s for category in [*BY_CATEGORY, "none"] for s in context_for(category)["staff"]}
-    self_context = set(GENERAL) | {s for pool in BY_CATEGORY.values() for s in pool}
+    self_context = set(GENERAL) | set(ORGANISATION) | {s for pool in BY_CATEGORY.values() for s in pool}
     checked = 0
     for voice, intros, context in (("staff", STAFF_INTROS, staff_context | {""}),
                                    ("self", [i for p in _SELF_INTROS_BY_IDENT.values() for i in p], self_context)):

@@ -163,7 +163,10 @@ define("logistics_lost_shipment", "action", ("logistics", "transportation"), lam
 
 @intent("action", categories=("logistics", "commerce"), flavours=("fulfillment",), needs=("address",))
 def logistics_redirect_delivery(w: World) -> Plan | None:
-    """A new primary delivery address for a person, and a note on their order in transit."""
+    """A new primary delivery address for a person, and a note on their order in transit (not where the customers
+    are organisations: the request is put as their not being home)."""
+    if w.organisation:
+        return None
     cases = [c for c in w.rows["case"] if c["status"] in ("confirmed", "shipped") and w.party_of(c)["status"] == "active"]
     case = w.pick(cases)
     if case is None:
