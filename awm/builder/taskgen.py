@@ -96,7 +96,7 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
 KEPT_STEPS = 4  # of the requests a set keeps, the first drawn of at least this many steps, where one was drawn
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
-CANDIDATES = 3  # requests drawn for each task a set needs: the deep ones among them are made tasks first
+CANDIDATES = 4  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 # refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (found by reading more
 # than the one record a code names, where the draw offers one)
 REFUSAL_CANDIDATES = 2

@@ -1356,8 +1356,8 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
         "[clear|sweep up] the unassigned {CASE/pl} at {site}: every one that is {open} goes to {STAFF} {staff}",
         "{staff} [has room|has capacity|is free] [this week|for more work|to take on more] || [hand|pass|give] "
         "[them|{staff}] [every|each|all the] {CASE/pl} at {site} [that nobody owns yet|with no one on them|still "
-        "without a {STAFF}], [as long as they are|provided they are|if they are] {open}",
-        "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without a {STAFF} || [put|"
+        "without {a STAFF}], [as long as they are|provided they are|if they are] {open}",
+        "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without {a STAFF} || [put|"
         "assign] {staff} on [each one|every one|all of those] that [has nobody|lacks one|has no one assigned]",
     ), {"site": site["name"], "staff": w.person(member), "open": open_words})
     return Plan(calls, goals, say, targets={("case", c["id"]) for c in free})
