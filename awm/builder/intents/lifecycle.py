@@ -574,8 +574,10 @@ def withdraw_and_refund(w: World) -> Plan | None:
 # --- requests that depend on what is found first ---------------------------------------------------------
 
 
-@intent("chained")
+@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
 def reorder_latest(w: World) -> Plan | None:
+    """A person's newest case placed again at the same site, line for line (paid at once where the items have
+    prices). Not for applications: no one files the same application again."""
     options = []
     for party in w.active_parties("case"):
         mine = w.party_cases(party)

@@ -8,6 +8,7 @@ from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     MOVE_NOTES,
+    OFFICE_MOVE_NOTES,
     act,
     add_note,
     captured,
@@ -330,14 +331,15 @@ GOLD_SUBJECTS = ("Welcome to the gold tier", "You are now a gold member", "Your 
 def upgrade_if_big_spender(w: World) -> Plan | None:
     """A person moved to the gold tier if what they have paid (captured payments over their cases) exceeds a
     threshold, else the total told; half the time the upgrade is announced to them by a message, which the request
-    asks for only if they are upgraded (a message sent when they are not is a write the task did not ask for)."""
+    asks for only if they are upgraded (a message sent when they are not is a write the task did not ask for). Only
+    a person with two to five cases, two or more of them paid on: a total "across all their cases" is a sum."""
     options = []
     for party in w.active_parties("case"):
         if party["tier"] == "gold":
             continue
         cases = w.party_cases(party)
         spent = round(float(sum(p["amount"] for c in cases for p in captured(w, c))), 2)
-        if spent > 0 and len(cases) <= 5:
+        if spent > 0 and len(cases) <= 5 and sum(bool(captured(w, c)) for c in cases) >= 2:
             options.append((party, cases, spent))
     if not options:
         return None
@@ -658,7 +660,7 @@ def transfer_case_site(w: World) -> Plan | None:
     site = w.pick([s for s in w.rows["site"] if s["id"] != case[w.fk("site")]])
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref)
-    note = w.pick(MOVE_NOTES)  # either voice
+    note = w.pick(OFFICE_MOVE_NOTES if w.organisation else MOVE_NOTES)  # either voice
     note_call, note_goal = add_note(w, case, note)
     calls = [*lookup, get_case(w, case), w.find_site(site),
              (w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site["id"]}), note_call]

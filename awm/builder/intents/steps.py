@@ -23,6 +23,9 @@ NOTES = ("Customer contacted by phone", "Handled at the front desk", "Requested 
 CANCEL_NOTES = ("Plans changed", "Booked elsewhere", "No longer needed", "Contact by email only")
 MOVE_NOTES = ("Closer to home", "Moving house soon", "Easier to reach", "Call before any change",
               "Contact by email only")
+# where the customers are organisations (a client company, a shipper), which have offices, not homes
+OFFICE_MOVE_NOTES = ("Closer to our offices", "Our office is moving soon", "Easier to reach", "Call before any change",
+                     "Contact by email only")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
