@@ -389,6 +389,14 @@ def cancel_cases_with_item(w: World) -> Plan | None:
         "refunded",
         "find all of {their} {CASE/pl} that are still {open} and contain {item}, {cancel} them, refund every "
         "captured {PAYMENT} on those with the reason {reason}, and let me know the total amount refunded",
+        "{they} [no longer want|have gone off|have changed {their} mind about] {item} || [check|look through] [each|every one] "
+        "of {their} {CASE/pl} [that can still be {done}|still {open}]; [wherever|where] {item} [is on it|appears], "
+        "{cancel} [it|that {CASE}] and [give back|refund] [what was paid|the captured {PAYMENT/pl}] [on it|] "
+        "[with the reason|giving the reason] {reason}; [at the end|finally|then], [tell me|give me] the [sum|total] "
+        "[returned|refunded]",
+        "get every [open |]{CASE} of {theirs} [with|holding|containing] {item} {done} [while they still can "
+        "be|if it still can be], [refund|pay back] [the captured {PAYMENT/pl} on them|whatever was captured on them] "
+        "([reason|refund reason] {reason}) and [report|tell me] [how much went back in total|the total refunded]",
     ), {"item": quote(item["name"]), "cancel": verb, "done": done, "open": or_words(cancel.sources),
         "reason": quote(reason)}, party=ref, voices=BOTH)
     goals = [*(status_goal(w, c, cancel.target) for c in holding), *(goal for _, goal in refunds.values()),

@@ -262,6 +262,14 @@ def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
         "{they} want to spend less on {case} || take the {ITEM} with the highest price off it and put on instead "
         "the cheapest {ITEM} still offered from the same {CATEGORY} (same quantity), then record {a method} "
         "{PAYMENT} for whatever the {CASE} then comes to",
+        "[cut the cost of {case}|bring down the cost of {case}|make {case} cheaper]: [its|the] [dearest|priciest|most expensive] "
+        "{ITEM} [goes|comes off] and [the cheapest|the lowest-priced] {ITEM} [still on offer|we still offer] in [the "
+        "same|its] {CATEGORY} [takes its place|replaces it] [in the same quantity|at the same quantity]; [then|after "
+        "that], [settle|pay off] [its balance|what it owes] [by {method}|with {a method} {PAYMENT}]",
+        "{they} [want|would like] a cheaper version of {case} || [swap|replace] [its|the] [most expensive|"
+        "priciest] {ITEM} [for|with] the [cheapest|least expensive] [one|{ITEM}] [of|from] the same {CATEGORY} that "
+        "is still offered, [same quantity|keeping the quantity], and [record|take] {a method} {PAYMENT} for "
+        "[the rest|what is then owed|the balance]",
     ), {"case": case_np, "method": method_words(method)}, party=ref, voices=BOTH)
     goals = [add_goal, Goal(kind="row_deleted", table=w.table("line"), pk=top["id"]), pay_goal]
     plan = Plan(calls, goals, say, targets={("party", party["id"]), ("case", case["id"])})
