@@ -71,6 +71,28 @@ FLAVOURS: dict[str, Flavour] = {
         forward=("confirm", "ship", "deliver"),
         open=("pending", "confirmed", "shipped"),
     ),
+    # a purchase of access, not of goods (a streaming rental, a hosting plan, an online course, a fare, a trade): it
+    # is activated, not shipped, and revoked within its refund window, not returned
+    "digital": Flavour(
+        name="digital",
+        statuses=("pending", "confirmed", "activated", "completed", "cancelled", "revoked"),
+        initial="pending",
+        actions=(
+            Action("confirm", ("pending",), "confirmed", "Confirm a pending {case}."),
+            Action("activate", ("confirmed",), "activated", "Activate a confirmed {case}: the access it buys starts."),
+            Action("complete", ("activated",), "completed", "Mark an activated {case} as completed: its access has "
+                   "run its course."),
+            Action("cancel", ("pending", "confirmed"), "cancelled", "Cancel a {case} that has not been activated yet."),
+            Action("revoke", ("activated",), "revoked",
+                   "Revoke an activated {case} and end its access, within 14 days of when it was placed.",
+                   window_days=14),
+        ),
+        refundable=("cancelled", "revoked"),
+        editable=("pending", "confirmed"),
+        time_column="placed_at",
+        forward=("confirm", "activate", "complete"),
+        open=("pending", "confirmed", "activated"),
+    ),
     "appointment": Flavour(
         name="appointment",
         statuses=("requested", "scheduled", "checked_in", "completed", "cancelled", "no_show"),

@@ -21,6 +21,7 @@ DOC_TYPES = ("identity proof", "signed form", "invoice copy", "photo evidence", 
 _GENERIC_TOPICS = ("the contact details", "the agreed price", "the requested date", "the paperwork on file")
 _FLAVOUR_REFUNDS = {
     "fulfillment": ("{case} cancelled before it shipped", "{item} returned in its original condition"),
+    "digital": ("{case} cancelled before it was activated", "access to {item} revoked within the refund window"),
     "appointment": ("{case} cancelled with more than 24 hours notice", "{staff} unavailable on the booked day"),
     "application": ("{case} withdrawn before a decision", "fee charged twice for one {case}"),
     "service": ("work on the {case} not completed as quoted", "{case} cancelled before the visit"),

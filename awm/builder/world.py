@@ -43,6 +43,8 @@ def stable_seed(*parts: object) -> int:
 _ARCHETYPES: dict[str, dict[str, str]] = {
     "fulfillment": {"party": "customer", "staff": "sales associate", "site": "store", "category": "product line",
                     "item": "product", "case": "order", "line": "order item"},
+    "digital": {"party": "subscriber", "staff": "account specialist", "site": "service region",
+                "category": "product line", "item": "digital product", "case": "purchase", "line": "purchase item"},
     "appointment": {"party": "client", "staff": "specialist", "site": "location", "category": "service line",
                     "item": "service", "case": "appointment", "line": "booked service"},
     "application": {"party": "applicant", "staff": "case officer", "site": "office", "category": "program area",
@@ -52,6 +54,9 @@ _ARCHETYPES: dict[str, dict[str, str]] = {
     "reservation": {"party": "guest", "staff": "coordinator", "site": "venue", "category": "offering type",
                     "item": "offering", "case": "reservation", "line": "reserved item"},
 }
+# the lifecycles a slug with no word in common with any domain is composed from (a digital purchase comes only from
+# a nearest domain that sells one)
+_COMPOSED_FLAVOURS = ("appointment", "application", "fulfillment", "reservation", "service")
 _QUALIFIERS = ("boutique", "regional", "online", "family run", "premium", "discount", "mobile", "wholesale",
                "community", "franchise", "specialist", "nationwide")
 _ITEM_NOUNS = ("Starter Package", "Standard Package", "Premium Package", "Consultation", "Annual Plan",
@@ -75,7 +80,7 @@ def compose_unseen_domain(slug: str) -> tuple[DomainSeed, str]:
         category, price_range = nearest.seed.category, nearest.seed.price_range
         item_kind = nearest.seed.item_kind
     else:
-        flavour, modules = rng.choice(sorted(_ARCHETYPES)), rng.sample(list(MODULES), 4)
+        flavour, modules = rng.choice(_COMPOSED_FLAVOURS), rng.sample(list(MODULES), 4)
         category, price_range = "composed", (10.0, 400.0)
         item_kind = KIND_OF_FLAVOUR[flavour]
         modules = [m for m in modules if not module_misfit(m, category, item_kind)]

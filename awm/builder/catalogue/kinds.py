@@ -53,7 +53,7 @@ def one_of_each(item_kind: str, once: bool) -> bool:
 
 
 # What a domain's items are when its entry does not say (a seeds-file or composed domain): by its lifecycle.
-KIND_OF_FLAVOUR = {"fulfillment": "goods", "appointment": "service", "service": "service",
+KIND_OF_FLAVOUR = {"fulfillment": "goods", "digital": "plan", "appointment": "service", "service": "service",
                    "reservation": "booking", "application": "plan"}
 
 # Categories whose businesses hold their customers' money in accounts (checking, savings, credit, wallet), unless

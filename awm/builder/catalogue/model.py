@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from awm.builder.catalogue.kinds import ITEM_KINDS, KIND_OF_FLAVOUR, module_misfit, price_misfit
 
 # Lifecycles a case can follow; each fixes the statuses and the actions.
-FLAVOURS = ("fulfillment", "appointment", "application", "service", "reservation")
+FLAVOURS = ("fulfillment", "digital", "appointment", "application", "service", "reservation")
 
 # Optional modules a scenario can add to the core tables (see awm.builder.entities.MODULE_ROLES).
 MODULES = (

@@ -50,6 +50,7 @@ VERB_PHRASES = {"confirm": "confirm {x}", "ship": "ship {x}", "deliver": "mark {
                 "check_in": "check in {x}", "complete": "mark {x} as completed", "mark_no_show": "mark {x} as a no-show",
                 "reschedule": "reschedule {x}", "submit": "submit {x}", "start_review": "start the review of {x}",
                 "approve": "approve {x}", "reject": "reject {x}", "withdraw": "withdraw {x}",
+                "activate": "activate {x}", "revoke": "revoke {x}",
                 "start": "start work on {x}", "resolve": "resolve {x}", "close": "close {x}", "reopen": "reopen {x}",
                 "check_out": "check out {x}"}
 

@@ -75,7 +75,7 @@ def move_dearer_options(w: World) -> list[tuple[dict, dict, dict, list[dict], fl
     return options
 
 
-@intent("chained", flavours=("fulfillment", "service", "reservation"), item="refundable")
+@intent("chained", flavours=("fulfillment", "digital", "service", "reservation"), item="refundable")
 def cancel_dearer_case_and_move_items(w: World) -> Plan | None:
     """A customer with two open cases wants to keep only the smaller: the agent reads both, adds everything the
     bigger one holds to the smaller in the same quantities, cancels the bigger, refunds what was captured on it,
@@ -153,7 +153,7 @@ def swap_top_rated_options(w: World) -> list[tuple[dict, dict, dict, float, dict
     return options
 
 
-@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"), needs=("review",),
+@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"), needs=("review",),
         item="priced")
 def swap_for_top_rated_under_budget(w: World) -> Plan | None:
     """A customer wants one item of an open case replaced by the best-rated item under their budget and the case
@@ -231,7 +231,7 @@ def downgrade_options(w: World) -> list[tuple[dict, dict, dict, dict, float]]:
     return options
 
 
-@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"), needs=("category",),
+@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"), needs=("category",),
         item="priced")
 def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
     """A customer finds an open case too dear and wants its dearest item replaced by the cheapest of the same

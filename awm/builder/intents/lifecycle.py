@@ -574,7 +574,7 @@ def withdraw_and_refund(w: World) -> Plan | None:
 # --- requests that depend on what is found first ---------------------------------------------------------
 
 
-@intent("chained", flavours=("fulfillment", "service", "reservation", "appointment"))
+@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
 def reorder_latest(w: World) -> Plan | None:
     """A person's newest case placed again at the same site, line for line (paid at once where the items have
     prices). Not for applications: no one files the same application again."""
@@ -756,7 +756,7 @@ def settle_then_advance_options(w: World) -> list[dict]:
             and c["total_amount"] >= 1 and (balance_due(w, c) <= 0 or balance_due(w, c) >= 1)]
 
 
-@intent("conditional", flavours=("fulfillment", "service", "reservation", "appointment"))
+@intent("conditional", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
 def settle_then_advance(w: World) -> Plan | None:
     """A person wants a case at its first step (a pending order, a requested appointment) to go ahead: the agent
     reads what was paid on it, pays whatever is still owed by the method the person names (nothing where it is paid

@@ -62,7 +62,7 @@ def moved_locked_options(w: World) -> list[tuple[dict, dict, dict]]:
     return sorted(options, key=lambda o: (o[0]["id"], o[1]["id"], o[2]["id"]))
 
 
-@intent("infeasible", flavours=("fulfillment", "application", "service"))
+@intent("infeasible", flavours=("fulfillment", "digital", "application", "service"))
 def move_city_case_locked(w: World) -> Plan | None:
     """A person moves to the city of one of the business's sites and asks for one case of theirs to follow: the
     agent sets their city and (where the business keeps addresses) adds their primary home address there, reads the
@@ -239,7 +239,7 @@ def cancel_two_one_too_late(w: World) -> Plan | None:
     return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
 
 
-@intent("infeasible", flavours=("fulfillment", "application", "service"))
+@intent("infeasible", flavours=("fulfillment", "digital", "application", "service"))
 def move_two_one_locked(w: World) -> Plan | None:
     """A person would rather deal with another site and asks for two of their cases to move there: one still can
     (the agent moves it), the other is under way and can no longer change (the agent says so, naming its status).

@@ -349,3 +349,22 @@ def test_customers_that_are_organisations_have_an_office_not_a_home():
     with pytest.raises(CatalogueError, match="party_kind"):
         parse_domain(_entry("online_retail", party_kind="company"), "commerce", "test")
 
+
+
+DIGITAL = [d for d, seed in DOMAIN_SEEDS.items() if seed.flavour == "digital"]
+_SHIPPING = re.compile(r"(?i)\bship(?:ped|ping|s)?\b|\bas delivered\b|\bthe return of\b|\breturn window\b")
+
+
+@pytest.mark.parametrize("domains", sample_or_whole(DIGITAL[:1], DIGITAL))
+def test_a_purchase_of_access_is_activated_not_shipped(domains):
+    """A streaming rental, a hosting plan, a course, a fare or a trade follows the digital lifecycle: its cases are
+    activated and completed, cancelled before activation or revoked within 14 days; no task ships, delivers or
+    returns one."""
+    assert set(DIGITAL) >= {"video_streaming_service", "cloud_hosting", "online_course_platform"}
+    backend = OfflineBackend()
+    for slug in domains:
+        for slot in (0, 7):
+            s = backend.scenario(slug, slot)
+            assert s.flavour == "digital"
+            shipping = [t.instruction for t in backend.tasks(s).tasks if _SHIPPING.search(t.instruction)]
+            assert not shipping, shipping
