@@ -2,16 +2,29 @@
 message: "which of our branches has the most orders still open right now, and how many?" (the agent lists the sites
 and each site's cases and counts), "which of my open orders has the most left to pay, and how much?" (the agent reads
 each of the person's open cases: its total and what was captured on it). Each is planned only where one answer is
-right: the largest is strictly largest."""
+right: the largest is strictly largest. A person cutting back acts on the second comparison: "cancel whichever of
+my open orders owes the most and pay off the rest" (the agent reads each, cancels that one, pays the others)."""
 
 from __future__ import annotations
 
 from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
 from awm.builder.intents.errands import MAX_OWING
-from awm.builder.intents.steps import balance_due, get_case
-from awm.builder.phrasing import Say, money
+from awm.builder.intents.steps import (
+    CANCEL_REASONS,
+    METHODS,
+    act,
+    balance_due,
+    captured,
+    get_case,
+    method_words,
+    record_payment,
+    refund,
+    status_goal,
+)
+from awm.builder.phrasing import Say, T, money, quote
 
 TALLY_INTENTS = ("busiest_site_question", "largest_balance_question")
+CUT_BACK = "cut_back_on_largest_balance"  # decided by the same comparison: the case that owes the most
 MAX_SITES = 6  # sites whose cases the agent lists one by one
 
 
@@ -95,3 +108,59 @@ def largest_balance_question(w: World) -> Plan | None:
     ), {"open": or_words(w.fl.open)}, party=ref, voices=BOTH)
     return Plan(calls, [code, w.money_answer(due)], say, answer=f"{case['code']}, with {money(due)} left to pay.",
                 targets={("party", party["id"]), ("case", case["id"])})
+
+
+def cut_back_options(w: World) -> list[tuple[dict, list[dict], dict, float]]:
+    """largest_balance_options where the case owing the most can still be cancelled and what was captured on it can
+    be refunded (or nothing was), and every other open case owes nothing or 1.00 or more (a cent left over is no
+    balance a person means)."""
+    cancel = w.fl.cancel
+    refundable = w.items_are("refundable") and cancel.target in w.fl.refundable
+    return [(party, open_cases, case, due) for party, open_cases, case, due in largest_balance_options(w)
+            if case["status"] in cancel.sources and (refundable or not captured(w, case))
+            and all(balance_due(w, c) == 0 or balance_due(w, c) >= 1 for c in open_cases if c is not case)]
+
+
+@intent("conditional")
+def cut_back_on_largest_balance(w: World) -> Plan | None:
+    """A person cutting back keeps all but one of their open cases: the agent lists their cases, reads each open one
+    (its total and what was captured on it), cancels the one with the most left to pay (refunding what was captured
+    on it), and pays off what is still owed on each of the others by the method named. Which case goes is decided by
+    what the agent reads; the largest balance is strictly largest (by 1.00 or more)."""
+    option = w.pick(cut_back_options(w))
+    if option is None:
+        return None
+    party, open_cases, case, _ = option
+    ref = w.party_ref(party)
+    cancel = w.fl.cancel
+    method, reason = w.pick(list(METHODS)), w.pick(list(CANCEL_REASONS))
+    paid = captured(w, case)
+    refunds = [refund(w, p, reason) for p in paid]
+    payments = [record_payment(w, c, balance_due(w, c), method) for c in open_cases
+                if c is not case and balance_due(w, c) > 0]
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in open_cases),
+             act(w, case, cancel.verb)]
+    if paid:
+        calls.append((w.n.list("payment"), {w.fk("case"): case["id"]}))
+    calls += [call for call, _ in refunds] + [call for call, _ in payments]
+    verb = cancel.verb.replace("_", " ")
+    back = T(" and refund what was captured on it (reason: " + quote(reason) + ")") if paid else ""
+    say = Say("do", (
+        "{they_are} cutting back || {cancel} whichever of {their} {CASE/pl} that are {open} has the most left to "
+        "pay{back}, and pay off what is still owed on each of the others by {method}",
+        "{cancel} whichever of {their} {open} {CASE/pl} still owes the most{back}; then [clear|settle] the balance "
+        "of every other one by {method}",
+        "[look at|check] what is left to pay on each of {their} {CASE/pl} that are {open} || {cancel} the one that "
+        "owes the most{back}, and record {a method} {PAYMENT} for what is owed on each of the others",
+        "{they} [can only keep|want to keep] all but one of {their} {open} {CASE/pl} || [drop|{cancel}] the one "
+        "with the [largest|biggest] [balance|amount outstanding]{back}, and [pay off|settle] the rest [in full|of "
+        "what is owed] by {method}",
+    ), {"open": or_words(w.fl.open), "cancel": verb, "back": back, "method": method_words(method)}, party=ref,
+        voices=BOTH)
+    goals = [status_goal(w, case, cancel.target), *(goal for _, goal in refunds), *(goal for _, goal in payments)]
+    plan = Plan(calls, goals, say, targets={("party", party["id"]), *(("case", c["id"]) for c in open_cases)},
+                changes_either_way=True)
+    plan.derive(w.n.action("case", cancel.verb), w.fk("case"))
+    if paid:
+        plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
+    return plan.derive(w.n.create("payment"), "amount").derive(w.n.create("payment"), w.fk("case"))

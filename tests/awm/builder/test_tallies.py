@@ -2,7 +2,9 @@
 holding the most open cases and how many; the person's open case with the most left to pay and how much. Each is
 planned in many worlds where the largest is strictly largest, reads every record it compares, is proven by the
 verification stage in each voice it allows, and an answer a plausible wrong policy gives (the runner-up site, the
-open cases of one status only, the case with the largest total rather than the largest balance) scores zero."""
+open cases of one status only, the case with the largest total rather than the largest balance) scores zero. A
+person cutting back (cancel the open case owing the most, pay off the others) is held to the same: another case
+cancelled, or the others left unpaid, scores zero."""
 
 from __future__ import annotations
 
@@ -13,11 +15,12 @@ import pytest
 
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due
-from awm.builder.intents.tallies import TALLY_INTENTS, busiest_site, largest_balance_options
+from awm.builder.intents.tallies import CUT_BACK, TALLY_INTENTS, busiest_site, largest_balance_options
 from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     judged,
+    planned_requests,
     prove_family,
     read_aloud,
     wrong_runs,
@@ -119,3 +122,57 @@ def test_the_answers_of_wrong_policies_score_zero(proven):
         assert good["complete"] and not bad["complete"], (bad, good)
         checked[BALANCE] += 1
     assert checked[SITE] >= 1, checked
+
+
+# --- a person cutting back: the case owing the most cancelled, the others paid off ----------------------------------
+
+CUT_VOICES = {CUT_BACK: ("staff", "self")}
+
+
+def test_the_cut_back_reads_every_open_case_and_cancels_the_one_owing_the_most():
+    planned = 0
+    for name, _seed, world, built in planned_requests((CUT_BACK,), 2, 1):
+        party = world.by_id("party", built.say.party.id)
+        open_cases = [c for c in world.party_cases(party) if c["status"] in world.fl.open]
+        dues = {c["id"]: balance_due(world, c) for c in open_cases}
+        top = max(dues, key=dues.get)
+        read = {a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")}
+        cancelled = [a[world.fk("case")] for t, a in built.calls if t == world.n.action("case", world.fl.cancel.verb)]
+        paid = {a[world.fk("case")]: a["amount"] for t, a in built.calls if t == world.n.create("payment")}
+        assert read == set(dues) and cancelled == [top], (name, built.calls)
+        assert paid == {i: d for i, d in dues.items() if i != top and d > 0}
+        assert all(dues[top] - d >= 1 for i, d in dues.items() if i != top)
+        assert built.shape == "conditional" and built.changes_either_way
+        planned += 1
+    assert planned >= 10, planned
+
+
+@pytest.fixture(scope="module")
+def cut_back(tmp_path_factory, request):
+    return prove_family(tmp_path_factory, request.config, (CUT_BACK,), "cut_back", PER_INTENT)
+
+
+def test_the_cut_back_passes_every_proof_in_each_voice(cut_back):
+    assert_proven_in_each_voice(cut_back[1], CUT_VOICES)
+
+
+def test_a_cut_back_of_another_case_or_without_the_payments_scores_zero(cut_back):
+    """Cancelling another open case (the one with the largest total, or the first other that can be cancelled)
+    with the same payments, and cancelling the right case without paying off the others: each incomplete, while the
+    reference is complete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in wrong_runs(cut_back, CUT_BACK):
+        cancel = world.n.action("case", world.fl.cancel.verb)
+        top = next(a[world.fk("case")] for t, a in built.calls if t == cancel)
+        party = world.by_id("party", built.say.party.id)
+        others = [c for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources and c["id"] != top]
+        others.sort(key=lambda c: -c["total_amount"])
+        wrong = [[c for c in built.calls if c[0] != world.n.create("payment")]]
+        if others:
+            wrong.append([(t, {**a, world.fk("case"): others[0]["id"]}) if t == cancel else (t, a)
+                          for t, a in built.calls if t != world.n.action("payment", "refund")])
+        for calls in wrong:
+            bad, good = judged(store, env_id, plan, task, calls)
+            assert good["complete"] and not bad["complete"], (calls, bad, good)
+            checked += 1
+    assert checked >= 2, checked
