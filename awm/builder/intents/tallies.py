@@ -3,7 +3,9 @@ message: "which of our branches has the most orders still open right now, and ho
 and each site's cases and counts), "which of my open orders has the most left to pay, and how much?" (the agent reads
 each of the person's open cases: its total and what was captured on it). Each is planned only where one answer is
 right: the largest is strictly largest. A person cutting back acts on the second comparison: "cancel whichever of
-my open orders owes the most and pay off the rest" (the agent reads each, cancels that one, pays the others)."""
+my open orders owes the most and pay off the rest" (the agent reads each, cancels that one, pays the others). A
+person weighing a cancellation asks "if I cancelled every order I still can, how much would I get back?" (the agent
+reads each case that can still be cancelled and adds up what was captured on them, not on those past it)."""
 
 from __future__ import annotations
 
@@ -164,3 +166,49 @@ def cut_back_on_largest_balance(w: World) -> Plan | None:
     if paid:
         plan.derive(w.n.action("payment", "refund"), w.pk("payment"))
     return plan.derive(w.n.create("payment"), "amount").derive(w.n.create("payment"), w.fk("case"))
+
+
+REFUND_QUESTION = "cancellable_refund_question"  # a person weighing a cancellation: what would come back
+
+
+def refund_question_options(w: World) -> list[tuple[dict, list[dict], float]]:
+    """(party, their cases that can still be cancelled, what was captured on those) wherever the business refunds
+    what a cancelled case had captured, two to `MAX_OWING` of the person's cases can still be cancelled, at least one
+    of them has something captured, and another case of theirs that cannot be cancelled has something captured too
+    (a total of everything they paid is then another figure)."""
+    cancel = w.fl.cancel
+    if not (w.items_are("refundable") and cancel.target in w.fl.refundable):
+        return []
+    options = []
+    for party in w.active_parties("case"):
+        mine = w.party_cases(party)
+        can = sorted((c for c in mine if c["status"] in cancel.sources), key=lambda c: c["id"])
+        back = round(sum(p["amount"] for c in can for p in captured(w, c)), 2)
+        if 2 <= len(can) <= MAX_OWING and back > 0 and any(
+                captured(w, c) for c in mine if c["status"] not in cancel.sources):
+            options.append((party, can, back))
+    return options
+
+
+@intent("aggregate", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+def cancellable_refund_question(w: World) -> Plan | None:
+    """A person weighing whether to cancel everything they still can asks what would come back: the agent lists
+    their cases and reads each one that can still be cancelled (its status and the payments captured on it) and
+    adds up what was captured; a case past cancelling counts nothing, however much was paid on it."""
+    option = w.pick(refund_question_options(w))
+    if option is None:
+        return None
+    party, can, back = option
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in can)]
+    say = Say("ask", (
+        "if {they} cancelled every {CASE} of {theirs} that can still be cancelled, how much would {they} get back "
+        "in total",
+        "how much would come back to {them} altogether if {they} called off all of {their} {CASE/pl} that are not "
+        "too far along to cancel",
+        "[what|how much] [would|could] {they} [get back|be refunded] [in all|altogether] by cancelling whatever "
+        "{CASE/pl} of {theirs} [can still be cancelled|are still early enough to cancel]",
+        "[adding up|counting] only {their} {CASE/pl} that can still be cancelled, how much was captured on them, "
+        "[that is|i.e.] what a cancellation of all of them would refund",
+    ), {}, party=ref, voices=BOTH)
+    return Plan(calls, [w.money_answer(back)], say, answer=money(back), targets={("party", party["id"])})

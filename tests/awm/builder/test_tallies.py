@@ -14,8 +14,8 @@ from collections import Counter
 import pytest
 
 from awm.builder.intents import INTENTS, World
-from awm.builder.intents.steps import balance_due
-from awm.builder.intents.tallies import CUT_BACK, TALLY_INTENTS, busiest_site, largest_balance_options
+from awm.builder.intents.steps import balance_due, captured
+from awm.builder.intents.tallies import CUT_BACK, REFUND_QUESTION, TALLY_INTENTS, busiest_site, largest_balance_options
 from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
@@ -174,5 +174,50 @@ def test_a_cut_back_of_another_case_or_without_the_payments_scores_zero(cut_back
         for calls in wrong:
             bad, good = judged(store, env_id, plan, task, calls)
             assert good["complete"] and not bad["complete"], (calls, bad, good)
+            checked += 1
+    assert checked >= 2, checked
+
+
+# --- what cancelling everything that still can be would bring back ---------------------------------------------------
+
+REFUND_VOICES = {REFUND_QUESTION: ("staff", "self")}
+
+
+def test_the_refund_question_reads_every_case_that_can_still_be_cancelled():
+    planned = 0
+    for name, _seed, world, built in planned_requests((REFUND_QUESTION,), 2, 1):
+        party = world.by_id("party", built.say.party.id)
+        can = {c["id"] for c in world.party_cases(party) if c["status"] in world.fl.cancel.sources}
+        read = {a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")}
+        paid = round(sum(p["amount"] for c in world.party_cases(party) if c["id"] in can for p in captured(world, c)), 2)
+        everything = round(sum(p["amount"] for c in world.party_cases(party) for p in captured(world, c)), 2)
+        assert read == can and built.is_question and built.goals[0].expect["value"] == paid, (name, built.calls)
+        assert everything > paid  # what was paid on a case past cancelling is another figure
+        planned += 1
+    assert planned >= 10, planned
+
+
+@pytest.fixture(scope="module")
+def refund_question(tmp_path_factory, request):
+    return prove_family(tmp_path_factory, request.config, (REFUND_QUESTION,), "refund_question", PER_INTENT)
+
+
+def test_the_refund_question_passes_every_proof_in_each_voice(refund_question):
+    assert_proven_in_each_voice(refund_question[1], REFUND_VOICES)
+
+
+def test_a_refund_counted_over_every_case_scores_zero(refund_question):
+    """Everything the person paid, and what was paid on their open cases (some past cancelling): each incomplete,
+    while the reference answer is complete."""
+    checked = 0
+    for store, env_id, plan, world, built, task in wrong_runs(refund_question, REFUND_QUESTION):
+        party = world.by_id("party", built.say.party.id)
+        mine = world.party_cases(party)
+        for cases in (mine, [c for c in mine if c["status"] in world.fl.open]):
+            total = round(sum(p["amount"] for c in cases for p in captured(world, c)), 2)
+            if f"{total:.2f}" == task.reference_answer:
+                continue
+            bad, good = judged(store, env_id, plan, task, list(built.calls), f"{total:.2f}")
+            assert good["complete"] and not bad["complete"], (total, bad, good)
             checked += 1
     assert checked >= 2, checked
