@@ -208,7 +208,7 @@ def cancellable_refund_question(w: World) -> Plan | None:
         "too far along to cancel",
         "[what|how much] [would|could] {they} [get back|be refunded] [in all|altogether] by cancelling whatever "
         "{CASE/pl} of {theirs} [can still be cancelled|are still early enough to cancel]",
-        "[adding up|counting] only {their} {CASE/pl} that can still be cancelled, how much was captured on them, "
-        "[that is|i.e.] what a cancellation of all of them would refund",
+        "[adding up|counting] only {their} {CASE/pl} that can still be cancelled, how much was captured on them "
+        "(what cancelling all of them would refund)",
     ), {}, party=ref, voices=BOTH)
     return Plan(calls, [w.money_answer(back)], say, answer=money(back), targets={("party", party["id"])})
