@@ -96,7 +96,7 @@ def reorder_with_item_and_pay(w: World) -> Plan | None:
         "same method as that {CASE} was paid",
         "look through {their} past {CASE/pl} for the latest one that included {item}, copy it into a new {CASE} "
         "(same {SITE}, same items, same quantities) and pay the new total with the payment method used last time",
-        "{they} [liked|enjoyed|got on well with] {item} || [repeat|copy] the [last|latest|most recent] {CASE} "
+        "{they_were} [happy|pleased] with {item} || [repeat|copy] the [last|latest|most recent] {CASE} "
         "{they} had it on, [as it was|line for line]: a new {CASE} at that {SITE} with the same items in the same "
         "quantities, [paid in full|its whole total paid] [with the method|by the same method] [{they} used on that "
         "one|as before]",
