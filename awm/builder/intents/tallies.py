@@ -23,6 +23,7 @@ from awm.builder.intents.steps import (
     refund,
     status_goal,
 )
+from awm.builder.intents.turns import PURCHASES
 from awm.builder.phrasing import Say, T, money, quote
 
 TALLY_INTENTS = ("busiest_site_question", "largest_balance_question")
@@ -123,12 +124,13 @@ def cut_back_options(w: World) -> list[tuple[dict, list[dict], dict, float]]:
             and all(balance_due(w, c) == 0 or balance_due(w, c) >= 1 for c in open_cases if c is not case)]
 
 
-@intent("conditional")
+@intent("conditional", flavours=PURCHASES)
 def cut_back_on_largest_balance(w: World) -> Plan | None:
     """A person cutting back keeps all but one of their open cases: the agent lists their cases, reads each open one
     (its total and what was captured on it), cancels the one with the most left to pay (refunding what was captured
     on it), and pays off what is still owed on each of the others by the method named. Which case goes is decided by
-    what the agent reads; the largest balance is strictly largest (by 1.00 or more)."""
+    what the agent reads; the largest balance is strictly largest (by 1.00 or more). Of purchases only: no one drops
+    the claim or the application that "owes the most"."""
     option = w.pick(cut_back_options(w))
     if option is None:
         return None
@@ -190,7 +192,7 @@ def refund_question_options(w: World) -> list[tuple[dict, list[dict], float]]:
     return options
 
 
-@intent("aggregate", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("aggregate", flavours=PURCHASES)
 def cancellable_refund_question(w: World) -> Plan | None:
     """A person weighing whether to cancel everything they still can asks what would come back: the agent lists
     their cases and reads each one that can still be cancelled (its status and the payments captured on it) and
