@@ -13,7 +13,7 @@ from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser, grammar_faults
-from awm.builder.taskgen import _task
+from awm.builder.taskgen import _task, generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet
@@ -89,6 +89,15 @@ def planned_requests(names: tuple[str, ...], step: int, slots: int, seeds=(1,)):
                 world, built = world_and_plan(name, plan, rows, seed)
                 if built is not None:
                     yield name, seed, world, built
+
+
+def drawn_requests(names: tuple[str, ...], worlds):
+    """(name, task) of each task the task sets of `worlds` ((plan, rows) pairs) make of a request of `names`: what a
+    set draws of a family (a task joining two requests of it counts for each)."""
+    for plan, rows in worlds:
+        for task in generate_tasks(plan, rows).tasks:
+            for name in set(task.template.split("+")) & set(names):
+                yield name, task
 
 
 def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tuple]:

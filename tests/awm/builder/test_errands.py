@@ -29,11 +29,10 @@ from awm.builder.intents.errands import (
     swap_everywhere_options,
 )
 from awm.builder.phrasing import money
-from awm.builder.taskgen import generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.store import ArtifactStore
-from tests.awm.builder.families import judged, planned, proven_in, read_aloud, rows_of, wrong_runs
+from tests.awm.builder.families import drawn_requests, judged, planned, proven_in, read_aloud, rows_of, wrong_runs
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -290,12 +289,9 @@ def test_task_sets_draw_the_requests(step):
     """Every request drawn over the built-in domains; in the fast lane's sample (every eighth domain), the requests
     drawn are checked but not that each one is."""
     drawn = Counter()
-    for domain in builtin_domains()[::step]:
-        plan, rows = rows_of(domain, 0)
-        for task in generate_tasks(plan, rows).tasks:
-            for name in set(task.template.split("+")) & set(ERRAND_INTENTS):
-                drawn[name] += 1
-                assert len(task.reference_solution) >= 6
+    for name, task in drawn_requests(ERRAND_INTENTS, (rows_of(domain, 0) for domain in builtin_domains()[::step])):
+        drawn[name] += 1
+        assert len(task.reference_solution) >= 6
     assert (all(drawn[name] >= 1 for name in ERRAND_INTENTS) and sum(drawn.values()) >= 10) if step == 1 else \
         sum(drawn.values()) >= 2, drawn
 

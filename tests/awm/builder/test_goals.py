@@ -24,10 +24,17 @@ from awm.builder.intents.goals import (
     swap_top_rated_options,
 )
 from awm.builder.intents.preferences import top_rated_options
-from awm.builder.taskgen import generate_tasks
 from awm.quality.realism import voice_of
 from awm.store import ArtifactStore
-from tests.awm.builder.families import builtin_worlds, judged, planned, proven_in, read_aloud, wrong_runs
+from tests.awm.builder.families import (
+    builtin_worlds,
+    drawn_requests,
+    judged,
+    planned,
+    proven_in,
+    read_aloud,
+    wrong_runs,
+)
 from tests.awm.builder.test_intents import assert_every_proof_passed
 from tests.awm.builder.worlds import worlds_planning
 from tests.lanes import sample_in_fast_lane, sample_or_whole
@@ -197,15 +204,13 @@ def test_task_sets_draw_the_requests(lane):
     one slot), the requests drawn are checked but not that each one is."""
     step, slots = lane
     drawn = Counter()
-    for plan, rows in builtin_worlds(step, slots):
-        if not any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in GOAL_INTENTS):
-            continue
-        for task in generate_tasks(plan, rows).tasks:
-            for name in set(task.template.split("+")) & set(GOAL_INTENTS):
-                drawn[name] += 1
-                assert len(task.reference_solution) >= 8
-                if name == TOP_RATED:
-                    assert voice_of(task.instruction) == "self" and task.requester == "party", task.instruction
+    fitting = ((plan, rows) for plan, rows in builtin_worlds(step, slots)
+               if any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in GOAL_INTENTS))
+    for name, task in drawn_requests(GOAL_INTENTS, fitting):
+        drawn[name] += 1
+        assert len(task.reference_solution) >= 8
+        if name == TOP_RATED:
+            assert voice_of(task.instruction) == "self" and task.requester == "party", task.instruction
     assert (all(drawn[name] >= 1 for name in GOAL_INTENTS) and sum(drawn.values()) >= 10) if slots > 1 else \
         sum(drawn.values()) >= 1, drawn
 

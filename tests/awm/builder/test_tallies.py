@@ -84,13 +84,17 @@ def test_each_question_reads_as_one_persons_message_in_each_voice():
     assert seen[SITE] >= 30 and seen[BALANCE] >= 30, seen
 
 
+# the questions, the cut back and the refund question, proven together (one build of each world they are planned in)
+PROVEN = (*TALLY_INTENTS, CUT_BACK, REFUND_QUESTION)
+
+
 @pytest.fixture(scope="module")
 def proven(tmp_path_factory, request):
-    return prove_family(tmp_path_factory, request.config, TALLY_INTENTS, "tallies", PER_INTENT)
+    return prove_family(tmp_path_factory, request.config, PROVEN, "tallies", PER_INTENT)
 
 
-def test_every_question_passes_every_proof_in_each_voice(proven):
-    assert_proven_in_each_voice(proven[1], VOICES)
+def test_every_request_passes_every_proof_in_each_voice(proven):
+    assert_proven_in_each_voice(proven[1], {**VOICES, CUT_BACK: ("staff", "self"), REFUND_QUESTION: ("staff", "self")})
 
 
 def test_the_answers_of_wrong_policies_score_zero(proven):
@@ -126,9 +130,6 @@ def test_the_answers_of_wrong_policies_score_zero(proven):
 
 # --- a person cutting back: the case owing the most cancelled, the others paid off ----------------------------------
 
-CUT_VOICES = {CUT_BACK: ("staff", "self")}
-
-
 def test_the_cut_back_reads_every_open_case_and_cancels_the_one_owing_the_most():
     planned = 0
     for name, _seed, world, built in planned_requests((CUT_BACK,), 2, 1):
@@ -147,21 +148,12 @@ def test_the_cut_back_reads_every_open_case_and_cancels_the_one_owing_the_most()
     assert planned >= 10, planned
 
 
-@pytest.fixture(scope="module")
-def cut_back(tmp_path_factory, request):
-    return prove_family(tmp_path_factory, request.config, (CUT_BACK,), "cut_back", PER_INTENT)
-
-
-def test_the_cut_back_passes_every_proof_in_each_voice(cut_back):
-    assert_proven_in_each_voice(cut_back[1], CUT_VOICES)
-
-
-def test_a_cut_back_of_another_case_or_without_the_payments_scores_zero(cut_back):
+def test_a_cut_back_of_another_case_or_without_the_payments_scores_zero(proven):
     """Cancelling another open case (the one with the largest total, or the first other that can be cancelled)
     with the same payments, and cancelling the right case without paying off the others: each incomplete, while the
     reference is complete."""
     checked = 0
-    for store, env_id, plan, world, built, task in wrong_runs(cut_back, CUT_BACK):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, CUT_BACK):
         cancel = world.n.action("case", world.fl.cancel.verb)
         top = next(a[world.fk("case")] for t, a in built.calls if t == cancel)
         party = world.by_id("party", built.say.party.id)
@@ -180,9 +172,6 @@ def test_a_cut_back_of_another_case_or_without_the_payments_scores_zero(cut_back
 
 # --- what cancelling everything that still can be would bring back ---------------------------------------------------
 
-REFUND_VOICES = {REFUND_QUESTION: ("staff", "self")}
-
-
 def test_the_refund_question_reads_every_case_that_can_still_be_cancelled():
     planned = 0
     for name, _seed, world, built in planned_requests((REFUND_QUESTION,), 2, 1):
@@ -197,20 +186,11 @@ def test_the_refund_question_reads_every_case_that_can_still_be_cancelled():
     assert planned >= 10, planned
 
 
-@pytest.fixture(scope="module")
-def refund_question(tmp_path_factory, request):
-    return prove_family(tmp_path_factory, request.config, (REFUND_QUESTION,), "refund_question", PER_INTENT)
-
-
-def test_the_refund_question_passes_every_proof_in_each_voice(refund_question):
-    assert_proven_in_each_voice(refund_question[1], REFUND_VOICES)
-
-
-def test_a_refund_counted_over_every_case_scores_zero(refund_question):
+def test_a_refund_counted_over_every_case_scores_zero(proven):
     """Everything the person paid, and what was paid on their open cases (some past cancelling): each incomplete,
     while the reference answer is complete."""
     checked = 0
-    for store, env_id, plan, world, built, task in wrong_runs(refund_question, REFUND_QUESTION):
+    for store, env_id, plan, world, built, task in wrong_runs(proven, REFUND_QUESTION):
         party = world.by_id("party", built.say.party.id)
         mine = world.party_cases(party)
         for cases in (mine, [c for c in mine if c["status"] in world.fl.open]):
