@@ -83,9 +83,12 @@ def world_misfits(world: World) -> list[Misfit]:
     if reason := price_misfit(world.item_kind, world.price_range):
         out.append(Misfit("price range", world.env_id, reason))
     kind = ITEM_KINDS.get(world.item_kind)
-    if kind is None:
-        return out
     for text, masked in ((t, _masked(t, world.items)) for t in world.instructions):
+        # who the customers are is known whatever the items are; the item rules need a catalogued kind
+        if world.party_kind == "organisation" and HOUSEHOLD.search(masked):
+            out.append(Misfit("household", world.env_id, text))
+        if kind is None:
+            continue
         if not kind.stocked and STOCK.search(masked):
             out.append(Misfit("stock", world.env_id, text))
         if not kind.priced and PRICE.search(masked):
@@ -94,8 +97,6 @@ def world_misfits(world: World) -> list[Misfit]:
             out.append(Misfit("refund", world.env_id, text))
         if (world.category not in ACCOUNT_HOLDERS or world.item_kind in SHOPS) and ACCOUNT.search(masked):
             out.append(Misfit("account", world.env_id, text))
-        if world.party_kind == "organisation" and HOUSEHOLD.search(masked):
-            out.append(Misfit("household", world.env_id, text))
     return out
 
 

@@ -40,6 +40,9 @@ def _world(kind: str, category: str = "technology", modules=(), price_range=(25.
             "of theirs that is still open to the office in Lake Sara.",)), "household"),
         (_world("service", "logistics", party_kind="organisation", tasks=(
             "My spouse usually handles these things. Please cancel my shipment SHI-1022.",)), "household"),
+        # who the customers are is read whatever the items are (a kind the catalogue does not know)
+        (_world("", "logistics", party_kind="organisation", tasks=(
+            "Hi, I'm Ann Lee. I've just moved house: cancel my shipment SHI-1022.",)), "household"),
     ],
 )
 def test_each_rule_names_the_misfit_it_finds(world, rule):
