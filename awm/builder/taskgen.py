@@ -97,10 +97,10 @@ KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
 KEPT_STEPS = 4  # of the requests a set keeps, the first drawn of at least this many steps, where one was drawn
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
 CANDIDATES = 4  # requests drawn for each task a set needs: the deep ones among them are made tasks first
-# refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (found by reading more
-# than the one record a code names, where the draw offers one)
+# refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (a goal of which the
+# rules forbid one part, or a refusal found by reading the person's cases, where the draw offers one)
 REFUSAL_CANDIDATES = 2
-REFUSAL_STEPS = 2
+REFUSAL_STEPS = 5
 
 
 def _first_deep(plans: list[Plan], n: int = 1, steps: int = KEPT_STEPS) -> list[Plan]:

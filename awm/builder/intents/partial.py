@@ -20,6 +20,10 @@ yet know."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
+from awm.builder.clock import REFERENCE_NOW
 from awm.builder.intents.base import BOTH, Plan, World, intent
 from awm.builder.intents.standing import (
     COMPLAINT_REASONS,
@@ -30,12 +34,13 @@ from awm.builder.intents.standing import (
     new_city,
     return_review_options,
 )
-from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, refund, status_goal
+from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, holds, refund, status_goal, unique_name
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
 PARTIAL_INTENTS = ("move_city_case_locked", "complaint_too_late_to_cancel", "review_after_return_window",
-                   "cancel_two_one_too_late", "move_two_one_locked")
+                   "cancel_two_one_too_late", "move_two_one_locked", "add_to_two_one_locked", "swap_two_one_locked",
+                   "return_two_one_too_late")
 
 
 def under_way(w: World) -> tuple[str, ...]:
@@ -190,14 +195,22 @@ def two_cases_options(w: World, may: tuple[str, ...], locked: tuple[str, ...]) -
     return options
 
 
-def _both(w: World, party: dict, a: dict, b: dict, named_first: dict) -> tuple[dict, list]:
+_RECENT = re.compile(r"latest|most recent|newest")
+
+
+def _both(w: World, party: dict, a: dict, b: dict, named_first: dict, named: tuple[dict, ...] = ()
+          ) -> tuple[dict, list]:
     """The person's reference and the two cases' words (`x` the one named first, `y` the other) with the calls that
-    find and read each: the case whose status is the answer is never described by it."""
+    find and read each: the case whose status is the answer is never described by it, nor either by an item the
+    request names (`named`)."""
     ref = w.party_ref(party)
     words = {}
     calls = []
     for case in (a, b):
-        text, lookup = w.case_ref(case, ref, by_status=case is a)
+        text, lookup = w.case_ref(case, ref, by_status=case is a, named=named)
+        if case is b and _RECENT.search(str(text)) and _RECENT.search(str(words[a["id"]])):
+            # not "my latest order and my latest order that included 'Kettle'": the second by its code
+            text, lookup = w.case_ref(case, ref, coded=True)
         words[case["id"]] = text
         calls += [*lookup, get_case(w, case)]
     second = b if named_first is a else a
@@ -269,3 +282,127 @@ def move_two_one_locked(w: World) -> Plan | None:
                        f"{b['status'].replace('_', ' ')}.",
                 targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
                 refused=((transfer, {w.fk("case"): b["id"], sfk: site["id"]}), "invalid_state"))
+
+
+@intent("infeasible", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+def add_to_two_one_locked(w: World) -> Plan | None:
+    """A person wants one more item on two of their cases: one can still change (the agent adds it there), the
+    other is under way and can no longer change (the agent says so, naming its status). The item is on neither
+    case (no line to merge with) and no other item has its name."""
+    options = [(party, a, b) for party, a, b in two_cases_options(w, w.fl.editable, under_way(w))]
+    option = w.pick(options)
+    if option is None:
+        return None
+    party, a, b = option
+    item = w.pick([i for i in w.rows["item"] if i["active"] and i["price"] >= 1 and unique_name(w, i)
+                   and not holds(w, a, i) and not holds(w, b, i)])
+    if item is None:
+        return None
+    qty = 1 if w.one_each else w.pick([1, 2])
+    said, calls = _both(w, party, a, b, w.pick([a, b]), named=(item,))
+    add = w.n.create("line")
+    calls = [*calls, w.find_item(item), (add, {w.fk("case"): a["id"], w.fk("item"): item["id"], "quantity": qty})]
+    say = Say("do", (
+        "add {line} to both {x} and {y}",
+        "{they} forgot something || put {line} on {x} and on {y} as well",
+        "[include|add] {line} in each of {x} and {y}",
+        "{they} [need|want] a little more || add {line} to {x}, and the same to {y}",
+    ), {"x": said["x"], "y": said["y"], "line": w.line_words(item, qty, "{n} x {item}")}, party=said["ref"],
+        voices=BOTH)
+    goals = [Goal(kind="rows_created", table=w.table("line"), count=1,
+                  expect={w.fk("case"): a["id"], w.fk("item"): item["id"], "quantity": qty}),
+             w.status_answer(b["status"])]
+    return Plan(calls, goals, say,
+                answer=f"It is added to one {w.L['case']}, but the other can no longer be changed: its status is "
+                       f"{b['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
+                refused=((add, {w.fk("case"): b["id"], w.fk("item"): item["id"], "quantity": qty}), "invalid_state"))
+
+
+def swap_two_options(w: World) -> list[tuple[dict, dict, dict, dict, dict, dict]]:
+    """(party, the case that can still change, the case under way, the item on one line of each, the item to put
+    in its place, the first case's line of it) wherever the item replacing it is offered, of the same category
+    where items have one, on neither case, and no other item has either name."""
+    cat, ifk = w.fk("category"), w.fk("item")
+    options = []
+    for party, a, b in two_cases_options(w, w.fl.editable, under_way(w)):
+        for line in sorted(w.children("line", "case", a["id"]), key=lambda x: x["id"]):
+            old = w.by_id("item", line[ifk])
+            if not holds(w, b, old) or not unique_name(w, old):
+                continue
+            for new in w.rows["item"]:
+                if (new["active"] and new["id"] != old["id"] and unique_name(w, new) and not holds(w, a, new)
+                        and not holds(w, b, new) and (cat not in old or new.get(cat) == old[cat])):
+                    options.append((party, a, b, old, new, line))
+    return options
+
+
+@intent("infeasible", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+def swap_two_one_locked(w: World) -> Plan | None:
+    """A person would rather have one item than another on two of their cases that hold it: on the one that can
+    still change the agent adds the new item in the same quantity and removes the old one; the other is under way
+    and can no longer change (the agent says so, naming its status)."""
+    option = w.pick(swap_two_options(w))
+    if option is None:
+        return None
+    party, a, b, old, new, line = option
+    said, calls = _both(w, party, a, b, w.pick([a, b]), named=(old, new))
+    cfk = w.fk("case")
+    other = next(x for x in w.children("line", "case", b["id"]) if x[w.fk("item")] == old["id"])
+    # the new line first: a line removed first could hand its id to the new one
+    calls = [*calls, w.find_item(new),
+             (w.n.create("line"), {cfk: a["id"], w.fk("item"): new["id"], "quantity": line["quantity"]}),
+             (w.n.delete("line"), {w.pk("line"): line["id"]})]
+    say = Say("do", (
+        "on {x} and on {y}, put {new} in place of {old}, keeping the quantity",
+        "{they} would rather have {new} than {old} || swap it on both {x} and {y}, same quantity",
+        "change {x} and {y} so that each has {new} instead of {old}, in the same quantity",
+        "[replace|switch] {old} with {new} on {x}, and do the same on {y} (quantities as they are)",
+    ), {"x": said["x"], "y": said["y"], "old": quote(old["name"]), "new": quote(new["name"])}, party=said["ref"],
+        voices=BOTH)
+    goals = [Goal(kind="rows_created", table=w.table("line"), count=1,
+                  expect={cfk: a["id"], w.fk("item"): new["id"], "quantity": line["quantity"]}),
+             Goal(kind="row_deleted", table=w.table("line"), pk=line["id"]), w.status_answer(b["status"])]
+    plan = Plan(calls, goals, say,
+                answer=f"The swap is made on one {w.L['case']}, but the other can no longer be changed: its status "
+                       f"is {b['status'].replace('_', ' ')}.",
+                targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
+                refused=((w.n.create("line"), {cfk: b["id"], w.fk("item"): new["id"],
+                                               "quantity": other["quantity"]}), "invalid_state"))
+    return plan.derive(w.n.create("line"), "quantity").derive(w.n.delete("line"), w.pk("line"))
+
+
+@intent("infeasible", flavours=("fulfillment",), item="refundable")
+def return_two_one_too_late(w: World) -> Plan | None:
+    """A person sends back two delivered cases for a refund: one was placed inside the return window (the agent
+    records its return and refunds what was captured on it), the other before the window opened (the agent says
+    so, naming the date it was placed)."""
+    back = w.fl.action("return")
+    days = back.window_days or 30
+    cutoff = (REFERENCE_NOW - timedelta(days=days)).isoformat()
+    options = [(party, a, b) for party, a, b in two_cases_options(w, back.sources, back.sources)
+               if a["placed_at"] >= cutoff > b["placed_at"] and captured(w, a) and captured(w, b)
+               and a["placed_at"][:10] != b["placed_at"][:10]]
+    option = w.pick(options)
+    if option is None:
+        return None
+    party, a, b = option
+    said, calls = _both(w, party, a, b, w.pick([a, b]))
+    reason = w.pick(list(RETURN_REASONS))
+    refunds = [refund(w, p, reason) for p in captured(w, a)]
+    calls = [*calls, act(w, a, "return"), *(call for call, _ in refunds)]
+    say = Say("do", (
+        "take back {x} and {y} as returns and refund what {they} paid on them (reason: {reason})",
+        "{they} [are sending|want to send] back {x} and {y} || record both returns and refund each captured "
+        "{PAYMENT} with the reason {reason}",
+        "process the return of {x} and of {y}, and give back every captured {PAYMENT} on them, reason {reason}",
+        "[neither|none of] {x} [nor|or] {y} worked out for {them} || [record|log] the returns and refund [them|what "
+        "was paid] (reason: {reason})",
+    ), {"x": said["x"], "y": said["y"], "reason": quote(reason)}, party=said["ref"], voices=BOTH)
+    goals = [status_goal(w, a, back.target), *(goal for _, goal in refunds), w.text_answer(b["placed_at"][:10], [])]
+    plan = Plan(calls, goals, say,
+                answer=f"One {w.L['case']} is returned and refunded, but the other was placed on "
+                       f"{b['placed_at'][:10]}, more than {days} days ago, so its return window has closed.",
+                targets={("party", party["id"]), ("case", a["id"]), ("case", b["id"])},
+                refused=(act(w, b, "return"), "window_closed"))
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment"))

@@ -30,7 +30,9 @@ from tests.awm.builder.families import (
 )
 from tests.lanes import sample_or_whole
 
-MOVE, COMPLAINT, REVIEW, CANCEL_TWO, MOVE_TWO = PARTIAL_INTENTS
+MOVE, COMPLAINT, REVIEW, CANCEL_TWO, MOVE_TWO, ADD_TWO, SWAP_TWO, RETURN_TWO = PARTIAL_INTENTS
+TWO_CASES = (CANCEL_TWO, MOVE_TWO, ADD_TWO, SWAP_TWO, RETURN_TWO)
+LATE = (REVIEW, RETURN_TWO)  # refused as past the return window (the others: the case is too far along)
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 
 
@@ -45,6 +47,12 @@ def _alone(world: World, name: str) -> set[str]:
         return {world.n.action("case", world.fl.cancel.verb), world.n.action("payment", "refund")}
     if name == MOVE_TWO:
         return {world.n.action("case", "transfer")}
+    if name == ADD_TWO:
+        return {world.n.create("line")}
+    if name == SWAP_TWO:
+        return {world.n.create("line"), world.n.delete("line")}
+    if name == RETURN_TWO:
+        return {world.n.action("case", "return"), world.n.action("payment", "refund")}
     roles = {MOVE: ("party", "address"), COMPLAINT: ("ticket",), REVIEW: ("review",)}[name]
     return {world.n.change(r, "update", "contact") if r == "party" else world.n.create(r)
             for r in roles if world.has(r)}
@@ -63,16 +71,22 @@ def test_the_requests_are_planned_in_many_worlds_with_writes_that_stand_alone_an
         case = world.by_id("case", args[world.fk("case")])
         assert writes and {t for t, _ in writes} <= _alone(world, name), (name, writes)
         assert all(a.get(world.fk("case")) != case["id"] for _, a in writes), (name, writes)
-        assert case["status"] in (world.fl.action("return").sources if name == REVIEW else under_way(world)), \
+        assert case["status"] in (world.fl.action("return").sources if name in LATE else under_way(world)), \
             (name, case["status"])
-        assert code == ("window_closed" if name == REVIEW else "invalid_state")
+        assert code == ("window_closed" if name in LATE else "invalid_state")
         assert built.say.voices == ("staff", "self")
-        if name in (CANCEL_TWO, MOVE_TWO):
+        if name in TWO_CASES:
             other = world.by_id("case", next(a[world.fk("case")] for t, a in writes if world.fk("case") in a))
-            assert other[world.fk("party")] == case[world.fk("party")] and other["status"] in world.fl.editable
+            assert other["id"] != case["id"] and other[world.fk("party")] == case[world.fk("party")]
+            if name == RETURN_TWO:
+                assert other["placed_at"] >= (REFERENCE_NOW - timedelta(days=30)).isoformat() > case["placed_at"]
+            else:
+                assert other["status"] in world.fl.editable
     assert counted[MOVE] >= 100 and counted[COMPLAINT] >= 30 and counted[REVIEW] >= 5, counted
     assert counted[CANCEL_TWO] >= 60 and counted[MOVE_TWO] >= 60, counted
-    assert steps[MOVE] / counted[MOVE] >= 5 and steps[CANCEL_TWO] / counted[CANCEL_TWO] >= 6, (steps, counted)
+    assert counted[ADD_TWO] >= 60 and counted[SWAP_TWO] >= 30 and counted[RETURN_TWO] >= 3, counted
+    assert all(steps[name] / counted[name] >= 6 for name in TWO_CASES), (steps, counted)
+    assert steps[MOVE] / counted[MOVE] >= 5, (steps, counted)
 
 
 def test_the_moved_persons_case_is_too_far_along_and_at_another_site_than_the_one_in_their_new_city():
@@ -109,10 +123,10 @@ def test_each_request_reads_as_one_persons_message_in_each_voice():
         if len(set(built.say.party.name.split())) == 1:
             continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
         case = world.by_id("case", built.refused[0][1][world.fk("case")])
-        fact = case["placed_at"][:10] if name == REVIEW else f" {case['status']} "
+        fact = case["placed_at"][:10] if name in LATE else f" {case['status']} "
         seen[name] += read_aloud(world.plan, built, ("staff", "self"), seed, [fact])
     assert seen[MOVE] >= 24 and seen[COMPLAINT] >= 12 and seen[REVIEW] >= 3 and seen[CANCEL_TWO] >= 24 and \
-        seen[MOVE_TWO] >= 24, seen
+        seen[MOVE_TWO] >= 24 and seen[ADD_TWO] >= 24 and seen[SWAP_TWO] >= 12, seen
 
 
 @pytest.mark.parametrize("lane", sample_or_whole((2, 1), (1, 2)))
