@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from awm.builder.intents.context import CLASHES
-from awm.builder.intents.people import AUTHORITY_INTENTS
+from awm.builder.intents.people import AUTHORITY_INTENTS, AUTHORITY_PARTIAL
 from awm.builder.phrasing import _PROXY_INTROS_BY_IDENT, _SELF_INTROS_BY_IDENT, RELATIONS
 from awm.contracts import Task
 
@@ -155,7 +155,7 @@ def on_behalf(instruction: str) -> bool:
 
 def authority_request(task: RealismText) -> bool:
     """One of the requests on another person's behalf whose authority the world records or refuses, proven."""
-    return any(name in AUTHORITY_INTENTS for name in task.intents)
+    return any(name in AUTHORITY_INTENTS or name == AUTHORITY_PARTIAL for name in task.intents)
 
 
 def voice_violation(task: RealismText) -> str | None:

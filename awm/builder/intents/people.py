@@ -699,6 +699,8 @@ def transfer_locked_case(w: World) -> Plan | None:
 # The requests a customer makes on another person's behalf, proven either way (awm/quality/realism.py counts them
 # and flags any other request in a customer's voice that acts for someone else).
 AUTHORITY_INTENTS = ("cancel_as_representative", "cancel_without_authority")
+# the same claim beside a case of the speaker's own, cancelled either way (a goal one part of which is refused)
+AUTHORITY_PARTIAL = "cancel_own_and_unauthorised"
 # What the speaker says: the same words whether or not the world records their authority (the agent must look it
 # up on the other person's record, `representative_id`, never take the claim on trust).
 _ON_BEHALF = (
@@ -786,3 +788,52 @@ def cancel_without_authority(w: World) -> Plan | None:
                        f"{w.person(holder)} is.",
                 targets={("case", case["id"]), ("party", other["id"])})
     return plan.derive(w.n.get("party"), w.pk("party"))
+
+
+# As `cancel_without_authority`, no tool's own rule refuses the other person's case: the runtime does, in the
+# speaker's own episode; the speaker's own case is theirs to cancel whatever the record says about the other.
+@intent("infeasible", rule=False)
+def cancel_own_and_unauthorised(w: World) -> Plan | None:
+    """A customer wants a case of their own and one of another person's cancelled (and, where what was paid is
+    refunded, refunded), saying they act for that person, whose record names someone else as their
+    representative: the agent cancels (and refunds) the speaker's own case, reads the other person's record and
+    refuses the rest, naming who holds the authority."""
+    cancel = w.fl.cancel
+    options = [(speaker, other, case, mine) for speaker, other, case in _on_behalf_options(w, authorised=False)
+               for mine in w.party_cases(speaker) if mine["status"] in cancel.sources]
+    option = w.pick(options)
+    if option is None:
+        return None
+    speaker, other, case, mine = option
+    holder = w.by_id("party", other["representative_id"])
+    reason = w.pick(list(CANCEL_REASONS))
+    ref = w.party_ref(speaker, ("name_email", "name_email", "email"))
+    own, lookup = w.case_ref(mine, ref)
+    refundable = w.items_are("refundable")
+    tail = " and refund what was paid on [them|both] with the reason {reason}" if refundable else ""
+    verb = cancel.verb.replace("_", " ")
+    say = Say("do", tuple(request + tail for request in (
+        "{cancel} {own} and, on {other}'s behalf, their {CASE} {code}",
+        "I act for {other} as their [guardian|delegate] || {cancel} {own} and their {CASE} {code}",
+        "I handle {other}'s affairs with you || {cancel} {own}, and {other}'s {CASE} {code} too",
+        "[I'm the authorised representative of {other}|I'm {other}'s authorised representative] || {cancel} both "
+        "{own} and their {CASE} {code}",
+    )), {"own": own, "other": w.person(other), "code": case["code"], "cancel": verb, "reason": quote(reason)},
+        party=ref, voices=("self",))
+    refunds = [refund(w, p, reason) for p in captured(w, mine)] if refundable else []
+    # the other person's record read first (who may be acted for is settled before anything changes)
+    calls = [w.find_party(ref), (w.n.list("party"), {"query": w.person(other)}),
+             (w.n.get("party"), {w.pk("party"): holder["id"]}), *lookup, get_case(w, mine),
+             act(w, mine, cancel.verb), *(call for call, _ in refunds)]
+    named = w.text_answer(w.person(holder), [w.person(p) for p in w.rows["party"]])
+    named.expect["type"] = "name"
+    named.expect["others"] = [o for o in named.expect.get("others", []) if o not in (w.person(speaker),
+                                                                                    w.person(other))]
+    goals = [status_goal(w, mine, cancel.target), *(goal for _, goal in refunds), named]
+    plan = Plan(calls, goals, say,
+                answer=f"Your {w.L['case']} is {cancel.target.replace('_', ' ')}, but {w.person(speaker)} is not the "
+                       f"authorised representative of {w.person(other)}; {w.person(holder)} is.",
+                targets={("case", case["id"]), ("case", mine["id"]), ("party", other["id"]),
+                         ("party", speaker["id"])})
+    plan = plan.derive(w.n.get("party"), w.pk("party"))
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment")) if refunds else plan

@@ -1,6 +1,7 @@
 """A customer asking, in their own voice, for something on another person's behalf: carried out where the world records
 the speaker as that person's authorised representative (a guardian, a delegate), refused where it does not, and both
-proven by the verification stage like every other request (awm/builder/intents/people.py)."""
+proven by the verification stage like every other request (awm/builder/intents/people.py); and the same claim beside
+a case of the speaker's own, which is cancelled either way while the other person's is refused."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from awm import artifacts
 from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
-from awm.builder.intents.people import AUTHORITY_INTENTS
+from awm.builder.intents.people import AUTHORITY_INTENTS, AUTHORITY_PARTIAL
 from awm.builder.phrasing import grammar_faults
 from awm.builder.taskgen import generate_tasks
 from awm.builder.world import make_scenario, plan_world
@@ -59,20 +60,22 @@ def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
     """Drawn by the task generator (its realiser picks voices by the request's own), across domains of every kind:
     never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""
     seen = Counter()
-    for domain in builtin_domains():  # until both kinds were seen three times: the draw decides where they fall
-        if seen[FEASIBLE] >= 3 and seen[REFUSED] >= 3:
+    kinds = (*AUTHORITY_INTENTS, AUTHORITY_PARTIAL)
+    for domain in builtin_domains():  # until each kind was seen three times: the draw decides where they fall
+        if all(seen[name] >= 3 for name in kinds):  # (a set keeps its deeper refusals first: the refused alone is rarer)
             break
         plan = plan_world(make_scenario(domain, 0))
         for task in generate_tasks(plan, generate_rows(plan)).tasks:
             intents = tuple(task.template.split("+"))
-            if not set(intents) & set(AUTHORITY_INTENTS):
+            if not set(intents) & set(kinds):
                 continue
-            seen.update(i for i in intents if i in AUTHORITY_INTENTS)
+            seen.update(i for i in intents if i in kinds)
             assert voice_of(task.instruction) == "self", task.instruction
             assert not grammar_faults(task.instruction), (task.instruction, grammar_faults(task.instruction))
             refusal = all(INTENTS[i].shape == "infeasible" for i in intents)
             assert voice_violation(RealismText(task.instruction, intents, refusal)) is None, task.instruction
-    assert seen[FEASIBLE] >= 3 and seen[REFUSED] >= 3, seen
+    assert all(seen[name] >= 1 for name in kinds) and seen[FEASIBLE] >= 3 and seen[REFUSED] + seen[AUTHORITY_PARTIAL] >= 3, \
+        seen
 
 
 @pytest.fixture(scope="module", params=sample_or_whole(ONE_PER_LIFECYCLE, WORLDS))
@@ -179,3 +182,87 @@ def test_the_representative_cancels_and_refunds_in_their_own_episode(proven):
         assert not [r for r in results if "error" in json.dumps(r)], results
         assert verdicts[0]["complete"], verdicts
     assert refunds >= 1, refunds
+
+
+# --- the speaker's own case cancelled, the other person's refused ------------------------------------------------
+
+
+def test_the_partial_request_is_planned_in_most_worlds_on_the_speakers_own_case():
+    """The writes touch the speaker's own case alone (its cancel and its refunds), the other person's record names
+    someone else, and the agent reads it before anything changes."""
+    planned, steps = 0, 0
+    for domain in builtin_domains():
+        plan = plan_world(make_scenario(domain, 0))
+        world = World(plan, generate_rows(plan), random.Random(0))
+        built = INTENTS[AUTHORITY_PARTIAL].build(world)
+        if built is None:
+            continue
+        planned += 1
+        steps += len(built.calls)
+        speaker = next(p for p in world.rows["party"] if p["email"] == built.say.party.email)
+        cases = {world.by_id("case", i) ["id"]: world.by_id("case", i) for role, i in built.targets if role == "case"}
+        mine = [c for c in cases.values() if c[world.fk("party")] == speaker["id"]]
+        theirs = [c for c in cases.values() if c[world.fk("party")] != speaker["id"]]
+        assert len(mine) == len(theirs) == 1
+        other = world.by_id("party", theirs[0][world.fk("party")])
+        assert other["representative_id"] not in (None, speaker["id"])
+        writes = [(t, a) for t, a in built.calls if not t.startswith(("get_", "list_", "search_"))]
+        assert writes[0] == (world.n.action("case", world.fl.cancel.verb), {world.fk("case"): mine[0]["id"]})
+        assert [t for t, _ in writes[1:]] == [world.n.action("payment", "refund")] * (len(writes) - 1)
+        assert built.calls.index((world.n.list("party"), {"query": world.person(other)})) < built.calls.index(writes[0])
+        assert built.say.voices == ("self",) and built.refused is None
+    assert planned >= 60 and steps / planned >= 6, (planned, steps)
+
+
+@pytest.fixture(scope="module", params=sample_or_whole(ONE_PER_LIFECYCLE[:3], ONE_PER_LIFECYCLE))
+def partly(request, tmp_path_factory):
+    """The partial request in worlds of several lifecycles, as a task of its own, through the verification stage."""
+    store = ArtifactStore(tmp_path_factory.mktemp("authority_partial"))
+    runs = [run for domain, slot in request.param
+            if (run := prove_requests(store, domain, slot, (AUTHORITY_PARTIAL,)))[1]]
+    assert runs
+    return store, runs
+
+
+def test_the_partial_request_passes_every_proof_and_reads_as_the_customers_own(partly):
+    _, runs = partly
+    assert_every_proof_passed(runs)
+    for _, _, tasks, _ in runs:
+        for task in tasks:
+            assert voice_of(task.instruction) == "self" and not grammar_faults(task.instruction), task.instruction
+            assert voice_violation(RealismText(task.instruction, (task.template,), True)) is None
+            assert "not" not in task.instruction.split()
+
+
+def test_refusing_everything_claiming_all_done_or_overreaching_scores_zero(partly):
+    """The reads and the refusal's answer with the speaker's own case left as it was; the whole reference with
+    "All done." for an answer; and the reference with the other person's case cancelled too (the runtime refuses
+    it in the speaker's own episode; relayed by staff the tools let it through and the verdict is incomplete).
+    Each incomplete, the reference complete."""
+    store, runs = partly
+    for env_id, plans, tasks, _ in runs:
+        (task,) = tasks
+        built = plans[AUTHORITY_PARTIAL]
+        calls = [(c.tool, c.arguments) for c in task.reference_solution]  # in the environment's own tool names
+        read = [t.startswith(("get_", "list_", "search_")) for t, _ in built.calls]  # the plan's are canonical
+        assert len(read) == len(calls)
+        reads = [call for call, r in zip(calls, read, strict=True) if r]
+        tool, args = calls[read.index(False)]
+        (column, mine), = args.items()
+        theirs = next(i for role, i in built.targets if role == "case" and i != mine)
+        overreach = calls + [(tool, {column: theirs})]
+        env = Environment.from_store(store, env_id)
+        relayed = task.model_copy(update={"requester": "staff", "party_id": None})
+        staff = Environment(env_id, env.tools_source, env.toolset, env.taskset.model_copy(update={"tasks": [relayed]}),
+                            artifacts.VERIFIERS.read(store, env_id), env.db_path)
+        try:
+            mine, _ = env.send_trajectory(overreach, task.task_id).result()
+            assert mine[-1]["error"]["code"] == "not_permitted", mine[-1]
+            good, refused, done, over = staff.judge_trajectories(task.task_id, [
+                (calls, task.reference_answer), (reads, task.reference_answer), (calls, "All done."),
+                (overreach, task.reference_answer)])
+        finally:
+            env.close()
+            staff.close()
+        assert good["complete"], good
+        assert not refused["complete"] and not done["complete"] and not over["complete"], (refused, done, over)

@@ -318,7 +318,7 @@ def test_a_request_states_one_of_an_item_as_a_person_would(slug, one_each):
     quantity 1), but as a person says it: "one 'Roof Inspection'", "just the one", never "1 x 'Roof Inspection'" or
     "(quantity 1)"; where items are counted it says "1 x" or "quantity 1" as for any number."""
     backend, said = OfflineBackend(), []
-    for slot in range(4):
+    for slot in range(8):
         said += [t.instruction for t in backend.tasks(backend.scenario(slug, slot)).tasks]
     stated = [m.group(0) for text in said for m in ONE_EACH_COUNT.finditer(text)]
     assert stated, said  # the requests of these slots do put one item on a case

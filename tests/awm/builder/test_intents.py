@@ -17,6 +17,7 @@ from awm.builder.data import generate_rows
 from awm.builder.dialect import PAGE_ITEMS
 from awm.builder.intents import INTENTS, Plan, World
 from awm.builder.intents.partial import PARTIAL_INTENTS
+from awm.builder.intents.people import AUTHORITY_PARTIAL
 from awm.builder.phrasing import Realiser, Say, quote
 from awm.builder.taskgen import _clash, _task, generate_tasks
 from awm.builder.toolgen import dialect_for
@@ -187,14 +188,15 @@ def test_chained_conditional_and_infeasible_tasks_pass_every_proof(hard):
 
 def test_infeasible_tasks_change_nothing_and_name_the_reason(hard):
     """An infeasible request changes nothing (but the parts of a goal that stand on their own, awm/builder/intents/
-    partial.py) and its answer names the fact that forbids it."""
+    partial.py, and the speaker's own case beside another person's they have no authority over) and its answer
+    names the fact that forbids it."""
     store, results = hard
     for name, runs in results.items():
         if INTENTS[name].shape != "infeasible":
             continue
         for env_id, task_id, report in runs:
             task = next(t for t in store.read_model(env_id, "tasks.json", TaskSet).tasks if t.task_id == task_id)
-            partial = name in PARTIAL_INTENTS
+            partial = name in PARTIAL_INTENTS or name == AUTHORITY_PARTIAL
             assert (task.kind == "question") != partial and all(g.kind == "answer" for g in task.goals) != partial
             assert report.reference_passed and not report.null_passed
             for goal in (g for g in task.goals if g.kind == "answer"):

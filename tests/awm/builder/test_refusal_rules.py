@@ -120,7 +120,7 @@ def test_an_infeasible_request_must_name_the_refused_call_unless_no_tool_can_ref
     finally:
         INTENTS.pop("<lambda>", None)
     unruled = [name for name, spec in INTENTS.items() if spec.shape == "infeasible" and not spec.rule]
-    assert unruled == ["cancel_without_authority"]
+    assert unruled == ["cancel_without_authority", "cancel_own_and_unauthorised"]
 
 
 def test_a_plan_made_into_a_task_twice_names_its_rule_once():

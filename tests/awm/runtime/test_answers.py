@@ -269,9 +269,11 @@ def test_an_answer_alone_earns_no_partial_credit(env):
 
 def test_a_refusal_names_the_rule_the_tools_refuse_the_request_with(env):
     """An infeasible request's answer has a rule slot: its closed set is every error code the environment's tools
-    can return, the tool the request asks for refuses it with the rule's code and changes nothing, and only the
-    right rule (in any case or separator) with the right blocking fact earns the reward."""
-    task = next(t for t in env.tasks if t.refusals)
+    can return, the tool the request asks for refuses it with the rule's code and changes nothing (beyond the parts
+    of its goal that stand on their own), and only the right rule (in any case or separator) with the right
+    blocking fact earns the reward."""
+    task = next(t for t in env.tasks if t.refusals)  # (a refusal alone, or inside a goal whose other parts are done)
+    writes = sum(g.kind != "answer" for g in task.goals)
     refusal = task.refusals[0]
     rule = next(s for s in task.answer_schema if s.type == "rule")
     assert not rule.refusal and any(s.refusal for s in task.answer_schema)  # the fact, and the rule
@@ -285,7 +287,8 @@ def test_a_refusal_names_the_rule_the_tools_refuse_the_request_with(env):
     written = refusal.code.replace("_", " ").upper()
     assert episode.call(SUBMIT_ANSWER, {**right, rule.name: written}) == {"submitted": right}
     score = episode.score()
-    assert score["reward"] == 1.0 and score["diff"]["changed"] == 0, score
+    assert score["reward"] == 1.0 and score["diff"]["unexpected"] == 0 and (score["diff"]["changed"] == 0) == (
+        writes == 0), score
     episode.close()
     for other in (v for v in rule.values if v != refusal.code):
         episode = replayed(env, task)
