@@ -94,7 +94,10 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
 
 # a set keeps one drawn request of these shapes whatever its depth (and one of its category's own requests)
 KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
-KEPT_STEPS = 4  # of the requests a set keeps, the first drawn of at least this many steps, where one was drawn
+# of the requests a set keeps, the first drawn of at least this many steps, where one was drawn: a conditional and
+# one of the category's own of six; an aggregate of four (at six a person's short questions, "how much do I still
+# owe?", were all but never drawn)
+KEPT_STEPS = {"conditional": 6, "aggregate": 4, "specific": 6}
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
 CANDIDATES = 4  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 # refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (a goal of which the
@@ -103,7 +106,7 @@ REFUSAL_CANDIDATES = 2
 REFUSAL_STEPS = 5
 
 
-def _first_deep(plans: list[Plan], n: int = 1, steps: int = KEPT_STEPS) -> list[Plan]:
+def _first_deep(plans: list[Plan], n: int, steps: int) -> list[Plan]:
     """The first `n` of `plans` (in drawn order) of at least `steps` steps, filled up with the first of the
     shallower ones where fewer were drawn."""
     return sorted(plans, key=lambda p: len(p.calls) < steps)[:n]
@@ -112,16 +115,17 @@ def _first_deep(plans: list[Plan], n: int = 1, steps: int = KEPT_STEPS) -> list[
 def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
     """The drawn requests in the order tasks are made of them: `refusals` of the refusals, one conditional and one
     aggregate request and one request specific to the world's category (a set keeps its mix of shapes and its kind
-    of business's own requests: of each, the first drawn with `KEPT_STEPS` or more steps where the draw offers one,
+    of business's own requests: of each, the first drawn with its `KEPT_STEPS` or more steps where the draw offers one,
     of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`DEEP_STEPS` or more:
     one goal per task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the
     rest, each group in drawn order (so the intents stay varied). The refusals not kept are dropped."""
     kept = _first_deep([p for p in plans if p.shape == "infeasible"], refusals, REFUSAL_STEPS)
     for shape in KEPT_SHAPES[1:]:
         if not any(p.shape == shape for p in kept):
-            kept += _first_deep([p for p in plans if p.shape == shape])
+            kept += _first_deep([p for p in plans if p.shape == shape], 1, KEPT_STEPS[shape])
     if not any(INTENTS[p.intent].specific for p in kept):
-        kept += _first_deep([p for p in plans if INTENTS[p.intent].specific and p.shape != "infeasible"])
+        kept += _first_deep([p for p in plans if INTENTS[p.intent].specific and p.shape != "infeasible"], 1,
+                            KEPT_STEPS["specific"])
     kept = [p for p in plans if any(p is k for k in kept)]  # in drawn order
     rest = sorted((p for p in plans if p.shape != "infeasible" and not any(p is k for k in kept)),
                   key=lambda p: len(p.calls) < DEEP_STEPS)

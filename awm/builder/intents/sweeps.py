@@ -1,7 +1,8 @@
 """A member of staff's sweep over one site's cases, as they ask for it in one message: "confirm every order at the Omaha
 branch that is still pending and already paid in full; leave the ones that still owe money", "email everyone with an
 open order at the Omaha branch that still owes money, subject 'Payment reminder', and tell me how much is outstanding
-on those altogether". The agent finds the site, lists its cases, reads what was captured on each one the sweep could
+on those altogether", "cancel every order at the Omaha branch that is still pending or confirmed with nothing paid on
+it yet; keep any paid even in part", "add the note 'Awaiting payment' to every open order there that still owes". The agent finds the site, lists its cases, reads what was captured on each one the sweep could
 concern and acts on exactly those the condition picks: which ones is read off the payments, never stated.
 
 Each is planned only where the condition splits the site's cases (some are picked, some are not), each picked case
@@ -11,10 +12,10 @@ balance of 0.40 is neither plainly owing nor plainly paid)."""
 from __future__ import annotations
 
 from awm.builder.intents.base import STAFF_ONLY, Plan, World, intent, or_words, status_words, verb_phrase
-from awm.builder.intents.steps import act, balance_due, notify, status_goal
+from awm.builder.intents.steps import act, add_note, balance_due, captured, notify, status_goal
 from awm.builder.phrasing import Say, money, quote
 
-SWEEP_INTENTS = ("advance_paid_at_site", "remind_owing_at_site")
+SWEEP_INTENTS = ("advance_paid_at_site", "remind_owing_at_site", "cancel_unpaid_at_site", "note_owing_at_site")
 MAX_READ = 5  # cases of one site whose payments the agent reads one by one
 ADJECTIVES = {"draft": "draft", "held": "held"}  # a status before its label ("the draft applications")
 OWING = 1.0  # a balance of at least this much is owed; of none (or less than none), the case is paid in full
@@ -138,3 +139,80 @@ def remind_owing_at_site(w: World) -> Plan | None:
     plan = Plan(calls, [*goals, w.money_answer(total)], say, answer=f"{money(total)} is outstanding on them.",
                 targets={*(("case", c["id"]) for c in cases), *(("party", w.party_of(c)["id"]) for c in owing)})
     return plan.derive(w.n.create("notification"), w.fk("party"))
+
+
+# --- a site's cases with nothing paid on them cancelled, those paid even in part kept -------------------------------
+
+
+def unpaid_options(w: World) -> list[tuple[dict, list[dict], list[dict]]]:
+    """(site, its cases that can still be cancelled, those of them with nothing captured) wherever the sweep is one
+    answer (`_sweep`) and every case it reads has a total to pay."""
+    cancel = w.fl.cancel
+    options = []
+    for site in w.rows["site"]:
+        cases = sorted((c for c in w.rows["case"] if c[w.fk("site")] == site["id"] and c["status"] in cancel.sources),
+                       key=lambda c: c["id"])
+        unpaid = [c for c in cases if not captured(w, c)]
+        if all(c["total_amount"] >= OWING for c in cases) and _sweep(w, cases, unpaid):
+            options.append((site, cases, unpaid))
+    return options
+
+
+@intent("aggregate", flavours=("fulfillment", "digital", "service", "reservation", "appointment"),
+        needs=("payment",))
+def cancel_unpaid_at_site(w: World) -> Plan | None:
+    """Every case of a site that can still be cancelled and has nothing captured on it cancelled, those paid even in
+    part kept: the agent lists the site's cases, reads what was captured on each one that can still be cancelled and
+    cancels those with no payment (nothing to refund)."""
+    option = w.pick(unpaid_options(w))
+    if option is None:
+        return None
+    site, cases, unpaid = option
+    cancel = w.fl.cancel
+    calls = [*_reads(w, site, cases), *(act(w, c, cancel.verb) for c in unpaid)]
+    goals = [status_goal(w, c, cancel.target) for c in unpaid]
+    say = Say("do", (
+        "cancel [every|each] {CASE} at {site} that is still {sources} and has had nothing paid on it yet; leave "
+        "[those|the ones] with any captured {PAYMENT} [as they are|alone]",
+        "[clear out|get rid of] the unpaid {CASE/pl} at {site} || cancel each one that is {sources} with no "
+        "captured {PAYMENT} at all, and keep any that has been paid even in part",
+        "[go through|work through] the {sources} {CASE/pl} at {site} || cancel [those|the ones] nobody has paid "
+        "anything on yet; [the ones|those] with a payment stay",
+        "{site} is holding {sources} {CASE/pl} that [were never paid for|nobody has paid for] || cancel [every|each] "
+        "one with no captured {PAYMENT}, and leave [any|those] with money already taken",
+    ), {"site": site["name"], "sources": or_words(cancel.sources)}, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={*(("case", c["id"]) for c in cases)})
+    return plan.derive(w.n.action("case", cancel.verb), w.fk("case"))
+
+
+# --- a note on each of a site's open cases that still owes money ----------------------------------------------------
+
+OWING_NOTES = ("Awaiting payment", "Balance still due", "Payment outstanding", "Chase the balance")
+
+
+@intent("aggregate", needs=("payment",))
+def note_owing_at_site(w: World) -> Plan | None:
+    """A note with the text the request gives on every open case of a site that still owes money, none on those
+    paid in full: the agent lists the site's cases, reads what was captured on each open one and notes those whose
+    payments fall short."""
+    option = w.pick(remind_options(w))
+    if option is None:
+        return None
+    site, cases, owing = option
+    note = w.pick(list(OWING_NOTES))
+    calls = _reads(w, site, cases)
+    goals = []
+    for case in owing:
+        call, goal = add_note(w, case, note)
+        calls.append(call)
+        goals.append(goal)
+    say = Say("do", (
+        "add the note {note} to [every|each] {CASE} at {site} that is {open} and still owes money; [leave|skip] "
+        "those paid in full",
+        "[flag|mark] the {open} {CASE/pl} at {site} that are not fully paid || put a note reading {note} on each "
+        "one, and nothing on those already paid in full",
+        "[go through|check] the {open} {CASE/pl} at {site} and, on each one with a balance still to pay, add the "
+        "note {note}",
+    ), {"site": site["name"], "open": or_words(w.fl.open), "note": quote(note)}, voices=STAFF_ONLY)
+    plan = Plan(calls, goals, say, targets={*(("case", c["id"]) for c in cases)})
+    return plan.derive(w.n.create("note"), w.fk("case"))

@@ -1,8 +1,10 @@
 """A member of staff's sweep over one site's cases (awm/builder/intents/sweeps.py): every case at the first step of
 its lifecycle that is paid in full moved on a step; everyone with an open case there that still owes money emailed,
-and the total still owed told. Each is planned in many worlds, picks exactly the cases its condition picks (read off
-the payments, never stated), reads as one message, is proven by the verification stage, and an agent that ignores
-the payments (every case moved on, everyone emailed, the totals summed without what was paid) scores zero."""
+and the total still owed told; every case that can still be cancelled with nothing paid on it cancelled; a note on
+every open case that still owes. Each is planned in many worlds, picks exactly the cases its condition picks (read
+off the payments, never stated), reads as one message, is proven by the verification stage, and an agent that
+ignores the payments (every case moved on, cancelled or noted, everyone emailed, the totals summed without what was
+paid) scores zero."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from collections import Counter
 import pytest
 
 from awm.builder.intents import INTENTS, World
-from awm.builder.intents.steps import balance_due
-from awm.builder.intents.sweeps import OWING, SWEEP_INTENTS, advance_options, remind_options
+from awm.builder.intents.steps import balance_due, captured
+from awm.builder.intents.sweeps import OWING, SWEEP_INTENTS, advance_options, remind_options, unpaid_options
 from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
@@ -26,7 +28,7 @@ from tests.awm.builder.families import (
 )
 from tests.lanes import sample_or_whole
 
-ADVANCE, REMIND = SWEEP_INTENTS
+ADVANCE, REMIND, UNPAID, NOTE = SWEEP_INTENTS
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 
 
@@ -37,8 +39,9 @@ def test_the_sweeps_are_planned_in_many_worlds_and_read_every_case_they_could_co
         steps[name] += len(built.calls)
         reads = [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
         assert len(reads) >= 2 and built.say.voices == ("staff",) and built.derived, name
-    assert counted[ADVANCE] >= 60 and counted[REMIND] >= 30, counted
-    assert steps[ADVANCE] / counted[ADVANCE] >= 5.5 and steps[REMIND] / counted[REMIND] >= 6.5, (steps, counted)
+    assert counted[ADVANCE] >= 60 and counted[REMIND] >= 30 and counted[UNPAID] >= 50 and counted[NOTE] >= 50, counted
+    assert steps[ADVANCE] / counted[ADVANCE] >= 5.5 and all(steps[n] / counted[n] >= 6.5 for n in (REMIND, UNPAID, NOTE)), \
+        (steps, counted)
 
 
 def test_the_cases_picked_are_exactly_those_the_payments_pick():
@@ -64,7 +67,14 @@ def test_the_cases_picked_are_exactly_those_the_payments_pick():
             assert owing == [c for c in cases if balance_due(world, c) >= OWING] and 0 < len(owing) < len(cases)
             assert len({c[world.fk("party")] for c in owing}) == len(owing)
             checked[REMIND] += 1
-    assert checked[ADVANCE] >= 60 and checked[REMIND] >= 30, checked
+        if not INTENTS[UNPAID].fits(world):
+            continue
+        for site, cases, unpaid in unpaid_options(world):
+            assert cases == sorted((c for c in rows["case"] if c[sfk] == site["id"]
+                                    and c["status"] in world.fl.cancel.sources), key=lambda c: c["id"])
+            assert unpaid == [c for c in cases if not captured(world, c)] and 0 < len(unpaid) < len(cases)
+            checked[UNPAID] += 1
+    assert checked[ADVANCE] >= 60 and checked[REMIND] >= 30 and checked[UNPAID] >= 50, checked
 
 
 def test_each_sweep_reads_as_one_staff_message():
@@ -73,7 +83,7 @@ def test_each_sweep_reads_as_one_staff_message():
         codes = [world.by_id("case", c)["code"] for t, a in built.calls for k, c in a.items()
                  if k == world.fk("case") and not t.startswith(("get_", "list_", "search_"))]
         seen[name] += read_aloud(world.plan, built, ("staff",), seed, codes)
-    assert seen[ADVANCE] >= 24 and seen[REMIND] >= 12, seen
+    assert seen[ADVANCE] >= 24 and seen[REMIND] >= 12 and seen[UNPAID] >= 24 and seen[NOTE] >= 24, seen
 
 
 @pytest.mark.parametrize("lane", sample_or_whole((2, 1), (1, 2)))
@@ -96,8 +106,8 @@ def test_every_sweep_passes_every_proof(proven):
 
 def test_an_agent_that_ignores_the_payments_scores_zero(proven):
     """Every case at the first step moved on, paid or not; everyone with an open case at the site emailed, and the
-    cases' totals summed without what was paid (where something was): each incomplete, while the reference is
-    complete."""
+    cases' totals summed without what was paid (where something was); every case that can still be cancelled
+    cancelled; every open case noted: each incomplete, while the reference is complete."""
     checked = Counter()
     for store, env_id, plan, world, built, task in wrong_runs(proven, ADVANCE):
         first = world.fl.action(world.fl.forward[0])
@@ -122,4 +132,22 @@ def test_an_agent_that_ignores_the_payments_scores_zero(proven):
             bad, _ = judged(store, env_id, plan, task, built.calls, f"{summed:.2f} is outstanding on them.")
             assert not bad["complete"], bad
         checked[REMIND] += 1
-    assert checked[ADVANCE] >= 1 and checked[REMIND] >= 1, checked
+    for store, env_id, plan, world, built, task in wrong_runs(proven, UNPAID):
+        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
+        cancel = world.fl.cancel
+        every = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in cancel.sources]
+        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+        wrong = reads + [(world.n.action("case", cancel.verb), {world.fk("case"): c["id"]}) for c in every]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[UNPAID] += 1
+    for store, env_id, plan, world, built, task in wrong_runs(proven, NOTE):
+        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
+        cases = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in world.fl.open]
+        note = next(a for t, a in built.calls if t == world.n.create("note"))
+        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+        wrong = reads + [(world.n.create("note"), {**note, world.fk("case"): c["id"]}) for c in cases]
+        bad, good = judged(store, env_id, plan, task, wrong)
+        assert good["complete"] and not bad["complete"], (bad, good)
+        checked[NOTE] += 1
+    assert all(checked[name] >= 1 for name in SWEEP_INTENTS), checked
