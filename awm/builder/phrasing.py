@@ -766,6 +766,9 @@ def grammar_faults(text: str) -> list[str]:
             faults.append(f"a status the label already says: {match.group(0)!r}")
     if re.search(r"\bi\b", text):
         faults.append("lower-case 'i'")
+    for match in _I_AGREES_NOT.finditer(text):
+        if not _inside_quote(text, match.start()):
+            faults.append(f"a verb of another person after 'I': {match.group(0)!r}")
     if re.search(r"\bI(?:'ve| have)? (?:asked|told) us\b|\bmy [^.?!]*\bstaying with us\b", text):
         faults.append("the customer calls the business 'us'")
     for match in _VERB_WANTED.finditer(text):
@@ -779,6 +782,11 @@ def grammar_faults(text: str) -> list[str]:
     if len(re.findall(r"(?<![A-Za-z])'|'(?![A-Za-z])", text)) % 2:
         faults.append("unbalanced quotes")
     return faults
+
+
+# "I are sending", "I wants": a template's "{they} are" written in the first person
+_I_AGREES_NOT = re.compile(r"\bI (?:are|is|has|does|doesn't|isn't|hasn't|aren't|wants|needs|likes|wishes|plans|hopes|"
+                           r"thinks|prefers)\b")
 
 
 def _inside_quote(text: str, pos: int) -> bool:

@@ -305,7 +305,7 @@ def add_to_two_one_locked(w: World) -> Plan | None:
     say = Say("do", (
         "add {line} to both {x} and {y}",
         "{they} forgot something || put {line} on {x} and on {y} as well",
-        "[include|add] {line} in each of {x} and {y}",
+        "[include|put] {line} in both {x} and {y}",
         "{they} [need|want] a little more || add {line} to {x}, and the same to {y}",
     ), {"x": said["x"], "y": said["y"], "line": w.line_words(item, qty, "{n} x {item}")}, party=said["ref"],
         voices=BOTH)
@@ -393,7 +393,7 @@ def return_two_one_too_late(w: World) -> Plan | None:
     calls = [*calls, act(w, a, "return"), *(call for call, _ in refunds)]
     say = Say("do", (
         "take back {x} and {y} as returns and refund what {they} paid on them (reason: {reason})",
-        "{they} [are sending|want to send] back {x} and {y} || record both returns and refund each captured "
+        "[{they_are} sending|{they} want to send] back {x} and {y} || record both returns and refund each captured "
         "{PAYMENT} with the reason {reason}",
         "process the return of {x} and of {y}, and give back every captured {PAYMENT} on them, reason {reason}",
         "[neither|none of] {x} [nor|or] {y} worked out for {them} || [record|log] the returns and refund [them|what "

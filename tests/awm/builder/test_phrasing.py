@@ -228,6 +228,8 @@ def test_a_second_request_starting_with_a_condition_follows_a_connector_that_tak
     ("Here is a query from Ann Lee. Quick request: cancel their order.", "the request announced twice"),
     ("Hi, I'm writing from ann@example.com. I'm writing to ask you to cancel my order.", "the request announced twice"),
     ("Take 'Kettle' off my latest order that contained 'Kettle'.", "a case named by an item the request names anyway"),
+    ("Hi. I are sending back my order ORD-1034.", "a verb of another person after 'I'"),
+    ("Hello, I wants to move my booking.", "a verb of another person after 'I'"),
 ])
 def test_grammar_faults_are_caught(text, fault):
     found = grammar_faults(text)
