@@ -30,7 +30,9 @@ from awm.builder.intents.steps import (
     captured,
     either_way,
     get_case,
+    message_channel,
     method_words,
+    notify,
     paid_at_once,
     record_payment,
     refund,
@@ -812,8 +814,23 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
     calls = [(w.n.list("case"), {"code": case["code"]}), w.find_staff(a), w.find_staff(b),
              (w.n.list("case"), {w.fk("staff"): a["id"]}), (w.n.list("case"), {w.fk("staff"): b["id"]}),
              (w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]})]
-    goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("staff"): member["id"]})
-    say = Say("do", (
+    goals = [Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("staff"): member["id"]})]
+    slots = {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}
+    targets = {("case", case["id"])}
+    # half the time (where the business sends messages) the case's person is told someone now has it in hand
+    party = w.party_of(case)
+    tell = w.has("notification") and party["status"] == "active" and w.chance(0.5)
+    if tell:
+        channel, named = message_channel(w)
+        label = w.L["case"]
+        subject = w.pick([f"Your {label} {case['code']} is in hand", f"Update on your {label} {case['code']}",
+                          f"Someone is now looking after {label} {case['code']}"])
+        call, goal = notify(w, party, channel, subject, "A member of our team is now handling it.")
+        calls.append(call)
+        goals.append(goal)
+        slots.update(named, subject=quote(subject))
+        targets.add(("party", party["id"]))
+    clauses = (
         "give {CASE} {code} to whichever of {a} and {b} has fewer {CASE/pl} that are {open} right now",
         "{CASE} {code} needs [an owner|someone on it] || [assign|hand] it to {a} or {b}, whichever [is carrying|has] "
         "fewer {open} {CASE/pl} at the moment",
@@ -826,8 +843,15 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
         "[the lighter load|fewer of them]",
         "[between|of] {a} and {b}, [whoever|whichever one] [has fewer|is carrying fewer] {open} {CASE/pl} [should "
         "take|gets] {CASE} {code} || assign it [accordingly|to that person]",
-    ), {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}, voices=STAFF_ONLY)
-    return Plan(calls, [goal], say, targets={("case", case["id"])})
+        "{CASE} {code} is still [waiting for|without] [an owner|someone to handle it] || [see|find out] which of "
+        "{a} and {b} has [less on|fewer {open} {CASE/pl} on] their plate and [give|hand] it to them",
+        "[let's|let us] [spread|balance] the work || [assign|give] {CASE} {code} to [{a} or {b}|either {a} or {b}], "
+        "[whichever|whoever] [currently |]holds fewer {CASE/pl} that are {open}",
+    )
+    if tell:
+        clauses = tuple(c + ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
+                        for c in clauses)
+    return Plan(calls, goals, Say("do", clauses, slots, voices=STAFF_ONLY), targets=targets, messages=tell)
 
 
 @intent("conditional")

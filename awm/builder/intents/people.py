@@ -249,6 +249,11 @@ def register_and_open(w: World) -> Plan | None:
         "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {line_after}",
         "create {a PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
         "[then|after that] [book|place] {a CASE} at {site} for {items} under that new record",
+        "{name} [has never dealt with us before|is a first-time {PARTY}] and [wants|would like] {line} from {site} "
+        "|| [set them up|put them on file] with [the email|email] {email}, [the phone number|phone] {phone} and "
+        "[the city|city] {city}, then [raise|open] {a CASE} [for it|for that] there",
+        "[first|before anything else], [add|enter] {name} as {a PARTY} ({email}; {phone}; {city}) || [open|start] "
+        "{a CASE} [for them|in their name] at {site} [holding|with] {line}",
     ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"],
         "line": w.line_words(item, qty, "{item} (quantity {n})"),
         "line_after": w.line_words(item, qty, "{item}, quantity {n}"), "items": w.line_words(item, qty)})

@@ -180,6 +180,11 @@ def cancel_unpaid_at_site(w: World) -> Plan | None:
         "anything on yet; [the ones|those] with a payment stay",
         "{site} is holding {sources} {CASE/pl} that [were never paid for|nobody has paid for] || cancel [every|each] "
         "one with no captured {PAYMENT}, and leave [any|those] with money already taken",
+        "[we're|we are] [closing the books on|cleaning up] {site} || cancel [any|every] {CASE} there still "
+        "{sources} [without a single|with no] captured {PAYMENT}; [the paid ones|those paid for] stay [open|as "
+        "they are]",
+        "[check|look at] the payments on the {sources} {CASE/pl} at {site} || cancel [each|every] one on which "
+        "nothing has been [captured|taken] yet, and [leave|keep] the rest",
     ), {"site": site["name"], "sources": or_words(cancel.sources)}, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={*(("case", c["id"]) for c in cases)})
     return plan.derive(w.n.action("case", cancel.verb), w.fk("case"))
@@ -213,6 +218,12 @@ def note_owing_at_site(w: World) -> Plan | None:
         "one, and nothing on those already paid in full",
         "[go through|check] the {open} {CASE/pl} at {site} and, on each one with a balance still to pay, add the "
         "note {note}",
+        "[accounts|finance] [wants|would like] the unpaid work at {site} [flagged|marked] || [note|record] {note} "
+        "on every {CASE} there that is {open} and not yet fully paid; [those with nothing left to pay|the fully "
+        "paid ones] [need no note|get nothing]",
+        "[before|ahead of] [the month-end review|the weekly review|our billing run], [look at|check] what was paid "
+        "on each {open} {CASE} at {site} || [add|leave] a note saying {note} on each one where [money is still "
+        "owed|a balance remains]",
     ), {"site": site["name"], "open": or_words(w.fl.open), "note": quote(note)}, voices=STAFF_ONLY)
     plan = Plan(calls, goals, say, targets={*(("case", c["id"]) for c in cases)})
     return plan.derive(w.n.create("note"), w.fk("case"))
