@@ -217,6 +217,13 @@ def _both(w: World, party: dict, a: dict, b: dict, named_first: dict, named: tup
     return {"ref": ref, "x": words[named_first["id"]], "y": words[second["id"]]}, calls
 
 
+def _act_and_refund(w: World, case: dict, verb: str, target: str, reason: str) -> tuple[list, list]:
+    """The calls that move the case by `verb` and refund every payment captured on it with `reason`, and the goals
+    that check them (the case at `target`, each payment refunded)."""
+    refunds = [refund(w, p, reason) for p in captured(w, case)]
+    return [act(w, case, verb), *(c for c, _ in refunds)], [status_goal(w, case, target), *(g for _, g in refunds)]
+
+
 @intent("infeasible", item="refundable")
 def cancel_two_one_too_late(w: World) -> Plan | None:
     """A person asks for two of their cases to be cancelled and refunded: one still can be (the agent cancels it and
@@ -230,8 +237,8 @@ def cancel_two_one_too_late(w: World) -> Plan | None:
     party, a, b = option
     said, calls = _both(w, party, a, b, w.pick([a, b]))
     reason = w.pick(list(CANCEL_REASONS))
-    refunds = [refund(w, p, reason) for p in captured(w, a)]
-    calls = [*calls, act(w, a, cancel.verb), *(call for call, _ in refunds)]
+    acted, done = _act_and_refund(w, a, cancel.verb, cancel.target, reason)
+    calls = [*calls, *acted]
     verb = cancel.verb.replace("_", " ")
     say = Say("do", (
         "see that {x} and {y} are both {done}, with every captured {PAYMENT} on them refunded (reason: {reason})",
@@ -243,7 +250,7 @@ def cancel_two_one_too_late(w: World) -> Plan | None:
         "{PAYMENT} on them with the reason {reason}",
     ), {"x": said["x"], "y": said["y"], "done": cancel.target.replace("_", " "),
         "reason": quote(reason)}, party=said["ref"], voices=BOTH)
-    goals = [status_goal(w, a, cancel.target), *(goal for _, goal in refunds), w.status_answer(b["status"])]
+    goals = [*done, w.status_answer(b["status"])]
     plan = Plan(calls, goals, say,
                 answer=f"One {w.L['case']} is taken care of, but it is too late to {verb} the other: its status is "
                        f"{b['status'].replace('_', ' ')}.",
@@ -389,8 +396,8 @@ def return_two_one_too_late(w: World) -> Plan | None:
     party, a, b = option
     said, calls = _both(w, party, a, b, w.pick([a, b]))
     reason = w.pick(list(RETURN_REASONS))
-    refunds = [refund(w, p, reason) for p in captured(w, a)]
-    calls = [*calls, act(w, a, "return"), *(call for call, _ in refunds)]
+    acted, done = _act_and_refund(w, a, "return", back.target, reason)
+    calls = [*calls, *acted]
     say = Say("do", (
         "take back {x} and {y} as returns and refund what {they} paid on them (reason: {reason})",
         "[{they_are} sending|{they} want to send] back {x} and {y} || record both returns and refund each captured "
@@ -399,7 +406,7 @@ def return_two_one_too_late(w: World) -> Plan | None:
         "[neither|none of] {x} [nor|or] {y} worked out for {them} || [record|log] the returns and refund [them|what "
         "was paid] (reason: {reason})",
     ), {"x": said["x"], "y": said["y"], "reason": quote(reason)}, party=said["ref"], voices=BOTH)
-    goals = [status_goal(w, a, back.target), *(goal for _, goal in refunds), w.text_answer(b["placed_at"][:10], [])]
+    goals = [*done, w.text_answer(b["placed_at"][:10], [])]
     plan = Plan(calls, goals, say,
                 answer=f"One {w.L['case']} is returned and refunded, but the other was placed on "
                        f"{b['placed_at'][:10]}, more than {days} days ago, so its return window has closed.",

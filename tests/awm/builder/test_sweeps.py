@@ -104,25 +104,29 @@ def test_every_sweep_passes_every_proof(proven):
     assert_proven_in_each_voice(proven[1], {name: ("staff",) for name in SWEEP_INTENTS})
 
 
+def _site_cases_and_reads(world, built, statuses) -> tuple[list[dict], list]:
+    """The cases of the site the sweep names whose status is one of `statuses`, and the sweep's reads."""
+    site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
+    cases = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in statuses]
+    return cases, [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
+
+
 def test_an_agent_that_ignores_the_payments_scores_zero(proven):
     """Every case at the first step moved on, paid or not; everyone with an open case at the site emailed, and the
     cases' totals summed without what was paid (where something was); every case that can still be cancelled
     cancelled; every open case noted: each incomplete, while the reference is complete."""
     checked = Counter()
-    for store, env_id, plan, world, built, task in wrong_runs(proven, ADVANCE):
-        first = world.fl.action(world.fl.forward[0])
-        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
-        every = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in first.sources]
-        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
-        wrong = reads + [(world.n.action("case", first.verb), {world.fk("case"): c["id"]}) for c in every]
-        bad, good = judged(store, env_id, plan, task, wrong)
-        assert good["complete"] and not bad["complete"], (bad, good)
-        checked[ADVANCE] += 1
+    for name in (ADVANCE, UNPAID):  # every case of the site at the statuses the step starts from moved by it
+        for store, env_id, plan, world, built, task in wrong_runs(proven, name):
+            step = world.fl.action(world.fl.forward[0]) if name == ADVANCE else world.fl.cancel
+            every, reads = _site_cases_and_reads(world, built, step.sources)
+            wrong = reads + [(world.n.action("case", step.verb), {world.fk("case"): c["id"]}) for c in every]
+            bad, good = judged(store, env_id, plan, task, wrong)
+            assert good["complete"] and not bad["complete"], (bad, good)
+            checked[name] += 1
     for store, env_id, plan, world, built, task in wrong_runs(proven, REMIND):
-        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
-        cases = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in world.fl.open]
+        cases, reads = _site_cases_and_reads(world, built, world.fl.open)
         message = next(a for t, a in built.calls if t == world.n.create("notification"))
-        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
         everyone = reads + [(world.n.create("notification"), {**message, world.fk("party"): pid})
                             for pid in sorted({c[world.fk("party")] for c in cases})]
         bad, good = judged(store, env_id, plan, task, everyone, task.reference_answer)
@@ -132,20 +136,9 @@ def test_an_agent_that_ignores_the_payments_scores_zero(proven):
             bad, _ = judged(store, env_id, plan, task, built.calls, f"{summed:.2f} is outstanding on them.")
             assert not bad["complete"], bad
         checked[REMIND] += 1
-    for store, env_id, plan, world, built, task in wrong_runs(proven, UNPAID):
-        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
-        cancel = world.fl.cancel
-        every = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in cancel.sources]
-        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
-        wrong = reads + [(world.n.action("case", cancel.verb), {world.fk("case"): c["id"]}) for c in every]
-        bad, good = judged(store, env_id, plan, task, wrong)
-        assert good["complete"] and not bad["complete"], (bad, good)
-        checked[UNPAID] += 1
     for store, env_id, plan, world, built, task in wrong_runs(proven, NOTE):
-        site = next(s for s in world.rows["site"] if s["name"] == built.say.slots["site"])
-        cases = [c for c in world.rows["case"] if c[world.fk("site")] == site["id"] and c["status"] in world.fl.open]
+        cases, reads = _site_cases_and_reads(world, built, world.fl.open)
         note = next(a for t, a in built.calls if t == world.n.create("note"))
-        reads = [(t, a) for t, a in built.calls if t.startswith(("get_", "list_", "search_"))]
         wrong = reads + [(world.n.create("note"), {**note, world.fk("case"): c["id"]}) for c in cases]
         bad, good = judged(store, env_id, plan, task, wrong)
         assert good["complete"] and not bad["complete"], (bad, good)
