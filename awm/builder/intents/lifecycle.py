@@ -844,7 +844,7 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
         "[between|of] {a} and {b}, [whoever|whichever one] [has fewer|is carrying fewer] {open} {CASE/pl} [should "
         "take|gets] {CASE} {code} || assign it [accordingly|to that person]",
         "{CASE} {code} is still [waiting for|without] [an owner|someone to handle it] || [see|find out] which of "
-        "{a} and {b} has [less on|fewer {open} {CASE/pl} on] their plate and [give|hand] it to them",
+        "{a} and {b} has fewer {open} {CASE/pl} on their plate and [give|hand] it to them",
         "[let's|let us] [spread|balance] the work || [assign|give] {CASE} {code} to [{a} or {b}|either {a} or {b}], "
         "[whichever|whoever] [currently |]holds fewer {CASE/pl} that are {open}",
     )

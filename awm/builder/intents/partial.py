@@ -296,8 +296,7 @@ def add_to_two_one_locked(w: World) -> Plan | None:
     """A person wants one more item on two of their cases: one can still change (the agent adds it there), the
     other is under way and can no longer change (the agent says so, naming its status). The item is on neither
     case (no line to merge with) and no other item has its name."""
-    options = [(party, a, b) for party, a, b in two_cases_options(w, w.fl.editable, under_way(w))]
-    option = w.pick(options)
+    option = w.pick(two_cases_options(w, w.fl.editable, under_way(w)))
     if option is None:
         return None
     party, a, b = option

@@ -2,8 +2,9 @@
 branch that is still pending and already paid in full; leave the ones that still owe money", "email everyone with an
 open order at the Omaha branch that still owes money, subject 'Payment reminder', and tell me how much is outstanding
 on those altogether", "cancel every order at the Omaha branch that is still pending or confirmed with nothing paid on
-it yet; keep any paid even in part", "add the note 'Awaiting payment' to every open order there that still owes". The agent finds the site, lists its cases, reads what was captured on each one the sweep could
-concern and acts on exactly those the condition picks: which ones is read off the payments, never stated.
+it yet; keep any paid even in part", "add the note 'Awaiting payment' to every open order there that still owes". The
+agent finds the site, lists its cases, reads what was captured on each one the sweep could concern and acts on exactly
+those the condition picks: which ones is read off the payments, never stated.
 
 Each is planned only where the condition splits the site's cases (some are picked, some are not), each picked case
 is of a distinct active person (one message each), and no case sits within a cent-sized margin of the condition (a
