@@ -97,7 +97,9 @@ def test_their_agent_solves_our_tasks_on_their_server(reference, exported, tmp_p
     tiers = [json.loads(line) for line in (out / "awm_tiers.jsonl").read_text().splitlines()]
     tasks = {t.task_id: t for t in artifacts.TASKS.read(store, "dental_clinic__00").tasks}
     action = max((t for t in tasks.values() if t.kind == "action"), key=lambda t: t.steps)
-    question = next(t for t in tasks.values() if t.kind == "question")
+    # a task answered in words: a question where the set has one, else a request whose goals include an answer
+    question = min((t for t in tasks.values() if t is not action and any(g.kind == "answer" for g in t.goals)),
+                   key=lambda t: (t.kind != "question", t.steps))
     index = {row["task_id"]: row["task_idx"] for row in tiers}
     runs = [{"key": f"{task.task_id}-{policy}", "task_idx": index[task.task_id], "instruction": task.instruction,
              "model": f"awm-agent-{policy}", "max_iterations": task.steps + 3}
@@ -130,7 +132,7 @@ def test_their_agent_solves_our_tasks_on_their_server(reference, exported, tmp_p
             [step.tool for step in task.reference_solution]
         assert not any(": Error" in r for r in replayed["responses"]), replayed["responses"]
         assert null["calls"] == [] and null["final"]
-    # the action's reference changed rows of their server's database; the question's did not
+    # the action's reference changed rows of their server's database
     def rows(path: str) -> dict:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
