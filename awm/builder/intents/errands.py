@@ -22,6 +22,7 @@ from awm.builder.intents.steps import (
     CANCEL_REASONS,
     MAX_LINES,
     METHODS,
+    PURCHASES,
     act,
     balance_due,
     captured,
@@ -71,7 +72,7 @@ def reorder_options(w: World) -> list[tuple[dict, list[dict], dict, dict, str]]:
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"), item="priced")
+@intent("chained", flavours=PURCHASES, item="priced")
 def reorder_with_item_and_pay(w: World) -> Plan | None:
     """A customer wants again what they bought the last time they bought one thing: the agent reads their cases newest
     first until it finds the latest one holding that item, opens a new case at the same site with the same items and
@@ -311,7 +312,7 @@ def replace_options(w: World) -> list[dict]:
             and len(w.children("line", "case", c["id"])) >= 2 and copyable(w, w.children("line", "case", c["id"]))]
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("chained", flavours=PURCHASES)
 def replace_cancelled_case(w: World) -> Plan | None:
     """A case was cancelled by mistake and the person wants it back: the agent finds it, reads what it held, and opens
     a new case at the same site with the same items and quantities (a cancelled case is not reopened)."""
@@ -425,7 +426,7 @@ def split_options(w: World) -> list[tuple[dict, dict, dict]]:
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("chained", flavours=PURCHASES)
 def split_off_items_and_pay(w: World) -> Plan | None:
     """A customer wants two things of a case dealt with on their own and paid for now: the agent finds the case and
     the two items, opens a new case at the same site with those items in the same quantities, takes them off the
@@ -490,7 +491,7 @@ def swap_everywhere_options(w: World) -> list[tuple[dict, list[dict], dict, dict
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("chained", flavours=PURCHASES)
 def swap_item_on_open_cases(w: World) -> Plan | None:
     """A customer would rather have one item than another from now on: the agent finds both items, reads each of the
     person's cases that can still be changed, and on every one holding the first adds the second in the same

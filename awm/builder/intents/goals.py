@@ -18,6 +18,7 @@ from awm.builder.intents.preferences import top_rated_options
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     METHODS,
+    PURCHASES,
     captured,
     get_case,
     method_words,
@@ -153,7 +154,7 @@ def swap_top_rated_options(w: World) -> list[tuple[dict, dict, dict, float, dict
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"), needs=("review",),
+@intent("chained", flavours=PURCHASES, needs=("review",),
         item="priced")
 def swap_for_top_rated_under_budget(w: World) -> Plan | None:
     """A customer wants one item of an open case replaced by the best-rated item under their budget and the case
@@ -231,7 +232,7 @@ def downgrade_options(w: World) -> list[tuple[dict, dict, dict, dict, float]]:
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"), needs=("category",),
+@intent("chained", flavours=PURCHASES, needs=("category",),
         item="priced")
 def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
     """A customer finds an open case too dear and wants its dearest item replaced by the cheapest of the same

@@ -23,6 +23,7 @@ from awm.builder.intents.steps import (
     CANCEL_REASONS,
     METHODS,
     NOTES,
+    PURCHASES,
     act,
     add_note,
     balance_due,
@@ -576,7 +577,7 @@ def withdraw_and_refund(w: World) -> Plan | None:
 # --- requests that depend on what is found first ---------------------------------------------------------
 
 
-@intent("chained", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("chained", flavours=PURCHASES)
 def reorder_latest(w: World) -> Plan | None:
     """A person's newest case placed again at the same site, line for line (paid at once where the items have
     prices). Not for applications: no one files the same application again."""
@@ -758,7 +759,7 @@ def settle_then_advance_options(w: World) -> list[dict]:
             and c["total_amount"] >= 1 and (balance_due(w, c) <= 0 or balance_due(w, c) >= 1)]
 
 
-@intent("conditional", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("conditional", flavours=PURCHASES)
 def settle_then_advance(w: World) -> Plan | None:
     """A person wants a case at its first step (a pending order, a requested appointment) to go ahead: the agent
     reads what was paid on it, pays whatever is still owed by the method the person names (nothing where it is paid

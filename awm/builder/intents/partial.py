@@ -34,7 +34,16 @@ from awm.builder.intents.standing import (
     new_city,
     return_review_options,
 )
-from awm.builder.intents.steps import CANCEL_REASONS, act, captured, get_case, holds, refund, status_goal, unique_name
+from awm.builder.intents.steps import (
+    CANCEL_REASONS,
+    PURCHASES,
+    act,
+    act_and_refund,
+    captured,
+    get_case,
+    holds,
+    unique_name,
+)
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -217,13 +226,6 @@ def _both(w: World, party: dict, a: dict, b: dict, named_first: dict, named: tup
     return {"ref": ref, "x": words[named_first["id"]], "y": words[second["id"]]}, calls
 
 
-def _act_and_refund(w: World, case: dict, verb: str, target: str, reason: str) -> tuple[list, list]:
-    """The calls that move the case by `verb` and refund every payment captured on it with `reason`, and the goals
-    that check them (the case at `target`, each payment refunded)."""
-    refunds = [refund(w, p, reason) for p in captured(w, case)]
-    return [act(w, case, verb), *(c for c, _ in refunds)], [status_goal(w, case, target), *(g for _, g in refunds)]
-
-
 @intent("infeasible", item="refundable")
 def cancel_two_one_too_late(w: World) -> Plan | None:
     """A person asks for two of their cases to be cancelled and refunded: one still can be (the agent cancels it and
@@ -237,7 +239,7 @@ def cancel_two_one_too_late(w: World) -> Plan | None:
     party, a, b = option
     said, calls = _both(w, party, a, b, w.pick([a, b]))
     reason = w.pick(list(CANCEL_REASONS))
-    acted, done = _act_and_refund(w, a, cancel.verb, cancel.target, reason)
+    acted, done = act_and_refund(w, a, cancel.verb, cancel.target, reason)
     calls = [*calls, *acted]
     verb = cancel.verb.replace("_", " ")
     say = Say("do", (
@@ -291,7 +293,7 @@ def move_two_one_locked(w: World) -> Plan | None:
                 refused=((transfer, {w.fk("case"): b["id"], sfk: site["id"]}), "invalid_state"))
 
 
-@intent("infeasible", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("infeasible", flavours=PURCHASES)
 def add_to_two_one_locked(w: World) -> Plan | None:
     """A person wants one more item on two of their cases: one can still change (the agent adds it there), the
     other is under way and can no longer change (the agent says so, naming its status). The item is on neither
@@ -343,7 +345,7 @@ def swap_two_options(w: World) -> list[tuple[dict, dict, dict, dict, dict, dict]
     return options
 
 
-@intent("infeasible", flavours=("fulfillment", "digital", "service", "reservation", "appointment"))
+@intent("infeasible", flavours=PURCHASES)
 def swap_two_one_locked(w: World) -> Plan | None:
     """A person would rather have one item than another on two of their cases that hold it: on the one that can
     still change the agent adds the new item in the same quantity and removes the old one; the other is under way
@@ -395,7 +397,7 @@ def return_two_one_too_late(w: World) -> Plan | None:
     party, a, b = option
     said, calls = _both(w, party, a, b, w.pick([a, b]))
     reason = w.pick(list(RETURN_REASONS))
-    acted, done = _act_and_refund(w, a, "return", back.target, reason)
+    acted, done = act_and_refund(w, a, "return", back.target, reason)
     calls = [*calls, *acted]
     say = Say("do", (
         "take back {x} and {y} as returns and refund what {they} paid on them (reason: {reason})",

@@ -10,6 +10,7 @@ from awm.builder.intents.steps import (
     MOVE_NOTES,
     OFFICE_MOVE_NOTES,
     act,
+    act_and_refund,
     add_note,
     captured,
     get_case,
@@ -783,16 +784,20 @@ def cancel_without_authority(w: World) -> Plan | None:
     say = _on_behalf_say(w, speaker, other, case, w.pick(list(CANCEL_REASONS)))
     calls = [w.find_party(say.party), (w.n.list("party"), {"query": w.person(other)}),
              (w.n.get("party"), {w.pk("party"): holder["id"]})]
-    # the answer names the representative on record; it may name the speaker and the person spoken for too
-    # (a refusal says who asked and for whom), any other person hedges
-    goal = w.text_answer(w.person(holder), [w.person(p) for p in w.rows["party"]])
-    goal.expect["type"] = "name"
-    goal.expect["others"] = [o for o in goal.expect.get("others", []) if o not in (w.person(speaker), w.person(other))]
-    plan = Plan(calls, [goal], say,
+    plan = Plan(calls, [_representative_answer(w, speaker, other, holder)], say,
                 answer=f"{w.person(speaker)} is not the authorised representative of {w.person(other)}; "
                        f"{w.person(holder)} is.",
                 targets={("case", case["id"]), ("party", other["id"])})
     return plan.derive(w.n.get("party"), w.pk("party"))
+
+
+def _representative_answer(w: World, speaker: dict, other: dict, holder: dict) -> Goal:
+    """The answer naming the representative on record; it may name the speaker and the person spoken for too (a
+    refusal says who asked and for whom), any other person hedges."""
+    goal = w.text_answer(w.person(holder), [w.person(p) for p in w.rows["party"]])
+    goal.expect["type"] = "name"
+    goal.expect["others"] = [o for o in goal.expect.get("others", []) if o not in (w.person(speaker), w.person(other))]
+    return goal
 
 
 # As `cancel_without_authority`, no tool's own rule refuses the other person's case: the runtime does, in the
@@ -825,20 +830,14 @@ def cancel_own_and_unauthorised(w: World) -> Plan | None:
         "{own} and their {CASE} {code}",
     )), {"own": own, "other": w.person(other), "code": case["code"], "cancel": verb, "reason": quote(reason)},
         party=ref, voices=("self",))
-    refunds = [refund(w, p, reason) for p in captured(w, mine)] if refundable else []
+    acted, done = act_and_refund(w, mine, cancel.verb, cancel.target, reason, refunds=refundable)
     # the other person's record read first (who may be acted for is settled before anything changes)
     calls = [w.find_party(ref), (w.n.list("party"), {"query": w.person(other)}),
-             (w.n.get("party"), {w.pk("party"): holder["id"]}), *lookup, get_case(w, mine),
-             act(w, mine, cancel.verb), *(call for call, _ in refunds)]
-    named = w.text_answer(w.person(holder), [w.person(p) for p in w.rows["party"]])
-    named.expect["type"] = "name"
-    named.expect["others"] = [o for o in named.expect.get("others", []) if o not in (w.person(speaker),
-                                                                                    w.person(other))]
-    goals = [status_goal(w, mine, cancel.target), *(goal for _, goal in refunds), named]
-    plan = Plan(calls, goals, say,
+             (w.n.get("party"), {w.pk("party"): holder["id"]}), *lookup, get_case(w, mine), *acted]
+    plan = Plan(calls, [*done, _representative_answer(w, speaker, other, holder)], say,
                 answer=f"Your {w.L['case']} is {cancel.target.replace('_', ' ')}, but {w.person(speaker)} is not the "
                        f"authorised representative of {w.person(other)}; {w.person(holder)} is.",
                 targets={("case", case["id"]), ("case", mine["id"]), ("party", other["id"]),
                          ("party", speaker["id"])})
     plan = plan.derive(w.n.get("party"), w.pk("party"))
-    return plan.derive(w.n.action("payment", "refund"), w.pk("payment")) if refunds else plan
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment")) if len(acted) > 1 else plan

@@ -27,6 +27,8 @@ MOVE_NOTES = ("Closer to home", "Moving house soon", "Easier to reach", "Call be
 OFFICE_MOVE_NOTES = ("Closer to our offices", "Our office is moving soon", "Easier to reach", "Call before any change",
                      "Contact by email only")
 MAX_LINES = 3  # a case copied line by line holds at most this many lines
+# what a person buys or books (an application is filed, not bought: no one goes off an item of a permit application)
+PURCHASES = ("fulfillment", "digital", "service", "reservation", "appointment")
 REASONS = ("customer request", "service not delivered", "duplicate booking", "billing error",
            "charged twice", "changed plans", "goodwill gesture", "item unavailable")
 # A cancellation's refund reason agrees with why the person cancels ("as I've changed my mind" is not refunded
@@ -107,6 +109,14 @@ def act(w: World, case: dict, verb: str) -> Call:
 
 def status_goal(w: World, case: dict, status: str, **more: Any) -> Goal:
     return Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={"status": status, **more})
+
+
+def act_and_refund(w: World, case: dict, verb: str, target: str, reason: str, refunds: bool = True
+                   ) -> tuple[list[Call], list[Goal]]:
+    """The calls that move the case by `verb` and (with `refunds`) refund every payment captured on it with
+    `reason`, and the goals that check them: the case at `target`, each payment refunded."""
+    back = [refund(w, p, reason) for p in captured(w, case)] if refunds else []
+    return [act(w, case, verb), *(c for c, _ in back)], [status_goal(w, case, target), *(g for _, g in back)]
 
 
 def get_case(w: World, case: dict) -> Call:

@@ -13,7 +13,7 @@ balance of 0.40 is neither plainly owing nor plainly paid)."""
 from __future__ import annotations
 
 from awm.builder.intents.base import STAFF_ONLY, Plan, World, intent, or_words, status_words, verb_phrase
-from awm.builder.intents.steps import act, add_note, balance_due, captured, notify, status_goal
+from awm.builder.intents.steps import PURCHASES, act, add_note, balance_due, captured, notify, status_goal
 from awm.builder.phrasing import Say, money, quote
 
 SWEEP_INTENTS = ("advance_paid_at_site", "remind_owing_at_site", "cancel_unpaid_at_site", "note_owing_at_site")
@@ -159,7 +159,7 @@ def unpaid_options(w: World) -> list[tuple[dict, list[dict], list[dict]]]:
     return options
 
 
-@intent("aggregate", flavours=("fulfillment", "digital", "service", "reservation", "appointment"),
+@intent("aggregate", flavours=PURCHASES,
         needs=("payment",))
 def cancel_unpaid_at_site(w: World) -> Plan | None:
     """Every case of a site that can still be cancelled and has nothing captured on it cancelled, those paid even in

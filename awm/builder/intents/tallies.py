@@ -14,6 +14,7 @@ from awm.builder.intents.errands import MAX_OWING
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     METHODS,
+    PURCHASES,
     act,
     balance_due,
     captured,
@@ -23,7 +24,6 @@ from awm.builder.intents.steps import (
     refund,
     status_goal,
 )
-from awm.builder.intents.turns import PURCHASES
 from awm.builder.phrasing import Say, T, money, quote
 
 TALLY_INTENTS = ("busiest_site_question", "largest_balance_question")

@@ -22,6 +22,7 @@ from awm.builder.intents.errands import owing_options
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
     METHODS,
+    PURCHASES,
     act,
     balance_due,
     captured,
@@ -39,8 +40,6 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
-# what a person buys or books (an application is filed, not bought: no one goes off an item of a permit application)
-PURCHASES = ("fulfillment", "digital", "service", "reservation", "appointment")
 TURN_INTENTS = ("replace_or_settle_case", "cancel_or_return_and_refund", "cancel_latest_with_item_too_late",
                 "swap_on_locked_case", "item_cost_question", "add_to_latest_or_new_case", "owed_question")
 

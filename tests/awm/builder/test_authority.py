@@ -200,9 +200,9 @@ def test_the_partial_request_is_planned_in_most_worlds_on_the_speakers_own_case(
         planned += 1
         steps += len(built.calls)
         speaker = next(p for p in world.rows["party"] if p["email"] == built.say.party.email)
-        cases = {world.by_id("case", i) ["id"]: world.by_id("case", i) for role, i in built.targets if role == "case"}
-        mine = [c for c in cases.values() if c[world.fk("party")] == speaker["id"]]
-        theirs = [c for c in cases.values() if c[world.fk("party")] != speaker["id"]]
+        cases = [world.by_id("case", i) for role, i in built.targets if role == "case"]
+        mine = [c for c in cases if c[world.fk("party")] == speaker["id"]]
+        theirs = [c for c in cases if c[world.fk("party")] != speaker["id"]]
         assert len(mine) == len(theirs) == 1
         other = world.by_id("party", theirs[0][world.fk("party")])
         assert other["representative_id"] not in (None, speaker["id"])
@@ -256,8 +256,8 @@ def test_refusing_everything_claiming_all_done_or_overreaching_scores_zero(partl
         staff = Environment(env_id, env.tools_source, env.toolset, env.taskset.model_copy(update={"tasks": [relayed]}),
                             artifacts.VERIFIERS.read(store, env_id), env.db_path)
         try:
-            mine, _ = env.send_trajectory(overreach, task.task_id).result()
-            assert mine[-1]["error"]["code"] == "not_permitted", mine[-1]
+            own_episode, _ = env.send_trajectory(overreach, task.task_id).result()
+            assert own_episode[-1]["error"]["code"] == "not_permitted", own_episode[-1]
             good, refused, done, over = staff.judge_trajectories(task.task_id, [
                 (calls, task.reference_answer), (reads, task.reference_answer), (calls, "All done."),
                 (overreach, task.reference_answer)])
