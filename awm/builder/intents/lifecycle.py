@@ -812,47 +812,59 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
     if w.chance(0.5):
         a, b = b, a  # which one the request names first says nothing of which has fewer
     member = min((a, b), key=lambda s: len(w.open_cases(s["id"])))
-    calls = [(w.n.list("case"), {"code": case["code"]}), w.find_staff(a), w.find_staff(b),
+    party = w.party_of(case)
+    # half the time the case is its person's, as the request names it ("Paul Carr's latest order"): the agent finds
+    # the person, and the case among theirs where it is described rather than coded
+    ref = w.party_ref(party) if w.chance(0.5) else None
+    case_np, lookup = w.case_ref(case, ref)
+    calls = [*lookup, w.find_staff(a), w.find_staff(b),
              (w.n.list("case"), {w.fk("staff"): a["id"]}), (w.n.list("case"), {w.fk("staff"): b["id"]}),
              (w.n.action("case", "assign"), {w.fk("case"): case["id"], w.fk("staff"): member["id"]})]
     goals = [Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("staff"): member["id"]})]
-    slots = {"code": case["code"], "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}
+    slots = {"case": case_np, "a": w.person(a), "b": w.person(b), "open": or_words(w.fl.open)}
     targets = {("case", case["id"])}
     # half the time (where the business sends messages) the case's person is told someone now has it in hand
-    party = w.party_of(case)
     tell = w.has("notification") and party["status"] == "active" and w.chance(0.5)
     if tell:
         channel, named = message_channel(w)
         label = w.L["case"]
-        subject = w.pick([f"Your {label} {case['code']} is in hand", f"Update on your {label} {case['code']}",
-                          f"Someone is now looking after {label} {case['code']}"])
+        # by its code where the request states it; else by its kind (the code would give away the case to find)
+        code = f" {case['code']}" if case["code"] in case_np else ""
+        subject = w.pick([f"Your {label}{code} is in hand", f"Update on your {label}{code}",
+                          f"Someone is now looking after your {label}{code}"])
         call, goal = notify(w, party, channel, subject, "A member of our team is now handling it.")
         calls.append(call)
         goals.append(goal)
         slots.update(named, subject=quote(subject))
         targets.add(("party", party["id"]))
     clauses = (
-        "give {CASE} {code} to whichever of {a} and {b} has fewer {CASE/pl} that are {open} right now",
-        "{CASE} {code} needs [an owner|someone on it] || [assign|hand] it to {a} or {b}, whichever [is carrying|has] "
+        "give {case} to whichever of {a} and {b} has fewer {CASE/pl} that are {open} right now",
+        "{case} needs [an owner|someone on it] || [assign|hand] it to {a} or {b}, whichever [is carrying|has] "
         "fewer {open} {CASE/pl} at the moment",
-        "[compare|check] how many {CASE/pl} {a} and {b} each have that are {open}, and assign {CASE} {code} to the "
+        "[compare|check] how many {CASE/pl} {a} and {b} each have that are {open}, and assign {case} to the "
         "one with fewer",
-        "[put {CASE} {code} with|assign {CASE} {code} to] the less busy of {a} and {b}, counting their {CASE/pl} "
+        "[put {case} with|assign {case} to] the less busy of {a} and {b}, counting their {CASE/pl} "
         "that are {open}",
-        "[nobody|no one] [has|is on] {CASE} {code} yet || [look at|check] the [workloads|caseloads] of {a} and {b} "
+        "[nobody|no one] [has|is on] {case} yet || [look at|check] the [workloads|caseloads] of {a} and {b} "
         "([only|just] their {CASE/pl} that are {open}) and [hand|give] it to [whoever|the one who] [has|carries] "
         "[the lighter load|fewer of them]",
         "[between|of] {a} and {b}, [whoever|whichever one] [has fewer|is carrying fewer] {open} {CASE/pl} [should "
-        "take|gets] {CASE} {code} || assign it [accordingly|to that person]",
-        "{CASE} {code} is still [waiting for|without] [an owner|someone to handle it] || [see|find out] which of "
+        "take|gets] {case} || assign it [accordingly|to that person]",
+        "{case} is still [waiting for|without] [an owner|someone to handle it] || [see|find out] which of "
         "{a} and {b} has fewer {open} {CASE/pl} on their plate and [give|hand] it to them",
-        "[let's|let us] [spread|balance] the work || [assign|give] {CASE} {code} to [{a} or {b}|either {a} or {b}], "
+        "[let's|let us] [spread|balance] the work || [assign|give] {case} to [{a} or {b}|either {a} or {b}], "
         "[whichever|whoever] [currently |]holds fewer {CASE/pl} that are {open}",
     )
+    if ref is not None:
+        # a case named as its person's ("their latest order") comes before the two colleagues are named: after
+        # them, "their" would read as theirs
+        clauses = tuple(c for c in clauses if c.index("{case}") < c.index("{a}"))
     if tell:
         clauses = tuple(c + ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
                         for c in clauses)
-    return Plan(calls, goals, Say("do", clauses, slots, voices=STAFF_ONLY), targets=targets, messages=tell)
+    # a change made for the business, not at the person's request: never confirmed to them as "your request"
+    return Plan(calls, goals, Say("do", clauses, slots, party=ref, voices=STAFF_ONLY), targets=targets,
+                messages=tell, unasked=True)
 
 
 @intent("conditional")

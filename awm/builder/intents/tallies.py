@@ -5,11 +5,14 @@ each of the person's open cases: its total and what was captured on it). Each is
 right: the largest is strictly largest. A person cutting back acts on the second comparison: "cancel whichever of
 my open orders owes the most and pay off the rest" (the agent reads each, cancels that one, pays the others). A
 person weighing a cancellation asks "if I cancelled every order I still can, how much would I get back?" (the agent
-reads each case that can still be cancelled and adds up what was captured on them, not on those past it)."""
+reads each case that can still be cancelled and adds up what was captured on them, not on those past it). Staff ask
+what money actually came in: "how much did our Leeview branch take on its delivered orders, captured payments only?"
+(the agent lists the site's cases in that status and each one's payments, and adds up the captured ones), "between
+Ruth Nelson and Jeffrey Mendez, whose orders brought in more, and how much?" (the same, for each one's cases)."""
 
 from __future__ import annotations
 
-from awm.builder.intents.base import BOTH, Plan, World, intent, or_words
+from awm.builder.intents.base import BOTH, STAFF_ONLY, Plan, World, intent, or_words, status_words
 from awm.builder.intents.errands import MAX_OWING
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
@@ -27,8 +30,11 @@ from awm.builder.intents.steps import (
 from awm.builder.phrasing import Say, T, money, quote
 
 TALLY_INTENTS = ("busiest_site_question", "largest_balance_question")
+TAKINGS_INTENTS = ("site_takings_question", "staff_takings_question")  # what was captured, case by case
 CUT_BACK = "cut_back_on_largest_balance"  # decided by the same comparison: the case that owes the most
 MAX_SITES = 6  # sites whose cases the agent lists one by one
+TAKINGS_CASES = (3, 6)  # how many cases of a site the takings question reads the payments of, one by one
+COMPARED_CASES = (4, 7)  # how many cases of two members of staff, together, the comparison reads the same way
 
 
 def busiest_site(w: World) -> tuple[dict, int] | None:
@@ -214,3 +220,111 @@ def cancellable_refund_question(w: World) -> Plan | None:
         "(what cancelling all of them would refund)",
     ), {}, party=ref, voices=BOTH)
     return Plan(calls, [w.money_answer(back)], say, answer=money(back), targets={("party", party["id"])})
+
+
+# --- what was taken: payments read case by case ------------------------------------------------------------
+
+
+def takings(w: World, cases: list[dict]) -> float:
+    """What was captured on `cases` (pending, failed and refunded payments count nothing)."""
+    return round(sum(p["amount"] for c in cases for p in captured(w, c)), 2)
+
+
+def _told_apart(w: World, cases: list[dict]) -> bool:
+    """Whether what was captured on `cases` differs (by 1.00 or more) from their totals added up and from every
+    payment on them added up: only counting the captured payments case by case gives it."""
+    got = takings(w, cases)
+    billed = sum(c["total_amount"] for c in cases)
+    paid = sum(p["amount"] for c in cases for p in w.children("payment", "case", c["id"]))
+    return abs(got - billed) >= 1 and abs(got - paid) >= 1
+
+
+def site_takings_options(w: World) -> list[tuple[dict, str, list[dict], float]]:
+    """(site, status, the site's cases in that status, what was captured on them) wherever `TAKINGS_CASES` of the
+    site's cases are in the status, something was captured on two or more of them, and the figure is told apart from
+    the plausible wrong ones (`_told_apart`)."""
+    low, high = TAKINGS_CASES
+    options = []
+    for site in w.rows["site"]:
+        for status in w.fl.statuses:
+            cases = sorted((c for c in w.children("case", "site", site["id"]) if c["status"] == status),
+                           key=lambda c: c["id"])
+            if low <= len(cases) <= high and sum(bool(captured(w, c)) for c in cases) >= 2 and _told_apart(w, cases):
+                options.append((site, status, cases, takings(w, cases)))
+    return options
+
+
+@intent("aggregate")
+def site_takings_question(w: World) -> Plan | None:
+    """What a site took on its cases in one status, counting captured payments only: the agent finds the site, lists
+    its cases in that status and each one's payments, and adds up the captured ones (a pending, failed or refunded
+    payment is money not taken; a case's total is what was billed, not what came in)."""
+    option = w.pick(site_takings_options(w))
+    if option is None:
+        return None
+    site, status, cases, got = option
+    calls = [w.find_site(site), (w.n.list("case"), {w.fk("site"): site["id"], "status": status, "limit": 100}),
+             *((w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases)]
+    say = Say("ask", (
+        "how much was actually taken at {site} on its {CASE/pl} that are {st}, counting only captured {PAYMENT/pl}",
+        "[what did|how much did] {site} [take in|collect] on the {CASE/pl} it has with status {status}, [adding up|"
+        "counting] only the {PAYMENT/pl} that were captured",
+        "for the {CASE/pl} at {site} that are {st}, what is the total of the captured {PAYMENT/pl}, to the cent "
+        "(leave out pending, failed and refunded ones)",
+        "[I'm|I am] [closing the books for|reconciling] {site} || across its {CASE/pl} [currently |]{st}, "
+        "how much money [actually came in|was actually received], [captured {PAYMENT/pl} only|counting captured "
+        "{PAYMENT/pl} and nothing else]",
+        "if you [add up|total] the captured {PAYMENT/pl} on every {CASE} at {site} with status {status}, [what|how "
+        "much] [does that come to|is the sum]",
+    ), {"site": site["name"], "st": status_words(status, plural=True), "status": quote(status)}, voices=STAFF_ONLY)
+    return Plan(calls, [w.money_answer(got)], say, answer=money(got), targets={("site", site["id"])})
+
+
+def staff_takings_options(w: World) -> list[tuple[dict, dict, list[dict], list[dict], float]]:
+    """(the member of staff whose cases took strictly more, by 1.00 or more; the other; the winner's cases; the
+    other's; what was captured on the winner's) for two active members of staff at one site holding `COMPARED_CASES`
+    cases between them, two or more each, each figure told apart from the wrong ones (`_told_apart`)."""
+    low, high = COMPARED_CASES
+    options = []
+    for site in w.rows["site"]:
+        staff = [s for s in w.children("staff", "site", site["id"]) if s["active"]]
+        for a in staff:
+            for b in staff:
+                if a["id"] >= b["id"] or w.person(a) == w.person(b):
+                    continue
+                held = [sorted(w.children("case", "staff", m["id"]), key=lambda c: c["id"]) for m in (a, b)]
+                if not (low <= len(held[0]) + len(held[1]) <= high and min(map(len, held)) >= 2
+                        and all(_told_apart(w, cases) for cases in held)):
+                    continue
+                got = [takings(w, cases) for cases in held]
+                if abs(got[0] - got[1]) >= 1:
+                    first = 0 if got[0] > got[1] else 1
+                    options.append(((a, b)[first], (a, b)[1 - first], held[first], held[1 - first], got[first]))
+    return options
+
+
+@intent("aggregate")
+def staff_takings_question(w: World) -> Plan | None:
+    """Which of two colleagues brought in more on the cases they handle, and how much: the agent finds both, lists
+    each one's cases and each case's payments, and adds up the captured ones for each."""
+    option = w.pick(staff_takings_options(w))
+    if option is None:
+        return None
+    winner, other, won, lost, got = option
+    a, b = (winner, other) if w.chance(0.5) else (other, winner)  # who is named first says nothing of who won
+    calls = [w.find_staff(a), w.find_staff(b), (w.n.list("case"), {w.fk("staff"): a["id"]}),
+             (w.n.list("case"), {w.fk("staff"): b["id"]}),
+             *((w.n.list("payment"), {w.fk("case"): c["id"]}) for c in sorted(won + lost, key=lambda c: c["id"]))]
+    say = Say("ask", (
+        "between {a} and {b}, whose {CASE/pl} have brought in more money, counting only captured {PAYMENT/pl}, and "
+        "how much is that",
+        "which of {a} and {b} has taken more in captured {PAYMENT/pl} across all the {CASE/pl} assigned to "
+        "them, and what is [their|that person's] total",
+        "[compare|weigh up] {a} and {b} || [adding up|counting] the captured {PAYMENT/pl} on every {CASE} each of "
+        "them [handles|is assigned], [who comes out ahead|which one is higher], and with how much",
+        "[I'm|I am] [looking at|reviewing] [performance|results] || of {a} and {b}, whose {CASE/pl} "
+        "[collected|took in] more (captured {PAYMENT/pl} only, not pending, failed or refunded), and [how much|what "
+        "was the figure]",
+    ), {"a": w.person(a), "b": w.person(b)}, voices=STAFF_ONLY)
+    return Plan(calls, [w.staff_answer(winner), w.money_answer(got)], say, answer=f"{w.person(winner)}, with "
+                f"{money(got)}.", targets={("staff", winner["id"]), ("staff", other["id"])})

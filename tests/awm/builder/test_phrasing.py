@@ -61,7 +61,7 @@ combine merge debit expedite get match re-route redirect sweep warn wind draw th
 track relocate redistribute see email chase compare
 """.split())
 QUESTION_WORDS = {"what", "which", "how", "who", "where", "when", "is", "are", "does", "do", "did", "has", "have",
-                  "across", "adding", "among", "at", "averaging", "by", "counting", "for", "if", "in", "looking",
+                  "across", "adding", "among", "between", "at", "averaging", "by", "counting", "for", "if", "in", "looking",
                   "of", "on", "can", "could", "would", "should", "whose", "since"}
 SENTENCE_STARTS = {"if", "on", "whichever", "whoever", "once", "unless", "for", "when"}
 

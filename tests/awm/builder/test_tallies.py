@@ -4,7 +4,8 @@ planned in many worlds where the largest is strictly largest, reads every record
 verification stage in each voice it allows, and an answer a plausible wrong policy gives (the runner-up site, the
 open cases of one status only, the case with the largest total rather than the largest balance) scores zero. A
 person cutting back (cancel the open case owing the most, pay off the others) is held to the same: another case
-cancelled, or the others left unpaid, scores zero."""
+cancelled, or the others left unpaid, scores zero. What a site or each of two colleagues took is the captured
+payments case by case: a figure of the cases' totals, or of every payment (pending, failed, refunded), scores zero."""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ import pytest
 
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due, captured
-from awm.builder.intents.tallies import CUT_BACK, REFUND_QUESTION, TALLY_INTENTS, busiest_site, largest_balance_options
+from awm.builder.intents.tallies import (
+    CUT_BACK,
+    REFUND_QUESTION,
+    TAKINGS_INTENTS,
+    TALLY_INTENTS,
+    busiest_site,
+    largest_balance_options,
+    takings,
+)
 from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
@@ -27,6 +36,7 @@ from tests.awm.builder.families import (
 )
 
 SITE, BALANCE = TALLY_INTENTS
+SITE_TAKINGS, STAFF_TAKINGS = TAKINGS_INTENTS
 VOICES = {SITE: ("staff",), BALANCE: ("staff", "self")}
 PER_INTENT = 2
 
@@ -85,7 +95,7 @@ def test_each_question_reads_as_one_persons_message_in_each_voice():
 
 
 # the questions, the cut back and the refund question, proven together (one build of each world they are planned in)
-PROVEN = (*TALLY_INTENTS, CUT_BACK, REFUND_QUESTION)
+PROVEN = (*TALLY_INTENTS, CUT_BACK, REFUND_QUESTION, *TAKINGS_INTENTS)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +104,8 @@ def proven(tmp_path_factory, request):
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
-    assert_proven_in_each_voice(proven[1], {**VOICES, CUT_BACK: ("staff", "self"), REFUND_QUESTION: ("staff", "self")})
+    assert_proven_in_each_voice(proven[1], {**VOICES, CUT_BACK: ("staff", "self"), REFUND_QUESTION: ("staff", "self"),
+                                            SITE_TAKINGS: ("staff",), STAFF_TAKINGS: ("staff",)})
 
 
 def test_the_answers_of_wrong_policies_score_zero(proven):
@@ -201,3 +212,74 @@ def test_a_refund_counted_over_every_case_scores_zero(proven):
             assert good["complete"] and not bad["complete"], (total, bad, good)
             checked += 1
     assert checked >= 2, checked
+
+
+# --- what was taken: a site's cases in one status, two colleagues' cases ----------------------------------------------
+
+def _paid(world: World, built) -> list[int]:
+    """The cases whose payments the request lists, in order."""
+    return [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
+
+
+def test_the_takings_questions_read_every_case_s_payments_and_count_the_captured_ones():
+    planned = Counter()
+    for name, _seed, world, built in planned_requests(TAKINGS_INTENTS, 1, 1):
+        assert built.is_question and built.say.voices == ("staff",), name
+        read = _paid(world, built)
+        assert len(read) == len(set(read)), built.calls
+        if name == SITE_TAKINGS:
+            site = next(a for t, a in built.calls if t == world.n.list("case"))[world.fk("site")]
+            status = next(a for t, a in built.calls if t == world.n.list("case"))["status"]
+            cases = [c for c in world.rows["case"] if c[world.fk("site")] == site and c["status"] == status]
+            assert sorted(read) == sorted(c["id"] for c in cases) and 3 <= len(cases) <= 6
+            assert built.goals[0].expect["value"] == takings(world, cases)
+        else:
+            staff = [a[world.fk("staff")] for t, a in built.calls if t == world.n.list("case")]
+            held = [[c for c in world.rows["case"] if c[world.fk("staff")] == s] for s in staff]
+            assert sorted(read) == sorted(c["id"] for cases in held for c in cases)
+            got = [takings(world, cases) for cases in held]
+            winner = world.by_id("staff", staff[got.index(max(got))])
+            assert abs(got[0] - got[1]) >= 1 and built.goals[1].expect["value"] == max(got)
+            assert built.goals[0].expect["value"] == world.person(winner)
+        planned[name] += 1
+    assert planned[SITE_TAKINGS] >= 60 and planned[STAFF_TAKINGS] >= 15, planned
+
+
+def test_each_takings_question_reads_as_one_staff_message():
+    seen = Counter()
+    for plan, rows in builtin_worlds(3, 2):
+        for name in TAKINGS_INTENTS:
+            for seed in range(2):
+                world = World(plan, rows, random.Random(seed))
+                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+                if built is not None:  # the amount (the comparison names both colleagues, the winner among them)
+                    hidden = [f"{built.goals[-1].expect['value']:.2f}"]
+                    seen[name] += read_aloud(plan, built, ("staff",), seed, hidden)
+    assert seen[SITE_TAKINGS] >= 30 and seen[STAFF_TAKINGS] >= 10, seen
+
+
+def test_takings_counted_from_totals_or_every_payment_score_zero(proven):
+    """What was billed (the cases' totals added up) and every payment added up (pending, failed and refunded ones
+    too); of the colleagues, the other one with their own captured figure: each incomplete, while the reference
+    answer is complete."""
+    checked = Counter()
+    for name in TAKINGS_INTENTS:
+        for store, env_id, plan, world, built, task in wrong_runs(proven, name):
+            cases = [world.by_id("case", i) for i in _paid(world, built)]
+            billed = round(sum(c["total_amount"] for c in cases), 2)
+            every = round(sum(p["amount"] for c in cases for p in world.children("payment", "case", c["id"])), 2)
+            answers = [f"{billed:.2f}", f"{every:.2f}"]
+            if name == STAFF_TAKINGS:
+                winner = task.reference_answer.split(",")[0]
+                staff = [world.by_id("staff", a[world.fk("staff")]) for t, a in built.calls
+                         if t == world.n.list("case")]
+                loser = next(s for s in staff if world.person(s) != winner)
+                lost = [c for c in world.rows["case"] if c[world.fk("staff")] == loser["id"]]
+                answers = [f"{winner}, with {billed:.2f}.", f"{world.person(loser)}, with {takings(world, lost):.2f}."]
+            for answer in answers:
+                if answer == task.reference_answer:
+                    continue
+                bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
+                assert good["complete"] and not bad["complete"], (answer, bad, good)
+                checked[name] += 1
+    assert checked[SITE_TAKINGS] >= 2 and checked[STAFF_TAKINGS] >= 1, checked
