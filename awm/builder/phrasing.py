@@ -446,11 +446,22 @@ _FRAME_WORDS = {"Please", "Can", "Could", "Would", "Go", "When", "Quick", "Next"
 
 def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
     """The frames a core clause can go into: any action frame for a verb phrase, the sentence frames for a
-    clause that starts otherwise, the question frames for a question."""
+    clause that starts otherwise, the question frames for a question. After a lead sentence ("Their latest order
+    needs an owner. ...") no frame that opens with a label ("Next on the list: ...", "Quick question: ...", `_LABELLED`):
+    the request has begun, and a label there reads as the start of another one."""
     voice = "staff" if voice == "staff" else "self"
     if mood != "do":
-        return QUESTION_FRAMES[voice]
-    return SENTENCE_FRAMES[voice] if first_words(clause) & _NOT_A_VERB else ACTION_FRAMES[voice]
+        found = QUESTION_FRAMES[voice]
+    else:
+        found = SENTENCE_FRAMES[voice] if first_words(clause) & _NOT_A_VERB else ACTION_FRAMES[voice]
+    if " || " in clause:
+        found = tuple(f for f in found if not _LABELLED.match(f))
+    return found
+
+
+# frames that open with a label announcing a request (or one more of a list): "Next on the list: {do}."
+_LABELLED = re.compile(r"^(?:Quick request|Next on the list|One for you|Task for today|Top priority for this morning"
+                       r"|Quick question|One question|Settle a debate for me|For a report I'm writing): ")
 
 
 def first_words(clause: str) -> set[str]:
@@ -671,7 +682,10 @@ class Realiser:
         relation = self.relations[self.pick(len(self.relations))]
         clause = first.clauses[self.pick(len(first.clauses))]
         context = self._context_sentence(voice, first)
-        frame = self.choose(tuple(f for f in frames(first.mood, voice, clause) if not announced_twice(context or "", f)))
+        # after a sentence about the person or the matter, "Next on the list: ..." reads as one item of a list
+        preceded = bool(context) or first.needs_intro(clause, voice)
+        frame = self.choose(tuple(f for f in frames(first.mood, voice, clause) if not announced_twice(context or "", f)
+                                  and not (preceded and f.startswith("Next on the list:"))))
         if len(says) == 1:
             return self._without_clash(render_request(first, clause, voice, self.labels, self.pick, frame,
                                                       context=context, relation=relation), context), voice
