@@ -143,27 +143,58 @@ def follow_up_booking(w: World, days: int, clauses: tuple[str, ...]) -> Plan | N
 
 
 def call_off_day(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
-    """Every booking at one site on one day that can still be cancelled, cancelled, each with a note."""
+    """Every booking at one site on one day that can still be cancelled, cancelled, each with a note; where the
+    business refunds a cancelled booking, what was captured on each refunded (the agent lists each one's payments,
+    `OUTAGE_REASON`), and where it sends messages, each person told (the day's bookings are of different people, so
+    one message each)."""
     tc = w.fl.time_column
     cancel = w.fl.cancel
     groups: dict[tuple[int, str], list[dict]] = {}
     for case in w.rows["case"]:
         groups.setdefault((case[w.fk("site")], case[tc][:10]), []).append(case)
     options = [(k, [c for c in v if c["status"] in cancel.sources]) for k, v in groups.items() if k[1] > TODAY]
-    options = [(k, cases) for k, cases in options if 1 <= len(cases) <= 3]
+    options = [(k, cases) for k, cases in options
+               if 1 <= len(cases) <= 3 and len({c[w.fk("party")] for c in cases}) == len(cases)]
     if not options:
         return None
     (site_id, day), cases = w.rng.choice(options)
     site = w.by_id("site", site_id)
     note = w.pick(notes)
+    refunds = w.items_are("refundable") and cancel.target in w.fl.refundable
+    tell = w.has("notification")
+    channel, named = message_channel(w) if tell else ("", {})
+    label = w.L["case"]
+    subject = w.pick([f"Your {label} on {long_date(day)} is cancelled", f"Cancelled: your {label} on "
+                      f"{long_date(day)}"]) if tell else ""
     calls = [w.find_site(site), (w.n.list("case"), {w.fk("site"): site_id, "limit": 100})]
     goals = []
-    for case in cases:
+    for case in sorted(cases, key=lambda c: c["id"]):
         call, goal = add_note(w, case, note)
         calls += [act(w, case, cancel.verb), call]
         goals += [status_goal(w, case, cancel.target), goal]
-    say = Say("do", clauses, {"site": site["name"], "date": day, "long": long_date(day), "note": quote(note)})
-    return Plan(calls, goals, say, targets={("site_day", f"{site_id}:{day}")} | {("case", c["id"]) for c in cases})
+        if refunds:
+            back = [refund(w, p, OUTAGE_REASON) for p in captured(w, case)]
+            calls += [(w.n.list("payment"), {w.fk("case"): case["id"]}), *(c for c, _ in back)]
+            goals += [g for _, g in back]
+        if tell:
+            call, goal = notify(w, w.party_of(case), channel, subject, "We are sorry: it could not go ahead.")
+            calls.append(call)
+            goals.append(goal)
+    tail = ""
+    if refunds:
+        tail = "; [then|after that] refund what was captured on each with the reason {reason}"
+    if tell:
+        told = "[let each {PARTY} know|tell each {PARTY}] by {channel}, subject {subject}"
+        tail += " and " + told if refunds else "; [then|after that] " + told
+    say = Say("do", tuple(c + tail for c in clauses), {
+        "site": site["name"], "date": day, "long": long_date(day), "note": quote(note), "reason": quote(OUTAGE_REASON),
+        "subject": quote(subject), **named})
+    plan = Plan(calls, goals, say, targets={("site_day", f"{site_id}:{day}")} | {("case", c["id"]) for c in cases},
+                messages=tell)
+    return plan.derive(w.n.action("payment", "refund"), w.pk("payment")) if refunds else plan
+
+
+OUTAGE_REASON = "service not delivered"  # why a booking the business called off is refunded
 
 
 def credit_account(w: World, memos: tuple[str, ...], amounts: tuple[float, ...], clauses: tuple[str, ...],
