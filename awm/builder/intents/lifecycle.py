@@ -919,7 +919,9 @@ def assign_if_unassigned(w: World) -> Plan | None:
         return None
     case, least = w.pick(free if w.chance(0.5) else taken)
     site = w.by_id("site", case[w.fk("site")])
-    calls = [(w.n.list("case"), {"code": case["code"]})]
+    # half the time the case is its person's, as the request names it (assign_to_less_busy_of_two)
+    ref = w.party_ref(w.party_of(case)) if w.chance(0.5) else None
+    case_np, calls = w.case_ref(case, ref)
     if least is not None:
         staff, member = least
         calls.append((w.n.list("staff"), {w.fk("site"): site["id"]}))
@@ -935,30 +937,35 @@ def assign_if_unassigned(w: World) -> Plan | None:
         answer = f"{w.person(holder)}, who has {count(load, 'open ' + w.L['case'])}"
     open_words = or_words(w.fl.open)
     say = Say("do", (
-        "if {CASE} {code} has no {STAFF} [yet|assigned yet], [assign|give] it to the active {STAFF} at its {SITE} "
+        "if {case} has no {STAFF} [yet|assigned yet], [assign|give] it to the active {STAFF} at its {SITE} "
         "with the fewest open {CASE/pl} ({open}); otherwise tell me who [is handling|has] it and how many open "
         "{CASE/pl} they [have|are carrying]",
-        "check who owns {CASE} {code} || if [nobody does|no one has it], [give it to|assign it to] whichever active "
+        "check who owns {case} || if [nobody does|no one has it], [give it to|assign it to] whichever active "
         "{STAFF} at its {SITE} has the fewest {CASE/pl} that are {open}, and if [someone already does|it already "
         "has an owner], change nothing and tell me [their name|who], and how many {CASE/pl} in those statuses they "
         "hold",
-        "give {CASE} {code} to the active {STAFF} at its {SITE} with the lightest load of open {CASE/pl} ({open}), unless "
+        "give {case} to the active {STAFF} at its {SITE} with the lightest load of open {CASE/pl} ({open}), unless "
         "[another {STAFF}|someone] already has it, in which case tell me who that is and how many open {CASE/pl} "
         "they already carry",
-        "[make sure|see that] {CASE} {code} has an owner || if it [is unassigned|has nobody on it], put the active "
+        "[make sure|see that] {case} has an owner || if it [is unassigned|has nobody on it], put the active "
         "{STAFF} at its {SITE} with the fewest open {CASE/pl} ({open}) on it; if [it already has someone|somebody already "
         "has it], leave it and tell me [their full name|who it is] and how many open {CASE/pl} they have",
-        "{CASE} {code} [may have|might have] [slipped through the cracks|been missed|gone unassigned] || [look at|"
+        "{case} [may have|might have] [slipped through the cracks|been missed|gone unassigned] || [look at|"
         "check|open] it: [should it have|if it has] no {STAFF}, [assign|hand] it to the active {STAFF} at its {SITE} "
         "[who is least loaded|with the lightest load] [with|of] {CASE/pl} that are {open}; if [it does have one|it has "
         "one already], [leave it be|change nothing] and [report|tell me] [who that is|the name] [along with|and] "
         "[their count of {open} {CASE/pl}|how many {open} {CASE/pl} they hold]",
-        "[find out|see] [whether|if] {CASE} {code} [is being handled|has an owner] || [if it has none|if not], [hand|"
+        "[find out|see] [whether|if] {case} [is being handled|has an owner] || [if it has none|if not], [hand|"
         "give] it to the active {STAFF} of its {SITE} [carrying|holding] the fewest {CASE/pl} that are {open}; [if it "
         "has one|if it does], [just |]tell me [that person's name|their name] and [how many {open} {CASE/pl} they "
         "have|their number of {open} {CASE/pl}]",
-    ), {"code": case["code"], "open": open_words})
-    return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])})
+    ), {"case": case_np, "open": open_words}, party=ref, voices=STAFF_ONLY)
+    if ref is not None:
+        # beside a case named as its person's, "their name" could be the person's: the holder is "who"
+        say.clauses = tuple(c.replace("[their name|who]", "who").replace("[their full name|who it is]", "who it is")
+                            .replace("[that person's name|their name]", "that person's name") for c in say.clauses)
+    # a change made for the business, not at the person's request: never confirmed to them as "your request"
+    return Plan(calls, goals, say, answer=answer, targets={("case", case["id"])}, unasked=True)
 
 
 # --- questions -------------------------------------------------------------------------------------------
