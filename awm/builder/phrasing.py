@@ -783,6 +783,9 @@ def grammar_faults(text: str) -> list[str]:
     for match in _I_AGREES_NOT.finditer(text):
         if not _inside_quote(text, match.start()):
             faults.append(f"a verb of another person after 'I': {match.group(0)!r}")
+    for match in _TELL_KNOW.finditer(text):
+        if not _inside_quote(text, match.start()):
+            faults.append(f"'tell' with 'know', or 'let' without it: {match.group(0)!r}")
     if re.search(r"\bI(?:'ve| have)? (?:asked|told) us\b|\bmy [^.?!]*\bstaying with us\b", text):
         faults.append("the customer calls the business 'us'")
     for match in _VERB_WANTED.finditer(text):
@@ -799,6 +802,9 @@ def grammar_faults(text: str) -> list[str]:
 
 
 # "I are sending", "I wants": a template's "{they} are" written in the first person
+# "tell each customer know", "let each customer by email": two ways of saying it run together
+_TELL_KNOW = re.compile(r"\btell (?:each|every|the|them|him|her)(?: [a-z]+){0,2} know\b"
+                        r"|\blet (?:each|every) (?!know\b)[a-z]+(?: (?!know\b)[a-z]+)? by\b")
 _I_AGREES_NOT = re.compile(r"\bI (?:are|is|has|does|doesn't|isn't|hasn't|aren't|wants|needs|likes|wishes|plans|hopes|"
                            r"thinks|prefers)\b")
 

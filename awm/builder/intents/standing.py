@@ -218,8 +218,8 @@ def _email_each(w: World, cases: list[dict], subjects: list[str], body: str, cal
         calls.append(call)
         goals.append(goal)
     slots["subject"] = quote(subject)
-    return ("[, and email the {PARTY} of each one with the subject {subject}|, and [let|tell] each {PARTY} know by "
-            "email, subject {subject}|; [then |]email [each {PARTY}|every {PARTY} concerned] with the subject "
+    return ("[, and email the {PARTY} of each one with the subject {subject}|, and [let each {PARTY} know|tell each {PARTY}] "
+            "by email, subject {subject}|; [then |]email [each {PARTY}|every {PARTY} concerned] with the subject "
             "{subject}]")
 
 

@@ -230,6 +230,8 @@ def test_a_second_request_starting_with_a_condition_follows_a_connector_that_tak
     ("Take 'Kettle' off my latest order that contained 'Kettle'.", "a case named by an item the request names anyway"),
     ("Hi. I are sending back my order ORD-1034.", "a verb of another person after 'I'"),
     ("Hello, I wants to move my booking.", "a verb of another person after 'I'"),
+    ("Cancel them and tell each sender know by email, subject 'X'.", "'tell' with 'know', or 'let' without it"),
+    ("Refund it and let each driver by push notification, subject 'X'.", "'tell' with 'know', or 'let' without it"),
 ])
 def test_grammar_faults_are_caught(text, fault):
     found = grammar_faults(text)
