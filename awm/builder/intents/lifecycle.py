@@ -1395,6 +1395,21 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
     goals = [Goal(kind="row_equals", table=w.table("case"), pk=c["id"], expect={w.fk("staff"): member["id"]})
              for c in free]
     open_words = or_words(w.fl.open)
+    # half the time (where the business sends messages, and the cases are of different people) each person is told
+    # who now looks after their case
+    parties = [w.party_of(c) for c in free]
+    tell = (w.has("notification") and len({p["id"] for p in parties}) == len(parties)
+            and all(p["status"] == "active" for p in parties) and w.chance(0.5))
+    slots = {"site": site["name"], "staff": w.person(member), "open": open_words}
+    if tell:
+        channel, named = message_channel(w)
+        subject = w.pick([f"Your {w.L['case']} has an owner", f"Who is looking after your {w.L['case']}",
+                          f"Your {w.L['case']}: a named contact"])
+        for party in parties:
+            call, goal = notify(w, party, channel, subject, f"{w.person(member)} is now looking after it.")
+            calls.append(call)
+            goals.append(goal)
+        slots.update(named, subject=quote(subject))
     say = Say("do", (
         "assign every {CASE} at {site} that is {open} and has no {STAFF} yet to {staff}",
         "nobody has picked up some of the {CASE/pl} at {site} || give each unassigned one that is {open} to "
@@ -1405,8 +1420,11 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
         "without {a STAFF}], [as long as they are|provided they are|if they are] {open}",
         "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without {a STAFF} || [put|"
         "assign] {staff} on [each one|every one|all of those] that [has nobody|lacks one|has no one assigned]",
-    ), {"site": site["name"], "staff": w.person(member), "open": open_words})
-    return Plan(calls, goals, say, targets={("case", c["id"]) for c in free})
+    ), slots)
+    if tell:
+        say.clauses = tuple(c + ", [and|then] [let each {PARTY} know|tell each {PARTY}] by {channel}, subject {subject}"
+                            for c in say.clauses)
+    return Plan(calls, goals, say, targets={("case", c["id"]) for c in free}, messages=tell)
 
 
 @intent("aggregate", item="priced")

@@ -1119,8 +1119,8 @@ def escalate_ticket(w: World) -> Plan | None:
              (w.n.create("ticket_comment"), {t.fk: ticket["id"], "body": comment, w.fk("staff"): member["id"]}),
              (w.n.action("ticket", "escalate"), {w.pk("ticket"): ticket["id"]})]
     say = Say("do", (
-        "assign {ticket} to {STAFF} {staff}, add a comment from them saying {comment}, and escalate it",
-        "{ticket} needs senior attention || give it to {staff}, post the comment {comment} in their name, then "
+        "assign {ticket} to {STAFF} {staff}, add a comment from {staff} saying {comment}, and escalate it",
+        "{ticket} needs senior attention || give it to {staff}, post the comment {comment} in {staff}'s name, then "
         "escalate it",
         "escalate {ticket} after assigning it to {staff} and adding {staff}'s comment {comment}",
     ), {"ticket": _ticket(w, ticket, ref), "staff": w.person(member), "comment": quote(comment)}, party=ref)

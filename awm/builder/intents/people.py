@@ -229,16 +229,20 @@ def register_and_open(w: World) -> Plan | None:
     if not items:
         return None
     first, last, email, phone, city = _new_person(w)
-    site, item = w.pick(w.rows["site"]), w.pick(items)
-    qty = w.units(w.rng.randint(1, 3))
+    site = w.pick(w.rows["site"])
+    # a first case of one item, or (most often, where the catalogue has two of different names) of two
+    chosen = w.rng.sample(items, 2) if len(items) >= 2 and w.chance(TWO_ITEMS_SHARE) else [w.pick(items)]
+    if len(chosen) == 2 and chosen[0]["name"] == chosen[1]["name"]:
+        chosen = chosen[:1]
+    lines = [(item, w.units(w.rng.randint(1, 3))) for item in chosen]
     party_id, case_id = len(w.rows["party"]) + 1, len(w.rows["case"]) + 1
     pfk, cfk = w.fk("party"), w.fk("case")
     calls = [(w.n.list("party"), {"query": email}),
              (w.n.create("party"), {"first_name": first, "last_name": last, "email": email, "phone": phone,
                                     "city": city}),
-             w.find_site(site), w.find_item(item),
+             w.find_site(site), *(w.find_item(item) for item, _ in lines),
              (w.n.create("case"), {pfk: party_id, w.fk("site"): site["id"]}),
-             (w.n.create("line"), {cfk: case_id, w.fk("item"): item["id"], "quantity": qty})]
+             *((w.n.create("line"), {cfk: case_id, w.fk("item"): item["id"], "quantity": qty}) for item, qty in lines)]
     say = Say("do", (
         "register {name} as a new {PARTY} (email {email}, phone {phone}, city {city}), then open {a CASE} for "
         "them at {site} with {items}",
@@ -247,7 +251,7 @@ def register_and_open(w: World) -> Plan | None:
         "sign up {name} ({email}, {phone}, living in {city}) and [straight away|right after that] set up {a CASE} "
         "for them at {site}: {items}",
         "[a new {PARTY}|someone new], {name}, [walked in at|called] {site} || add them to our records (email "
-        "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {line_after}",
+        "{email}, phone {phone}, city {city}) and [open|create] {a CASE} there for {line}",
         "create {a PARTY} record for {name}, [email|email address] {email}, phone {phone}, based in {city}; "
         "[then|after that] [book|place] {a CASE} at {site} for {items} under that new record",
         "{name} [has never dealt with us before|is a first-time {PARTY}] and [wants|would like] {line} from {site} "
@@ -256,15 +260,20 @@ def register_and_open(w: World) -> Plan | None:
         "[first|before anything else], [add|enter] {name} as {a PARTY} ({email}; {phone}; {city}) || [open|start] "
         "{a CASE} [for them|in their name] at {site} [holding|with] {line}",
     ), {"name": f"{first} {last}", "email": email, "phone": phone, "city": city, "site": site["name"],
-        "line": w.line_words(item, qty, "{item} (quantity {n})"),
-        "line_after": w.line_words(item, qty, "{item}, quantity {n}"), "items": w.line_words(item, qty)})
+        "line": " and ".join(w.line_words(item, qty, "{item} (quantity {n})") for item, qty in lines),
+        "items": " and ".join(w.line_words(item, qty) for item, qty in lines)})
     goals = [Goal(kind="rows_created", table=w.table("party"), count=1,
                   expect={"first_name": first, "last_name": last, "email": email, "phone": phone, "city": city}),
              Goal(kind="rows_created", table=w.table("case"), count=1,
                   expect={pfk: party_id, w.fk("site"): site["id"]}, child_table=w.table("line"), child_fk=cfk,
-                  children=[{w.fk("item"): item["id"], "quantity": qty}])]
+                  children=[{w.fk("item"): item["id"], "quantity": qty} for item, qty in lines])]
+    if len(lines) == 2:
+        say.clauses = tuple(c.replace("[for it|for that]", "[for them|for those]") for c in say.clauses)
     plan = Plan(calls, goals, say)
-    return paid_at_once(w, plan, [(item, qty)]) if w.items_are("priced") else plan
+    return paid_at_once(w, plan, lines) if w.items_are("priced") else plan
+
+
+TWO_ITEMS_SHARE = 0.6  # how often a newly registered person's first case holds two items
 
 
 @intent("action", needs=("address",))
