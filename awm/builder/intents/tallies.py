@@ -230,6 +230,12 @@ def takings(w: World, cases: list[dict]) -> float:
     return round(sum(p["amount"] for c in cases for p in captured(w, c)), 2)
 
 
+def _left_out(w: World, conjunction: str) -> str:
+    """The payments a takings question leaves out, as it names them: refunded ones only where the business refunds
+    (a charity's gifts are not refunded, and a request there does not speak of refunds)."""
+    return f"pending, failed {conjunction} refunded" if w.items_are("refundable") else f"pending {conjunction} failed"
+
+
 def _told_apart(w: World, cases: list[dict]) -> bool:
     """Whether what was captured on `cases` differs (by 1.00 or more) from their totals added up and from every
     payment on them added up: only counting the captured payments case by case gives it."""
@@ -270,13 +276,14 @@ def site_takings_question(w: World) -> Plan | None:
         "[what did|how much did] {site} [take in|collect] on the {CASE/pl} it has with status {status}, [adding up|"
         "counting] only the {PAYMENT/pl} that were captured",
         "for the {CASE/pl} at {site} that are {st}, what is the total of the captured {PAYMENT/pl}, to the cent "
-        "(leave out pending, failed and refunded ones)",
+        "(leave out {left_out} ones)",
         "[I'm|I am] [closing the books for|reconciling] {site} || across its {CASE/pl} [currently |]{st}, "
         "how much money [actually came in|was actually received], [captured {PAYMENT/pl} only|counting captured "
         "{PAYMENT/pl} and nothing else]",
         "if you [add up|total] the captured {PAYMENT/pl} on every {CASE} at {site} with status {status}, [what|how "
         "much] [does that come to|is the sum]",
-    ), {"site": site["name"], "st": status_words(status, plural=True), "status": quote(status)}, voices=STAFF_ONLY)
+    ), {"site": site["name"], "st": status_words(status, plural=True), "status": quote(status),
+        "left_out": _left_out(w, "and")}, voices=STAFF_ONLY)
     return Plan(calls, [w.money_answer(got)], say, answer=money(got), targets={("site", site["id"])})
 
 
@@ -323,8 +330,8 @@ def staff_takings_question(w: World) -> Plan | None:
         "[compare|weigh up] {a} and {b} || [adding up|counting] the captured {PAYMENT/pl} on every {CASE} each of "
         "them [handles|is assigned], [who comes out ahead|which one is higher], and with how much",
         "[I'm|I am] [looking at|reviewing] [performance|results] || of {a} and {b}, whose {CASE/pl} "
-        "[collected|took in] more (captured {PAYMENT/pl} only, not pending, failed or refunded), and [how much|what "
+        "[collected|took in] more (captured {PAYMENT/pl} only, not {left_out}), and [how much|what "
         "was the figure]",
-    ), {"a": w.person(a), "b": w.person(b)}, voices=STAFF_ONLY)
+    ), {"a": w.person(a), "b": w.person(b), "left_out": _left_out(w, "or")}, voices=STAFF_ONLY)
     return Plan(calls, [w.staff_answer(winner), w.money_answer(got)], say, answer=f"{w.person(winner)}, with "
                 f"{money(got)}.", targets={("staff", winner["id"]), ("staff", other["id"])})
