@@ -402,7 +402,7 @@ STAFF_INTROS = (
     "{party} is waiting [on hold|in the lobby|for a call back].",
     "I'm following up [for|on behalf of|on a call from] {party}.",
     "{party} filled in the [contact|online|enquiry] form.",
-    "{party} sent a letter [by post|last week].",
+    "{party} sent [a letter|us a letter] [by post|last week|the other day].",
     "[Our colleague at the desk|The front desk|A colleague] passed on a request from {party}.",
     "{party} [spoke to|chatted with] me [this afternoon|a moment ago].",
 )

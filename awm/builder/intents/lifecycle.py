@@ -1403,7 +1403,7 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
     slots = {"site": site["name"], "staff": w.person(member), "open": open_words}
     if tell:
         channel, named = message_channel(w)
-        subject = w.pick([f"Your {w.L['case']} has an owner", f"Who is looking after your {w.L['case']}",
+        subject = w.pick([f"Your {w.L['case']} is in hand", f"Who is looking after your {w.L['case']}",
                           f"Your {w.L['case']}: a named contact"])
         for party in parties:
             call, goal = notify(w, party, channel, subject, f"{w.person(member)} is now looking after it.")
@@ -1418,8 +1418,8 @@ def staff_unassigned_at_site(w: World) -> Plan | None:
         "{staff} [has room|has capacity|is free] [this week|for more work|to take on more] || [hand|pass|give] "
         "[them|{staff}] [every|each|all the] {CASE/pl} at {site} [that nobody owns yet|with no one on them|still "
         "without {a STAFF}], [as long as they are|provided they are|if they are] {open}",
-        "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without {a STAFF} || [put|"
-        "assign] {staff} on [each one|every one|all of those] that [has nobody|lacks one|has no one assigned]",
+        "[make sure|see that] no {CASE} [that is|still] {open} at {site} [sits|is left] without {a STAFF} || [put "
+        "{staff} on|assign {staff} to] [each one|every one|all of those] that [has nobody|lacks one|has no one assigned]",
     ), slots)
     if tell:
         say.clauses = tuple(c + ", [and|then] [let each {PARTY} know|tell each {PARTY}] by {channel}, subject {subject}"

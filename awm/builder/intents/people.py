@@ -9,6 +9,7 @@ from awm.builder.intents.steps import (
     CANCEL_REASONS,
     MOVE_NOTES,
     OFFICE_MOVE_NOTES,
+    PURCHASES,
     act,
     act_and_refund,
     add_note,
@@ -230,8 +231,10 @@ def register_and_open(w: World) -> Plan | None:
         return None
     first, last, email, phone, city = _new_person(w)
     site = w.pick(w.rows["site"])
-    # a first case of one item, or (most often, where the catalogue has two of different names) of two
-    chosen = w.rng.sample(items, 2) if len(items) >= 2 and w.chance(TWO_ITEMS_SHARE) else [w.pick(items)]
+    # a first case of one item, or (most often, where the catalogue has two of different names and the case is
+    # bought or booked: an application is for one thing) of two
+    two = len(items) >= 2 and w.fl.name in PURCHASES and w.chance(TWO_ITEMS_SHARE)
+    chosen = w.rng.sample(items, 2) if two else [w.pick(items)]
     if len(chosen) == 2 and chosen[0]["name"] == chosen[1]["name"]:
         chosen = chosen[:1]
     lines = [(item, w.units(w.rng.randint(1, 3))) for item in chosen]
@@ -268,7 +271,7 @@ def register_and_open(w: World) -> Plan | None:
                   expect={pfk: party_id, w.fk("site"): site["id"]}, child_table=w.table("line"), child_fk=cfk,
                   children=[{w.fk("item"): item["id"], "quantity": qty} for item, qty in lines])]
     if len(lines) == 2:
-        say.clauses = tuple(c.replace("[for it|for that]", "[for them|for those]") for c in say.clauses)
+        say.clauses = tuple(c.replace("[for it|for that]", "[for both|for the two]") for c in say.clauses)
     plan = Plan(calls, goals, say)
     return paid_at_once(w, plan, lines) if w.items_are("priced") else plan
 
