@@ -37,7 +37,7 @@ from tests.awm.builder.families import (
 
 SITE, BALANCE = TALLY_INTENTS
 SITE_TAKINGS, STAFF_TAKINGS = TAKINGS_INTENTS
-VOICES = {SITE: ("staff",), BALANCE: ("staff", "self")}
+VOICES = {SITE: ("staff",), BALANCE: ("staff", "self"), SITE_TAKINGS: ("staff",), STAFF_TAKINGS: ("staff",)}
 PER_INTENT = 2
 
 
@@ -83,15 +83,17 @@ def test_the_largest_is_strictly_largest():
 def test_each_question_reads_as_one_persons_message_in_each_voice():
     seen = Counter()
     for plan, rows in builtin_worlds(3, 2):
-        for name in TALLY_INTENTS:
+        for name in (*TALLY_INTENTS, *TAKINGS_INTENTS):
             for seed in range(2):
                 world = World(plan, rows, random.Random(seed))
                 built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
                 if built is None or (built.say.party and len(set(built.say.party.name.split())) == 1):
                     continue
-                hidden = [str(g.expect["value"]) for g in built.goals if g.kind == "answer"]
+                # what the agent must find; of the comparison, the amount (the request names both colleagues)
+                hidden = ([f"{built.goals[-1].expect['value']:.2f}"] if name == STAFF_TAKINGS else
+                          [str(g.expect["value"]) for g in built.goals if g.kind == "answer"])
                 seen[name] += read_aloud(plan, built, VOICES[name], seed, hidden)
-    assert seen[SITE] >= 30 and seen[BALANCE] >= 30, seen
+    assert seen[SITE] >= 30 and seen[BALANCE] >= 30 and seen[SITE_TAKINGS] >= 30 and seen[STAFF_TAKINGS] >= 10, seen
 
 
 # the questions, the cut back and the refund question, proven together (one build of each world they are planned in)
@@ -104,8 +106,7 @@ def proven(tmp_path_factory, request):
 
 
 def test_every_request_passes_every_proof_in_each_voice(proven):
-    assert_proven_in_each_voice(proven[1], {**VOICES, CUT_BACK: ("staff", "self"), REFUND_QUESTION: ("staff", "self"),
-                                            SITE_TAKINGS: ("staff",), STAFF_TAKINGS: ("staff",)})
+    assert_proven_in_each_voice(proven[1], {**VOICES, CUT_BACK: ("staff", "self"), REFUND_QUESTION: ("staff", "self")})
 
 
 def test_the_answers_of_wrong_policies_score_zero(proven):
@@ -243,19 +244,6 @@ def test_the_takings_questions_read_every_case_s_payments_and_count_the_captured
             assert built.goals[0].expect["value"] == world.person(winner)
         planned[name] += 1
     assert planned[SITE_TAKINGS] >= 60 and planned[STAFF_TAKINGS] >= 15, planned
-
-
-def test_each_takings_question_reads_as_one_staff_message():
-    seen = Counter()
-    for plan, rows in builtin_worlds(3, 2):
-        for name in TAKINGS_INTENTS:
-            for seed in range(2):
-                world = World(plan, rows, random.Random(seed))
-                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
-                if built is not None:  # the amount (the comparison names both colleagues, the winner among them)
-                    hidden = [f"{built.goals[-1].expect['value']:.2f}"]
-                    seen[name] += read_aloud(plan, built, ("staff",), seed, hidden)
-    assert seen[SITE_TAKINGS] >= 30 and seen[STAFF_TAKINGS] >= 10, seen
 
 
 def test_takings_counted_from_totals_or_every_payment_score_zero(proven):
