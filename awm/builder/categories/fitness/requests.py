@@ -177,7 +177,8 @@ define("fitness_injury_note", "aggregate", ("fitness", "healthcare"), lambda w: 
         "add the note {note} to each of {their} {CASE/pl} that are {open}",
         "{they_are} recovering from an injury || note {note} on every {CASE} of {theirs} that is {open}",
     )), flavours=("appointment", "reservation", "application"))
-define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources", "marketing"),
+# not marketing's: a trade show's booth reservations have no session leader to fall ill
+define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources"),
        lambda w: call_off_day(w, ("Cancelled: instructor ill", "Cancelled: room unavailable"), (
            "the session leader at {site} is ill on {long} || cancel each {CASE} there that day that can still "
            "be cancelled and note {note} on it",
