@@ -802,11 +802,11 @@ def grammar_faults(text: str) -> list[str]:
 
 
 # "I are sending", "I wants": a template's "{they} are" written in the first person
+_I_AGREES_NOT = re.compile(r"\bI (?:are|is|has|does|doesn't|isn't|hasn't|aren't|wants|needs|likes|wishes|plans|hopes|"
+                           r"thinks|prefers)\b")
 # "tell each customer know", "let each customer by email": two ways of saying it run together
 _TELL_KNOW = re.compile(r"\btell (?:each|every|the|them|him|her)(?: [a-z]+){0,2} know\b"
                         r"|\blet (?:each|every) (?!know\b)[a-z]+(?: (?!know\b)[a-z]+)? by\b")
-_I_AGREES_NOT = re.compile(r"\bI (?:are|is|has|does|doesn't|isn't|hasn't|aren't|wants|needs|likes|wishes|plans|hopes|"
-                           r"thinks|prefers)\b")
 
 
 def _inside_quote(text: str, pos: int) -> bool:

@@ -333,6 +333,32 @@ def test_no_introduction_is_drawn_with_a_frame_that_says_it_again(requests):
     assert checked > 300 and avoided > 10, (checked, avoided)
 
 
+LABELS = ("Next on the list:", "Quick request:", "One for you:", "Task for today:", "Top priority for this morning:",
+          "Quick question:", "One question:", "Settle a debate for me:", "For a report I'm writing:")
+
+
+def test_no_label_frame_follows_a_lead_sentence_and_no_list_frame_follows_an_introduction(requests):
+    """"Their latest order needs an owner. Next on the list: assign it ..." reads as two items of a list: a clause with
+    a lead sentence is never framed by a label, and after an introduction or a sentence of context no request is
+    "Next on the list"; a clause without a lead still takes the labels."""
+    led = plain = 0
+    for name, says in requests.items():
+        for say, labels in says[:1]:
+            for clause in say.clauses:
+                for voice in say.voices:
+                    offered = frames(say.mood, voice, clause)
+                    if " || " in clause:
+                        assert not any(f.startswith(LABELS) for f in offered), (name, clause, offered)
+                        led += 1
+                    elif voice == "staff":
+                        plain += any(f.startswith(LABELS) for f in offered)
+            for seed in range(3):
+                text, _ = Realiser(labels, random.Random(seed)).request([say])
+                sentences = text.split(". ")
+                assert not any(s.startswith("Next on the list:") for s in sentences[1:]), (name, text)
+    assert led > 300 and plain > 300, (led, plain)
+
+
 def test_every_sentence_of_context_reads_correctly():
     from awm.builder.intents.context import BY_CATEGORY, GENERAL
 

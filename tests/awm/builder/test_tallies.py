@@ -229,8 +229,8 @@ def test_the_takings_questions_read_every_case_s_payments_and_count_the_captured
         read = _paid(world, built)
         assert len(read) == len(set(read)), built.calls
         if name == SITE_TAKINGS:
-            site = next(a for t, a in built.calls if t == world.n.list("case"))[world.fk("site")]
-            status = next(a for t, a in built.calls if t == world.n.list("case"))["status"]
+            listed = next(a for t, a in built.calls if t == world.n.list("case"))
+            site, status = listed[world.fk("site")], listed["status"]
             cases = [c for c in world.rows["case"] if c[world.fk("site")] == site and c["status"] == status]
             assert sorted(read) == sorted(c["id"] for c in cases) and 3 <= len(cases) <= 6
             assert built.goals[0].expect["value"] == takings(world, cases)
