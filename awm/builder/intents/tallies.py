@@ -277,7 +277,7 @@ def site_takings_question(w: World) -> Plan | None:
         "counting] only the {PAYMENT/pl} that were captured",
         "for the {CASE/pl} at {site} that are {st}, what is the total of the captured {PAYMENT/pl}, to the cent "
         "(leave out {left_out} ones)",
-        "[I'm|I am] [closing the books for|reconciling] {site} || across its {CASE/pl} [currently |]{st}, "
+        "[I'm|I am] [closing the books for|reconciling] {site} || across its {CASE/pl} that are [currently |]{st}, "
         "how much money [actually came in|was actually received], [captured {PAYMENT/pl} only|counting captured "
         "{PAYMENT/pl} and nothing else]",
         "if you [add up|total] the captured {PAYMENT/pl} on every {CASE} at {site} with status {status}, [what|how "
