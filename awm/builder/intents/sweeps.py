@@ -12,9 +12,12 @@ balance of 0.40 is neither plainly owing nor plainly paid)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from awm.builder.intents.base import STAFF_ONLY, Plan, World, intent, or_words, status_words, verb_phrase
 from awm.builder.intents.steps import PURCHASES, act, add_note, balance_due, captured, notify, status_goal
 from awm.builder.phrasing import Say, money, quote
+from awm.contracts import Goal
 
 SWEEP_INTENTS = ("advance_paid_at_site", "remind_owing_at_site", "cancel_unpaid_at_site", "note_owing_at_site")
 MAX_READ = 5  # cases of one site whose payments the agent reads one by one
@@ -43,6 +46,13 @@ def _reads(w: World, site: dict, cases: list[dict], status: str | None = None) -
     listed = {w.fk("site"): site["id"], **({"status": status} if status else {}), "limit": 100}
     return [w.find_site(site), (w.n.list("case"), listed),
             *((w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases)]
+
+
+def _reads_then_each(w: World, site: dict, cases: list[dict], picked: list[dict], step: Callable[[dict], tuple]
+                     ) -> tuple[list[tuple[str, dict]], list[Goal]]:
+    """The sweep's reads (`_reads`), then `step` (a call and the goal that checks it) on each picked case."""
+    made = [step(case) for case in picked]
+    return [*_reads(w, site, cases), *(call for call, _ in made)], [goal for _, goal in made]
 
 
 # --- a site's cases that are paid in full moved one step forward ---------------------------------------------------
@@ -122,12 +132,8 @@ def remind_owing_at_site(w: World) -> Plan | None:
         return None
     site, cases, owing = option
     subject = w.pick(list(REMINDERS))
-    calls = _reads(w, site, cases)
-    goals = []
-    for case in owing:
-        call, goal = notify(w, w.party_of(case), "email", subject, "Our records show a balance still to pay.")
-        calls.append(call)
-        goals.append(goal)
+    calls, goals = _reads_then_each(w, site, cases, owing, lambda case: notify(
+        w, w.party_of(case), "email", subject, "Our records show a balance still to pay."))
     total = round(sum(balance_due(w, c) for c in owing), 2)
     say = Say("do", (
         "email [everyone|every {PARTY}] with {a CASE} at {site} that is {open} and still owes money, subject "
@@ -206,12 +212,7 @@ def note_owing_at_site(w: World) -> Plan | None:
         return None
     site, cases, owing = option
     note = w.pick(list(OWING_NOTES))
-    calls = _reads(w, site, cases)
-    goals = []
-    for case in owing:
-        call, goal = add_note(w, case, note)
-        calls.append(call)
-        goals.append(goal)
+    calls, goals = _reads_then_each(w, site, cases, owing, lambda case: add_note(w, case, note))
     say = Say("do", (
         "add the note {note} to [every|each] {CASE} at {site} that is {open} and still owes money; [leave|skip] "
         "those paid in full",

@@ -3,7 +3,8 @@ first step paid off if it still owes and then moved on a step (settle_then_advan
 less busy of two named colleagues (assign_to_less_busy_of_two). Each is planned in many worlds and takes each way,
 reads as one staff message, is proven by the verification stage, and an agent that moves the case on without paying
 what it owes, or gives the case to the busier colleague, scores zero. And a request that confirms the case itself is
-never followed by "confirm it to them by email" (the confirming message is asked for as a message)."""
+never followed by "confirm it to them by email" (the confirming message is asked for as a message). A case given to
+a colleague and named as its person's (here and in assign_if_unassigned) is named before any colleague."""
 
 from __future__ import annotations
 
@@ -53,6 +54,24 @@ def test_each_request_is_planned_in_many_worlds_and_takes_each_way():
             assert len(named) == 2 and loads[given] < max(loads.values())
             ways["first named" if given == named[0] else "second named"] += 1
     assert all(ways[w] >= 15 for w in ("paid", "already paid", "first named", "second named")), ways
+
+
+def test_a_case_named_as_its_persons_is_named_before_the_colleagues_and_its_holder_is_who():
+    """Half the time the two requests that give a case to a colleague name it as its person's ("their latest order"):
+    the person is then looked up first, every wording names the case before any colleague (after two colleagues,
+    "their latest order" would read as theirs), and the holder asked about is "who", never "their name"."""
+    named = Counter()
+    for name, _seed, world, built in planned_requests((LESS_BUSY, "assign_if_unassigned"), 1, 2, range(2)):
+        if built.say.party is None:
+            assert built.calls[0] == (world.n.list("case"), {"code": built.say.slots["case"].split()[-1]})
+            continue
+        assert built.calls[0] == world.find_party(built.say.party), built.calls
+        for clause in built.say.clauses:
+            assert "their name" not in clause and "their full name" not in clause, clause
+            if name == LESS_BUSY:
+                assert clause.index("{case}") < clause.index("{a}"), clause
+        named[name] += 1
+    assert named[LESS_BUSY] >= 20 and named["assign_if_unassigned"] >= 20, named
 
 
 def test_each_request_reads_as_one_staff_message():
