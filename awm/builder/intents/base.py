@@ -229,6 +229,50 @@ def confirm_by_message(world: World, plan: Plan) -> None:
 _CONFIRMS = re.compile(r"\bconfirm\b")
 
 
+REFUSAL_NOTICE_SHARE = 0.5  # how often a refused request about a person asks for the person to be told why
+REFUSAL_NOTICE_SUBJECTS = ("About your request", "Regarding your request", "Your recent request",
+                           "Following up on your request")
+
+
+def explain_refusal(world: World, plan: Plan) -> None:
+    """Sometimes a request the rules refuse, about a person, asks that the person be told why (where the business
+    sends messages): "...; if that can't be done, let them know why by email, subject 'About your request'". The
+    agent finds the rule, does not make the refused change, sends the message and names the rule; a goal checks the
+    message went to that person by that channel with that subject. The subject is neutral ("About your order", never
+    "We could not ..."): it does not give away that the request is refused. Not for a refusal no tool gives (who is
+    writing: `rule=False`), nor where the request already sends a message."""
+    from awm.builder.intents.steps import message_channel, notify
+
+    party = plan.say.party
+    if (plan.shape != "infeasible" or plan.refused is None or party is None or plan.unasked
+            or plan.say.mood != "do" or not world.has("notification")):
+        return
+    told = plan.messages or any(c[0] == world.n.create("notification") for c in plan.calls)
+    if told or world.rng.random() >= REFUSAL_NOTICE_SHARE:
+        return
+    row = next((p for p in world.rows["party"] if p["email"] == party.email), None)
+    if row is None:
+        return
+    label = world.L["case"]
+    cased = any(role == "case" for role, _ in plan.targets)
+    subject = world.pick(list(REFUSAL_NOTICE_SUBJECTS) + ([f"About your {label}", f"Regarding your {label}"]
+                                                          if cased else []))
+    channel, named = message_channel(world, "explain_")
+    call, goal = notify(world, row, channel, subject, "We could not do this, and here is why.")
+    plan.calls.append(call)
+    plan.goals.append(goal)
+    plan.say.slots["explain_subject"] = f"'{subject}'"
+    plan.say.slots.update(named)
+    # a goal of several parts (some stand on their own) is told which part could not be done
+    part = any(not c[0].startswith(("get_", "list_", "search_")) for c in plan.calls[:-1])
+    which = "which part and why" if part else "why"
+    cannot = "if any part of it can't be done" if part else "if [that|it] can't be done"
+    ways = (f"{cannot}, [let {{them}} know {which}|tell {{them}} {which}] by {{explain_channel}}, subject "
+            "{explain_subject}",
+            f"{cannot}, send {{them}} {{a explain_via}} {{NOTIFICATION}} titled {{explain_subject}} saying {which}")
+    plan.say.clauses = tuple(f"{c}; [{'|'.join(ways)}]" for c in plan.say.clauses)
+
+
 def verify_identity(world: World, plan: Plan) -> None:
     """A request made by or about a person starts by finding that person (who is asking is checked before
     anything is done or told), as a careful agent would even when the request names the record directly."""
@@ -290,6 +334,7 @@ def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ..
                 plan.intent, plan.shape = name, shape
                 verify_identity(world, plan)
                 confirm_by_message(world, plan)
+                explain_refusal(world, plan)
             return plan
 
         INTENTS[name] = Intent(name, build, shape, tuple(categories), tuple(flavours), tuple(needs), item,

@@ -188,16 +188,23 @@ def test_chained_conditional_and_infeasible_tasks_pass_every_proof(hard):
 
 def test_infeasible_tasks_change_nothing_and_name_the_reason(hard):
     """An infeasible request changes nothing (but the parts of a goal that stand on their own, awm/builder/intents/
-    partial.py, and the speaker's own case beside another person's they have no authority over) and its answer
-    names the fact that forbids it."""
+    partial.py, the speaker's own case beside another person's they have no authority over, and the message telling
+    the person why where the request asks for one, base.explain_refusal) and its answer names the fact that forbids
+    it."""
     store, results = hard
     for name, runs in results.items():
         if INTENTS[name].shape != "infeasible":
             continue
         for env_id, task_id, report in runs:
             task = next(t for t in store.read_model(env_id, "tasks.json", TaskSet).tasks if t.task_id == task_id)
+            domain, slot = env_id.rsplit("__", 1)
+            plan = plan_world(make_scenario(domain, int(slot)))
+            notice = plan["notification"].table if "notification" in plan.entities else None
+            writes = [g for g in task.goals if g.kind != "answer"]
+            explained = bool(writes) and all(g.kind == "rows_created" and g.table == notice for g in writes)
             partial = name in PARTIAL_INTENTS or name == AUTHORITY_PARTIAL
-            assert (task.kind == "question") != partial and all(g.kind == "answer" for g in task.goals) != partial
+            assert (task.kind == "question") != (partial or explained)
+            assert (not writes) != (partial or explained), (name, writes)
             assert report.reference_passed and not report.null_passed
             for goal in (g for g in task.goals if g.kind == "answer"):
                 value = goal.expect["value"]  # a whole number as it is said: '250 lb', not '250.0 lb'
