@@ -456,7 +456,15 @@ def frames(mood: str, voice: str, clause: str = "") -> tuple[str, ...]:
         found = SENTENCE_FRAMES[voice] if first_words(clause) & _NOT_A_VERB else ACTION_FRAMES[voice]
     if " || " in clause:
         found = tuple(f for f in found if not _LABELLED.match(f))
+        # a lead sentence in the first person ("I am reconciling X.", a customer's "{they_are} moving": "I'm
+        # moving") is not followed by a frame that starts with "I" too ("I need to know this: ...")
+        opening = _opening(clause.partition(" || ")[0])
+        if opening & _FIRST_PERSON or (voice == "self" and any(w.startswith("{they") for w in opening)):
+            found = tuple(f for f in found if f.split(" ", 1)[0].lower() not in _FIRST_PERSON)
     return found
+
+
+_FIRST_PERSON = {"i", "i'm", "i'd", "i've", "i'll"}
 
 
 # frames that open with a label announcing a request (or one more of a list): "Next on the list: {do}."
@@ -466,11 +474,16 @@ _LABELLED = re.compile(r"^(?:Quick request|Next on the list|One for you|Task for
 
 def first_words(clause: str) -> set[str]:
     """The words a clause's core (after any lead sentence) can start with, one per alternative."""
-    core = clause.rpartition(" || ")[2].strip()
-    if core.startswith("["):
-        options = core[1:core.index("]")].split("|")
+    return _opening(clause.rpartition(" || ")[2])
+
+
+def _opening(text: str) -> set[str]:
+    """The words a template can start with, one per alternative of a leading choice."""
+    text = text.strip()
+    if text.startswith("["):
+        options = text[1:text.index("]")].split("|")
         return {o.split(" ", 1)[0].lower() for o in options if o}
-    return {core.split(" ", 1)[0].lower()}
+    return {text.split(" ", 1)[0].lower()}
 
 
 def self_intros(ident: str) -> tuple[str, ...]:

@@ -343,6 +343,8 @@ def suspend_and_cancel_open(w: World) -> Plan | None:
 
 
 GOLD_SUBJECTS = ("Welcome to the gold tier", "You are now a gold member", "Your gold tier upgrade")
+# kinds of business whose people are not sold to and have no loyalty tier to earn (a taxpayer, a patient, a student)
+UNTIERED = ("government", "healthcare", "education", "human_resources", "utilities")
 
 
 @intent("conditional")
@@ -350,7 +352,10 @@ def upgrade_if_big_spender(w: World) -> Plan | None:
     """A person moved to the gold tier if what they have paid (captured payments over their cases) exceeds a
     threshold, else the total told; half the time the upgrade is announced to them by a message, which the request
     asks for only if they are upgraded (a message sent when they are not is a write the task did not ask for). Only
-    a person with two to five cases, two or more of them paid on: a total "across all their cases" is a sum."""
+    a person with two to five cases, two or more of them paid on: a total "across all their cases" is a sum. Not
+    where the business has no tiers to earn (`UNTIERED`)."""
+    if w.category in UNTIERED:
+        return None
     options = []
     for party in w.active_parties("case"):
         if party["tier"] == "gold":

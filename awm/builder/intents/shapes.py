@@ -186,9 +186,12 @@ def call_off_day(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> 
     if tell:
         told = "[let each {PARTY} know|tell each {PARTY}] by {channel}, subject {subject}"
         tail += " and " + told if refunds else "; [then|after that] " + told
-    say = Say("do", tuple(c + tail for c in clauses), {
-        "site": site["name"], "date": day, "long": long_date(day), "note": quote(note), "reason": quote(OUTAGE_REASON),
-        "subject": quote(subject), **named})
+    slots = {"site": site["name"], "date": long_date(day), "long": long_date(day), "note": quote(note), **named}
+    if refunds:
+        slots["reason"] = quote(OUTAGE_REASON)
+    if tell:
+        slots["subject"] = quote(subject)
+    say = Say("do", tuple(c + tail for c in clauses), slots)
     plan = Plan(calls, goals, say, targets={("site_day", f"{site_id}:{day}")} | {("case", c["id"]) for c in cases},
                 messages=tell)
     return plan.derive(w.n.action("payment", "refund"), w.pk("payment")) if refunds else plan

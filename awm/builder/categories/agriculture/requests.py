@@ -6,7 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.agriculture.entities import MAX_RATES
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import call_off_day, define, notify_item_holders, rush
+from awm.builder.intents.shapes import call_off_day, define, notify_item_holders, reroute_to_quietest_site, rush
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -159,7 +159,7 @@ define("farm_rush_planting_order", "action", ("agriculture",), lambda w: rush(
     )), flavours=("fulfillment",))
 define("farm_frost_cancellations", "aggregate", ("agriculture",), lambda w: call_off_day(
     w, ("Cancelled: frost warning", "Cancelled due to frost"), (
-        "a frost warning has been issued for {long} || cancel every {CASE} at {site} on {date} that can still "
+        "a frost warning has been issued for {long} || cancel every {CASE} at {site} that day that can still "
         "be cancelled and add the note {note} to each",
         "call off all the {CASE/pl} at {site} on {date} that are not past the point of cancelling, noting "
         "{note} on each",
@@ -171,3 +171,13 @@ define("farm_input_recall", "aggregate", ("agriculture",), lambda w: notify_item
         "warn each {PARTY} with an open {CASE} ({open}) that contains {item}: one {via} {NOTIFICATION} each, subject "
         "{subject}",
     )), needs=("notification",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("agri_busy_season_reroute", "chained", ("agriculture",), lambda w: reroute_to_quietest_site(
+    w, ("Moved for the busy season", "Rerouted: overloaded for the season"), (
+        "it's the busy season at {site} || transfer {CASE} {code} to whichever other {SITE} has the fewest "
+        "{CASE/pl} that are {open}, noting {note}",
+        "move {CASE} {code} from {site}, which is overloaded, to the other {SITE} with the lightest load of "
+        "{open} {CASE/pl} and add the note {note}",
+    )))

@@ -8,7 +8,14 @@ from datetime import datetime, timedelta
 from awm.builder.categories.automotive.entities import WARRANTY_LIMIT
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, follow_up_booking, note_and_tell, notify_item_holders, rush
+from awm.builder.intents.shapes import (
+    define,
+    follow_up_booking,
+    note_and_tell,
+    notify_item_holders,
+    reroute_to_quietest_site,
+    rush,
+)
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -147,3 +154,13 @@ define("auto_rush_repair", "action", ("automotive",), lambda w: rush(
         "the owner of {case} is waiting || start work on it now and note {note}",
         "get {case} going straight away (start it) and add the note {note}",
     )), flavours=("service",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("auto_full_workshop", "chained", ("automotive",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: workshop fully booked", "Rebooked at a quieter shop"), (
+        "the workshop at {site} is fully booked || move {CASE} {code} to whichever other {SITE} has the fewest "
+        "{CASE/pl} that are {open}, and note {note} on it",
+        "transfer {CASE} {code} from {site}, which can't fit it in, to the other {SITE} with the lightest load of "
+        "{open} {CASE/pl} and add the note {note}",
+    )))

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.banking.entities import DISPUTE_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import define, reroute_to_quietest_site
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
 
@@ -383,3 +384,13 @@ def bank_overdraft_cover(w: World) -> Plan | None:
     ), {"floor": money(floor)}, party=ref, voices=BOTH)
     plan = Plan(calls, goals, say, answer=answer, targets={("party", party["id"])})
     return plan.derive(w.n.transfer_funds(), "amount")
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("bank_short_staffed_branch", "chained", ("banking",), lambda w: reroute_to_quietest_site(
+    w, ("Moved to balance the workload", "Reassigned: short-staffed this week"), (
+        "{site} is short-staffed this week || move {CASE} {code} to the {SITE} (other than {site}) with the "
+        "fewest {open} {CASE/pl}, noting {note}",
+        "hand {CASE} {code} from {site} over to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "and record {note} on it",
+    )))

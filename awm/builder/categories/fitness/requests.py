@@ -180,7 +180,7 @@ define("fitness_injury_note", "aggregate", ("fitness", "healthcare"), lambda w: 
 # not marketing's: a trade show's booth reservations have no session leader to fall ill
 define("fitness_class_cancellation", "aggregate", ("fitness", "human_resources"),
        lambda w: call_off_day(w, ("Cancelled: instructor ill", "Cancelled: room unavailable"), (
-           "the session leader at {site} is ill on {long} || cancel each {CASE} there that day that can still "
+           "the instructor at {site} is ill on {long} || cancel each {CASE} there that day that can still "
            "be cancelled and note {note} on it",
            "call off every cancellable {CASE} at {site} on {date}, with the note {note}",
        )), flavours=("reservation", "appointment"))

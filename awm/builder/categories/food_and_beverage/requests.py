@@ -6,7 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.food_and_beverage.entities import SAFE_RANGES
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import TODAY
-from awm.builder.intents.shapes import cover_shortage, define, note_every_open_case
+from awm.builder.intents.shapes import cover_shortage, define, note_every_open_case, reroute_to_quietest_site
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -158,3 +158,13 @@ define("food_ingredient_shortage", "chained", ("food_and_beverage", "manufacturi
            "[we have run low on|stocks are low for] {item} at {site} || [raise|create] {a PURCHASE_ORDER} with "
            "{vendor} for the amount that brings it up to twice the reorder level, and submit it",
        )), needs=("stock_level", "purchase_order"))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("fnb_site_at_capacity", "chained", ("food_and_beverage",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: site at capacity", "Rerouted for capacity"), (
+        "{site} can't keep up this week || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} "
+        "that are {open}, and note {note} on it",
+        "shift {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl}, noting "
+        "{note}",
+    )), flavours=("fulfillment",))

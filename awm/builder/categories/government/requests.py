@@ -9,7 +9,7 @@ from awm.builder.categories.government.entities import APPEAL_DAYS
 from awm.builder.categories.government.entities import RENEWAL_DAYS as LICENCE_RENEWAL_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import call_off_day, define
+from awm.builder.intents.shapes import call_off_day, define, reroute_to_quietest_site
 from awm.builder.intents.steps import notify
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
@@ -234,3 +234,13 @@ define("gov_office_closure", "aggregate", ("government", "healthcare"), lambda w
         "and note {note} on each",
         "cancel the cancellable {CASE/pl} at {site} on {date}, each with the note {note}",
     )), flavours=("appointment", "reservation"))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("gov_office_backlog", "chained", ("government",), lambda w: reroute_to_quietest_site(
+    w, ("Transferred: office backlog", "Moved to reduce waiting times"), (
+        "{site} has a backlog || transfer {CASE} {code} to the {SITE}, of the others, with the fewest {open} "
+        "{CASE/pl}, and add the note {note}",
+        "move {CASE} {code} out of {site}, where the waiting times are too long, to whichever other {SITE} has "
+        "the fewest {CASE/pl} that are {open}, and note {note} on it",
+    )))

@@ -4,6 +4,7 @@ tables it asks about."""
 from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.shapes import define, reroute_to_quietest_site
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -76,3 +77,13 @@ def hr_cancel_checks(w: World) -> Plan | None:
         "cancel all the ordered {BACKGROUND_CHECK/pl} on {party}",
     ), {}, party=ref, voices=("staff",))
     return Plan(calls, goals, say, targets={("party", party["id"])})
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("hr_balance_centre_load", "chained", ("human_resources",), lambda w: reroute_to_quietest_site(
+    w, ("Transferred: office at capacity", "Moved to balance the workload"), (
+        "{site} is over capacity this month || transfer {CASE} {code} to the other {SITE} with the fewest {open} "
+        "{CASE/pl} and add the note {note}",
+        "move {CASE} {code} away from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "noting {note}",
+    )))

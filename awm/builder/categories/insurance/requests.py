@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.insurance.entities import RENEWAL_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, ticket_for_case
+from awm.builder.intents.shapes import define, reroute_to_quietest_site, ticket_for_case
 from awm.builder.intents.steps import act, add_note, status_goal
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
@@ -204,3 +204,13 @@ define("insurance_missing_documents", "action", ("insurance", "government", "hum
            "at normal priority and note {note} on the {CASE}",
            "raise a normal-priority {TICKET} titled {subject} for {them} and add the note {note} to {case}",
        ), statuses=("draft", "submitted", "under_review")), flavours=("application",), needs=("ticket",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("insurance_swamped_office", "chained", ("insurance",), lambda w: reroute_to_quietest_site(
+    w, ("Reassigned: office over capacity", "Moved to a quieter office"), (
+        "the team at {site} is swamped || reassign {CASE} {code} to the other {SITE} with the fewest {open} "
+        "{CASE/pl} and note {note}",
+        "take {CASE} {code} off {site}'s desk: move it to whichever other {SITE} has the fewest {CASE/pl} that "
+        "are {open}, with the note {note}",
+    )))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, note_every_open_case, rush
+from awm.builder.intents.shapes import define, note_every_open_case, reroute_to_quietest_site, rush
 from awm.builder.phrasing import Say, count
 from awm.contracts import Goal
 
@@ -145,4 +145,14 @@ define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w
     w, ("Quality hold: inspect before dispatch", "Hold for batch inspection"), (
         "a batch problem was found || put the note {note} on every {CASE} of {theirs} that is {open}",
         "add {note} as a note to each of {their} {CASE/pl} that are {open}",
+    )))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("mfg_plant_at_capacity", "chained", ("manufacturing",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: plant at capacity", "Rerouted to free capacity"), (
+        "{site} has no spare capacity this month || move {CASE} {code} to the other {SITE} with the fewest {open}"
+        " {CASE/pl} and add the note {note}",
+        "re-route {CASE} {code} from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "and record {note} on it",
     )))

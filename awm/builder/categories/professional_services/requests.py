@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, fee_invoice, rush
+from awm.builder.intents.shapes import define, fee_invoice, reroute_to_quietest_site, rush
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -161,3 +161,13 @@ define("prof_rush_matter", "action", ("professional_services", "marketing", "tec
         "start work on {case} today and note {note}",
         "the client moved the deadline for {case} || get it in progress now and add the note {note}",
     )), flavours=("service",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("prof_office_at_capacity", "chained", ("professional_services",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: office at capacity", "Reallocated to balance workload"), (
+        "{site} is at capacity || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} that are "
+        "{open}, with the note {note}",
+        "reassign {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl}, and"
+        " note {note} on it",
+    )))

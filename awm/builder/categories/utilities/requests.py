@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY
-from awm.builder.intents.shapes import define, split_invoice, ticket_for_case
+from awm.builder.intents.shapes import define, reroute_to_quietest_site, split_invoice, ticket_for_case
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -92,3 +92,13 @@ define("utility_outage_report", "action", ("utilities", "telecom", "energy"), la
         "{case}",
         "log an outage: {a TICKET} titled {subject} at urgent priority, and the note {note} on {case}",
     ), open_only=True), needs=("ticket",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("util_stretched_crews", "chained", ("utilities",), lambda w: reroute_to_quietest_site(
+    w, ("Reassigned: crews stretched", "Moved to balance crew workload"), (
+        "the crews at {site} are stretched || move {CASE} {code} to the other {SITE} with the fewest {open} "
+        "{CASE/pl} and add the note {note}",
+        "reassign {CASE} {code} from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "with the note {note}",
+    )))
