@@ -1,9 +1,9 @@
 """A day's bookings at one site called off (awm/builder/intents/shapes.call_off_day: a charger out of service, an office
-closed, an instructor ill, a frost warning): every booking there that day that can still be cancelled is cancelled
-with a note; where the business refunds a cancelled booking, what was captured on each is refunded (the agent lists
-each one's payments); where it sends messages, each person is told. Each request is planned in many worlds, reads as
-one staff message, is proven by the verification stage, and an agent that stops after the cancellations (no refunds,
-or no messages) scores zero."""
+closed, an instructor ill, a frost warning, severe weather, a maintenance closure, a training day): every booking
+there that day that can still be cancelled is cancelled with a note; where the business refunds a cancelled booking,
+what was captured on each is refunded (the agent lists each one's payments); where it sends messages, each person is
+told. Each request is planned in many worlds, reads as one staff message, is proven by the verification stage, and an
+agent that stops after the cancellations (no refunds, or no messages) scores zero."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from tests.awm.builder.families import (
     wrong_runs,
 )
 
-CALLED_OFF = ("energy_charger_outage", "gov_office_closure", "fitness_class_cancellation", "farm_frost_cancellations")
+CALLED_OFF = ("energy_charger_outage", "gov_office_closure", "fitness_class_cancellation", "farm_frost_cancellations",
+              "travel_weather_cancellations", "realestate_closed_day", "edu_centre_closed_day", "fin_office_closed_day",
+              "mkt_venue_closed_day")
 
 
 def test_each_day_called_off_cancels_refunds_and_tells_every_booking_of_that_day():

@@ -58,7 +58,7 @@ block unblock uphold enrol name terminate authorise save dispatch lend
 flag waive extend renew enroll retire split copy hold note file reassign reopen release return accept decline
 confirm fix correct collect cover tally report prepare arrange contact notify open list count double halve cut
 combine merge debit expedite get match re-route redirect sweep warn wind draw then align replenish restock total pass buy allow let disburse recall allocate enter seat keep repair postpone resize revoke
-track relocate redistribute see email chase compare
+track relocate redistribute see email chase compare tell
 """.split())
 QUESTION_WORDS = {"what", "which", "how", "who", "where", "when", "is", "are", "does", "do", "did", "has", "have",
                   "across", "adding", "among", "between", "at", "averaging", "by", "counting", "for", "if", "in", "looking",

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, follow_up_booking, note_every_open_case, split_invoice
+from awm.builder.intents.shapes import (
+    call_off_day,
+    define,
+    follow_up_booking,
+    note_every_open_case,
+    notify_item_holders,
+    reroute_to_quietest_site,
+    split_invoice,
+)
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -156,3 +164,31 @@ define("edu_tutoring_follow_up", "chained", ("education",), lambda w: follow_up_
     "{they} would like a weekly rhythm || set up another {CASE} for {item} exactly {days} after the next one "
     "{they_have} booked, same time, same {STAFF}, same {SITE}",
 )), flavours=("appointment",))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("edu_schedule_change_notice", "aggregate", ("education",), lambda w: notify_item_holders(
+    w, ("New schedule for {item}", "Schedule change: {item}"), (
+        "the schedule for {item} has changed || let every {PARTY} with {a CASE} that is {open} and includes it "
+        "know by {channel}, subject {subject}",
+        "send {a via} {NOTIFICATION} with the subject {subject} to each {PARTY} whose {CASE} ({open}) includes {item}",
+    )), needs=("notification",))
+
+
+# a site closed for a day: its bookings that day cancelled, refunded and their people told (shapes.call_off_day)
+define("edu_centre_closed_day", "aggregate", ("education",), lambda w: call_off_day(
+    w, ("Cancelled: staff training day", "Cancelled: centre closed"), (
+        "{site} is closed on {long} for a staff training day || cancel each {CASE} there that day that can still "
+        "be cancelled, with the note {note}",
+        "cancel the cancellable {CASE/pl} at {site} on {date}, noting {note} on each",
+    )), flavours=("appointment", "reservation"))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("edu_centre_at_capacity", "chained", ("education",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: centre at capacity", "Moved to a quieter centre"), (
+        "{site} has no free rooms || move {CASE} {code} to the other {SITE} with the fewest {open} {CASE/pl}, "
+        "noting {note}",
+        "transfer {CASE} {code} from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "and add the note {note}",
+    )), flavours=("appointment",))

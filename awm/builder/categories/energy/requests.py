@@ -6,7 +6,13 @@ from __future__ import annotations
 from awm.builder.categories.energy.entities import PROGRAMS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import call_off_day, define
+from awm.builder.intents.shapes import (
+    call_off_day,
+    define,
+    follow_up_booking,
+    notify_item_holders,
+    reroute_to_quietest_site,
+)
 from awm.builder.intents.steps import act, add_note, status_goal
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
@@ -188,3 +194,31 @@ def energy_permit_hold(w: World) -> Plan | None:
         "the note {note}",
     ), {"code": case["code"], "note": quote(note)})
     return Plan(calls, goals, say, targets={("case", case["id"])})
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("energy_service_notice", "aggregate", ("energy",), lambda w: notify_item_holders(
+    w, ("Service notice: {item}", "About {item}"), (
+        "there is a service notice for {item} || tell every {PARTY} with {a CASE} that is {open} and includes it,"
+        " by {channel}, subject {subject}",
+        "send {a via} {NOTIFICATION} titled {subject} to each {PARTY} whose {CASE} ({open}) includes {item}",
+    )), needs=("notification",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("energy_depot_at_capacity", "chained", ("energy",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: depot at capacity", "Rerouted to balance deliveries"), (
+        "{site} is short of drivers || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} that"
+        " are {open}, and note {note} on it",
+        "re-route {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl}, "
+        "noting {note}",
+    )), flavours=("fulfillment",))
+
+
+# the next booking of a series, a set time after the upcoming one (shapes.follow_up_booking)
+define("energy_annual_check_booking", "chained", ("energy",), lambda w: follow_up_booking(w, 365, (
+    "book {their} next yearly check: a new {CASE} for {item} {days} after {their} upcoming one, same time, "
+    "same {STAFF}, same {SITE}",
+    "{they} want the same visit again next year || set up {a CASE} for {item} {days} after {their} next one, "
+    "at the same time and {SITE} and with the same {STAFF}",
+)), flavours=("appointment",))

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, active_party
-from awm.builder.intents.shapes import credit_account, define, share_of_spend
+from awm.builder.intents.shapes import (
+    call_off_day,
+    credit_account,
+    define,
+    follow_up_booking,
+    notify_item_holders,
+    reroute_to_quietest_site,
+    share_of_spend,
+)
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -171,3 +179,40 @@ define("fin_cashback", "chained", ("fintech", "telecom"), lambda w: share_of_spe
     "work out {pct}% of {their} captured {PAYMENT/pl} and pay it into {their} {ACCOUNT} as {memo}; tell me how "
     "much that was",
 )), needs=("account",))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("fin_fee_change_notice", "aggregate", ("fintech",), lambda w: notify_item_holders(
+    w, ("Fee changes for {item}", "Important: changes to {item}"), (
+        "the fees for {item} are changing || notify each {PARTY} with {a CASE} that is {open} and includes it, by"
+        " {channel}, subject {subject}",
+        "tell every {PARTY} whose {CASE} ({open}) includes {item} about the new fees, by {channel}, subject {subject}",
+    )), needs=("notification",))
+
+
+# a site closed for a day: its bookings that day cancelled, refunded and their people told (shapes.call_off_day)
+define("fin_office_closed_day", "aggregate", ("fintech",), lambda w: call_off_day(
+    w, ("Cancelled: office closed", "Cancelled: adviser unavailable"), (
+        "{site} is closed on {long} || cancel every {CASE} booked there that day that can still be cancelled, "
+        "adding the note {note} to each",
+        "cancel all the {CASE/pl} at {site} on {date} that are not too far along to cancel, each with the note {note}",
+    )), flavours=("appointment", "reservation"))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("fin_desk_at_capacity", "chained", ("fintech",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: site fully booked", "Reassigned to balance the workload"), (
+        "{site} is fully booked || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} that are"
+        " {open}, and note {note} on it",
+        "reassign {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl}, with "
+        "the note {note}",
+    )), flavours=("fulfillment", "appointment"))
+
+
+# the next booking of a series, a set time after the upcoming one (shapes.follow_up_booking)
+define("fin_next_review_meeting", "chained", ("fintech",), lambda w: follow_up_booking(w, 90, (
+    "book {their} next review: a new {CASE} for {item} {days} after {their} upcoming one, at the same time, "
+    "with the same {STAFF}, at the same {SITE}",
+    "{they} would like to keep meeting every quarter || set up {a CASE} for {item} {days} after {their} next "
+    "one, same time, same {STAFF}, same {SITE}",
+)), flavours=("appointment",))

@@ -8,7 +8,13 @@ from datetime import datetime, timedelta
 from awm.builder.categories.fitness.entities import MAX_FREEZE_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, NOW, TODAY, active_party
-from awm.builder.intents.shapes import call_off_day, define, follow_up_booking, note_every_open_case
+from awm.builder.intents.shapes import (
+    call_off_day,
+    define,
+    follow_up_booking,
+    note_every_open_case,
+    notify_item_holders,
+)
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -190,3 +196,13 @@ define("fitness_training_follow_up", "chained", ("fitness",), lambda w: follow_u
     "{they} would like to keep going || set up {a CASE} for {item} {days} after {their} next one with the same "
     "{STAFF} at the same time and {SITE}",
 )), flavours=("appointment", "reservation"))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("fitness_timetable_notice", "aggregate", ("fitness",), lambda w: notify_item_holders(
+    w, ("New times for {item}", "Timetable change: {item}"), (
+        "the timetable for {item} has changed || notify every {PARTY} with {a CASE} that is {open} and includes "
+        "it, by {channel}, subject {subject}",
+        "tell each {PARTY} who has {item} on {a CASE} that is {open} about the new times, by {channel}, subject "
+        "{subject}",
+    )), needs=("notification",))

@@ -9,7 +9,7 @@ from awm.builder.categories.government.entities import APPEAL_DAYS
 from awm.builder.categories.government.entities import RENEWAL_DAYS as LICENCE_RENEWAL_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import call_off_day, define, reroute_to_quietest_site
+from awm.builder.intents.shapes import call_off_day, define, notify_item_holders, reroute_to_quietest_site
 from awm.builder.intents.steps import notify
 from awm.builder.phrasing import Say, T, money, quote
 from awm.contracts import Goal
@@ -244,3 +244,12 @@ define("gov_office_backlog", "chained", ("government",), lambda w: reroute_to_qu
         "move {CASE} {code} out of {site}, where the waiting times are too long, to whichever other {SITE} has "
         "the fewest {CASE/pl} that are {open}, and note {note} on it",
     )))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("gov_fee_change_notice", "aggregate", ("government",), lambda w: notify_item_holders(
+    w, ("Fee change: {item}", "About your {item}"), (
+        "the fee for {item} is changing || notify every {PARTY} with {a CASE} that is {open} and includes it, by "
+        "{channel}, subject {subject}",
+        "tell each {PARTY} whose {CASE} ({open}) includes {item} about the new fee, by {channel}, subject {subject}",
+    )), needs=("notification",))

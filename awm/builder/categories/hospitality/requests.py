@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY, active_party
-from awm.builder.intents.shapes import define, ticket_for_case, upgrade_to_priciest
+from awm.builder.intents.shapes import define, reroute_to_quietest_site, ticket_for_case, upgrade_to_priciest
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -128,3 +128,12 @@ define("hotel_noise_complaint", "action", ("hospitality",), lambda w: ticket_for
         "assigned to {staff}, and note {note} on the {CASE}",
         "log {a TICKET} titled {subject} at high priority for {staff}, and add the note {note} to {case}",
     ), assign=True, open_only=True), needs=("ticket",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("hosp_kitchen_at_capacity", "chained", ("hospitality",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: kitchen at capacity", "Rerouted to balance the kitchens"), (
+        "the kitchen at {site} is at capacity || move {CASE} {code} to whichever other {SITE} has the fewest "
+        "{CASE/pl} that are {open}, and note {note} on it",
+        "transfer {CASE} {code} from {site} to the other {SITE} with the fewest {open} {CASE/pl}, with the note {note}",
+    )), flavours=("fulfillment",))

@@ -4,7 +4,7 @@ tables it asks about."""
 from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
-from awm.builder.intents.shapes import define, reroute_to_quietest_site
+from awm.builder.intents.shapes import define, notify_item_holders, reroute_to_quietest_site
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -87,3 +87,12 @@ define("hr_balance_centre_load", "chained", ("human_resources",), lambda w: rero
         "move {CASE} {code} away from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
         "noting {note}",
     )))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("hr_plan_change_notice", "aggregate", ("human_resources",), lambda w: notify_item_holders(
+    w, ("Changes to {item}", "An update on {item}"), (
+        "{item} is changing at the next renewal || let every {PARTY} with {a CASE} that is {open} and includes it"
+        " know by {channel}, subject {subject}",
+        "send each {PARTY} whose {CASE} ({open}) includes {item} {a via} {NOTIFICATION} with the subject {subject}",
+    )), needs=("notification",))

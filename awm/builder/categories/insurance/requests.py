@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.insurance.entities import RENEWAL_WINDOW_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, reroute_to_quietest_site, ticket_for_case
+from awm.builder.intents.shapes import define, notify_item_holders, reroute_to_quietest_site, ticket_for_case
 from awm.builder.intents.steps import act, add_note, status_goal
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
@@ -214,3 +214,12 @@ define("insurance_swamped_office", "chained", ("insurance",), lambda w: reroute_
         "take {CASE} {code} off {site}'s desk: move it to whichever other {SITE} has the fewest {CASE/pl} that "
         "are {open}, with the note {note}",
     )))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("insurance_terms_change_notice", "aggregate", ("insurance",), lambda w: notify_item_holders(
+    w, ("Revised terms: {item}", "Changes to {item}"), (
+        "the terms of {item} are being revised || notify every {PARTY} with {a CASE} that is {open} and includes "
+        "it, by {channel}, subject {subject}",
+        "send each {PARTY} whose {CASE} ({open}) includes {item} {a via} {NOTIFICATION} titled {subject}",
+    )), needs=("notification",))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.marketing.entities import MAX_ROUNDS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY, active_party
+from awm.builder.intents.shapes import call_off_day, define, notify_item_holders, reroute_to_quietest_site
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -128,3 +129,30 @@ def mkt_completes_needed(w: World) -> Plan | None:
     return Plan([(w.n.list("case"), {"code": case["code"]}),
                  (w.n.list("survey_wave"), {w.fk("case"): case["id"], "status": "fielding"})],
                 [w.number_answer(needed)], say, answer=str(needed), targets={("case", case["id"])})
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("mkt_supplier_change_notice", "aggregate", ("marketing",), lambda w: notify_item_holders(
+    w, ("Changes to {item}", "About {item}"), (
+        "our supplier has changed the terms for {item} || notify every {PARTY} with {a CASE} that is {open} and "
+        "includes it, by {channel}, subject {subject}",
+        "tell each {PARTY} who has {item} on {a CASE} that is {open}, by {channel}, subject {subject}",
+    )), needs=("notification",))
+
+
+# a site closed for a day: its bookings that day cancelled, refunded and their people told (shapes.call_off_day)
+define("mkt_venue_closed_day", "aggregate", ("marketing",), lambda w: call_off_day(
+    w, ("Cancelled: venue unavailable", "Cancelled: hall closed"), (
+        "{site} is unavailable on {long} || cancel every {CASE} there that day that can still be cancelled and "
+        "note {note} on each",
+        "call off every cancellable {CASE} at {site} on {date}, with the note {note}",
+    )), flavours=("appointment", "reservation"))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("mkt_studio_at_capacity", "chained", ("marketing",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: team at capacity", "Rerouted to balance the work"), (
+        "the team at {site} is at capacity || move {CASE} {code} to whichever other {SITE} has the fewest "
+        "{CASE/pl} that are {open}, and record {note} on it",
+        "reassign {CASE} {code} from {site} to the other {SITE} with the fewest {open} {CASE/pl}, noting {note}",
+    )), flavours=("fulfillment", "service"))

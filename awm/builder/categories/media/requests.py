@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY
-from awm.builder.intents.shapes import define, ticket_for_case
+from awm.builder.intents.shapes import define, notify_item_holders, reroute_to_quietest_site, ticket_for_case
 from awm.builder.phrasing import Say, count, quote
 from awm.contracts import Goal
 
@@ -160,3 +160,23 @@ define("media_streaming_issue", "action", ("media", "technology", "telecom"), la
         "priority and note {note} on the {CASE}",
         "log a normal-priority {TICKET} titled {subject} for {them} and add the note {note} to {case}",
     )), needs=("ticket",))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("media_delay_notice", "aggregate", ("media",), lambda w: notify_item_holders(
+    w, ("Delay notice: {item}", "An update on {item}"), (
+        "{item} is running late || tell each {PARTY} who has {a CASE} that is {open} with it on, by {channel}, "
+        "subject {subject}",
+        "let every {PARTY} with an open {CASE} ({open}) that includes {item} know about the delay, by {channel}, "
+        "subject {subject}",
+    )), needs=("notification",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("media_busy_site_reroute", "chained", ("media",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: too busy to handle", "Rerouted to a quieter site"), (
+        "{site} is swamped this month || move {CASE} {code} to the other {SITE} with the fewest {open} {CASE/pl},"
+        " and note {note} on it",
+        "hand {CASE} {code} from {site} over to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "with the note {note}",
+    )), flavours=("fulfillment", "application"))

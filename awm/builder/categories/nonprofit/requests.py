@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, note_every_open_case
+from awm.builder.intents.shapes import define, note_every_open_case, notify_item_holders
 from awm.builder.phrasing import Say, money
 from awm.contracts import Goal
 
@@ -151,3 +151,12 @@ define("nonprofit_placement_preference", "aggregate", ("nonprofit", "human_resou
            "note {note} on each of {their} {CASE/pl} that are {open}",
            "{their} availability changed || add the note {note} to every {CASE} of {theirs} that is {open}",
        )), flavours=("application",))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("np_programme_change_notice", "aggregate", ("nonprofit",), lambda w: notify_item_holders(
+    w, ("A change to {item}", "An update on {item}"), (
+        "there is a change to {item} || let every {PARTY} with {a CASE} that is {open} and includes it know by "
+        "{channel}, subject {subject}",
+        "send each {PARTY} whose {CASE} ({open}) includes {item} {a via} {NOTIFICATION} titled {subject}",
+    )), needs=("notification",))

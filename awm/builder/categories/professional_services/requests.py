@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, fee_invoice, reroute_to_quietest_site, rush
+from awm.builder.intents.shapes import define, fee_invoice, notify_item_holders, reroute_to_quietest_site, rush
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -171,3 +171,12 @@ define("prof_office_at_capacity", "chained", ("professional_services",), lambda 
         "reassign {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl}, and"
         " note {note} on it",
     )))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("prof_fee_change_notice", "aggregate", ("professional_services",), lambda w: notify_item_holders(
+    w, ("New fees for {item}", "Changes to {item}"), (
+        "our fee for {item} is changing || let every {PARTY} with {a CASE} that is {open} and includes it know by"
+        " {channel}, subject {subject}",
+        "notify each {PARTY} whose {CASE} ({open}) includes {item}, by {channel}, subject {subject}",
+    )), needs=("notification",))

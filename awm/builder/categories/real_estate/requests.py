@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.real_estate.entities import NOTICE_DAYS
 from awm.builder.intents.base import Plan, World, intent, long_date
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
-from awm.builder.intents.shapes import define, follow_up_booking, ticket_for_case
+from awm.builder.intents.shapes import call_off_day, define, follow_up_booking, notify_item_holders, ticket_for_case
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -121,3 +121,22 @@ define("realestate_reinspection", "chained", ("real_estate",), lambda w: follow_
     "{their} next visit will need a check-back a month later || create {a CASE} for {item} {days} after it, with "
     "the same {STAFF} at the same time and {SITE}",
 )), flavours=("appointment", "reservation"))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("realestate_offering_withdrawn_notice", "aggregate", ("real_estate",), lambda w: notify_item_holders(
+    w, ("{item} is being withdrawn", "About {item}"), (
+        "{item} is being withdrawn next month || let every {PARTY} with {a CASE} that is {open} and includes it "
+        "know by {channel}, subject {subject}",
+        "tell each {PARTY} who has {item} on {a CASE} that is {open}, by {channel}, subject {subject}",
+    )), needs=("notification",))
+
+
+# a site closed for a day: its bookings that day cancelled, refunded and their people told (shapes.call_off_day)
+define("realestate_closed_day", "aggregate", ("real_estate",), lambda w: call_off_day(
+    w, ("Cancelled: closed for maintenance", "Cancelled: maintenance closure"), (
+        "{site} is closed for maintenance on {long} || cancel every {CASE} there that day that can still be "
+        "cancelled, and note {note} on each",
+        "call off the {CASE/pl} at {site} on {date} that are not past the point of cancelling, each with the note"
+        " {note}",
+    )), flavours=("appointment", "reservation"))

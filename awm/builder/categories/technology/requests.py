@@ -6,7 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.technology.entities import MAX_ACTIVE_KEYS, SIZES
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, active_party
-from awm.builder.intents.shapes import define, escalate_urgent
+from awm.builder.intents.shapes import define, escalate_urgent, notify_item_holders, reroute_to_quietest_site
 from awm.builder.phrasing import Say, count, money, quote
 from awm.contracts import Goal
 
@@ -175,3 +175,23 @@ def tech_plan_upgrade(w: World) -> Plan | None:
         "then give me the monthly price",
     ), {"old": quote(old["name"])}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, answer=money(price), targets={("subscription", sub["id"])})
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("tech_security_advisory", "aggregate", ("technology",), lambda w: notify_item_holders(
+    w, ("Security advisory: {item}", "Action needed: {item}"), (
+        "a security advisory has been issued for {item} || notify every {PARTY} with {a CASE} that is {open} and "
+        "includes it, by {channel}, subject {subject}",
+        "contact each {PARTY} whose {CASE} ({open}) includes {item} about the advisory, by {channel}, "
+        "subject {subject}",
+    )), needs=("notification",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("tech_site_at_capacity", "chained", ("technology",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: site at capacity", "Rebalanced across sites"), (
+        "{site} is at capacity || move {CASE} {code} to whichever other {SITE} has the fewest {CASE/pl} that are "
+        "{open}, noting {note}",
+        "transfer {CASE} {code} from {site} to the other {SITE} with the lightest load of {open} {CASE/pl} and "
+        "add the note {note}",
+    )), flavours=("digital", "application"))

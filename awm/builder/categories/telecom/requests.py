@@ -6,6 +6,7 @@ from __future__ import annotations
 from awm.builder.categories.telecom.entities import DONORS as DONOR_CARRIERS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, active_party
+from awm.builder.intents.shapes import define, notify_item_holders, reroute_to_quietest_site
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
 
@@ -82,3 +83,22 @@ def telecom_finish_port(w: World) -> Plan | None:
         "donor carrier",
     ), {"number": request["phone_number"]}, party=ref, voices=BOTH)
     return Plan(calls, goals, say, answer=answer, targets={("port_request", request["id"])})
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("telecom_plan_change_notice", "aggregate", ("telecom",), lambda w: notify_item_holders(
+    w, ("Changes to {item}", "An update about {item}"), (
+        "the terms of {item} are changing next month || let every {PARTY} with {a CASE} that is {open} and "
+        "includes it know by {channel}, subject {subject}",
+        "send {a via} {NOTIFICATION} titled {subject} to each {PARTY} whose {CASE} ({open}) includes {item}",
+    )), needs=("notification",))
+
+
+# a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
+define("telecom_store_overloaded", "chained", ("telecom",), lambda w: reroute_to_quietest_site(
+    w, ("Moved: store overloaded", "Rerouted to a quieter store"), (
+        "{site} can't keep up with orders this week || move {CASE} {code} to the other {SITE} with the fewest "
+        "{open} {CASE/pl} and add the note {note}",
+        "transfer {CASE} {code} from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
+        "noting {note}",
+    )), flavours=("fulfillment",))

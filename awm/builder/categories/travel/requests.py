@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from awm.builder.categories.travel.entities import VALIDITY_DAYS
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
+from awm.builder.intents.shapes import call_off_day, define, notify_item_holders
 from awm.builder.intents.steps import add_note, get_case, status_goal
 from awm.builder.phrasing import Say, quote
 from awm.contracts import Goal
@@ -129,3 +130,22 @@ def travel_rebook_next_day(w: World) -> Plan | None:
     ), {"case": case_np, "note": quote(note)}, party=ref, voices=BOTH)
     goals = [status_goal(w, case, action.target, **{tc: {"prefix": when[:16]}}), note_goal]
     return Plan(calls, goals, say, targets={("case", case["id"])}).derive(w.n.action("case", "reschedule"), tc)
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("travel_schedule_change_notice", "aggregate", ("travel",), lambda w: notify_item_holders(
+    w, ("Schedule change: {item}", "Important change to {item}"), (
+        "{item} has a schedule change || notify every {PARTY} with {a CASE} that is {open} and includes it, by "
+        "{channel}, subject {subject}",
+        "let each {PARTY} whose {CASE} ({open}) includes {item} know about the schedule change, by {channel}, "
+        "subject {subject}",
+    )), needs=("notification",))
+
+
+# a site closed for a day: its bookings that day cancelled, refunded and their people told (shapes.call_off_day)
+define("travel_weather_cancellations", "aggregate", ("travel",), lambda w: call_off_day(
+    w, ("Cancelled: severe weather", "Cancelled: site closed"), (
+        "severe weather has closed {site} on {long} || cancel every {CASE} there that day that can still be "
+        "cancelled, noting {note} on each",
+        "cancel all the {CASE/pl} at {site} on {date} that can still be cancelled, each with the note {note}",
+    )), flavours=("appointment", "reservation"))

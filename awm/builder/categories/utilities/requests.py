@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from awm.builder.intents.base import Plan, World, intent
 from awm.builder.intents.entities.common import TODAY
-from awm.builder.intents.shapes import define, reroute_to_quietest_site, split_invoice, ticket_for_case
+from awm.builder.intents.shapes import (
+    define,
+    notify_item_holders,
+    reroute_to_quietest_site,
+    split_invoice,
+    ticket_for_case,
+)
 from awm.builder.phrasing import Say
 from awm.contracts import Goal
 
@@ -102,3 +108,12 @@ define("util_stretched_crews", "chained", ("utilities",), lambda w: reroute_to_q
         "reassign {CASE} {code} from {site} to whichever other {SITE} has the fewest {CASE/pl} that are {open}, "
         "with the note {note}",
     )))
+
+
+# a change to one item: every person with an open case that includes it told (shapes.notify_item_holders)
+define("util_rate_change_notice", "aggregate", ("utilities",), lambda w: notify_item_holders(
+    w, ("Rate change: {item}", "Changes to {item}"), (
+        "the rate for {item} is changing next month || let every {PARTY} with {a CASE} that is {open} and "
+        "includes it know by {channel}, subject {subject}",
+        "notify each {PARTY} with an open {CASE} ({open}) that includes {item}, by {channel}, subject {subject}",
+    )), needs=("notification",))
