@@ -7,6 +7,7 @@ agent that stops after the cancellations (no refunds, or no messages) scores zer
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -43,11 +44,13 @@ def test_each_day_called_off_cancels_refunds_and_tells_every_booking_of_that_day
             assert all("{reason}" in clause for clause in built.say.clauses)
             assert built.say.slots["reason"] == f"'{OUTAGE_REASON}'"
         else:
-            assert not listed and not refunded
+            assert not listed and not refunded and "reason" not in built.say.slots
         if world.has("notification"):
             assert sorted(told) == sorted(c[world.fk("party")] for c in cancelled) and built.messages
         else:
-            assert not told
+            assert not told and "subject" not in built.say.slots
+        # the day as a person writes it ("June 4, 2025"), never as the database keeps it
+        assert not any(re.search(r"\d{4}-\d{2}-\d{2}", str(v)) for v in built.say.slots.values()), built.say.slots
         read_aloud(world.plan, built, ("staff",), seed, [])
         planned[name] += 1
     assert sum(planned.values()) >= 15 and len(planned) == len(CALLED_OFF), planned

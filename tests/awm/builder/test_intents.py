@@ -532,3 +532,17 @@ def test_a_refusal_is_not_asked_beside_a_request_that_changes_a_row_its_refused_
     other = replace(closing, calls=[("suspend_reader", {"reader_id": 4})])
     assert _clash(refusal, closing) and _clash(closing, refusal)
     assert not _clash(refusal, other)
+
+
+def test_no_gold_tier_is_offered_where_people_earn_none():
+    """A taxpayer, a patient, a student is never moved to a gold tier (people.UNTIERED); a shopper still may be."""
+    from awm.builder.intents.people import UNTIERED
+
+    planned = Counter()
+    for domain in builtin_domains():
+        plan = plan_world(make_scenario(domain, 0))
+        world = World(plan, generate_rows(plan), random.Random(1))
+        if INTENTS["upgrade_if_big_spender"].fits(world):
+            built = INTENTS["upgrade_if_big_spender"].build(world)
+            planned[plan.scenario.category in UNTIERED] += built is not None
+    assert planned[True] == 0 and planned[False] >= 20, planned

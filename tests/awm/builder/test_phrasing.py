@@ -359,6 +359,29 @@ def test_no_label_frame_follows_a_lead_sentence_and_no_list_frame_follows_an_int
     assert led > 300 and plain > 300, (led, plain)
 
 
+def test_no_frame_in_the_first_person_follows_a_lead_sentence_in_the_first_person(requests):
+    """"I am reconciling Lake Stuart Shop. I'm trying to work something out: ..." and a customer's "I'm moving to
+    Omaha. I'd like you to ..." say "I" twice in a row: after a lead sentence that starts with "I" (or, in the
+    customer's own voice, with "{they_are}", "{they_have}"), no frame starts with "I"; other frames stay offered."""
+    first_person = {"i", "i'm", "i'd", "i've", "i'll"}
+    led = 0
+    for name, says in requests.items():
+        for say, _ in says[:1]:
+            for clause in say.clauses:
+                lead = clause.partition(" || ")[0].strip() if " || " in clause else ""
+                firsts = lead[1:lead.index("]")].split("|") if lead.startswith("[") else [lead]
+                opening = {f.split(" ", 1)[0].lower() for f in firsts if f}
+                for voice in say.voices:
+                    mine = opening & first_person or (voice == "self" and any(w.startswith("{they") for w in opening))
+                    if not mine:
+                        continue
+                    offered = frames(say.mood, voice, clause)
+                    assert offered and not any(f.split(" ", 1)[0].lower() in first_person for f in offered), (
+                        name, clause, voice, offered)
+                    led += 1
+    assert led > 20, led
+
+
 def test_every_sentence_of_context_reads_correctly():
     from awm.builder.intents.context import BY_CATEGORY, GENERAL
 
