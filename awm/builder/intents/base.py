@@ -24,7 +24,7 @@ from typing import Any
 from awm.builder.catalogue.kinds import ITEM_KINDS, one_of_each
 from awm.builder.data import Rows
 from awm.builder.dialect import ToolNames
-from awm.builder.phrasing import PartyRef, Say, Statuses, T, quote
+from awm.builder.phrasing import PartyRef, Say, Statuses, T, quote, vary
 from awm.builder.world import WorldPlan
 from awm.contracts import Goal
 
@@ -221,12 +221,32 @@ def confirm_by_message(world: World, plan: Plan) -> None:
         # after a request that confirms the case itself ("... then confirm it"), "confirm it to them by email" would
         # read as that step again: the message is asked for as a message
         said = [w for w in ways if w != confirm] if _CONFIRMS.search(f"{clause} {slotted}") else list(ways)
-        return lead + (said[0] if len(said) == 1 else "[" + "|".join(said) + "]")
+        return _fresh(lead, clause) + (said[0] if len(said) == 1 else "[" + "|".join(said) + "]")
 
     plan.say.clauses = tuple(c + tail(c) for c in plan.say.clauses)
 
 
 _CONFIRMS = re.compile(r"\bconfirm\b")
+_CHOICE = re.compile(r"\[([^\[\]]*)\]")
+
+
+_CONNECTORS = ("then", "after that", "once that's done", "and then", "and finally", "and when that's done")
+
+
+def _fresh(lead: str, clause: str) -> str:
+    """`lead` without the connectors the clause already uses ("...; either way confirm it after that" is not followed
+    by "; after that, send them ..."): of each choice in it, the connectors the clause does not hold, where one is
+    left. The clause as the realiser varies it: its "and then" may be written "and after that" (phrasing.vary)."""
+    clause = vary(clause)
+
+    def used(option: str) -> bool:
+        option = option.rstrip(",")
+        return option in _CONNECTORS and re.search(rf"\b{re.escape(option)}\b", clause, re.I) is not None
+
+    def keep(match: re.Match) -> str:
+        options = match.group(1).split("|")
+        return "[" + "|".join([o for o in options if not used(o)] or options) + "]"
+    return _CHOICE.sub(keep, lead)
 
 
 REFUSAL_NOTICE_SHARE = 0.5  # how often a refused request about a person asks for the person to be told why

@@ -348,7 +348,7 @@ def add_to_latest_or_new_case(w: World) -> Plan | None:
         "order {items} on a new {CASE} from the same {SITE}; then settle what that {CASE} owes by {method}",
         "{they} forgot {items} || [put that on|add that to] {their} [newest|latest] {CASE} [if that one can still "
         "take it|while it is still {open}]; [should it be|if it is] past that, [start|open] a [fresh|new] {CASE} for "
-        "it at the same {SITE} [instead|rather]; [after that|then], [pay off|clear] [the balance of that {CASE}|"
+        "it at the same {SITE} instead; [after that|then], [pay off|clear] [the balance of that {CASE}|"
         "whatever that {CASE} owes] by {method}",
         "add {items} to {their} [most recent|last] {CASE} [provided|as long as] it is still {open}; [otherwise|failing "
         "that], [raise|open] a new {CASE} at its {SITE} with {items} on it; [in both cases|whichever it is], "

@@ -546,3 +546,27 @@ def test_no_gold_tier_is_offered_where_people_earn_none():
             built = INTENTS["upgrade_if_big_spender"].build(world)
             planned[plan.scenario.category in UNTIERED] += built is not None
     assert planned[True] == 0 and planned[False] >= 20, planned
+
+
+def test_a_confirming_message_is_not_led_by_a_connector_its_request_already_used():
+    """"...; either way confirm it after that; after that, send them an email ..." says "after that" twice: the message
+    a request asks for is led by a connector its own words do not use (base._fresh)."""
+    names = tuple(n for n, i in INTENTS.items() if i.shape == "conditional" and not i.specific)
+    said = 0
+    for domain, slot in ((d, s) for s in (0, 1) for d in builtin_domains()[::4]):
+        plan = plan_world(make_scenario(domain, slot))
+        rows = generate_rows(plan)
+        for name in names:
+            for seed in (1, 2, 3):
+                world = World(plan, rows, random.Random(seed))
+                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
+                if built is None or "confirm_subject" not in built.say.slots:
+                    continue
+                for clause in built.say.clauses:
+                    for voice in built.say.voices:
+                        say = replace(built.say, clauses=(clause,), voices=(voice,))
+                        text, _ = Realiser(plan.scenario.labels, random.Random(seed)).request([say])
+                        for connector in ("after that", "once that's done"):
+                            assert text.lower().count(connector) <= 1, (name, text[:300], text[300:])
+                        said += 1
+    assert said > 100, said
