@@ -56,6 +56,12 @@ def _ordered(fitting: list[Intent], rng: random.Random) -> tuple[list[Intent], i
     return chosen + rest, refusals
 
 
+def staff_only_tools(dialect: Dialect) -> frozenset[str]:
+    """The environment's tools for its staff only (awm.builder.tools.audience): a request that needs one is not
+    written in the party's own voice (`_party_may`)."""
+    return frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
+
+
 def _party_may(plan: Plan, staff_tools: frozenset[str]) -> Plan | None:
     """The request as it may be written: a request whose calls (or the call it is refused) need a staff-only tool
     (awm.builder.tools.audience) is not written in the party's own voice; None when that leaves it no voice."""
@@ -381,12 +387,12 @@ def generate_tasks(plan: WorldPlan, rows: Rows, count: int = TASKS_PER_ENV) -> T
     fitting = sorted((i for i in INTENTS.values() if i.fits(world)), key=lambda i: i.name)
     order, refusals = _ordered(fitting, rng)
     dialect = dialect_for(plan)
-    staff_tools = frozenset(name for name, tool in dialect.tools.items() if tool.audience == "staff")
+    staff_only = staff_only_tools(dialect)
     extra = refusals * (REFUSAL_CANDIDATES - 1)  # the refusals drawn beyond those kept
     grouped = _assemble(_deepest_first(_draw(world, order, CANDIDATES * count + extra, refusals + extra,
-                                             staff_tools), refusals), count)
+                                             staff_only), refusals), count)
     if len(grouped) < count:  # a small world: allow more requests per intent
-        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count + extra, refusals + extra, staff_tools),
+        grouped = _assemble(_deepest_first(_draw(world, order * 2, 4 * count + extra, refusals + extra, staff_only),
                                            refusals), count)
     rng.shuffle(grouped)
     organisation = sc.party_kind == "organisation"  # its customers speak for a company: no family, no household

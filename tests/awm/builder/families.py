@@ -13,7 +13,7 @@ from awm.builder.catalogue.seeds import builtin_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
 from awm.builder.phrasing import Realiser, grammar_faults
-from awm.builder.taskgen import _task, generate_tasks
+from awm.builder.taskgen import _party_may, _task, generate_tasks, staff_only_tools
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import TaskSet
@@ -110,7 +110,13 @@ def proven_in(store: ArtifactStore, names: tuple[str, ...], worlds) -> list[tupl
         env_id = outcomes[0].env_id
         plan, rows = rows_of(domain, slot)
         world = World(plan, rows, random.Random(0))
-        plans = {name: INTENTS[name].build(world) for name in names if INTENTS[name].fits(world)}
+        # each request in the voices a task set would write it in: not the party's own where it needs a staff tool
+        staff = staff_only_tools(dialect_for(plan))
+        plans = {}
+        for name in names:
+            if INTENTS[name].fits(world):
+                built = INTENTS[name].build(world)
+                plans[name] = _party_may(built, staff) if built is not None else None
         realiser = Realiser(plan.scenario.labels, random.Random(0))
         tasks, named = [], []
         for name, built in plans.items():
