@@ -131,7 +131,11 @@ def _line(name: str, report: dict) -> str:
     d = report["all_tasks"]
     p = report["proofs"]
     wrong = {k: v["judged_wrongly"] for k, v in p["by_class"].items() if v["judged_wrongly"]}
-    shapes = ", ".join(f"{k} {v['share']:.1%}" for k, v in d["shapes"].items())
+    shapes = ", ".join(f"{k} {v['share']:.1%} ({v['steps_mean']} calls, {v['distinct_tools_mean']} tools)"
+                       for k, v in d["shapes"].items())
+    own = d["category_specific"]
+    shapes += (f"; the category's own requests {own['share']:.1%} ({own['steps_mean']} calls, "
+               f"{own['distinct_tools_mean']} tools)")
     return (f"{name}: {d['tasks']} tasks in {d['domains']} domains | intents {d['distinct_intents']} "
             f"({d['category_specific_intents']} category-specific) | skeletons {d['distinct_skeletons']} "
             f"(top {d['top_skeleton_share']:.2%}), top request sentence {d['top_request_sentence_share']:.2%}, "

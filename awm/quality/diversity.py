@@ -262,14 +262,15 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
     across = near_duplicate_flags(shingled, [t.domain for t in tasks])
     intents = Counter(i for t in tasks for i in t.intents)
     shape_counts = Counter()
+    depth: dict[str, list[tuple[int, int]]] = {}  # (steps, distinct tools) of the tasks of each shape
     for t in tasks:
         kinds = {shapes.get(i, "unknown") for i in t.intents}
+        kinds |= ({"wholly infeasible"} if kinds == {"infeasible"} else set()) | (
+            {"paired"} if len(t.intents) > 1 else set())
         for kind in kinds:
             shape_counts[kind] += 1
-        if len(t.intents) > 1:
-            shape_counts["paired"] += 1
-        if kinds == {"infeasible"}:
-            shape_counts["wholly infeasible"] += 1
+            depth.setdefault(kind, []).append((t.steps, t.tools))
+    own = [(t.steps, t.tools) for t in tasks if set(t.intents) & (specific or set())]
     n = len(tasks) or 1
     top = skeletons.most_common(1)[0] if skeletons else ("", 0)
     top_request = requests.most_common(1)[0] if requests else ("", 0)
@@ -290,11 +291,20 @@ def corpus_diversity(tasks: list[TaskText], shapes: dict[str, str] | None = None
         "top_filler_sentence": top_filler[0][:300],
         "vocabulary": len(vocabulary),
         "cross_domain_near_duplicate_share": round(sum(across) / n, 4),
-        "shapes": {k: {"tasks": v, "share": round(v / n, 4)} for k, v in sorted(shape_counts.items())},
+        "shapes": {k: {"tasks": v, "share": round(v / n, 4), **_depth(depth[k])}
+                   for k, v in sorted(shape_counts.items())},
+        "category_specific": {"tasks": len(own), "share": round(len(own) / n, 4), **_depth(own)},
         "steps": _summary([t.steps for t in tasks]),
         "distinct_tools": _summary([t.tools for t in tasks]),
         "top_intents": dict(intents.most_common(10)),
     }
+
+
+def _depth(tasks: list[tuple[int, int]]) -> dict[str, float]:
+    """The mean steps and distinct tools of some tasks ((steps, tools) each)."""
+    n = len(tasks) or 1
+    return {"steps_mean": round(sum(s for s, _ in tasks) / n, 2),
+            "distinct_tools_mean": round(sum(t for _, t in tasks) / n, 2)}
 
 
 PARTITION_DUPLICATE_WARN = 0.5  # a partition whose tasks are mostly near-duplicates of one another

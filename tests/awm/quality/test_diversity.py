@@ -58,11 +58,15 @@ def test_the_corpus_report_counts_what_a_trainer_sees():
              "What is the total of the patient's appointments?"]
     tasks = [TaskText(f"d{n}__00", f"d{n}", t, ("cancel",) if n < 2 else ("total",), 3 + n, 2 + n, masker.mask(t))
              for n, t in enumerate(texts)]
-    report = corpus_diversity(tasks, {"cancel": "action", "total": "question"})
+    report = corpus_diversity(tasks, {"cancel": "action", "total": "question"}, {"total"})
     assert report["distinct_intents"] == 2 and report["distinct_skeletons"] == 2
     assert report["top_skeleton_share"] == round(2 / 3, 4)
     assert report["cross_domain_near_duplicate_share"] == round(2 / 3, 4)
     assert report["steps"]["mean"] == 4 and report["shapes"]["action"]["tasks"] == 2
+    # the depth of each shape's tasks and of the category's own requests: steps 3 and 4, tools 2 and 3; then 5 and 4
+    assert report["shapes"]["action"]["steps_mean"] == 3.5 and report["shapes"]["action"]["distinct_tools_mean"] == 2.5
+    assert report["category_specific"] == {"tasks": 1, "share": round(1 / 3, 4), "steps_mean": 5,
+                                           "distinct_tools_mean": 4}
 
 
 def test_sentences_are_counted_once_per_task_and_split_into_requests_and_small_talk():
