@@ -32,10 +32,19 @@ from awm.contracts import Goal
 
 GOAL_INTENTS = ("cancel_dearer_case_and_move_items", "swap_for_top_rated_under_budget",
                 "swap_dearest_for_cheapest_alike")
+ADD_CHEAPEST = "add_cheapest_of_category_and_settle"  # tested with the category preferences
 
 
 def _paid(w: World, case: dict) -> float:
     return round(sum(p["amount"] for p in captured(w, case)), 2)
+
+
+def _offered(w: World) -> tuple[list[dict], dict | None]:
+    """The items still offered, and the one strictly cheapest of them (None where two share the lowest price)."""
+    offered = [i for i in w.rows["item"] if i["active"]]
+    cheapest = min(offered, key=lambda i: i["price"], default=None)
+    unique = cheapest is not None and sum(i["price"] == cheapest["price"] for i in offered) == 1
+    return offered, cheapest if unique else None
 
 
 def _add_line(w: World, case_id: int, item_id: int, quantity: int) -> tuple[tuple[str, dict], Goal]:
@@ -202,9 +211,8 @@ def downgrade_options(w: World) -> list[tuple[dict, dict, dict, dict, float]]:
     on the case already, the cheapest item of all is of another category (so ignoring the category is wrong) and
     the case then owes 1.00 or more."""
     cat = w.fk("category")
-    offered = [i for i in w.rows["item"] if i["active"]]
-    cheapest_all = min(offered, key=lambda i: i["price"], default=None)
-    if cheapest_all is None or sum(i["price"] == cheapest_all["price"] for i in offered) > 1:
+    offered, cheapest_all = _offered(w)
+    if cheapest_all is None:
         return []
     options = []
     for case in w.rows["case"]:
@@ -278,3 +286,65 @@ def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
     for argument in (w.fk("item"), "quantity"):
         plan.derive(w.n.create("line"), argument)
     return plan.derive(w.n.delete("line"), w.pk("line")).derive(w.n.create("payment"), "amount")
+
+
+# --- the cheapest item of a named category added to an open case, and the case settled -------------------------
+
+
+def add_cheapest_options(w: World) -> list[tuple[dict, dict, dict, dict]]:
+    """(case, category, the cheapest item still offered of that category, the cheapest item still offered of all)
+    for each case that can still be changed, of an active person, and each category with two or more items still
+    offered, the cheapest of them unique and not on the case, where the cheapest item of all is of another category
+    (an agent that ignores the category takes that one)."""
+    cat = w.fk("category")
+    offered, cheapest_all = _offered(w)
+    if cheapest_all is None:
+        return []
+    options = []
+    for category in w.rows["category"]:
+        alike = sorted((i for i in offered if i[cat] == category["id"]), key=lambda i: i["price"])
+        if len(alike) < 2 or alike[0]["price"] == alike[1]["price"] or cheapest_all[cat] == category["id"]:
+            continue
+        for case in w.rows["case"]:
+            if (case["status"] in w.fl.editable and w.party_of(case)["status"] == "active"
+                    and alike[0]["id"] not in {x[w.fk("item")] for x in w.children("line", "case", case["id"])}):
+                options.append((case, category, alike[0], cheapest_all))
+    return options
+
+
+@intent("chained", flavours=PURCHASES, needs=("category",), item="priced")
+def add_cheapest_of_category_and_settle(w: World) -> Plan | None:
+    """A person wants the cheapest item of a named category added to their open case and the case settled: the
+    agent finds the case, finds the category and lists its items still offered, adds the cheapest in the quantity
+    asked, and pays what the case then owes (its total with the new line, less what was captured on it) by the
+    method named."""
+    option = w.pick(add_cheapest_options(w))
+    if option is None:
+        return None
+    case, category, item, _ = option
+    quantity = w.units(w.pick([1, 2, 3]))
+    due = round(case["total_amount"] + quantity * item["price"] - _paid(w, case), 2)
+    if due < 1:
+        return None
+    party = w.party_of(case)
+    ref = w.party_ref(party)
+    case_np, lookup = w.case_ref(case, ref)
+    method = w.pick(list(METHODS))
+    add_call, add_goal = _add_line(w, case["id"], item["id"], quantity)
+    pay_call, pay_goal = record_payment(w, case, due, method)
+    calls = [*lookup, (w.n.list("category"), {"query": category["name"]}),
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}), add_call,
+             get_case(w, case), pay_call]
+    say = Say("do", (
+        "add the cheapest {ITEM} we still offer in {category} to {case}, {q}, then pay what the {CASE} owes by "
+        "{method}",
+        "{they} need something from {category} on {case}, the cheaper the better || add the lowest-priced {ITEM} "
+        "still on offer there, {q}, and settle the {CASE}'s balance with {a method} {PAYMENT}",
+        "put whichever {ITEM} in the {category} {CATEGORY} is cheapest (of those still offered) on {case}, {q}; "
+        "[then|after that], [pay off|clear] what the {CASE} [then owes|still owes] by {method}",
+    ), {"case": case_np, "category": quote(category["name"]), "method": method_words(method),
+        "q": "just the one" if w.one_each else f"quantity {quantity}"},
+        party=ref, voices=BOTH)
+    plan = Plan(calls, [add_goal, pay_goal], say, targets={("party", party["id"]), ("case", case["id"])})
+    plan.derive(w.n.list("item"), w.fk("category")).derive(w.n.create("line"), w.fk("item"))
+    return plan.derive(w.n.create("payment"), "amount")

@@ -14,14 +14,16 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from awm.builder.intents.base import Plan, World, intent
-from awm.builder.intents.steps import paid_at_once
-from awm.builder.phrasing import Say, money
+from awm.builder.intents.base import BOTH, Plan, World, intent
+from awm.builder.intents.steps import PURCHASES, get_case, paid_at_once
+from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
 SELF = ("self",)  # what a customer wants for themself: asked in their own voice only
 PREFERENCE_INTENTS = ("order_top_rated_under_budget", "order_dearest_within_budget", "order_cheapest_in_stock",
                       "book_earliest_slot_that_fits")
+# chosen within one category: the best-rated of a named one; a past case repeated with the cheapest of its item's
+CATEGORY_INTENTS = ("order_top_rated_in_category", "repeat_latest_cheaper_alike")
 
 
 def _unique_best(scores: dict[int, object], best=max) -> int | None:
@@ -71,14 +73,19 @@ def _new_order(w: World, party: dict, site: dict, item: dict, quantity: int
 # --- the best-rated item under a budget -------------------------------------------------------------------
 
 
+def _average_ratings(w: World) -> dict[int, Fraction]:
+    """Each rated item's average rating, exactly."""
+    ratings: dict[int, list[int]] = {}
+    for review in w.rows["review"]:
+        ratings.setdefault(review[w.fk("item")], []).append(review["rating"])
+    return {i: Fraction(sum(r), len(r)) for i, r in ratings.items()}
+
+
 def top_rated_options(w: World) -> list[tuple[float, dict, dict, dict]]:
     """(budget, the best-rated item under it, the runner-up under it, the best-rated item of all) for each budget at
     which the choice is unambiguous and the budget matters: at least two rated items cost less, one of them strictly
     best by average rating and still offered, and a dearer item rated better still."""
-    ratings: dict[int, list[int]] = {}
-    for review in w.rows["review"]:
-        ratings.setdefault(review[w.fk("item")], []).append(review["rating"])
-    average = {i: Fraction(sum(r), len(r)) for i, r in ratings.items()}
+    average = _average_ratings(w)
     overall = _unique_best(average)
     items = sorted(w.rows["item"], key=lambda i: i["price"])
     options = []
@@ -218,3 +225,119 @@ def order_cheapest_in_stock(w: World) -> Plan | None:
     ), {"n": quantity, "site": site["name"], "order": _verb(w)}, party=ref, voices=SELF)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
     return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, quantity)])
+
+
+# --- the best-rated item of a named category ----------------------------------------------------------------
+
+
+def top_rated_in_category_options(w: World) -> list[tuple[dict, dict, dict, dict]]:
+    """(category, its best-rated item, its runner-up, the best-rated item of all) for each category where two or
+    more of its items are rated, one strictly best on average and still offered, and an item of another category is
+    rated better still (an agent that ignores the category takes that one)."""
+    average = _average_ratings(w)
+    overall = _unique_best(average)
+    if overall is None:
+        return []
+    cat = w.fk("category")
+    options = []
+    for category in w.rows["category"]:
+        rated = {i["id"]: average[i["id"]] for i in w.rows["item"] if i[cat] == category["id"] and i["id"] in average}
+        best = _unique_best(rated)
+        if best is None or len(rated) < 2 or overall in rated or not w.by_id("item", best)["active"]:
+            continue
+        second = max((i for i in rated if i != best), key=rated.__getitem__)
+        options.append((category, w.by_id("item", best), w.by_id("item", second), w.by_id("item", overall)))
+    return options
+
+
+@intent("chained", needs=("review", "category"), item="priced")
+def order_top_rated_in_category(w: World) -> Plan | None:
+    """A customer wants the best-rated item of one category, ordered for them at a named site: the agent finds the
+    category, lists its items and the reviews, averages each one's ratings and orders the best."""
+    option, party, site = w.pick(top_rated_in_category_options(w)), w.pick(w.active_parties()), w.pick(w.rows["site"])
+    if option is None or party is None or site is None:
+        return None
+    category, item, *_ = option
+    ref = w.party_ref(party)
+    order, goal = _new_order(w, party, site, item, 1)
+    calls = [(w.n.list("category"), {"query": category["name"]}),
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}),
+             (w.n.list("review"), {"limit": 100}), w.find_site(site), *order]
+    say = Say("do", (
+        "find the {ITEM} with the best average {REVIEW} rating in the {category} {CATEGORY} and {order} it for "
+        "{them}, {one}, at {site}",
+        "{they_are} after something from {category} || find whichever {ITEM} there has the highest average "
+        "{REVIEW} rating and {order} it, {one}, at {site}",
+        "look through the {ITEM/pl} in {category}, find the one rated best on average and open {a CASE} for {them} "
+        "at {site} for it, {one}",
+        "{they} only want the best of {category} || [place|open] {a CASE} for {them} at {site} for the {ITEM} of "
+        "that {CATEGORY} with the [highest|best] average rating, {one}",
+    ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
+        party=ref, voices=SELF)
+    plan = Plan(calls, [goal], say, targets={("party", party["id"])})
+    plan.derive(w.n.list("item"), w.fk("category"))
+    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, 1)])
+
+
+# --- the last case again, with the cheapest item of the same category ---------------------------------------
+
+
+def cheaper_repeat_options(w: World) -> list[tuple[dict, dict, dict, dict, dict]]:
+    """(party, their most recent case, its one line, the cheapest item still offered of that line's item's category,
+    the cheapest item still offered of all) wherever the person's newest case is plain (no two made at the same
+    moment) and holds one line, the cheapest of its category is unique, is not the item it held and has a runner-up,
+    and the cheapest item of all is of another category (an agent that ignores the category takes that one)."""
+    cat = w.fk("category")
+    offered = [i for i in w.rows["item"] if i["active"]]
+    cheapest = _unique_best({i["id"]: i["price"] for i in offered}, min)
+    if cheapest is None:
+        return []
+    options = []
+    for party in w.active_parties("case"):
+        mine = w.newest_first(party)
+        lines = w.children("line", "case", mine[0]["id"]) if mine else []
+        if len(lines) != 1:
+            continue
+        had = w.by_id("item", lines[0][w.fk("item")])
+        alike = {i["id"]: i["price"] for i in offered if i[cat] == had[cat]}
+        new = _unique_best(alike, min)
+        if new is None or new == had["id"] or len(alike) < 2 or w.by_id("item", cheapest)[cat] == had[cat]:
+            continue
+        options.append((party, mine[0], lines[0], w.by_id("item", new), w.by_id("item", cheapest)))
+    return options
+
+
+@intent("chained", flavours=PURCHASES, needs=("category",), item="priced")
+def repeat_latest_cheaper_alike(w: World) -> Plan | None:
+    """A person wants their last case again, for less: the agent finds their newest case, reads the item on it and
+    that item's category, lists the category's items, and opens a new case at the same site with the cheapest one
+    still offered, in the same quantity. Never the same item again (it is not the cheapest), never the cheapest item
+    of all (it is of another category)."""
+    option = w.pick(cheaper_repeat_options(w))
+    if option is None:
+        return None
+    party, latest, line, new, _ = option
+    ref = w.party_ref(party)
+    had = w.by_id("item", line[w.fk("item")])
+    order, goal = _new_order(w, party, w.by_id("site", latest[w.fk("site")]), new, line["quantity"])
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), get_case(w, latest),
+             (w.n.get("item"), {w.pk("item"): had["id"]}),
+             (w.n.list("item"), {w.fk("category"): had[w.fk("category")], "limit": 100}), *order]
+    say = Say("do", (
+        "{they} would like {their} most recent {CASE} again, but for less || open a new {CASE} for {them} at the "
+        "same {SITE} with the cheapest {ITEM} still offered in the same {CATEGORY} as the one on it{same}",
+        "repeat {their} latest {CASE} at the same {SITE}{also}, but with the lowest-priced {ITEM} of the same "
+        "{CATEGORY} that is still offered in place of the one {they} had",
+        "[look up|find] {their} last {CASE} || [place|open] a new one for {them} at the same {SITE}{same}, of "
+        "whichever {ITEM} in the same {CATEGORY} as the one on it is cheapest and still offered",
+        "{they} want to repeat {their} last {CASE} on a tighter budget || keep the same {SITE}{short}, but take the "
+        "cheapest {ITEM} still on offer from the same {CATEGORY} instead of the one {they} had",
+    ), {"same": "" if w.one_each else ", in the same quantity",  # one of each: no quantity to keep
+        "also": "" if w.one_each else " and in the same quantity", "short": "" if w.one_each else ", same quantity"},
+        party=ref, voices=BOTH)
+    plan = Plan(calls, [goal], say, targets={("party", party["id"])})
+    plan.derive(w.n.get("item"), w.pk("item")).derive(w.n.list("item"), w.fk("category"))
+    for tool, argument in ((w.n.create("case"), w.fk("site")), (w.n.create("line"), w.fk("item")),
+                           (w.n.create("line"), "quantity")):
+        plan.derive(tool, argument)
+    return paid_at_once(w, plan, [(new, line["quantity"])])
