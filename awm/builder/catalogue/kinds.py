@@ -28,15 +28,17 @@ class ItemKind:
     refundable: bool  # what was paid for it may be refunded
     price_floor: float = 0.0  # the lowest plausible price of one (a domain's price range starts at or above it)
     several: bool = False  # a case may hold several of one (3 x a product, 2 rooms); a repair or a plan is had once
+    most: int = 1  # the most of one a case plausibly holds: goods by the dozen, rooms or seats a few at a time
 
 
 ITEM_KINDS: dict[str, ItemKind] = {k.name: k for k in (
     ItemKind("goods", "things sold that are held in stock (a product, a tire, a phone)", True, True, True,
-             several=True),
+             several=True, most=50),
     ItemKind("made_to_order", "things made for one order, never held in stock (a print job, a catering tray)",
-             False, True, True, several=True),
+             False, True, True, several=True, most=50),
     ItemKind("service", "work done for someone (a repair, a consultation, a delivery)", False, True, True),
-    ItemKind("booking", "a room, seat, table, space or slot reserved for a time", False, True, True, several=True),
+    ItemKind("booking", "a room, seat, table, space or slot reserved for a time", False, True, True, several=True,
+             most=4),
     ItemKind("plan", "a subscription, policy, licence or plan paid by the period", False, True, True),
     ItemKind("program", "a degree, school or training programme one enrols in, paid by tuition", False, True, True,
              price_floor=500.0),
@@ -44,6 +46,12 @@ ITEM_KINDS: dict[str, ItemKind] = {k.name: k for k in (
     ItemKind("gift", "a donation or pledge a donor gives", False, False, False),
     ItemKind("unpaid", "volunteer work, given and taken without payment", False, False, False),
 )}
+
+def most_of_one(item_kind: str) -> int:
+    """The most of one item a case plausibly holds (ItemKind.most); a kind not catalogued: as goods."""
+    kind = ITEM_KINDS.get(item_kind)
+    return ITEM_KINDS["goods"].most if kind is None else kind.most
+
 
 def one_of_each(item_kind: str, once: bool) -> bool:
     """Whether a case holds one of each item: its lifecycle takes each once (`once`: Flavour.once, no "3 x Teeth

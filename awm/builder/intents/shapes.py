@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from awm.builder.catalogue.kinds import most_of_one
 from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import Plan, World, intent, long_date, or_words
 from awm.builder.intents.entities.common import BOTH
@@ -411,9 +412,13 @@ def cover_shortage(w: World, clauses: tuple[str, ...]) -> Plan | None:
 
 def change_quantity(w: World, clauses: tuple[str, ...]) -> Plan | None:
     """The quantity of one item on an editable case changed to a stated number (a new line, the old one removed);
-    the new total answered. Not where a case holds one of each item (World.one_each)."""
+    the new total answered, never more than a case of the world's items plausibly holds (catalogue.kinds.most_of_one).
+    Not where a case holds one of each item (World.one_each)."""
     if w.one_each:
         return None
+    most = most_of_one(w.plan.scenario.item_kind)
+    # by the dozen where items are goods, a room or two more on a booking (no hotel booking of 21 suites)
+    steps = [2, 5, 10, 15, 20] if most >= 25 else [1, 2]
     options = []
     for case in w.rows["case"]:
         if case["status"] not in w.fl.editable or w.party_of(case)["status"] != "active":
@@ -421,12 +426,13 @@ def change_quantity(w: World, clauses: tuple[str, ...]) -> Plan | None:
         lines = w.children("line", "case", case["id"])
         for line in lines:
             item = w.by_id("item", line[w.fk("item")])
-            if item["active"] and sum(x[w.fk("item")] == item["id"] for x in lines) == 1:
+            if (item["active"] and sum(x[w.fk("item")] == item["id"] for x in lines) == 1
+                    and line["quantity"] + steps[0] <= most):
                 options.append((case, line, item))
     if not options:
         return None
     case, line, item = w.rng.choice(options)
-    new_qty = line["quantity"] + w.pick([2, 5, 10, 15, 20])
+    new_qty = line["quantity"] + w.pick([k for k in steps if line["quantity"] + k <= most])
     total = round(max(case["total_amount"] - line["quantity"] * line["unit_price"], 0) + new_qty * item["price"], 2)
     ref = w.party_ref(w.party_of(case))
     case_np, lookup = w.case_ref(case, ref, named=(item,))

@@ -11,7 +11,7 @@ import yaml
 import awm.builder.catalogue as catalogue
 from awm.backends.offline import OfflineBackend
 from awm.builder.catalogue import DOMAIN_SEEDS, parse_domain
-from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit, subscribable
+from awm.builder.catalogue.kinds import ITEM_KINDS, module_misfit, most_of_one, subscribable
 from awm.builder.catalogue.seeds import load_seed_domains
 from awm.builder.data import generate_rows
 from awm.builder.intents import INTENTS, World
@@ -295,6 +295,14 @@ def test_a_case_holds_one_of_each_item_where_items_are_not_had_in_units(slug, on
     quantities = _line_quantities(slug)
     assert quantities
     assert (max(quantities) == 1) == one_each, sorted(set(quantities))
+    assert max(quantities) <= most_of_one(DOMAIN_SEEDS[slug].item_kind), sorted(set(quantities))
+
+
+def test_a_booking_holds_a_few_rooms_and_an_order_of_goods_may_hold_dozens():
+    """No request raises a hotel booking to 21 suites (ItemKind.most: a booking holds up to four of a room or a
+    seat), while an order of goods is raised by the dozen."""
+    hotel, shop = _line_quantities("hotel_group"), _line_quantities("online_retail")
+    assert max(hotel) <= most_of_one("booking") == 4 and max(shop) > 10, (sorted(set(hotel)), sorted(set(shop)))
 
 
 def test_a_refund_gives_only_reasons_that_fit_what_the_world_sells():
