@@ -22,8 +22,10 @@ from awm.contracts import Goal
 SELF = ("self",)  # what a customer wants for themself: asked in their own voice only
 PREFERENCE_INTENTS = ("order_top_rated_under_budget", "order_dearest_within_budget", "order_cheapest_in_stock",
                       "book_earliest_slot_that_fits")
-# chosen within one category: the best-rated of a named one; a past case repeated with the cheapest of its item's
-CATEGORY_INTENTS = ("order_top_rated_in_category", "repeat_latest_cheaper_alike")
+# chosen within one category: the best-rated of a named one; a past case repeated with the cheapest of its item's; the
+# cheapest of a named one the person has never had
+CATEGORY_INTENTS = ("order_top_rated_in_category", "repeat_latest_cheaper_alike", "order_cheapest_not_had_before")
+MAX_HISTORY = 4  # cases of a person the agent reads one by one to learn what they have had
 
 
 def _unique_best(scores: dict[int, object], best=max) -> int | None:
@@ -341,3 +343,57 @@ def repeat_latest_cheaper_alike(w: World) -> Plan | None:
                            (w.n.create("line"), "quantity")):
         plan.derive(tool, argument)
     return paid_at_once(w, plan, [(new, line["quantity"])])
+
+
+# --- the cheapest item of a named category the person has never had ---------------------------------------------
+
+
+def not_had_options(w: World) -> list[tuple[dict, list[dict], dict, dict]]:
+    """(party, their cases, a category, the cheapest item still offered of it that is on none of their cases) for
+    each active person with two to `MAX_HISTORY` cases and each category where the cheapest item still offered is
+    one they have had (an agent that ignores their history takes it) and the cheapest of the others is unique."""
+    cat = w.fk("category")
+    offered = [i for i in w.rows["item"] if i["active"]]
+    options = []
+    for party in w.active_parties("case"):
+        mine = sorted(w.party_cases(party), key=lambda c: c["id"])
+        if not 2 <= len(mine) <= MAX_HISTORY:
+            continue
+        had = {x[w.fk("item")] for c in mine for x in w.children("line", "case", c["id"])}
+        for category in w.rows["category"]:
+            prices = {i["id"]: i["price"] for i in offered if i[cat] == category["id"]}
+            cheapest = _unique_best(prices, min)
+            new = _unique_best({i: p for i, p in prices.items() if i not in had}, min)
+            if cheapest in had and new is not None:
+                options.append((party, mine, category, w.by_id("item", new)))
+    return options
+
+
+@intent("chained", flavours=("fulfillment", "digital", "reservation"), needs=("category",), item="priced")
+def order_cheapest_not_had_before(w: World) -> Plan | None:
+    """A person wants to try something new from a named category, as cheaply as possible: the agent finds them,
+    reads each of their cases to learn what they have had, lists the category's items and orders the cheapest one
+    still offered that is on none of their cases, at a named site. The cheapest of the category is one they have
+    had, so an agent that skips their history orders it. Of things bought or reserved: no one tries "something new"
+    of a clinic's visits or a firm's services."""
+    option, site = w.pick(not_had_options(w)), w.pick(w.rows["site"])
+    if option is None or site is None:
+        return None
+    party, mine, category, item = option
+    ref = w.party_ref(party)
+    order, goal = _new_order(w, party, site, item, 1)
+    calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in mine),
+             (w.n.list("category"), {"query": category["name"]}),
+             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}), w.find_site(site), *order]
+    say = Say("do", (
+        "{they} want to try something new from {category} || find the cheapest {ITEM} in that {CATEGORY} that is "
+        "on none of {their} past {CASE/pl} and {order} it for {them}, {one}, at {site}",
+        "find the lowest-priced {ITEM} in {category} that {they} have never had on any {CASE} and {order} it for "
+        "{them} at {site}, {one}",
+        "[look through|go through] {their} {CASE/pl}, then {order} for {them}, at {site}, the cheapest {ITEM} "
+        "from {category} that {they} have not had before, {one}",
+    ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
+        party=ref, voices=BOTH)
+    plan = Plan(calls, [goal], say, targets={("party", party["id"])})
+    plan.derive(w.n.list("item"), w.fk("category"))
+    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, 1)])

@@ -1,12 +1,12 @@
 """Customer goals chosen within one category (awm/builder/intents/preferences.py, CATEGORY_INTENTS, and
 awm/builder/intents/goals.py, ADD_CHEAPEST): the best-rated item of a named category ordered at a named site; a
 person's most recent case repeated at the same site, in the same quantity, with the cheapest item still offered of the
-same category as the one it held; the cheapest item still offered of a named category added to an open case and the
-case settled. Each is planned in many
+same category as the one it held; the cheapest item of a named category the person has had on none of their cases;
+the cheapest item still offered of a named category added to an open case and the case settled. Each is planned in many
 worlds where one answer is right, deep (seven steps or more, six tools or more), written in every voice it allows
 without naming what the agent must find, with only tools a customer may ask for, is drawn by task sets, proven by
 the verification stage in each voice, and an agent following a plausible wrong policy (the category's runner-up, the
-best-rated or cheapest item of all, the same item again) scores zero."""
+best-rated or cheapest item of all, the same item again, the cheapest one they have had) scores zero."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from awm.builder.intents.preferences import (
     CATEGORY_INTENTS,
     _average_ratings,
     cheaper_repeat_options,
+    not_had_options,
     top_rated_in_category_options,
 )
 from awm.quality.realism import voice_of
@@ -35,9 +36,9 @@ from tests.awm.builder.families import (
 )
 from tests.lanes import sample_or_whole
 
-TOP_RATED, REPEAT = CATEGORY_INTENTS
+TOP_RATED, REPEAT, NOT_HAD = CATEGORY_INTENTS
 NAMES = (*CATEGORY_INTENTS, ADD_CHEAPEST)
-VOICES = {TOP_RATED: ("self",), REPEAT: ("staff", "self"), ADD_CHEAPEST: ("staff", "self")}
+VOICES = {TOP_RATED: ("self",), REPEAT: ("staff", "self"), NOT_HAD: ("staff", "self"), ADD_CHEAPEST: ("staff", "self")}
 PER_INTENT = 2  # worlds each request is proven in (fast lane: 1)
 
 
@@ -61,6 +62,7 @@ def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_too
             assert {t for t in tools if not t.startswith(("get_", "list_", "search_"))} <= _customer_writes(world)
             assert built.say.voices == VOICES[name] and built.derived
     assert counted[TOP_RATED] >= 30 and counted[REPEAT] >= 80 and counted[ADD_CHEAPEST] >= 80, counted
+    assert counted[NOT_HAD] >= 60, counted
 
 
 def test_the_item_ordered_is_strictly_the_best_rated_of_its_category_with_a_runner_up():
@@ -105,6 +107,26 @@ def test_the_repeat_takes_the_cheapest_of_the_category_of_the_item_on_the_newest
     assert checked >= 100, checked
 
 
+def test_the_item_tried_is_the_cheapest_of_the_category_the_person_has_never_had():
+    """On none of the person's cases (every one of which the agent reads), strictly the cheapest such item still
+    offered of the category, while the cheapest of the category is one they have had."""
+    checked = 0
+    for plan, rows in builtin_worlds(1, 2):
+        world = World(plan, rows, random.Random(0))
+        if not INTENTS[NOT_HAD].fits(world):
+            continue
+        cat, ifk = world.fk("category"), world.fk("item")
+        for party, mine, category, item in not_had_options(world):
+            assert sorted(c["id"] for c in mine) == sorted(c["id"] for c in world.party_cases(party))
+            had = {x[ifk] for c in mine for x in world.children("line", "case", c["id"])}
+            alike = [i for i in rows["item"] if i["active"] and i[cat] == category["id"]]
+            assert item in alike and item["id"] not in had
+            assert all(i["price"] > item["price"] for i in alike if i is not item and i["id"] not in had)
+            assert min(alike, key=lambda i: i["price"])["id"] in had
+            checked += 1
+    assert checked >= 100, checked
+
+
 def test_the_item_added_is_strictly_the_cheapest_of_the_category_and_the_payment_settles_the_case():
     """The item added is strictly the cheapest still offered of the named category and not on the case already, the
     cheapest item of all is of another category, and the payment is the case's total with the new line less what
@@ -140,7 +162,7 @@ def _hidden(world: World, built) -> list[str]:
     item = world.by_id("item", next(a[world.fk("item")] for t, a in built.calls if t == world.n.create("line")))
     hidden = [item["name"], item["sku"]]
     hidden += [f"{a['amount']:.2f}" for t, a in built.calls if t == world.n.create("payment")]
-    if built.intent == REPEAT:
+    if built.intent in (REPEAT, NOT_HAD):
         hidden += [world.by_id("case", a[world.pk("case")])["code"] for t, a in built.calls
                    if t == world.n.get("case")]
     return hidden
@@ -244,3 +266,12 @@ def test_an_agent_that_adds_the_cheapest_of_all_or_the_runner_up_scores_zero(pro
         return (("cheapest of all", offered[0]), ("runner-up", alike[1]))
     checked = _wrong_policies_score_zero(proven, ADD_CHEAPEST, policies)
     assert checked["cheapest of all"] >= 2 and checked["runner-up"] >= 2, checked
+
+
+def test_an_agent_that_orders_the_cheapest_of_the_category_without_reading_the_history_scores_zero(proven):
+    def policies(world, built):
+        offered = [i for i in world.rows["item"] if i["active"]]
+        alike = [i for i in offered if i[world.fk("category")] == _listed_category(world, built)]
+        return (("cheapest they had", min(alike, key=lambda i: i["price"])),)
+    checked = _wrong_policies_score_zero(proven, NOT_HAD, policies)
+    assert checked["cheapest they had"] >= 2, checked
