@@ -425,7 +425,7 @@ _SELF_INTROS_BY_IDENT = {
               f"{_GREETING}, [writing|I'm writing|messaging you] from {{email}}.",
               f"{_GREETING}, this is the account holder for {{email}}.",
               f"{_GREETING}, I have an account with you under {{email}}."),
-    "name": ("[Hi|Hello|Hi there], this is {name}.", "[Hello|Hi|Good morning|Good afternoon], my name is {name}.",
+    "name": ("[Hi|Hello|Hi there|Good morning|Good afternoon], this is {name}.", "[Hello|Hi|Good morning|Good afternoon], my name is {name}.",
              "{name} here[|, writing in|, a customer of yours].",
              "[Good afternoon|Good morning|Good evening|Hi|Hello], I'm {name}.",
              "Dear [team|support|support team], {name} writing.", "[Hey|Hi|Hello], it's {name}."),
