@@ -89,8 +89,10 @@ def note_and_tell(w: World, notes: tuple[str, ...], subjects: tuple[str, ...], c
                 Say("do", clauses, slots, party=ref), targets={("case", case["id"])})
 
 
-def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
-    """The same note on each of a person's open cases (two to four of them)."""
+def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, ...],
+                         voices: tuple[str, ...] = BOTH) -> Plan | None:
+    """The same note on each of a person's open cases (two to four of them); `voices`: who may ask (a person tells
+    of their allergy themself, but a quality hold on their orders is staff's to place)."""
     options = [(p, [c for c in w.party_cases(p) if c["status"] in w.fl.open]) for p in w.active_parties("case")]
     options = [(p, cases) for p, cases in options if 2 <= len(cases) <= 4]
     if not options:
@@ -105,7 +107,7 @@ def note_every_open_case(w: World, notes: tuple[str, ...], clauses: tuple[str, .
         calls.append(call)
         goals.append(goal)
     open_words = or_words(w.fl.open)
-    return Plan(calls, goals, Say("do", clauses, {"note": quote(note), "open": open_words}, party=ref, voices=BOTH),
+    return Plan(calls, goals, Say("do", clauses, {"note": quote(note), "open": open_words}, party=ref, voices=voices),
                 targets={("party", party["id"])})
 
 

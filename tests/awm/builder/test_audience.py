@@ -3,10 +3,14 @@ needs is one the party may make, and tools.json says which tools are the staff's
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from awm.backends.offline import OfflineBackend
 from awm.builder.catalogue.seeds import builtin_domains
+from awm.builder.data import generate_rows
+from awm.builder.intents import INTENTS, World
 from awm.builder.intents.base import Plan
 from awm.builder.phrasing import Say
 from awm.builder.taskgen import _party_may
@@ -95,3 +99,21 @@ def test_no_request_a_party_writes_calls_a_staff_tool():
                 else:
                     staff_used += bool(calls & staff_only)
     assert party >= 20 and staff_used >= 20, (party, staff_used)
+
+
+def test_a_quality_hold_is_staffs_to_place_while_a_person_tells_of_their_own_allergy():
+    """A note on each of a person's open cases (awm/builder/intents/shapes.note_every_open_case) is written in the
+    person's voice only where it is theirs to give (an allergy, an injury, a learning plan): a batch's quality hold on
+    their orders is placed by staff (no "Hi, it's Regina. Add 'Hold for batch inspection' to each of my orders")."""
+    voices = {}
+    for domain in builtin_domains():
+        plan = plan_world(make_scenario(domain, 0))
+        rows = None
+        for name in ("mfg_quality_hold", "food_allergy_note"):
+            if name in voices or not INTENTS[name].fits(World(plan, {}, random.Random(0))):
+                continue
+            rows = rows or generate_rows(plan)
+            built = INTENTS[name].build(World(plan, rows, random.Random(0)))
+            if built is not None:
+                voices[name] = built.say.voices
+    assert voices == {"mfg_quality_hold": ("staff",), "food_allergy_note": ("staff", "self")}, voices

@@ -61,10 +61,16 @@ def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
     never relayed by staff ("This request is for Ann Lee. I act for Bo Fox as their guardian ...")."""
     seen = Counter()
     kinds = (*AUTHORITY_INTENTS, AUTHORITY_PARTIAL)
-    for domain in builtin_domains():  # until each kind was seen three times: the draw decides where they fall
-        if all(seen[name] >= 3 for name in kinds):  # (a set keeps its deeper refusals first: the refused alone is rarer)
+
+    def enough() -> bool:
+        return all(seen[name] >= 1 for name in kinds) and seen[FEASIBLE] >= 3 and \
+            seen[REFUSED] + seen[AUTHORITY_PARTIAL] >= 3
+    # until each kind was seen: the draw decides where they fall (a set keeps its deeper refusals first, so the
+    # refused request alone is rare: 14 of the default corpus's 10,000 tasks, none of them in slot 0)
+    for domain, slot in ((d, s) for s in range(3) for d in builtin_domains()):
+        if enough():
             break
-        plan = plan_world(make_scenario(domain, 0))
+        plan = plan_world(make_scenario(domain, slot))
         for task in generate_tasks(plan, generate_rows(plan)).tasks:
             intents = tuple(task.template.split("+"))
             if not set(intents) & set(kinds):
@@ -74,8 +80,7 @@ def test_task_sets_write_every_authority_request_in_the_customers_own_voice():
             assert not grammar_faults(task.instruction), (task.instruction, grammar_faults(task.instruction))
             refusal = all(INTENTS[i].shape == "infeasible" for i in intents)
             assert voice_violation(RealismText(task.instruction, intents, refusal)) is None, task.instruction
-    assert all(seen[name] >= 1 for name in kinds) and seen[FEASIBLE] >= 3 and seen[REFUSED] + seen[AUTHORITY_PARTIAL] >= 3, \
-        seen
+    assert enough(), seen
 
 
 @pytest.fixture(scope="module", params=sample_or_whole(ONE_PER_LIFECYCLE, WORLDS))

@@ -3,7 +3,7 @@ tables it asks about."""
 
 from __future__ import annotations
 
-from awm.builder.intents.base import Plan, World, intent
+from awm.builder.intents.base import STAFF_ONLY, Plan, World, intent
 from awm.builder.intents.entities.common import BOTH, TODAY, active_party
 from awm.builder.intents.shapes import define, note_every_open_case, reroute_to_quietest_site, rush
 from awm.builder.phrasing import Say, count
@@ -145,7 +145,7 @@ define("mfg_quality_hold", "aggregate", ("manufacturing", "logistics"), lambda w
     w, ("Quality hold: inspect before dispatch", "Hold for batch inspection"), (
         "a batch problem was found || put the note {note} on every {CASE} of {theirs} that is {open}",
         "add {note} as a note to each of {their} {CASE/pl} that are {open}",
-    )))
+    ), voices=STAFF_ONLY))  # a hold is placed by staff, never asked for by the customer whose orders it holds
 
 
 # a site that cannot take more work: a case moved to the least busy other site (shapes.reroute_to_quietest_site)
