@@ -374,7 +374,8 @@ def order_cheapest_not_had_before(w: World) -> Plan | None:
     """A person wants to try something new from a named category, as cheaply as possible: the agent finds them,
     reads each of their cases to learn what they have had, lists the category's items and orders the cheapest one
     still offered that is on none of their cases, at a named site. The cheapest of the category is one they have
-    had, so an agent that skips their history orders it. Of things bought or reserved: no one tries "something new"
+    had, so an agent that skips their history orders it. Every case counts, whatever its status (the request says
+    so: "past" would leave an open one in doubt). Of things bought or reserved: no one tries "something new"
     of a clinic's visits or a firm's services."""
     option, site = w.pick(not_had_options(w)), w.pick(w.rows["site"])
     if option is None or site is None:
@@ -387,11 +388,11 @@ def order_cheapest_not_had_before(w: World) -> Plan | None:
              (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}), w.find_site(site), *order]
     say = Say("do", (
         "{they} want to try something new from {category} || find the cheapest {ITEM} in that {CATEGORY} that is "
-        "on none of {their} past {CASE/pl} and {order} it for {them}, {one}, at {site}",
-        "find the lowest-priced {ITEM} in {category} that {they} have never had on any {CASE} and {order} it for "
-        "{them} at {site}, {one}",
-        "[look through|go through] {their} {CASE/pl}, then {order} for {them}, at {site}, the cheapest {ITEM} "
-        "from {category} that {they} have not had before, {one}",
+        "on none of {their} {CASE/pl} (whatever their status) and {order} it for {them}, {one}, at {site}",
+        "find the lowest-priced {ITEM} in {category} that is not on any {CASE} of {theirs}, whatever its status, "
+        "and {order} it for {them} at {site}, {one}",
+        "[look through|go through] all of {their} {CASE/pl}, then {order} for {them}, at {site}, the cheapest {ITEM} "
+        "from {category} that is on none of them, {one}",
     ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
         party=ref, voices=BOTH)
     plan = Plan(calls, [goal], say, targets={("party", party["id"])})
