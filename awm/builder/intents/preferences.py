@@ -232,6 +232,13 @@ def order_cheapest_in_stock(w: World) -> Plan | None:
 # --- the best-rated item of a named category ----------------------------------------------------------------
 
 
+def _ordered_from_category(w: World, plan: Plan, item: dict) -> Plan:
+    """A request that lists a category's items and orders one of them: the category and the item are learnt from
+    the tools, and the new case is sometimes paid in the same message."""
+    plan.derive(w.n.list("item"), w.fk("category")).derive(w.n.create("line"), w.fk("item"))
+    return paid_at_once(w, plan, [(item, 1)])
+
+
 def top_rated_in_category_options(w: World) -> list[tuple[dict, dict, dict, dict]]:
     """(category, its best-rated item, its runner-up, the best-rated item of all) for each category where two or
     more of its items are rated, one strictly best on average and still offered, and an item of another category is
@@ -276,9 +283,7 @@ def order_top_rated_in_category(w: World) -> Plan | None:
         "that {CATEGORY} with the [highest|best] average rating, {one}",
     ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
         party=ref, voices=SELF)
-    plan = Plan(calls, [goal], say, targets={("party", party["id"])})
-    plan.derive(w.n.list("item"), w.fk("category"))
-    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, 1)])
+    return _ordered_from_category(w, Plan(calls, [goal], say, targets={("party", party["id"])}), item)
 
 
 # --- the last case again, with the cheapest item of the same category ---------------------------------------
@@ -395,6 +400,4 @@ def order_cheapest_not_had_before(w: World) -> Plan | None:
         "from {category} that is on none of them, {one}",
     ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
         party=ref, voices=BOTH)
-    plan = Plan(calls, [goal], say, targets={("party", party["id"])})
-    plan.derive(w.n.list("item"), w.fk("category"))
-    return paid_at_once(w, plan.derive(w.n.create("line"), w.fk("item")), [(item, 1)])
+    return _ordered_from_category(w, Plan(calls, [goal], say, targets={("party", party["id"])}), item)
