@@ -91,6 +91,26 @@ def planned_requests(names: tuple[str, ...], step: int, slots: int, seeds=(1,)):
                     yield name, seed, world, built
 
 
+def read_in_each_voice(requests, voices: dict[str, tuple[str, ...]], hidden) -> Counter:
+    """How many texts of each (request, voice) were read aloud (`read_aloud`), of `requests` ((name, seed, world,
+    plan) as `planned_requests` yields them), each in the voices `voices[name]` allows and hiding `hidden(world,
+    plan)`; a person named 'Charles Charles' is skipped (a doubled word, whoever writes)."""
+    seen = Counter()
+    for name, seed, world, built in requests:
+        if built.say.party and len(set(built.say.party.name.split())) == 1:
+            continue
+        read = read_aloud(world.plan, built, voices[name], seed, hidden(world, built))
+        for voice in voices[name]:
+            seen[name, voice] += read // len(voices[name])
+    return seen
+
+
+def fitting_worlds(names: tuple[str, ...], step: int, slots: int):
+    """(plan, rows) of every `step`-th built-in world of the first `slots` slots that some request of `names` fits."""
+    return ((plan, rows) for plan, rows in builtin_worlds(step, slots)
+            if any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in names))
+
+
 def drawn_requests(names: tuple[str, ...], worlds):
     """(name, task) of each task the task sets of `worlds` ((plan, rows) pairs) make of a request of `names`: what a
     set draws of a family (a task joining two requests of it counts for each)."""

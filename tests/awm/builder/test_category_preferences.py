@@ -29,9 +29,11 @@ from tests.awm.builder.families import (
     assert_proven_in_each_voice,
     builtin_worlds,
     drawn_requests,
+    fitting_worlds,
     judged,
+    planned_requests,
     prove_family,
-    read_aloud,
+    read_in_each_voice,
     wrong_runs,
 )
 from tests.lanes import sample_or_whole
@@ -50,17 +52,12 @@ def _customer_writes(w: World) -> set[str]:
 
 def test_the_requests_are_planned_in_many_worlds_each_deep_and_with_customer_tools_only():
     counted = Counter()
-    for plan, rows in builtin_worlds(1, 2):
-        for name in NAMES:
-            world = World(plan, rows, random.Random(1))
-            built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
-            if built is None:
-                continue
-            counted[name] += 1
-            tools = [tool for tool, _ in built.calls]
-            assert len(tools) >= 7 and len(set(tools)) >= 6, (name, tools)
-            assert {t for t in tools if not t.startswith(("get_", "list_", "search_"))} <= _customer_writes(world)
-            assert built.say.voices == VOICES[name] and built.derived
+    for name, _, world, built in planned_requests(NAMES, 1, 2):
+        counted[name] += 1
+        tools = [tool for tool, _ in built.calls]
+        assert len(tools) >= 7 and len(set(tools)) >= 6, (name, tools)
+        assert {t for t in tools if not t.startswith(("get_", "list_", "search_"))} <= _customer_writes(world)
+        assert built.say.voices == VOICES[name] and built.derived
     assert counted[TOP_RATED] >= 30 and counted[REPEAT] >= 80 and counted[ADD_CHEAPEST] >= 80, counted
     assert counted[NOT_HAD] >= 60, counted
 
@@ -169,17 +166,7 @@ def _hidden(world: World, built) -> list[str]:
 
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
-    seen = Counter()
-    for plan, rows in builtin_worlds(3, 2):
-        for name in NAMES:
-            for seed in range(3):
-                world = World(plan, rows, random.Random(seed))
-                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
-                if built is None or len(set(built.say.party.name.split())) == 1:
-                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
-                read = read_aloud(plan, built, VOICES[name], seed, _hidden(world, built))
-                for voice in VOICES[name]:
-                    seen[name, voice] += read // len(VOICES[name])
+    seen = read_in_each_voice(planned_requests(NAMES, 3, 2, range(3)), VOICES, _hidden)
     assert all(seen[name, voice] >= 12 for name in NAMES for voice in VOICES[name]), seen
 
 
@@ -189,9 +176,7 @@ def test_task_sets_draw_the_requests(lane):
     voice; in the fast lane's sample (every fourth domain, one slot), what is drawn is checked."""
     step, slots = lane
     drawn = Counter()
-    fitting = ((plan, rows) for plan, rows in builtin_worlds(step, slots)
-               if any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in NAMES))
-    for name, task in drawn_requests(NAMES, fitting):
+    for name, task in drawn_requests(NAMES, fitting_worlds(NAMES, step, slots)):
         drawn[name] += 1
         assert len(task.reference_solution) >= 7
         if name == TOP_RATED:

@@ -29,10 +29,12 @@ from awm.store import ArtifactStore
 from tests.awm.builder.families import (
     builtin_worlds,
     drawn_requests,
+    fitting_worlds,
     judged,
     planned,
+    planned_requests,
     proven_in,
-    read_aloud,
+    read_in_each_voice,
     wrong_runs,
 )
 from tests.awm.builder.test_intents import assert_every_proof_passed
@@ -184,17 +186,7 @@ def _hidden(world: World, built) -> list[str]:
 
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
-    seen = Counter()
-    for plan, rows in builtin_worlds(4, 2):
-        for name in GOAL_INTENTS:
-            for seed in range(3):
-                world = World(plan, rows, random.Random(seed))
-                built = INTENTS[name].build(world) if INTENTS[name].fits(world) else None
-                if built is None or len(set(built.say.party.name.split())) == 1:
-                    continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
-                read = read_aloud(plan, built, VOICES[name], seed, _hidden(world, built))
-                for voice in VOICES[name]:
-                    seen[name, voice] += read // len(VOICES[name])
+    seen = read_in_each_voice(planned_requests(GOAL_INTENTS, 4, 2, range(3)), VOICES, _hidden)
     assert all(seen[name, voice] >= 12 for name in GOAL_INTENTS for voice in VOICES[name]), seen
 
 
@@ -204,9 +196,7 @@ def test_task_sets_draw_the_requests(lane):
     one slot), the requests drawn are checked but not that each one is."""
     step, slots = lane
     drawn = Counter()
-    fitting = ((plan, rows) for plan, rows in builtin_worlds(step, slots)
-               if any(INTENTS[n].fits(World(plan, {}, random.Random(0))) for n in GOAL_INTENTS))
-    for name, task in drawn_requests(GOAL_INTENTS, fitting):
+    for name, task in drawn_requests(GOAL_INTENTS, fitting_worlds(GOAL_INTENTS, step, slots)):
         drawn[name] += 1
         assert len(task.reference_solution) >= 8
         if name == TOP_RATED:

@@ -34,7 +34,7 @@ from tests.awm.builder.families import (
     judged,
     planned_requests,
     prove_family,
-    read_aloud,
+    read_in_each_voice,
     world_and_plan,
     wrong_runs,
 )
@@ -216,13 +216,7 @@ def _hidden(world: World, built) -> list[str]:
 
 
 def test_each_request_reads_as_one_persons_message_in_each_voice():
-    seen = Counter()
-    for name, seed, world, built in planned_requests(STANDING_INTENTS, 2, 2, range(3)):
-        if built.say.party and len(set(built.say.party.name.split())) == 1:
-            continue  # a person named 'Charles Charles' reads as a doubled word, whoever writes
-        read = read_aloud(world.plan, built, VOICES[name], seed, _hidden(world, built))
-        for voice in VOICES[name]:
-            seen[name, voice] += read // len(VOICES[name])
+    seen = read_in_each_voice(planned_requests(STANDING_INTENTS, 2, 2, range(3)), VOICES, _hidden)
     assert all(seen[name, voice] >= (12 if name != RETURN else 3) for name in STANDING_INTENTS
                for voice in VOICES[name]), seen
 
