@@ -104,7 +104,7 @@ KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
 # one of the category's own of six; an aggregate of four (at six a person's short questions, "how much do I still
 # owe?", were all but never drawn)
 KEPT_STEPS = {"conditional": 6, "aggregate": 4, "specific": 6}
-DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones
+DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones (`_deep`)
 CANDIDATES = 4  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 # refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (a goal of which the
 # rules forbid one part, or a refusal found by reading the person's cases, where the draw offers one)
@@ -118,13 +118,19 @@ def _first_deep(plans: list[Plan], n: int, steps: int) -> list[Plan]:
     return sorted(plans, key=lambda p: len(p.calls) < steps)[:n]
 
 
+def _deep(plan: Plan) -> bool:
+    """Whether a request comes before the shallower ones: `DEEP_STEPS` or more steps, but not an aggregate's (its
+    steps are reads of one or two tools record by record, length rather than depth: a set keeps one aggregate,
+    and the others come after the deep goals)."""
+    return len(plan.calls) >= DEEP_STEPS and plan.shape != "aggregate"
+
+
 def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
     """The drawn requests in the order tasks are made of them: `refusals` of the refusals, one conditional and one
     aggregate request and one request specific to the world's category (a set keeps its mix of shapes and its kind
     of business's own requests: of each, the first drawn with its `KEPT_STEPS` or more steps where the draw offers one,
-    of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`DEEP_STEPS` or more:
-    one goal per task, so a task's steps are its request's own: lookups, chained steps, a confirmation), then the
-    rest, each group in drawn order (so the intents stay varied). The refusals not kept are dropped."""
+    of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`_deep`: one goal per task,
+    so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each group in drawn order (so the intents stay varied). The refusals not kept are dropped."""
     kept = _first_deep([p for p in plans if p.shape == "infeasible"], refusals, REFUSAL_STEPS)
     for shape in KEPT_SHAPES[1:]:
         if not any(p.shape == shape for p in kept):
@@ -134,7 +140,7 @@ def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
                             KEPT_STEPS["specific"])
     kept = [p for p in plans if any(p is k for k in kept)]  # in drawn order
     rest = sorted((p for p in plans if p.shape != "infeasible" and not any(p is k for k in kept)),
-                  key=lambda p: len(p.calls) < DEEP_STEPS)
+                  key=lambda p: not _deep(p))
     return kept + rest
 
 

@@ -8,11 +8,16 @@ person weighing a cancellation asks "if I cancelled every order I still can, how
 reads each case that can still be cancelled and adds up what was captured on them, not on those past it). Staff ask
 what money actually came in: "how much did our Leeview branch take on its delivered orders, captured payments only?"
 (the agent lists the site's cases in that status and each one's payments, and adds up the captured ones), "between
-Ruth Nelson and Jeffrey Mendez, whose orders brought in more, and how much?" (the same, for each one's cases)."""
+Ruth Nelson and Jeffrey Mendez, whose orders brought in more, and how much?" (the same, for each one's cases), "who
+is our best customer at the Leeview branch, by money actually taken?" (the same, for each site's case, then the
+winner's name). Questions that cross the catalogue: "how much have I spent on 'Garden Tools', leaving out cancelled
+orders?" (the agent finds the category and its items, then reads each of the person's cases and adds up the lines of
+those items), "how many units of 'Garden Tools' does the Leeview branch hold?" (the category's items, then the site's
+stock levels of them)."""
 
 from __future__ import annotations
 
-from awm.builder.intents.base import BOTH, STAFF_ONLY, Plan, World, intent, or_words, status_words
+from awm.builder.intents.base import BOTH, CASES_READ, STAFF_ONLY, Plan, World, intent, or_words, status_words
 from awm.builder.intents.errands import MAX_OWING
 from awm.builder.intents.steps import (
     CANCEL_REASONS,
@@ -31,10 +36,13 @@ from awm.builder.phrasing import Say, T, money, quote
 
 TALLY_INTENTS = ("busiest_site_question", "largest_balance_question")
 TAKINGS_INTENTS = ("site_takings_question", "staff_takings_question")  # what was captured, case by case
+BEST_CUSTOMER = "best_customer_at_site_question"  # the same, case by case over a site, summed per person
+CATALOGUE_INTENTS = ("category_spend_question", "category_stock_question")  # a category's items, then the records
 CUT_BACK = "cut_back_on_largest_balance"  # decided by the same comparison: the case that owes the most
 MAX_SITES = 6  # sites whose cases the agent lists one by one
 TAKINGS_CASES = (3, 6)  # how many cases of a site the takings question reads the payments of, one by one
 COMPARED_CASES = (4, 7)  # how many cases of two members of staff, together, the comparison reads the same way
+SITE_CASES = (3, 9)  # how many cases of a site the best-customer question reads the payments of
 
 
 def busiest_site(w: World) -> tuple[dict, int] | None:
@@ -335,3 +343,186 @@ def staff_takings_question(w: World) -> Plan | None:
     ), {"a": w.person(a), "b": w.person(b), "left_out": _left_out(w, "or")}, voices=STAFF_ONLY)
     return Plan(calls, [w.staff_answer(winner), w.money_answer(got)], say, answer=f"{w.person(winner)}, with "
                 f"{money(got)}.", targets={("staff", winner["id"]), ("staff", other["id"])})
+
+
+# --- the person who brought in the most at one site --------------------------------------------------------------
+
+
+def _billed(w: World, case: dict) -> float:
+    return case["total_amount"]
+
+
+def _paid_at_all(w: World, case: dict) -> float:
+    return sum(p["amount"] for p in w.children("payment", "case", case["id"]))
+
+
+def _top(w: World, cases: list[dict], figure) -> tuple[int, float]:
+    """(the person whose `cases` come to the most by `figure`, that sum): what a policy adding up the wrong figure
+    answers (the first of a tie)."""
+    sums: dict[int, float] = {}
+    for case in cases:
+        party_id = case[w.fk("party")]
+        sums[party_id] = round(sums.get(party_id, 0) + figure(w, case), 2)
+    return max(sums.items(), key=lambda kv: kv[1])
+
+
+def best_customer_options(w: World) -> list[tuple[dict, list[dict], dict, float, dict]]:
+    """(site, its cases, the person whose cases there took strictly the most in captured payments (by 1.00 or more),
+    that figure, the runner-up) wherever the site holds `SITE_CASES` cases of two or more people, something was
+    captured on the cases of two or more of them, the winner's name is theirs alone, and neither what was billed (the
+    cases' totals) nor every payment added up (pending, failed, refunded) gives the same person with the same figure."""
+    low, high = SITE_CASES
+    options = []
+    for site in w.rows["site"]:
+        cases = sorted(w.children("case", "site", site["id"]), key=lambda c: c["id"])
+        if not low <= len(cases) <= high:
+            continue
+        got: dict[int, float] = {}
+        for case in cases:
+            party_id = case[w.fk("party")]
+            got[party_id] = round(got.get(party_id, 0) + takings(w, [case]), 2)
+        ranked = sorted(got.items(), key=lambda kv: -kv[1])
+        if len(ranked) < 2 or ranked[1][1] <= 0 or ranked[0][1] - ranked[1][1] < 1:
+            continue
+        winner = w.by_id("party", ranked[0][0])
+        if not w.unique_person("party", winner) or any(_top(w, cases, figure) == (winner["id"], ranked[0][1])
+                                                       for figure in (_billed, _paid_at_all)):
+            continue
+        options.append((site, cases, winner, ranked[0][1], w.by_id("party", ranked[1][0])))
+    return options
+
+
+@intent("aggregate")
+def best_customer_at_site_question(w: World) -> Plan | None:
+    """Which person brought in the most at one site, and how much: the agent finds the site, lists its cases and
+    each one's payments, adds up the captured ones person by person, and reads the winner's name (the cases hold
+    only the person's id)."""
+    option = w.pick(best_customer_options(w))
+    if option is None:
+        return None
+    site, cases, winner, got, runner_up = option
+    calls = [w.find_site(site), (w.n.list("case"), {w.fk("site"): site["id"], "limit": 100}),
+             *((w.n.list("payment"), {w.fk("case"): c["id"]}) for c in cases),
+             (w.n.get("party"), {w.pk("party"): winner["id"]})]
+    name = w.text_answer(w.person(winner), [w.person(p) for p in w.rows["party"]])
+    name.expect["type"] = "name"
+    say = Say("ask", (
+        "who is our [top|most valuable] {PARTY} at {site} by money actually taken, that is, whose {CASE/pl} there "
+        "add up to the most in captured {PAYMENT/pl}, and how much is that",
+        "at {site}, which {PARTY} has paid the most across all their {CASE/pl}, counting only captured "
+        "{PAYMENT/pl}, and what does it come to",
+        "[I'd like|we'd like|I want] to thank our [best|top] {PARTY} at {site} || whose {CASE/pl} at that {SITE} "
+        "brought in the most, captured {PAYMENT/pl} only (not {left_out}), and how much was it",
+        "if you add up the captured {PAYMENT/pl} on the {CASE/pl} at {site} {PARTY} by {PARTY}, who comes out on "
+        "top, and with how much",
+    ), {"site": site["name"], "left_out": _left_out(w, "or")}, voices=STAFF_ONLY)
+    return Plan(calls, [name, w.money_answer(got)], say, answer=f"{w.person(winner)}, with {money(got)}.",
+                targets={("site", site["id"]), ("party", winner["id"])})
+
+
+# --- what a person spent on one category; what a site holds of one -----------------------------------------------
+
+
+def _category_items(w: World, category: dict) -> set[int]:
+    return {i["id"] for i in w.rows["item"] if i[w.fk("category")] == category["id"]}
+
+
+def _find_category(w: World, category: dict) -> list[tuple[str, dict]]:
+    """The calls that learn a category's items from its name: the category found, its items listed."""
+    return [(w.n.list("category"), {"query": category["name"]}),
+            (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+
+
+def _spent_on(w: World, cases: list[dict], items: set[int]) -> float:
+    """Quantity times unit price on the lines of `cases` that hold one of `items`."""
+    return round(sum(x["quantity"] * x["unit_price"] for c in cases for x in w.children("line", "case", c["id"])
+                     if x[w.fk("item")] in items), 2)
+
+
+def category_spend_options(w: World) -> list[tuple[dict, list[dict], dict, float]]:
+    """(party, their cases that were not cancelled, a category, what its items came to on those cases: quantity times
+    the unit price on each line) wherever two to `CASES_READ` + 1 such cases are read, two or more of them hold an
+    item of the category, another category's items are on them too (every line added up is another figure, by 1.00
+    or more) and no other category has its name."""
+    names = [c["name"] for c in w.rows["category"]]
+    options = []
+    for party in w.active_parties("case"):
+        kept = sorted((c for c in w.party_cases(party) if c["status"] != w.fl.cancel.target), key=lambda c: c["id"])
+        if not 2 <= len(kept) <= CASES_READ + 1:
+            continue
+        everything = _spent_on(w, kept, {i["id"] for i in w.rows["item"]})
+        for category in w.rows["category"]:
+            items = _category_items(w, category)
+            holding = [c for c in kept if any(x[w.fk("item")] in items for x in w.children("line", "case", c["id"]))]
+            spent = _spent_on(w, kept, items)
+            if len(holding) >= 2 and spent >= 1 and everything - spent >= 1 and names.count(category["name"]) == 1:
+                options.append((party, kept, category, spent))
+    return options
+
+
+@intent("aggregate", flavours=PURCHASES, needs=("category",), item="priced")
+def category_spend_question(w: World) -> Plan | None:
+    """What a person's cases that were not cancelled came to on one category's items: the agent finds the category
+    and lists its items, finds the person, lists their cases and reads each one that was not cancelled, adding up
+    quantity times unit price on the lines of those items."""
+    option = w.pick(category_spend_options(w))
+    if option is None:
+        return None
+    party, kept, category, spent = option
+    ref = w.party_ref(party)
+    calls = [w.find_party(ref), *_find_category(w, category), (w.n.list("case"), {w.fk("party"): party["id"]}),
+             *(get_case(w, c) for c in kept)]
+    say = Say("ask", (
+        "how much {have_they} spent on {category} altogether, across {their} {CASE/pl} that were not cancelled "
+        "(quantity times unit price on each line)",
+        "across {their} {CASE/pl}, leaving out the cancelled ones, what do the {ITEM/pl} from {category} come to in "
+        "total, at the unit prices on those {CASE/pl}",
+        "adding up every line that holds {a ITEM} from {category} on {their} {CASE/pl} (except cancelled ones), "
+        "what is the total, quantity times unit price",
+        "[what|how much] do the {ITEM/pl} from {category} come to on {their} {CASE/pl} so far, leaving out any "
+        "{CASE} that was cancelled and counting the unit prices on them",
+    ), {"category": quote(category["name"])}, party=ref, voices=BOTH)
+    plan = Plan(calls, [w.money_answer(spent)], say, answer=money(spent),
+                targets={("party", party["id"]), ("category", category["id"])})
+    return plan.derive(w.n.list("item"), w.fk("category"))
+
+
+def category_stock_options(w: World) -> list[tuple[dict, dict, int]]:
+    """(site, category, how many units of its items the site holds) wherever the site keeps stock of two or more of
+    the category's items and of another category's (the site's whole stock is another figure), the category's items
+    are stocked at another site too (its stock everywhere is another figure), and no other category has its name."""
+    names = [c["name"] for c in w.rows["category"]]
+    options = []
+    for category in w.rows["category"]:
+        items = _category_items(w, category)
+        levels = [s for s in w.rows["stock_level"] if s[w.fk("item")] in items]
+        for site in w.rows["site"]:
+            here = [s for s in w.rows["stock_level"] if s[w.fk("site")] == site["id"]]
+            held = [s for s in here if s[w.fk("item")] in items]
+            units = sum(s["quantity"] for s in held)
+            if (len(held) >= 2 and units >= 2 and len(here) > len(held) and len(levels) > len(held)
+                    and names.count(category["name"]) == 1):
+                options.append((site, category, units))
+    return options
+
+
+@intent("aggregate", needs=("stock_level", "category"))
+def category_stock_question(w: World) -> Plan | None:
+    """How many units of one category's items a site holds: the agent finds the category and lists its items, finds
+    the site and lists its stock levels, and adds up those of the category's items."""
+    option = w.pick(category_stock_options(w))
+    if option is None:
+        return None
+    site, category, units = option
+    calls = [*_find_category(w, category), w.find_site(site),
+             (w.n.list("stock_level"), {w.fk("site"): site["id"], "limit": 100})]
+    say = Say("ask", (
+        "how many units from the {category} {CATEGORY} does {site} hold in stock altogether",
+        "adding up every {ITEM} in {category}, how many units are on hand at {site} right now",
+        "at {site}, what is the total stock of {ITEM/pl} from {category}, counting every one of them",
+        "[I'm|I am] [planning a promotion on|about to advertise] {category} at {site} || how many units of its "
+        "{ITEM/pl} [are in stock there|does that {SITE} have on hand], all of them together",
+    ), {"category": quote(category["name"]), "site": site["name"]})
+    plan = Plan(calls, [w.number_answer(units)], say, answer=str(units),
+                targets={("site", site["id"]), ("category", category["id"])})
+    return plan.derive(w.n.list("item"), w.fk("category"))

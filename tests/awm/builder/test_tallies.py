@@ -5,7 +5,10 @@ verification stage in each voice it allows, and an answer a plausible wrong poli
 open cases of one status only, the case with the largest total rather than the largest balance) scores zero. A
 person cutting back (cancel the open case owing the most, pay off the others) is held to the same: another case
 cancelled, or the others left unpaid, scores zero. What a site or each of two colleagues took is the captured
-payments case by case: a figure of the cases' totals, or of every payment (pending, failed, refunded), scores zero."""
+payments case by case: a figure of the cases' totals, or of every payment (pending, failed, refunded), scores zero.
+So is a site's best customer (the runner-up, or the winner by what was billed), what a person spent on one category
+(every line added up, cancelled cases counted) and what a site holds of one category (its whole stock, or the
+category's stock everywhere)."""
 
 from __future__ import annotations
 
@@ -17,11 +20,16 @@ import pytest
 from awm.builder.intents import INTENTS, World
 from awm.builder.intents.steps import balance_due, captured
 from awm.builder.intents.tallies import (
+    BEST_CUSTOMER,
+    CATALOGUE_INTENTS,
     CUT_BACK,
     REFUND_QUESTION,
     TAKINGS_INTENTS,
     TALLY_INTENTS,
+    best_customer_options,
     busiest_site,
+    category_spend_options,
+    category_stock_options,
     largest_balance_options,
     takings,
 )
@@ -32,12 +40,15 @@ from tests.awm.builder.families import (
     planned_requests,
     prove_family,
     read_aloud,
+    read_in_each_voice,
     wrong_runs,
 )
 
 SITE, BALANCE = TALLY_INTENTS
 SITE_TAKINGS, STAFF_TAKINGS = TAKINGS_INTENTS
-VOICES = {SITE: ("staff",), BALANCE: ("staff", "self"), SITE_TAKINGS: ("staff",), STAFF_TAKINGS: ("staff",)}
+SPEND, STOCK = CATALOGUE_INTENTS
+VOICES = {SITE: ("staff",), BALANCE: ("staff", "self"), SITE_TAKINGS: ("staff",), STAFF_TAKINGS: ("staff",),
+          BEST_CUSTOMER: ("staff",), SPEND: ("staff", "self"), STOCK: ("staff",)}
 PER_INTENT = 2
 
 
@@ -97,7 +108,7 @@ def test_each_question_reads_as_one_persons_message_in_each_voice():
 
 
 # the questions, the cut back and the refund question, proven together (one build of each world they are planned in)
-PROVEN = (*TALLY_INTENTS, CUT_BACK, REFUND_QUESTION, *TAKINGS_INTENTS)
+PROVEN = (*TALLY_INTENTS, CUT_BACK, REFUND_QUESTION, *TAKINGS_INTENTS, BEST_CUSTOMER, *CATALOGUE_INTENTS)
 
 
 @pytest.fixture(scope="module")
@@ -271,3 +282,136 @@ def test_takings_counted_from_totals_or_every_payment_score_zero(proven):
                 assert good["complete"] and not bad["complete"], (answer, bad, good)
                 checked[name] += 1
     assert checked[SITE_TAKINGS] >= 2 and checked[STAFF_TAKINGS] >= 1, checked
+
+
+# --- a site's best customer; what a person spent on one category; what a site holds of one --------------------------
+
+def _sums(world: World, cases: list[dict], figure) -> Counter:
+    sums = Counter()
+    for case in cases:
+        sums[case[world.fk("party")]] += figure(world, case)
+    return sums
+
+
+def _category_of(world: World, built) -> set[int]:
+    """The items of the category the request lists."""
+    category = next(a[world.fk("category")] for t, a in built.calls if t == world.n.list("item"))
+    return {i["id"] for i in world.rows["item"] if i[world.fk("category")] == category}
+
+
+def _lines_on(world: World, cases, items: set[int]) -> float:
+    return round(sum(x["quantity"] * x["unit_price"] for c in cases for x in world.children("line", "case", c["id"])
+                     if x[world.fk("item")] in items), 2)
+
+
+def test_the_catalogue_questions_read_every_record_they_add_up():
+    """The best customer: every case of the site has its payments listed, the winner strictly ahead by 1.00 and
+    named by reading their record; a category's spend: every case of the person that was not cancelled read, the
+    category's items listed; a category's stock: the site's stock levels listed. Each answer recomputed here."""
+    planned = Counter()
+    for name, _seed, world, built in planned_requests((BEST_CUSTOMER, *CATALOGUE_INTENTS), 1, 1):
+        assert built.is_question and built.say.voices == VOICES[name], name
+        if name == BEST_CUSTOMER:
+            site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("case"))
+            cases = [c for c in world.rows["case"] if c[world.fk("site")] == site]
+            listed = [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
+            assert sorted(listed) == sorted(c["id"] for c in cases) and 3 <= len(cases) <= 9
+            got = _sums(world, cases, lambda w, c: takings(w, [c]))
+            (winner, top), (_, second) = got.most_common(2)
+            read = [a[world.pk("party")] for t, a in built.calls if t == world.n.get("party")]
+            assert read == [winner] and top - second >= 1
+            assert built.goals[0].expect["value"] == world.person(world.by_id("party", winner))
+            assert built.goals[1].expect["value"] == round(top, 2)
+        elif name == SPEND:
+            party = built.say.party.id
+            kept = [c for c in world.rows["case"] if c[world.fk("party")] == party
+                    and c["status"] != world.fl.cancel.target]
+            read = {a[world.pk("case")] for t, a in built.calls if t == world.n.get("case")}
+            assert read == {c["id"] for c in kept} and 2 <= len(kept) <= 5
+            items = _category_of(world, built)
+            assert built.goals[0].expect["value"] == _lines_on(world, kept, items)
+            assert _lines_on(world, kept, {i["id"] for i in world.rows["item"]}) - _lines_on(world, kept, items) >= 1
+        else:
+            site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("stock_level"))
+            items = _category_of(world, built)
+            held = [s for s in world.rows["stock_level"] if s[world.fk("site")] == site and s[world.fk("item")] in items]
+            assert len(held) >= 2 and built.goals[0].expect["value"] == sum(s["quantity"] for s in held)
+        planned[name] += 1
+    assert planned[BEST_CUSTOMER] >= 30 and planned[SPEND] >= 60 and planned[STOCK] >= 10, planned
+
+
+def test_the_options_are_told_apart_from_the_wrong_figures():
+    """Of every option in the first two slots: the best customer is another person, or the same with another figure,
+    when what was billed or every payment is added up; a category's spend is not every line's; a category's stock
+    at the site is neither the site's whole stock nor the category's everywhere."""
+    checked = Counter()
+    for plan, rows in builtin_worlds(1, 2):
+        world = World(plan, rows, random.Random(0))
+        if not INTENTS[BEST_CUSTOMER].fits(world):
+            continue
+        for _site, cases, winner, got, _runner_up in best_customer_options(world):
+            for figure in (lambda w, c: c["total_amount"],
+                           lambda w, c: sum(p["amount"] for p in w.children("payment", "case", c["id"]))):
+                other, amount = _sums(world, cases, figure).most_common(1)[0]
+                assert (other, round(amount, 2)) != (winner["id"], got)
+            checked[BEST_CUSTOMER] += 1
+        if INTENTS[SPEND].fits(world):
+            for _party, kept, category, spent in category_spend_options(world):
+                items = {i["id"] for i in rows["item"] if i[world.fk("category")] == category["id"]}
+                assert _lines_on(world, kept, items) == spent
+                assert abs(_lines_on(world, kept, {i["id"] for i in rows["item"]}) - spent) >= 1
+                checked[SPEND] += 1
+        if INTENTS[STOCK].fits(world):
+            for site, category, units in category_stock_options(world):
+                items = {i["id"] for i in rows["item"] if i[world.fk("category")] == category["id"]}
+                here = [s for s in rows["stock_level"] if s[world.fk("site")] == site["id"]]
+                everywhere = [s for s in rows["stock_level"] if s[world.fk("item")] in items]
+                assert units == sum(s["quantity"] for s in here if s[world.fk("item")] in items)
+                assert len(here) > len([s for s in here if s[world.fk("item")] in items])
+                assert len(everywhere) > len([s for s in here if s[world.fk("item")] in items])
+                checked[STOCK] += 1
+    assert checked[BEST_CUSTOMER] >= 50 and checked[SPEND] >= 100 and checked[STOCK] >= 20, checked
+
+
+def test_the_catalogue_questions_read_as_one_persons_message_in_each_voice():
+    seen = read_in_each_voice(planned_requests((BEST_CUSTOMER, *CATALOGUE_INTENTS), 3, 2, seeds=(0, 1)), VOICES,
+                              lambda world, built: [str(g.expect["value"]) for g in built.goals])
+    assert all(seen[name, voice] >= 5 for name in (BEST_CUSTOMER, *CATALOGUE_INTENTS) for voice in VOICES[name]), seen
+
+
+def test_the_catalogue_answers_of_wrong_policies_score_zero(proven):
+    """The runner-up customer with their figure, and the winner with what was billed; every line of the person's
+    cases that were not cancelled, and the category's lines on every case of theirs (cancelled ones too, where that
+    differs); the site's whole stock, and the category's stock at every site: each incomplete, while the reference
+    answer is complete."""
+    checked = Counter()
+    for store, env_id, plan, world, built, task in wrong_runs(proven, BEST_CUSTOMER):
+        site_id = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("case"))
+        _, cases, winner, _, runner_up = next(o for o in best_customer_options(world) if o[0]["id"] == site_id)
+        second = round(sum(takings(world, [c]) for c in cases if c[world.fk("party")] == runner_up["id"]), 2)
+        billed = round(sum(c["total_amount"] for c in cases if c[world.fk("party")] == winner["id"]), 2)
+        for answer in (f"{world.person(runner_up)}, with {second:.2f}.", f"{world.person(winner)}, with {billed:.2f}."):
+            if answer == task.reference_answer:
+                continue
+            bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
+            assert good["complete"] and not bad["complete"], (answer, bad, good)
+            checked[BEST_CUSTOMER] += 1
+    for name in CATALOGUE_INTENTS:
+        for store, env_id, plan, world, built, task in wrong_runs(proven, name):
+            items = _category_of(world, built)
+            if name == SPEND:
+                mine = [c for c in world.rows["case"] if c[world.fk("party")] == built.say.party.id]
+                kept = [c for c in mine if c["status"] != world.fl.cancel.target]
+                figures = [_lines_on(world, kept, {i["id"] for i in world.rows["item"]}), _lines_on(world, mine, items)]
+                answers = [f"{f:.2f}" for f in figures]
+            else:
+                site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("stock_level"))
+                answers = [str(sum(s["quantity"] for s in world.rows["stock_level"] if s[world.fk("site")] == site)),
+                           str(sum(s["quantity"] for s in world.rows["stock_level"] if s[world.fk("item")] in items))]
+            for answer in answers:
+                if answer == task.reference_answer:
+                    continue
+                bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
+                assert good["complete"] and not bad["complete"], (answer, bad, good)
+                checked[name] += 1
+    assert checked[BEST_CUSTOMER] >= 1 and checked[SPEND] >= 1 and checked[STOCK] >= 1, checked
