@@ -166,7 +166,7 @@ def insurance_over_allocate(w: World) -> Plan | None:
 
 @intent("conditional", categories=("insurance",), flavours=("application",), needs=("invoice",))
 def insurance_approve_unless_overdue(w: World) -> Plan | None:
-    """A claim under review approved, unless its person has an overdue invoice: then rejected with a note."""
+    """An application under review approved, unless its person has an overdue invoice: then rejected with a note."""
     options = []
     for case in w.rows["case"]:
         if case["status"] != "under_review" or w.party_of(case)["status"] != "active":
