@@ -47,10 +47,14 @@ def _round_between(low: float, high: float) -> float | None:
     return middle if low < middle < high else None
 
 
+VERBS = {"goods": "order", "made_to_order": "order", "plan": "buy", "program": "apply for"}
+
+
 def _verb(w: World) -> str:
-    """What a customer does to get an item: orders goods and things made to order, books anything else (a cabin, a
-    lesson, a repair)."""
-    return "order" if w.plan.scenario.item_kind in ("goods", "made_to_order") else "book"
+    """What a customer does to get an item: orders goods and things made to order, buys a plan (a policy, a hosting
+    plan, a subscription: no one "books" one), applies for a programme, books anything else (a cabin, a lesson, a
+    repair)."""
+    return VERBS.get(w.plan.scenario.item_kind, "book")
 
 
 def _just_one(w: World) -> str:

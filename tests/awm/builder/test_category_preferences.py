@@ -260,3 +260,18 @@ def test_an_agent_that_orders_the_cheapest_of_the_category_without_reading_the_h
         return (("cheapest they had", min(alike, key=lambda i: i["price"])),)
     checked = _wrong_policies_score_zero(proven, NOT_HAD, policies)
     assert checked["cheapest they had"] >= 2, checked
+
+
+def test_a_plan_is_bought_and_a_programme_applied_for_never_booked():
+    """The verb a customer's choice is asked with follows what the world sells: a policy, hosting plan or
+    subscription is bought and a degree programme applied for ("book the priciest coverage plan" read wrongly),
+    goods ordered, rooms and visits booked."""
+    said = Counter()
+    for name, _seed, world, built in planned_requests((TOP_RATED, NOT_HAD, "order_top_rated_under_budget",
+                                                      "order_dearest_within_budget"), 1, 1):
+        kind = world.plan.scenario.item_kind
+        verb = built.say.slots["order"]
+        assert verb == {"goods": "order", "made_to_order": "order", "plan": "buy",
+                        "program": "apply for"}.get(kind, "book"), (name, kind, verb)
+        said[kind] += 1
+    assert said["plan"] >= 3 and said["goods"] >= 3 and said["booking"] >= 3, said
