@@ -415,9 +415,9 @@ _SELF_INTROS_BY_IDENT = {
                    "[Dear support|Dear team|To the support team|Hello team|Dear customer service], I'm {name}, reachable at "
                    "{email}.",
                    "[Evening|Morning|Afternoon|Hello|Hi|Hi there], {name} here, on {email}.",
-                   f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |]{email}).",
+                   f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |email address: |account: |]{email}).",
                    "{name} here, [email|my email is|reachable at|you can reach me at|contact email] {email}.",
-                   f"{_GREETING}, I'm {{name}} (email: {{email}}).", "[Hello|Hi|Hi there], {name} writing, {email}.",
+                   f"{_GREETING}, I'm {{name}} (email: {{email}}).", f"{_GREETING}, {{name}} writing, {{email}}.",
                    f"{_GREETING}, I'm {{name}} and my account email is {{email}}.",
                    "[It's|This is] {name}, [email|account] {email}."),
     "email": (f"{_GREETING}, my email address is {{email}}.",
@@ -426,7 +426,7 @@ _SELF_INTROS_BY_IDENT = {
               f"{_GREETING}, this is the account holder for {{email}}.",
               f"{_GREETING}, I have an account with you under {{email}}."),
     "name": ("[Hi|Hello|Hi there|Good morning|Good afternoon], this is {name}.", "[Hello|Hi|Good morning|Good afternoon], my name is {name}.",
-             "{name} here[|, writing in|, a customer of yours].",
+             "{name} here[|, writing in|, a customer of yours|, getting in touch|, with a request].",
              "[Good afternoon|Good morning|Good evening|Hi|Hello], I'm {name}.",
              "Dear [team|support|support team], {name} writing.", "[Hey|Hi|Hello], it's {name}."),
 }
