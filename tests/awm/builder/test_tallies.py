@@ -228,6 +228,19 @@ def test_a_refund_counted_over_every_case_scores_zero(proven):
 
 # --- what was taken: a site's cases in one status, two colleagues' cases ----------------------------------------------
 
+def _score_zero(store, env_id, plan, task, built, answers: list[str]) -> int:
+    """How many of `answers` (the reference's own skipped) were judged: each with the reference's calls is
+    incomplete, while the reference answer is complete."""
+    judged_wrong = 0
+    for answer in answers:
+        if answer == task.reference_answer:
+            continue
+        bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
+        assert good["complete"] and not bad["complete"], (answer, bad, good)
+        judged_wrong += 1
+    return judged_wrong
+
+
 def _paid(world: World, built) -> list[int]:
     """The cases whose payments the request lists, in order."""
     return [a[world.fk("case")] for t, a in built.calls if t == world.n.list("payment")]
@@ -275,12 +288,7 @@ def test_takings_counted_from_totals_or_every_payment_score_zero(proven):
                 loser = next(s for s in staff if world.person(s) != winner)
                 lost = [c for c in world.rows["case"] if c[world.fk("staff")] == loser["id"]]
                 answers = [f"{winner}, with {billed:.2f}.", f"{world.person(loser)}, with {takings(world, lost):.2f}."]
-            for answer in answers:
-                if answer == task.reference_answer:
-                    continue
-                bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
-                assert good["complete"] and not bad["complete"], (answer, bad, good)
-                checked[name] += 1
+            checked[name] += _score_zero(store, env_id, plan, task, built, answers)
     assert checked[SITE_TAKINGS] >= 2 and checked[STAFF_TAKINGS] >= 1, checked
 
 
@@ -390,12 +398,8 @@ def test_the_catalogue_answers_of_wrong_policies_score_zero(proven):
         _, cases, winner, _, runner_up = next(o for o in best_customer_options(world) if o[0]["id"] == site_id)
         second = round(sum(takings(world, [c]) for c in cases if c[world.fk("party")] == runner_up["id"]), 2)
         billed = round(sum(c["total_amount"] for c in cases if c[world.fk("party")] == winner["id"]), 2)
-        for answer in (f"{world.person(runner_up)}, with {second:.2f}.", f"{world.person(winner)}, with {billed:.2f}."):
-            if answer == task.reference_answer:
-                continue
-            bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
-            assert good["complete"] and not bad["complete"], (answer, bad, good)
-            checked[BEST_CUSTOMER] += 1
+        answers = [f"{world.person(runner_up)}, with {second:.2f}.", f"{world.person(winner)}, with {billed:.2f}."]
+        checked[BEST_CUSTOMER] += _score_zero(store, env_id, plan, task, built, answers)
     for name in CATALOGUE_INTENTS:
         for store, env_id, plan, world, built, task in wrong_runs(proven, name):
             items = _category_of(world, built)
@@ -408,10 +412,5 @@ def test_the_catalogue_answers_of_wrong_policies_score_zero(proven):
                 site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("stock_level"))
                 answers = [str(sum(s["quantity"] for s in world.rows["stock_level"] if s[world.fk("site")] == site)),
                            str(sum(s["quantity"] for s in world.rows["stock_level"] if s[world.fk("item")] in items))]
-            for answer in answers:
-                if answer == task.reference_answer:
-                    continue
-                bad, good = judged(store, env_id, plan, task, list(built.calls), answer)
-                assert good["complete"] and not bad["complete"], (answer, bad, good)
-                checked[name] += 1
+            checked[name] += _score_zero(store, env_id, plan, task, built, answers)
     assert checked[BEST_CUSTOMER] >= 1 and checked[SPEND] >= 1 and checked[STOCK] >= 1, checked
