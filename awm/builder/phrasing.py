@@ -415,7 +415,8 @@ _SELF_INTROS_BY_IDENT = {
                    "[Dear support|Dear team|To the support team|Hello team|Dear customer service], I'm {name}, reachable at "
                    "{email}.",
                    "[Evening|Morning|Afternoon|Hello|Hi|Hi there], {name} here, on {email}.",
-                   f"{_GREETING}, I'm {{name}}, {{email}}.", "{name} here ([email: |email |email address: |account: |]{email}).",
+                   f"{_GREETING}, I'm {{name}}, {{email}}.",
+                   "{name} here ([email: |email |email address: |account: |]{email}).",
                    "{name} here, [email|my email is|reachable at|you can reach me at|contact email] {email}.",
                    f"{_GREETING}, I'm {{name}} (email: {{email}}).", f"{_GREETING}, {{name}} writing, {{email}}.",
                    f"{_GREETING}, I'm {{name}} and my account email is {{email}}.",

@@ -130,7 +130,8 @@ def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
     aggregate request and one request specific to the world's category (a set keeps its mix of shapes and its kind
     of business's own requests: of each, the first drawn with its `KEPT_STEPS` or more steps where the draw offers one,
     of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`_deep`: one goal per task,
-    so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each group in drawn order (so the intents stay varied). The refusals not kept are dropped."""
+    so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each group in
+    drawn order (so the intents stay varied). The refusals not kept are dropped."""
     kept = _first_deep([p for p in plans if p.shape == "infeasible"], refusals, REFUSAL_STEPS)
     for shape in KEPT_SHAPES[1:]:
         if not any(p.shape == shape for p in kept):

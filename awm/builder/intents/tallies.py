@@ -9,11 +9,11 @@ reads each case that can still be cancelled and adds up what was captured on the
 what money actually came in: "how much did our Leeview branch take on its delivered orders, captured payments only?"
 (the agent lists the site's cases in that status and each one's payments, and adds up the captured ones), "between
 Ruth Nelson and Jeffrey Mendez, whose orders brought in more, and how much?" (the same, for each one's cases), "who
-is our best customer at the Leeview branch, by money actually taken?" (the same, for each site's case, then the
-winner's name). Questions that cross the catalogue: "how much have I spent on 'Garden Tools', leaving out cancelled
-orders?" (the agent finds the category and its items, then reads each of the person's cases and adds up the lines of
-those items), "how many units of 'Garden Tools' does the Leeview branch hold?" (the category's items, then the site's
-stock levels of them)."""
+is our best customer at the Leeview branch, by money actually taken?" (the same, for each of the site's cases,
+summed person by person, then the winner's name). Questions that cross the catalogue: "how much have I spent on
+'Garden Tools', leaving out cancelled orders?" (the agent finds the category and its items, then reads each of the
+person's cases and adds up the lines of those items), "how many units of 'Garden Tools' does the Leeview branch
+hold?" (the category's items, then the site's stock levels of them)."""
 
 from __future__ import annotations
 

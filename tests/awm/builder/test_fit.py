@@ -376,3 +376,13 @@ def test_a_purchase_of_access_is_activated_not_shipped(domains):
             assert s.flavour == "digital"
             shipping = [t.instruction for t in backend.tasks(s).tasks if _SHIPPING.search(t.instruction)]
             assert not shipping, shipping
+
+
+@pytest.mark.parametrize(("domain", "fits"), [("hotel_group", True), ("rental_property_management", True),
+                                              ("commercial_space_leasing", True), ("residential_leasing", False),
+                                              ("catering_company", False), ("home_inspection", False)])
+def test_a_fault_is_reported_where_someone_stays_or_the_business_maintains(domain, fits):
+    """'Heating fault on CAT-1006' read wrongly: a fault is reported on a booked room or space, or a work order on a
+    managed property, never on a catering order, a rental application or an inspection appointment."""
+    worlds = [World(plan_world(make_scenario(domain, slot)), {}, random.Random(0)) for slot in range(10)]
+    assert any(INTENTS["realestate_maintenance_request"].fits(w) for w in worlds) is fits  # a slot with tickets

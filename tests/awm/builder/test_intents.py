@@ -19,7 +19,7 @@ from awm.builder.intents import INTENTS, Plan, World
 from awm.builder.intents.partial import PARTIAL_INTENTS
 from awm.builder.intents.people import AUTHORITY_PARTIAL
 from awm.builder.phrasing import Realiser, Say, quote
-from awm.builder.taskgen import _clash, _task, generate_tasks
+from awm.builder.taskgen import _clash, _deepest_first, _task, generate_tasks
 from awm.builder.toolgen import dialect_for
 from awm.builder.world import make_scenario, plan_world
 from awm.contracts import Goal, TaskSet, VerificationReport
@@ -64,6 +64,17 @@ def test_task_sets_mix_the_shapes_and_refuse_at_least_five_percent_and_at_most_t
     assert shapes["infeasible"] / total >= 0.05
     assert shapes["chained"] / total >= 0.15 and shapes["conditional"] / total >= 0.05
     assert shapes["aggregate"] / total >= 0.05
+
+
+def test_a_set_keeps_one_aggregate_and_puts_the_others_after_its_deep_goals():
+    """An aggregate's many steps are reads of one tool record by record: the first drawn is kept, a second comes
+    after a deep goal drawn later, not before it (taskgen._deep)."""
+    def drawn(name: str, steps: int) -> Plan:
+        return Plan([("list_things", {})] * steps, [], Say("ask", ("what",)), intent=name, shape=INTENTS[name].shape)
+
+    first, second = drawn("site_takings_question", 8), drawn("staff_takings_question", 10)
+    deep, short = drawn("open_new_case", 7), drawn("add_line_item", 3)
+    assert _deepest_first([first, second, deep, short]) == [first, deep, second, short]
 
 
 def test_a_case_named_by_an_item_it_held_is_never_named_by_an_item_the_request_names_anyway():

@@ -342,7 +342,8 @@ def test_the_catalogue_questions_read_every_record_they_add_up():
         else:
             site = next(a[world.fk("site")] for t, a in built.calls if t == world.n.list("stock_level"))
             items = _category_of(world, built)
-            held = [s for s in world.rows["stock_level"] if s[world.fk("site")] == site and s[world.fk("item")] in items]
+            held = [s for s in world.rows["stock_level"]
+                    if s[world.fk("site")] == site and s[world.fk("item")] in items]
             assert len(held) >= 2 and built.goals[0].expect["value"] == sum(s["quantity"] for s in held)
         planned[name] += 1
     assert planned[BEST_CUSTOMER] >= 30 and planned[SPEND] >= 60 and planned[STOCK] >= 10, planned

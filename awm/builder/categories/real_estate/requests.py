@@ -109,13 +109,15 @@ def realestate_cancel_agent_showings(w: World) -> Plan | None:
 # --- requests over the generic modules and lifecycles, most built on a shape of awm/builder/intents/shapes.py;
 # one that other categories share names them all and is kept in the folder of the first it names ----------
 
+# a fault where the person stays or the business maintains (a booked room or space, a work order on a managed
+# property): not on a rental application, a catering order or an inspection appointment
 define("realestate_maintenance_request", "action", ("real_estate", "hospitality"), lambda w: ticket_for_case(
     w, ("Leaking tap reported on {code}", "Heating fault on {code}", "Broken lock on {code}"), "high",
     ("Maintenance visit requested", "Resident reported a fault"), (
         "{they} reported a fault || open a high-priority {TICKET} with the subject {subject}, assigned to {staff}, "
         "and add the note {note} to {case}",
         "log {a TICKET} titled {subject} at high priority for {staff} to handle, and note {note} on {case}",
-    ), assign=True, open_only=True), needs=("ticket",))
+    ), assign=True, open_only=True), needs=("ticket",), flavours=("reservation", "service"))
 define("realestate_reinspection", "chained", ("real_estate",), lambda w: follow_up_booking(w, 30, (
     "book a re-inspection for {item} {days} after {their} next {CASE}, same time, same {STAFF}, same {SITE}",
     "{their} next visit will need a check-back a month later || create {a CASE} for {item} {days} after it, with "
