@@ -314,13 +314,18 @@ def verify_identity(world: World, plan: Plan) -> None:
     plan.derived = {(moved[n], argument) for n, argument in plan.derived}
 
 
-ITEM_RULES = ("priced", "refundable")
+ITEM_RULES = ("priced", "refundable", "chosen")
+# (category, item kind) whose items a person takes by need, not by taste, price or rating: a clinic's visits and a
+# pharmacy's medicines, a government's licences, permits and filings (a library's rooms are still chosen)
+BY_NEED = {("healthcare", "service"), ("healthcare", "goods"), ("government", "service")}
 
 
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
            needs: tuple[str, ...] = (), item: str = "", rule: bool = True) -> Callable:
     """Register an intent under its function's name; `item` names what the world's items must be for it to fit
-    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them).
+    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them; `chosen`:
+    priced, and picked by the customer by price, rating or taste, as `BY_NEED` items are not: "the dearest dental
+    procedure I can afford", "the cheapest licensing service" read wrongly).
 
     An infeasible intent's plan declares the call the request asks for and the rule its tools refuse it with
     (`Plan.refused`), unless it is registered with `rule=False`: a refusal no tool can give, because what forbids
@@ -381,8 +386,10 @@ class World:
         self._kinds: list[set[str]] | None = None
 
     def items_are(self, rule: str) -> bool:
-        """Whether the world's items meet an item rule of `intent` (ITEM_RULES: `priced`, `refundable`); a world
-        whose item kind is not catalogued meets every rule."""
+        """Whether the world's items meet an item rule of `intent` (ITEM_RULES: `priced`, `refundable`, `chosen`); a
+        world whose item kind is not catalogued meets every rule."""
+        if rule == "chosen":
+            return self.items_are("priced") and (self.category, self.plan.scenario.item_kind) not in BY_NEED
         kind = ITEM_KINDS.get(self.plan.scenario.item_kind)
         return kind is None or getattr(kind, rule)
 

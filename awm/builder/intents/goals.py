@@ -241,7 +241,7 @@ def downgrade_options(w: World) -> list[tuple[dict, dict, dict, dict, float]]:
 
 
 @intent("chained", flavours=PURCHASES, needs=("category",),
-        item="priced")
+        item="chosen")
 def swap_dearest_for_cheapest_alike(w: World) -> Plan | None:
     """A customer finds an open case too dear and wants its dearest item replaced by the cheapest of the same
     category, then the case settled: the agent reads the case, finds its dearest line and that item's category,
@@ -312,7 +312,7 @@ def add_cheapest_options(w: World) -> list[tuple[dict, dict, dict, dict]]:
     return options
 
 
-@intent("chained", flavours=PURCHASES, needs=("category",), item="priced")
+@intent("chained", flavours=PURCHASES, needs=("category",), item="chosen")
 def add_cheapest_of_category_and_settle(w: World) -> Plan | None:
     """A person wants the cheapest item of a named category added to their open case and the case settled: the
     agent finds the case, finds the category and lists its items still offered, adds the cheapest in the quantity

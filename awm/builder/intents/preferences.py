@@ -107,7 +107,7 @@ def top_rated_options(w: World) -> list[tuple[float, dict, dict, dict]]:
     return options
 
 
-@intent("chained", needs=("review",), item="priced")
+@intent("chained", needs=("review",), item="chosen")
 def order_top_rated_under_budget(w: World) -> Plan | None:
     """A customer wants the best-rated item that costs less than their budget, ordered for them at a named site: the
     agent lists the items and their reviews, averages the ratings of those under the budget and orders the best."""
@@ -154,7 +154,7 @@ def within_budget_options(w: World) -> list[tuple[int, float, dict, dict, dict]]
     return options
 
 
-@intent("chained", item="priced")
+@intent("chained", item="chosen")
 def order_dearest_within_budget(w: World) -> Plan | None:
     """A customer wants the best they can afford: several of the same item, the dearest one whose total stays within
     their budget. The agent lists the prices, works out which totals fit, and orders the dearest that does."""
@@ -208,7 +208,7 @@ def cheapest_in_stock_options(w: World) -> list[tuple[dict, int, dict, dict, dic
     return options
 
 
-@intent("chained", needs=("stock_level",), item="priced")
+@intent("chained", needs=("stock_level",), item="chosen")
 def order_cheapest_in_stock(w: World) -> Plan | None:
     """A customer wants several of the cheapest item one site can supply in that number: the agent reads the site's
     stock and the prices, and orders the cheapest item held in at least that quantity there."""
@@ -263,7 +263,7 @@ def top_rated_in_category_options(w: World) -> list[tuple[dict, dict, dict, dict
     return options
 
 
-@intent("chained", needs=("review", "category"), item="priced")
+@intent("chained", needs=("review", "category"), item="chosen")
 def order_top_rated_in_category(w: World) -> Plan | None:
     """A customer wants the best-rated item of one category, ordered for them at a named site: the agent finds the
     category, lists its items and the reviews, averages each one's ratings and orders the best."""
@@ -318,7 +318,7 @@ def cheaper_repeat_options(w: World) -> list[tuple[dict, dict, dict, dict, dict]
     return options
 
 
-@intent("chained", flavours=PURCHASES, needs=("category",), item="priced")
+@intent("chained", flavours=PURCHASES, needs=("category",), item="chosen")
 def repeat_latest_cheaper_alike(w: World) -> Plan | None:
     """A person wants their last case again, for less: the agent finds their newest case, reads the item on it and
     that item's category, lists the category's items, and opens a new case at the same site with the cheapest one
@@ -378,7 +378,7 @@ def not_had_options(w: World) -> list[tuple[dict, list[dict], dict, dict]]:
     return options
 
 
-@intent("chained", flavours=("fulfillment", "digital", "reservation"), needs=("category",), item="priced")
+@intent("chained", flavours=("fulfillment", "digital", "reservation"), needs=("category",), item="chosen")
 def order_cheapest_not_had_before(w: World) -> Plan | None:
     """A person wants to try something new from a named category, as cheaply as possible: the agent finds them,
     reads each of their cases to learn what they have had, lists the category's items and orders the cheapest one

@@ -66,10 +66,11 @@ def preference_worlds(per_intent: int = PER_INTENT) -> tuple[tuple[str, int], ..
 
 def test_the_requests_fit_only_worlds_that_have_what_they_compare():
     """Ratings need reviews, stock needs stock levels, slots need a clinic's appointment slots; prices need priced
-    items (a savings account or a donation has no price to compare)."""
-    assert INTENTS[TOP_RATED].needs == ("review",) and INTENTS[TOP_RATED].item == "priced"
-    assert INTENTS[DEAREST].needs == () and INTENTS[DEAREST].item == "priced"
-    assert INTENTS[CHEAPEST].needs == ("stock_level",) and INTENTS[CHEAPEST].item == "priced"
+    items a customer chooses among (a savings account or a donation has no price to compare; a dental procedure or
+    a licence is taken by need, not by price or rating)."""
+    assert INTENTS[TOP_RATED].needs == ("review",) and INTENTS[TOP_RATED].item == "chosen"
+    assert INTENTS[DEAREST].needs == () and INTENTS[DEAREST].item == "chosen"
+    assert INTENTS[CHEAPEST].needs == ("stock_level",) and INTENTS[CHEAPEST].item == "chosen"
     assert INTENTS[EARLIEST].needs == ("slot",) and INTENTS[EARLIEST].categories == ("healthcare",)
     planned = Counter()
     for domain in builtin_domains()[::3]:
@@ -80,11 +81,16 @@ def test_the_requests_fit_only_worlds_that_have_what_they_compare():
                 continue
             assert all(plan.has(role) for role in INTENTS[name].needs) and world.priced or name == EARLIEST
             planned[name] += INTENTS[name].build(World(plan, generate_rows(plan), random.Random(0))) is not None
-    assert planned[TOP_RATED] >= 5 and planned[CHEAPEST] >= 3 and planned[DEAREST] >= 30, planned
+    assert planned[TOP_RATED] >= 5 and planned[CHEAPEST] >= 3 and planned[DEAREST] >= 25, planned
     # a world whose items have no price (a savings account, a donation) gets none of the priced requests
     unpriced = next(plan for d in builtin_domains() if not World(plan := plan_world(make_scenario(d, 0)), {},
                                                                  random.Random(0)).priced)
     assert not any(INTENTS[n].fits(World(unpriced, {}, random.Random(0))) for n in (TOP_RATED, DEAREST, CHEAPEST))
+    # nor a clinic, a pharmacy or a tax office, whose customers take what they need; a library's rooms are chosen
+    for domain, chosen in (("dental_clinic", False), ("retail_pharmacy", False), ("tax_authority", False),
+                           ("public_library", True), ("hotel_group", True)):
+        world = World(plan_world(make_scenario(domain, 0)), {}, random.Random(0))
+        assert world.items_are("chosen") is chosen and INTENTS[DEAREST].fits(world) is chosen, domain
 
 
 @pytest.mark.parametrize("name", PREFERENCE_INTENTS)
