@@ -20,6 +20,7 @@ from awm.builder.intents.steps import (
     METHODS,
     PURCHASES,
     captured,
+    find_category,
     get_case,
     method_words,
     record_payment,
@@ -332,8 +333,7 @@ def add_cheapest_of_category_and_settle(w: World) -> Plan | None:
     method = w.pick(list(METHODS))
     add_call, add_goal = _add_line(w, case["id"], item["id"], quantity)
     pay_call, pay_goal = record_payment(w, case, due, method)
-    calls = [*lookup, (w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}), add_call,
+    calls = [*lookup, *find_category(w, category), add_call,
              get_case(w, case), pay_call]
     say = Say("do", (
         "add the cheapest {ITEM} we still offer in {category} to {case}, {q}, then pay what the {CASE} owes by "

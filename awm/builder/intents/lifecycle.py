@@ -30,6 +30,7 @@ from awm.builder.intents.steps import (
     cancel_notes,
     captured,
     either_way,
+    find_category,
     get_case,
     message_channel,
     method_words,
@@ -1060,8 +1061,7 @@ def top_item_question(w: World) -> Plan | None:
     if not options:
         return None
     category, item = w.rng.choice(options)
-    calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+    calls = find_category(w, category)
     say = Say("ask", (
         "which active {ITEM} in the {category} {CATEGORY} has the highest price, and what is that price",
         "what is the most expensive {ITEM} we still offer in {category}, and how much is it",
@@ -1082,8 +1082,7 @@ def cheapest_item_question(w: World) -> Plan | None:
     if not options:
         return None
     category, item = w.rng.choice(options)
-    calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+    calls = find_category(w, category)
     say = Say("ask", (
         "what is the cheapest active {ITEM} in the {category} {CATEGORY}, and what does it cost",
         "if someone wants the least expensive option in {category}, which {ITEM} is it and at what price",
@@ -1441,8 +1440,7 @@ def reprice_category(w: World) -> Plan | None:
     pct = w.pick([3, 5, 7, 10])
     up = w.chance(0.7)
     factor = 1 + pct / 100 if up else 1 - pct / 100
-    calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+    calls = find_category(w, category)
     goals = []
     for item in items:
         price = round(item["price"] * factor, 2)

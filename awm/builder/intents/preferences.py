@@ -15,7 +15,7 @@ import math
 from fractions import Fraction
 
 from awm.builder.intents.base import BOTH, Plan, World, intent
-from awm.builder.intents.steps import PURCHASES, get_case, paid_at_once
+from awm.builder.intents.steps import PURCHASES, find_category, get_case, paid_at_once
 from awm.builder.phrasing import Say, money, quote
 from awm.contracts import Goal
 
@@ -236,6 +236,11 @@ def order_cheapest_in_stock(w: World) -> Plan | None:
 # --- the best-rated item of a named category ----------------------------------------------------------------
 
 
+def _category_slots(w: World, category: dict, site: dict) -> dict:
+    """The values a request that orders one item of a named category at a named site says."""
+    return {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)}
+
+
 def _ordered_from_category(w: World, plan: Plan, item: dict) -> Plan:
     """A request that lists a category's items and orders one of them: the category and the item are learnt from
     the tools, and the new case is sometimes paid in the same message."""
@@ -273,9 +278,7 @@ def order_top_rated_in_category(w: World) -> Plan | None:
     category, item, *_ = option
     ref = w.party_ref(party)
     order, goal = _new_order(w, party, site, item, 1)
-    calls = [(w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}),
-             (w.n.list("review"), {"limit": 100}), w.find_site(site), *order]
+    calls = [*find_category(w, category), (w.n.list("review"), {"limit": 100}), w.find_site(site), *order]
     say = Say("do", (
         "find the {ITEM} with the best average {REVIEW} rating in the {category} {CATEGORY} and {order} it for "
         "{them}, {one}, at {site}",
@@ -285,8 +288,7 @@ def order_top_rated_in_category(w: World) -> Plan | None:
         "at {site} for it, {one}",
         "{they} only want the best of {category} || [place|open] {a CASE} for {them} at {site} for the {ITEM} of "
         "that {CATEGORY} with the [highest|best] average rating, {one}",
-    ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
-        party=ref, voices=SELF)
+    ), _category_slots(w, category, site), party=ref, voices=SELF)
     return _ordered_from_category(w, Plan(calls, [goal], say, targets={("party", party["id"])}), item)
 
 
@@ -393,8 +395,7 @@ def order_cheapest_not_had_before(w: World) -> Plan | None:
     ref = w.party_ref(party)
     order, goal = _new_order(w, party, site, item, 1)
     calls = [w.find_party(ref), (w.n.list("case"), {w.fk("party"): party["id"]}), *(get_case(w, c) for c in mine),
-             (w.n.list("category"), {"query": category["name"]}),
-             (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100}), w.find_site(site), *order]
+             *find_category(w, category), w.find_site(site), *order]
     say = Say("do", (
         "{they} want to try something new from {category} || find the cheapest {ITEM} in that {CATEGORY} that is "
         "on none of {their} {CASE/pl} (whatever their status) and {order} it for {them}, {one}, at {site}",
@@ -402,6 +403,5 @@ def order_cheapest_not_had_before(w: World) -> Plan | None:
         "and {order} it for {them} at {site}, {one}",
         "[look through|go through] all of {their} {CASE/pl}, then {order} for {them}, at {site}, the cheapest {ITEM} "
         "from {category} that is on none of them, {one}",
-    ), {"category": quote(category["name"]), "site": site["name"], "order": _verb(w), "one": _just_one(w)},
-        party=ref, voices=BOTH)
+    ), _category_slots(w, category, site), party=ref, voices=BOTH)
     return _ordered_from_category(w, Plan(calls, [goal], say, targets={("party", party["id"])}), item)

@@ -123,6 +123,12 @@ def get_case(w: World, case: dict) -> Call:
     return (w.n.get("case"), {w.pk("case"): case["id"]})
 
 
+def find_category(w: World, category: dict) -> list[Call]:
+    """The calls that learn a category's items from its name: the category found by name, its items listed."""
+    return [(w.n.list("category"), {"query": category["name"]}),
+            (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
+
+
 def captured(w: World, case: dict) -> list[dict]:
     return [p for p in w.children("payment", "case", case["id"]) if p["status"] == "captured"]
 

@@ -26,6 +26,7 @@ from awm.builder.intents.steps import (
     act,
     balance_due,
     captured,
+    find_category,
     get_case,
     method_words,
     record_payment,
@@ -356,14 +357,23 @@ def _paid_at_all(w: World, case: dict) -> float:
     return sum(p["amount"] for p in w.children("payment", "case", case["id"]))
 
 
-def _top(w: World, cases: list[dict], figure) -> tuple[int, float]:
-    """(the person whose `cases` come to the most by `figure`, that sum): what a policy adding up the wrong figure
-    answers (the first of a tie)."""
+def _captured(w: World, case: dict) -> float:
+    return takings(w, [case])
+
+
+def _by_person(w: World, cases: list[dict], figure) -> dict[int, float]:
+    """What `cases` come to by `figure`, person by person."""
     sums: dict[int, float] = {}
     for case in cases:
         party_id = case[w.fk("party")]
         sums[party_id] = round(sums.get(party_id, 0) + figure(w, case), 2)
-    return max(sums.items(), key=lambda kv: kv[1])
+    return sums
+
+
+def _top(w: World, cases: list[dict], figure) -> tuple[int, float]:
+    """(the person whose `cases` come to the most by `figure`, that sum): what a policy adding up the wrong figure
+    answers (the first of a tie)."""
+    return max(_by_person(w, cases, figure).items(), key=lambda kv: kv[1])
 
 
 def best_customer_options(w: World) -> list[tuple[dict, list[dict], dict, float, dict]]:
@@ -377,11 +387,7 @@ def best_customer_options(w: World) -> list[tuple[dict, list[dict], dict, float,
         cases = sorted(w.children("case", "site", site["id"]), key=lambda c: c["id"])
         if not low <= len(cases) <= high:
             continue
-        got: dict[int, float] = {}
-        for case in cases:
-            party_id = case[w.fk("party")]
-            got[party_id] = round(got.get(party_id, 0) + takings(w, [case]), 2)
-        ranked = sorted(got.items(), key=lambda kv: -kv[1])
+        ranked = sorted(_by_person(w, cases, _captured).items(), key=lambda kv: -kv[1])
         if len(ranked) < 2 or ranked[1][1] <= 0 or ranked[0][1] - ranked[1][1] < 1:
             continue
         winner = w.by_id("party", ranked[0][0])
@@ -427,12 +433,6 @@ def _category_items(w: World, category: dict) -> set[int]:
     return {i["id"] for i in w.rows["item"] if i[w.fk("category")] == category["id"]}
 
 
-def _find_category(w: World, category: dict) -> list[tuple[str, dict]]:
-    """The calls that learn a category's items from its name: the category found, its items listed."""
-    return [(w.n.list("category"), {"query": category["name"]}),
-            (w.n.list("item"), {w.fk("category"): category["id"], "limit": 100})]
-
-
 def _spent_on(w: World, cases: list[dict], items: set[int]) -> float:
     """Quantity times unit price on the lines of `cases` that hold one of `items`."""
     return round(sum(x["quantity"] * x["unit_price"] for c in cases for x in w.children("line", "case", c["id"])
@@ -470,7 +470,7 @@ def category_spend_question(w: World) -> Plan | None:
         return None
     party, kept, category, spent = option
     ref = w.party_ref(party)
-    calls = [w.find_party(ref), *_find_category(w, category), (w.n.list("case"), {w.fk("party"): party["id"]}),
+    calls = [w.find_party(ref), *find_category(w, category), (w.n.list("case"), {w.fk("party"): party["id"]}),
              *(get_case(w, c) for c in kept)]
     say = Say("ask", (
         "how much {have_they} spent on {category} altogether, across {their} {CASE/pl} that were not cancelled "
@@ -514,7 +514,7 @@ def category_stock_question(w: World) -> Plan | None:
     if option is None:
         return None
     site, category, units = option
-    calls = [*_find_category(w, category), w.find_site(site),
+    calls = [*find_category(w, category), w.find_site(site),
              (w.n.list("stock_level"), {w.fk("site"): site["id"], "limit": 100})]
     say = Say("ask", (
         "how many units from the {category} {CATEGORY} does {site} hold in stock altogether",
