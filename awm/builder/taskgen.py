@@ -98,12 +98,11 @@ def _draw(world: World, order: list[Intent], wanted: int, refusals: int,
     return plans
 
 
-# a set keeps one drawn request of these shapes whatever its depth (and one of its category's own requests)
-KEPT_SHAPES = ("infeasible", "conditional", "aggregate")
-# of the requests a set keeps, the first drawn of at least this many steps, where one was drawn: a conditional and
-# one of the category's own of six; an aggregate of four (at six a person's short questions, "how much do I still
-# owe?", were all but never drawn)
-KEPT_STEPS = {"conditional": 6, "aggregate": 4, "specific": 6}
+# a set keeps a refusal, a conditional, an aggregate and one of its category's own requests whatever their
+# depth (`_deepest_first`): of the aggregates drawn, the first of at least this many steps where one was drawn
+# (at six, or the widest drawn, a person's short questions, "how much do I still owe?", were all but never
+# drawn); of the conditionals and the category's own requests, the widest drawn (`_widest`)
+KEPT_AGGREGATE_STEPS = 4
 DEEP_STEPS = 7  # requests of at least this many steps come before shallower ones (`_deep`)
 CANDIDATES = 4  # requests drawn for each task a set needs: the deep ones among them are made tasks first
 # refusals drawn for each one a set keeps: the first drawn of `REFUSAL_STEPS` or more steps (a goal of which the
@@ -118,6 +117,12 @@ def _first_deep(plans: list[Plan], n: int, steps: int) -> list[Plan]:
     return sorted(plans, key=lambda p: len(p.calls) < steps)[:n]
 
 
+def _widest(plans: list[Plan]) -> list[Plan]:
+    """The drawn request using the most distinct tools (the first drawn of them where several do), as a list of
+    none or one: a conditional or a category's own request is kept for the work it asks, not its length."""
+    return sorted(plans, key=lambda p: -len({tool for tool, _ in p.calls}))[:1]
+
+
 def _deep(plan: Plan) -> bool:
     """Whether a request comes before the shallower ones: `DEEP_STEPS` or more steps, but not an aggregate's (its
     steps are reads of one or two tools record by record, length rather than depth: a set keeps one aggregate,
@@ -128,17 +133,18 @@ def _deep(plan: Plan) -> bool:
 def _deepest_first(plans: list[Plan], refusals: int = REFUSALS) -> list[Plan]:
     """The drawn requests in the order tasks are made of them: `refusals` of the refusals, one conditional and one
     aggregate request and one request specific to the world's category (a set keeps its mix of shapes and its kind
-    of business's own requests: of each, the first drawn with its `KEPT_STEPS` or more steps where the draw offers one,
-    of the refusals the first with `REFUSAL_STEPS` or more), then the deep requests (`_deep`: one goal per task,
-    so a task's steps are its request's own: lookups, chained steps, a confirmation), then the rest, each group in
-    drawn order (so the intents stay varied). The refusals not kept are dropped."""
+    of business's own requests: of the conditionals and the category's own, the widest drawn (`_widest`); of the
+    aggregates, the first drawn with `KEPT_AGGREGATE_STEPS` or more steps where the draw offers one; of the refusals
+    the first with `REFUSAL_STEPS` or more), then the deep requests (`_deep`: one goal per task, so a task's steps
+    are its request's own: lookups, chained steps, a confirmation), then the rest, each group in drawn order (so
+    the intents stay varied). The refusals not kept are dropped."""
     kept = _first_deep([p for p in plans if p.shape == "infeasible"], refusals, REFUSAL_STEPS)
-    for shape in KEPT_SHAPES[1:]:
-        if not any(p.shape == shape for p in kept):
-            kept += _first_deep([p for p in plans if p.shape == shape], 1, KEPT_STEPS[shape])
+    if not any(p.shape == "conditional" for p in kept):
+        kept += _widest([p for p in plans if p.shape == "conditional"])
+    if not any(p.shape == "aggregate" for p in kept):
+        kept += _first_deep([p for p in plans if p.shape == "aggregate"], 1, KEPT_AGGREGATE_STEPS)
     if not any(INTENTS[p.intent].specific for p in kept):
-        kept += _first_deep([p for p in plans if INTENTS[p.intent].specific and p.shape != "infeasible"], 1,
-                            KEPT_STEPS["specific"])
+        kept += _widest([p for p in plans if INTENTS[p.intent].specific and p.shape != "infeasible"])
     kept = [p for p in plans if any(p is k for k in kept)]  # in drawn order
     rest = sorted((p for p in plans if p.shape != "infeasible" and not any(p is k for k in kept)),
                   key=lambda p: not _deep(p))

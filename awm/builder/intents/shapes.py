@@ -259,7 +259,9 @@ def share_of_spend(w: World, percent: int, memo: str, clauses: tuple[str, ...]) 
 
 
 def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:
-    """A case moved to the other site with the fewest open cases, with a note."""
+    """A case moved to the other site with the fewest open cases, with a note; where the business sends messages,
+    its person told (by the channel and with the subject the request states) where it now is: a case that changes
+    place is news to the person whose it is."""
     loads = {s["id"]: sum(1 for c in w.rows["case"] if c[w.fk("site")] == s["id"] and c["status"] in w.fl.open)
              for s in w.rows["site"]}
     options = []
@@ -278,11 +280,27 @@ def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[st
     calls += [(w.n.list("case"), {w.fk("site"): s["id"], "limit": 100}) for s in w.rows["site"]
               if s["id"] != case[w.fk("site")]]
     calls += [(w.n.action("case", "transfer"), {w.fk("case"): case["id"], w.fk("site"): site_id}), note_call]
-    open_words = or_words(w.fl.open)
     site = w.by_id("site", case[w.fk("site")])
-    say = Say("do", clauses, {"code": case["code"], "site": site["name"], "note": quote(note), "open": open_words})
+    slots = {"code": case["code"], "site": site["name"], "note": quote(note), "open": or_words(w.fl.open)}
     goal = Goal(kind="row_equals", table=w.table("case"), pk=case["id"], expect={w.fk("site"): site_id})
-    return Plan(calls, [goal, note_goal], say, targets={("case", case["id"])})
+    goals = [goal, note_goal]
+    targets = {("case", case["id"])}
+    if w.has("notification"):
+        party = w.party_of(case)
+        channel, named = message_channel(w)
+        label, place = w.L["case"], w.L["site"]
+        subject = w.pick([f"Your {label} {case['code']} has moved", f"A new {place} for {label} {case['code']}",
+                          f"{label.capitalize()} {case['code']}: change of {place}"])
+        call, told = notify(w, party, channel, subject, f"It is now handled at {w.by_id('site', site_id)['name']}.")
+        calls.append(call)
+        goals.append(told)
+        slots.update(named, subject=quote(subject))
+        targets.add(("party", party["id"]))
+        clauses = tuple(c + ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
+                        for c in clauses)
+    plan = Plan(calls, goals, Say("do", clauses, slots), targets=targets, messages=w.has("notification"),
+                unasked=True)
+    return plan.derive(w.n.create("notification"), w.fk("party")) if w.has("notification") else plan
 
 
 def notify_item_holders(w: World, subjects: tuple[str, ...], clauses: tuple[str, ...]) -> Plan | None:

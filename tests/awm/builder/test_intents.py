@@ -77,6 +77,21 @@ def test_a_set_keeps_one_aggregate_and_puts_the_others_after_its_deep_goals():
     assert _deepest_first([first, second, deep, short]) == [first, deep, second, short]
 
 
+def test_a_set_keeps_the_widest_conditional_and_own_request_drawn_not_the_first_long_enough():
+    """Of the conditionals and the category's own requests drawn, a set keeps the one that asks the most kinds of
+    work (distinct tools), not the first with enough steps: six reads of one tool lose to six calls of four tools.
+    The others still come later in drawn order (a deep one before a shallow one)."""
+    def drawn(name: str, tools: int, steps: int = 6) -> Plan:
+        calls = [(f"tool_{n % tools}", {}) for n in range(steps)]
+        return Plan(calls, [], Say("do", ("do it",)), intent=name, shape=INTENTS[name].shape)
+
+    narrow, wide = drawn("cancel_if_possible", 1), drawn("assign_to_less_busy_of_two", 4)
+    own_narrow, own_wide = drawn("gov_renew_licence", 2), drawn("gov_appeal_fine", 3, steps=4)
+    ordered = _deepest_first([narrow, own_narrow, wide, own_wide])
+    assert ordered[:2] == [wide, own_wide], [p.intent for p in ordered]
+    assert ordered[2:] == [narrow, own_narrow], [p.intent for p in ordered]
+
+
 def test_a_case_named_by_an_item_it_held_is_never_named_by_an_item_the_request_names_anyway():
     """"Take 'Kettle' off my latest order that contained 'Kettle'" names the item twice: an item the request names
     (World.case_ref's `named`) never names its case. An order "contained" its items; a booking, a job or an

@@ -58,11 +58,21 @@ def test_each_case_goes_to_the_strictly_least_busy_other_site_with_its_note():
         assert args[world.fk("site")] == others[0][1] and others[0][0] < others[1][0], (name, others)
         listed = {a[world.fk("site")] for t, a in built.calls if t == world.n.list("case") and world.fk("site") in a}
         assert listed == {sid for _, sid in others}  # every other site's load read
-        assert built.calls[-1][0] == world.n.create("note") and INTENTS[name].categories == (world.category,)
+        after = [t for t, _ in built.calls[built.calls.index((tool, args)) + 1:]]
+        message = world.n.create("notification") if world.has("notification") else None
+        told = [a[world.fk("party")] for t, a in built.calls if t == message]
+        if message is not None:  # the case's person is told where it went, after the move and its note
+            assert after == [world.n.create("note"), message], (name, after)
+            assert told == [case[world.fk("party")]], (name, told)
+            planned["told"] += 1
+        else:
+            assert after == [world.n.create("note")] and not told, (name, after)
+        assert INTENTS[name].categories == (world.category,)
         if planned[name] < 3:
             read_aloud(world.plan, built, ("staff",), seed, [world.by_id("site", others[0][1])["name"]])
         planned[name] += 1
-    assert set(planned) == set(REROUTES) and sum(planned.values()) >= 60, planned
+    assert set(planned) - {"told"} == set(REROUTES) and sum(planned.values()) >= 60, planned
+    assert planned["told"] >= 5, planned
 
 
 def test_each_notice_goes_to_every_person_with_an_open_case_holding_the_item_and_no_one_else():
@@ -112,7 +122,8 @@ def test_every_reroute_notice_and_follow_up_passes_every_proof(proven):
 
 
 def test_the_wrong_site_or_day_or_some_of_the_people_score_zero(proven):
-    """The case moved to the busiest other site (the note written); one person of several left untold, or one told
+    """The case moved to the busiest other site (the note written), or moved right with its person never told; one
+    person of several left untold, or one told
     twice in place of another; the next booking a day early: each incomplete, while the reference is complete."""
     checked = Counter()
     for name in ALL:
@@ -126,6 +137,8 @@ def test_the_wrong_site_or_day_or_some_of_the_people_score_zero(proven):
                 busiest = max((n, sid) for sid, n in _loads(world).items() if sid != case[world.fk("site")])[1]
                 wrong.append([(t, {**a, world.fk("site"): busiest}) if t == transfer else (t, a)
                               for t, a in built.calls])
+                if message is not None:  # moved and noted, its person never told
+                    wrong.append([c for c in built.calls if c[0] != message])
             elif name in FOLLOW_UPS:
                 tc = world.fl.time_column
                 create = world.n.create("case")
