@@ -30,7 +30,7 @@ REROUTES = ("auto_full_workshop", "bank_short_staffed_branch", "gov_office_backl
             "prof_office_at_capacity", "hr_balance_centre_load", "mfg_plant_at_capacity", "agri_busy_season_reroute",
             "util_stretched_crews", "fnb_site_at_capacity", "tech_site_at_capacity", "media_busy_site_reroute",
             "mkt_studio_at_capacity", "telecom_store_overloaded", "fin_desk_at_capacity", "edu_centre_at_capacity",
-            "energy_depot_at_capacity", "hosp_kitchen_at_capacity")
+            "energy_depot_at_capacity", "hosp_kitchen_at_capacity", "health_overflow_clinic")
 NOTICES = ("telecom_plan_change_notice", "tech_security_advisory", "media_delay_notice", "np_programme_change_notice",
            "mkt_supplier_change_notice", "edu_schedule_change_notice", "fin_fee_change_notice",
            "util_rate_change_notice", "insurance_terms_change_notice", "realestate_offering_withdrawn_notice",
@@ -67,7 +67,7 @@ def test_each_case_goes_to_the_strictly_least_busy_other_site_with_its_note():
             planned["told"] += 1
         else:
             assert after == [world.n.create("note")] and not told, (name, after)
-        assert INTENTS[name].categories == (world.category,)
+        assert world.category in INTENTS[name].categories
         if planned[name] < 3:
             read_aloud(world.plan, built, ("staff",), seed, [world.by_id("site", others[0][1])["name"]])
         planned[name] += 1
