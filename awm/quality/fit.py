@@ -10,7 +10,8 @@ financial product, a gift, unpaid work), and each rule below names a world or a 
   stock        a task counts, adds or moves stock of items that are not held in stock
   price        a task sets, compares or quotes the price of items that have none (a savings account, a donation,
                a volunteer day)
-  refund       a task refunds what is never refunded (a donation, a volunteer application)
+  refund       a task refunds, or takes back as a return, what is never refunded (a donation, a volunteer
+               application: "gift order GIF-1013 arrived damaged: record its return")
   account      a task names a checking, savings or wallet account at a business that keeps none
   household    a task gives a home, a household or a family to a customer that is an organisation (a client
                company's "primary home address", a shipper who "moved house" or whose "spouse usually handles
@@ -35,7 +36,7 @@ STOCK = re.compile(r"(?i)\b(?:to|from|in) (?:the |our )?(?:stock|inventory)\b|\b
                    r"\brestock|\bin stock\b|\breorder level\b|\bquantity on hand\b|\bunits? of\b[^.?!]{0,60}\b(?:stock|inventory)\b")
 # a task about an item's price
 PRICE = re.compile(r"(?i)\b(?:price[sd]?|pricing|costs?|cheapest|least expensive|most expensive|priciest)\b")
-REFUND = re.compile(r"(?i)\brefund")
+REFUND = re.compile(r"(?i)\brefund|\b(?:record|process)\w* (?:a |its |the |both |their )?returns?\b|\bsend it back\b")
 ACCOUNT = re.compile(r"(?i)\b(?:savings|checking|wallet) (?:account|balance)s?\b")
 # a person's home, household or family, said of (or by) a customer
 HOUSEHOLD = re.compile(r"(?i)\bhome (?:[a-z]+ )?address|\(home, primary\)|\bmoved house\b|\bmoving house\b|"

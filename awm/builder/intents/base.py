@@ -323,9 +323,9 @@ BY_NEED = {("healthcare", "service"), ("healthcare", "goods"), ("government", "s
 def intent(shape: str, categories: tuple[str, ...] = (), flavours: tuple[str, ...] = (),
            needs: tuple[str, ...] = (), item: str = "", rule: bool = True) -> Callable:
     """Register an intent under its function's name; `item` names what the world's items must be for it to fit
-    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them; `chosen`:
-    priced, and picked by the customer by price, rating or taste, as `BY_NEED` items are not: "the dearest dental
-    procedure I can afford", "the cheapest licensing service" read wrongly).
+    (`priced`: it sets, compares or quotes their prices; `refundable`: it refunds what was paid for them, or takes
+    them back as a return; `chosen`: priced, and picked by the customer by price, rating or taste, as `BY_NEED` items
+    are not: "the dearest dental procedure I can afford", "the cheapest licensing service" read wrongly).
 
     An infeasible intent's plan declares the call the request asks for and the rule its tools refuse it with
     (`Plan.refused`), unless it is registered with `rule=False`: a refusal no tool can give, because what forbids

@@ -169,7 +169,7 @@ def exchange_options(w: World) -> list[dict]:
             and w.party_of(c)["status"] == "active" and copyable(w, w.children("line", "case", c["id"]))]
 
 
-@intent("chained", flavours=("fulfillment",))
+@intent("chained", flavours=("fulfillment",), item="refundable")  # a donation is never sent back
 def exchange_damaged_order(w: World) -> Plan | None:
     """A delivery arrived damaged and the customer wants it replaced: the agent finds the case, records its return,
     and opens a new case at the same site with the same items and quantities."""

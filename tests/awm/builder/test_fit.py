@@ -386,3 +386,12 @@ def test_a_fault_is_reported_where_someone_stays_or_the_business_maintains(domai
     managed property, never on a catering order, a rental application or an inspection appointment."""
     worlds = [World(plan_world(make_scenario(domain, slot)), {}, random.Random(0)) for slot in range(10)]
     assert any(INTENTS["realestate_maintenance_request"].fits(w) for w in worlds) is fits  # a slot with tickets
+
+
+@pytest.mark.parametrize(("domain", "fits"), [("public_transit_agency", False), ("car_rental_agency", True),
+                                              ("dental_clinic", True), ("parcel_delivery", True)])
+def test_a_case_is_moved_off_a_full_site_only_where_it_is_served_at_one(domain, fits):
+    """'Re-route fare order FAR-1007 away from North Monica Transit Station' read wrongly: a bought pass is not served
+    at a station that can be full; a rental, a visit or a parcel is moved to the least busy other site."""
+    worlds = [World(plan_world(make_scenario(domain, slot)), {}, random.Random(0)) for slot in range(3)]
+    assert all(INTENTS["health_overflow_clinic"].fits(w) is fits for w in worlds)

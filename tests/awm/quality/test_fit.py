@@ -29,6 +29,9 @@ def _world(kind: str, category: str = "technology", modules=(), price_range=(25.
             "leave the price alone and let me know what it is.",)), "price"),
         (_world("gift", "nonprofit", tasks=(
             "Refund the captured payment on their gift order GIF-1004 with the reason 'billing error'.",)), "refund"),
+        (_world("gift", "nonprofit", tasks=(
+            "Their gift order GIF-1013 arrived damaged. I need you to record its return and place a replacement gift "
+            "order for them at the same chapter office with exactly the same items and quantities.",)), "refund"),
         (_world("goods", "commerce", tasks=(
             "Would you find the latest fee on their checking account and give it back as a credit?",)), "account"),
         (_world("service", "utilities", tasks=(
@@ -55,7 +58,8 @@ def test_fitting_worlds_and_requests_pass_every_rule():
     fitting = [
         _world("goods", "commerce", modules=("inventory", "promotions"), tasks=(
             "Add 12 units of 'Trail Runner' to the stock at the North store.",
-            "Align the price of 'Trail Runner' with the current price of 'Road Runner'.")),
+            "Align the price of 'Trail Runner' with the current price of 'Road Runner'.",
+            "Process the return of my order ORD-1002, which arrived damaged, and send me the same again.")),
         _world("financial", "banking", modules=("accounts",), tasks=(
             "If my savings account holds at least 750.00, transfer it to my checking account.",
             "Refund the fee on application APP-1002 with the reason 'fee waived'.")),

@@ -252,4 +252,4 @@ define("health_overflow_clinic", "chained", ("healthcare", "logistics", "transpo
            "with the fewest {open} {CASE/pl}, move it there, and add the note {note}",
            "{site} [can't take|has no room for] {CASE} {code} || [move|transfer] it to the least busy other "
            "{SITE} (fewest {CASE/pl} that are {open}) and record {note} on it",
-       )))
+       )), flavours=("fulfillment", "service", "appointment", "reservation", "application"))  # not a bought pass
