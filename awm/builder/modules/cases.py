@@ -159,15 +159,19 @@ def fill_payments(gen: RowGen) -> None:
         else:
             pay_status = gen.rng.choices(("captured", "failed"), (9, 1))[0]
         paid = datetime.fromisoformat(case["created_at"]) + timedelta(minutes=gen.rng.randint(5, 600))
+        method = gen.rng.choice(("card", "card", "bank_transfer", "cash", "wallet"))
+        reason = gen.texts.refund() if pay_status == "refunded" else None
+        if fl.name == "application" and status == fl.initial:
+            continue  # a draft is not yet submitted: nothing is paid on it (drawn all the same: the other rows stay)
         gen.add(
             "payment",
             {
                 gen.fk("case"): case["id"],
                 "amount": case["total_amount"],
-                "method": gen.rng.choice(("card", "card", "bank_transfer", "cash", "wallet")),
+                "method": method,
                 "status": pay_status,
                 "paid_at": iso(paid),
-                "refund_reason": gen.texts.refund() if pay_status == "refunded" else None,
+                "refund_reason": reason,
             },
         )
 
