@@ -48,6 +48,12 @@ class Flavour:
         return self.name in ("appointment", "reservation")
 
     @property
+    def paid_at_first(self) -> bool:
+        """Whether a case may already be paid at its first status (an order at checkout, a booking's deposit); a
+        draft application is not yet submitted, and nothing is paid on it."""
+        return self.name != "application"
+
+    @property
     def cancel(self) -> Action:
         return self.action(next(a.verb for a in self.actions if a.target in ("cancelled", "withdrawn")))
 

@@ -40,6 +40,7 @@ from awm.builder.intents.steps import (
     refund,
     refund_reasons,
     status_goal,
+    tell_its_party,
 )
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
@@ -827,16 +828,11 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
     # half the time (where the business sends messages) the case's person is told someone now has it in hand
     tell = w.has("notification") and party["status"] == "active" and w.chance(0.5)
     if tell:
-        channel, named = message_channel(w)
         label = w.L["case"]
         # by its code where the request states it; else by its kind (the code would give away the case to find)
         code = f" {case['code']}" if case["code"] in case_np else ""
-        subject = w.pick([f"Your {label}{code} is in hand", f"Update on your {label}{code}",
-                          f"Someone is now looking after your {label}{code}"])
-        call, goal = notify(w, party, channel, subject, "A member of our team is now handling it.")
-        calls.append(call)
-        goals.append(goal)
-        slots.update(named, subject=quote(subject))
+        subjects = [f"Your {label}{code} is in hand", f"Update on your {label}{code}",
+                    f"Someone is now looking after your {label}{code}"]
         targets.add(("party", party["id"]))
     clauses = (
         "give {case} to whichever of {a} and {b} has fewer {CASE/pl} that are {open} right now",
@@ -861,8 +857,8 @@ def assign_to_less_busy_of_two(w: World) -> Plan | None:
         # them, "their" would read as theirs
         clauses = tuple(c for c in clauses if c.index("{case}") < c.index("{a}"))
     if tell:
-        clauses = tuple(c + ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
-                        for c in clauses)
+        clauses = tell_its_party(w, party, subjects, "A member of our team is now handling it.", calls, goals, slots,
+                                 clauses)
     # a change made for the business, not at the person's request: never confirmed to them as "your request"
     return Plan(calls, goals, Say("do", clauses, slots, party=ref, voices=STAFF_ONLY), targets=targets,
                 messages=tell, unasked=True)

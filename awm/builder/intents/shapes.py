@@ -16,7 +16,17 @@ from awm.builder.catalogue.kinds import most_of_one
 from awm.builder.clock import REFERENCE_NOW, TODAY
 from awm.builder.intents.base import Plan, World, intent, long_date, or_words
 from awm.builder.intents.entities.common import BOTH
-from awm.builder.intents.steps import act, add_note, captured, get_case, message_channel, notify, refund, status_goal
+from awm.builder.intents.steps import (
+    act,
+    add_note,
+    captured,
+    get_case,
+    message_channel,
+    notify,
+    refund,
+    status_goal,
+    tell_its_party,
+)
 from awm.builder.phrasing import Say, T, count, money, quote
 from awm.contracts import Goal
 
@@ -287,17 +297,12 @@ def reroute_to_quietest_site(w: World, notes: tuple[str, ...], clauses: tuple[st
     targets = {("case", case["id"])}
     if w.has("notification"):
         party = w.party_of(case)
-        channel, named = message_channel(w)
         label, place = w.L["case"], w.L["site"]
-        subject = w.pick([f"Your {label} {case['code']} has moved", f"A new {place} for {label} {case['code']}",
-                          f"{label.capitalize()} {case['code']}: change of {place}"])
-        call, told = notify(w, party, channel, subject, f"It is now handled at {w.by_id('site', site_id)['name']}.")
-        calls.append(call)
-        goals.append(told)
-        slots.update(named, subject=quote(subject))
+        subjects = [f"Your {label} {case['code']} has moved", f"A new {place} for {label} {case['code']}",
+                    f"{label.capitalize()} {case['code']}: change of {place}"]
+        clauses = tell_its_party(w, party, subjects, f"It is now handled at {w.by_id('site', site_id)['name']}.",
+                                 calls, goals, slots, clauses)
         targets.add(("party", party["id"]))
-        clauses = tuple(c + ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
-                        for c in clauses)
     plan = Plan(calls, goals, Say("do", clauses, slots), targets=targets, messages=w.has("notification"),
                 unasked=True)
     return plan.derive(w.n.create("notification"), w.fk("party")) if w.has("notification") else plan

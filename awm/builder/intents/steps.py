@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from awm.builder.phrasing import quote
 from awm.contracts import Goal
 
 if TYPE_CHECKING:  # annotations only: base imports these steps
@@ -86,6 +87,24 @@ def notify(w: World, party: dict, channel: str, subject: str, body: str) -> tupl
     goal = Goal(kind="rows_created", table=w.table("notification"), count=1,
                 expect={w.fk("party"): party["id"], "channel": channel, "subject": {"text": subject}})
     return call, goal
+
+
+# the words a request adds to each of its clauses to have the case's person told (`tell_its_party`)
+TELL_ITS_PARTY = ", [then|and then] [let its {PARTY} know|tell its {PARTY}] by {channel}, subject {subject}"
+
+
+def tell_its_party(w: World, party: dict, subjects: list[str], body: str, calls: list[Call], goals: list[Goal],
+                   slots: dict, clauses: tuple[str, ...]) -> tuple[str, ...]:
+    """A case's person told of a change made to it by the business: a channel and a subject (one of `subjects`)
+    the request states, the message's call and goal appended, the request's slots named; `clauses` with the words
+    that ask for it (`TELL_ITS_PARTY`)."""
+    channel, named = message_channel(w)
+    subject = w.pick(subjects)
+    call, goal = notify(w, party, channel, subject, body)
+    calls.append(call)
+    goals.append(goal)
+    slots.update(named, subject=quote(subject))
+    return tuple(c + TELL_ITS_PARTY for c in clauses)
 
 
 def refund(w: World, payment: dict, reason: str) -> tuple[Call, Goal]:

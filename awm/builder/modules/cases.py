@@ -161,8 +161,8 @@ def fill_payments(gen: RowGen) -> None:
         paid = datetime.fromisoformat(case["created_at"]) + timedelta(minutes=gen.rng.randint(5, 600))
         method = gen.rng.choice(("card", "card", "bank_transfer", "cash", "wallet"))
         reason = gen.texts.refund() if pay_status == "refunded" else None
-        if fl.name == "application" and status == fl.initial:
-            continue  # a draft is not yet submitted: nothing is paid on it (drawn all the same: the other rows stay)
+        if status == fl.initial and not fl.paid_at_first:
+            continue  # drawn all the same: the other rows stay as they were
         gen.add(
             "payment",
             {
